@@ -1,0 +1,63 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "hls-interstitials",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .visionOS(.v1)],
+    products: [
+        .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
+        .library(name: "HLSLoading", targets: ["HLSLoading"]),
+        .executable(name: "hlsi", targets: ["hlsi"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+    ],
+    targets: [
+        // Pure core: parsing, model, writing, diagnostics. No I/O.
+        .target(name: "HLSPlaylist"),
+        // I/O: loading playlists from files and http(s) URLs.
+        .target(
+            name: "HLSLoading",
+            dependencies: [
+                "HLSPlaylist",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "hlsi",
+            dependencies: [
+                "HLSPlaylist",
+                "HLSLoading",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "HLSPlaylistTests",
+            dependencies: [
+                "HLSPlaylist",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "HLSLoadingTests",
+            dependencies: [
+                "HLSLoading",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "hlsiTests",
+            dependencies: ["hlsi"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,89 @@
+/// A playlist as a sequence of lines that writes back byte for byte.
+///
+/// The round-trip law: for any input the parser accepts, `write(parse(x)) == x`. Lines that were
+/// not changed are copied from the source bytes; changed and added lines are written canonically,
+/// with the document's line terminator.
+public struct PlaylistDocument: Sendable {
+    /// The lines in order.
+    public var lines: [Line]
+    /// Where the text came from (a path or URL), used in diagnostics.
+    public var file: String
+    /// The original bytes the verbatim lines refer to.
+    package let source: [UInt8]
+
+    /// A document parsed from `source` into `lines`.
+    package init(lines: [Line], file: String, source: [UInt8]) {
+        self.lines = lines
+        self.file = file
+        self.source = source
+    }
+
+    /// An empty document to build by hand.
+    public init(file: String = "<memory>") {
+        self.lines = []
+        self.file = file
+        self.source = []
+    }
+
+    /// The terminator new lines get: the first line's, or LF.
+    public var preferredTerminator: LineTerminator {
+        for line in lines where line.terminator != .none { return line.terminator }
+        return .lf
+    }
+
+    /// Inserts a new line before `index`, with the document's terminator.
+    ///
+    /// Appending after a last line that has no final newline gives that line one and leaves the
+    /// new last line without one, so the file keeps its shape.
+    public mutating func insert(_ content: LineContent, at index: Int) {
+        let terminator = preferredTerminator
+        if index == lines.count, let last = lines.indices.last, lines[last].terminator == .none {
+            lines[last].terminator = terminator
+            lines.append(Line(content, terminator: .none))
+        } else {
+            lines.insert(Line(content, terminator: terminator), at: index)
+        }
+    }
+
+    /// Appends a new line.
+    public mutating func append(_ content: LineContent) { insert(content, at: lines.count) }
+
+    /// The text of line `index` (0-based) as it will be written, without terminator.
+    public func text(ofLine index: Int) -> String {
+        let line = lines[index]
+        if let range = line.sourceRange { return String(decoding: source[range], as: UTF8.self) }
+        return line.content.text
+    }
+
+    /// The bytes of the document.
+    public func write() -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(source.count + 256)
+        source.withUnsafeBufferPointer { sourceBytes in
+            for line in lines {
+                if let range = line.sourceRange {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: sourceBytes[range]))
+                } else {
+                    output.append(contentsOf: line.content.text.utf8)
+                }
+                switch line.terminator {
+                case .lf: output.append(0x0A)
+                case .crlf:
+                    output.append(0x0D)
+                    output.append(0x0A)
+                case .none: break
+                }
+            }
+        }
+        return output
+    }
+
+    /// The document as text (invalid UTF-8 in verbatim lines is replaced by U+FFFD; use
+    /// ``write()`` for the exact bytes).
+    public func writeString() -> String { String(decoding: write(), as: UTF8.self) }
+
+    /// The location of a column in line `index` (0-based).
+    public func location(line index: Int, column: Int = 1) -> SourceLocation {
+        SourceLocation(file: file, line: index + 1, column: column)
+    }
+}

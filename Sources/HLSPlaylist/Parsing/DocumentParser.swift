@@ -1,0 +1,299 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Phase one of parsing: splits bytes into lines, classifies them and reads each known tag's
+/// value. Never fails: malformed text becomes diagnostics and is kept verbatim.
+struct DocumentParser {
+    private let file: String
+    private(set) var diagnostics: [Diagnostic] = []
+
+    init(file: String) { self.file = file }
+
+    private static let space = UInt8(ascii: " ")
+    private static let tab = UInt8(ascii: "\t")
+    private static let hash = UInt8(ascii: "#")
+    private static let colon = UInt8(ascii: ":")
+    private static let comma = UInt8(ascii: ",")
+    private static let equals = UInt8(ascii: "=")
+    private static let quote = UInt8(ascii: "\"")
+
+    mutating func parse(_ source: [UInt8]) -> PlaylistDocument {
+        var lines: [Line] = []
+        lines.reserveCapacity(source.count / 24)
+        source.withUnsafeBufferPointer { buffer in
+            let count = buffer.count
+            var start = 0
+            var lineIndex = 0
+            if count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
+                report(.playlistEncoding, line: 0, column: 1, "the playlist starts with a byte order mark; \(Rule.playlistEncoding.reference)")
+            }
+            while start < count {
+                let index: Int
+                if let found = memchr(buffer.baseAddress! + start, 0x0A, count - start) {
+                    index = buffer.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                } else {
+                    index = count
+                }
+                var end = index
+                let terminator: LineTerminator
+                if index < count {
+                    if end > start, buffer[end - 1] == 0x0D {
+                        end -= 1
+                        terminator = .crlf
+                    } else {
+                        terminator = .lf
+                    }
+                } else {
+                    terminator = .none
+                }
+                let special = Self.containsSpecialBytes(buffer, start, end)
+                if special { checkEncoding(buffer, start, end, lineIndex) }
+                let content = classify(buffer, start, end, lineIndex)
+                lines.append(Line(content: content, terminator: terminator, sourceRange: start..<end))
+                start = index + 1
+                lineIndex += 1
+            }
+        }
+        if let first = lines.first, first.content.tag?.name == .extm3u {
+            // fine
+        } else {
+            report(.playlistHeader, line: 0, column: 1, "the first line must be #EXTM3U; \(Rule.playlistHeader.reference)")
+        }
+        return PlaylistDocument(lines: lines, file: file, source: source)
+    }
+
+    /// Whether `[start, end)` has a byte outside printable ASCII (a control character or UTF-8
+    /// that needs checking), eight bytes at a time.
+    @inline(__always)
+    private static func containsSpecialBytes(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        let base = UnsafeRawPointer(buffer.baseAddress!)
+        var index = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= end {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let below20 = (word &- ones &* 0x20) & ~word & highs
+            let del = word ^ (ones &* 0x7F)
+            let is7F = (del &- ones) & ~del & highs
+            if (word & highs) | below20 | is7F != 0 { return true }
+            index += 8
+        }
+        while index < end {
+            let byte = buffer[index]
+            if byte < 0x20 || byte >= 0x7F { return true }
+            index += 1
+        }
+        return false
+    }
+
+    private mutating func report(_ rule: Rule, line: Int, column: Int, _ message: String) {
+        diagnostics.append(rule.diagnostic(at: SourceLocation(file: file, line: line + 1, column: column), message))
+    }
+
+    /// Reports control characters and invalid UTF-8 in a line (the slow path).
+    private mutating func checkEncoding(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ line: Int) {
+        var index = start
+        while index < end {
+            let byte = buffer[index]
+            if byte < 0x80 {
+                if (byte < 0x20 && !(byte == 0x0D && index + 1 == end)) || byte == 0x7F {
+                    let name = byte == 0x09 ? "a tab" : "control character U+00\(String(byte, radix: 16, uppercase: true).leftPadded(2))"
+                    report(.playlistEncoding, line: line, column: index - start + 1, "\(name) is not allowed; \(Rule.playlistEncoding.reference)")
+                    return
+                }
+                index += 1
+                continue
+            }
+            let length: Int
+            switch byte {
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: length = 0
+            }
+            var valid = length > 0 && index + length <= end
+            if valid {
+                for offset in 1..<length where buffer[index + offset] & 0xC0 != 0x80 { valid = false }
+            }
+            if valid, length == 3 {
+                let second = buffer[index + 1]
+                if (byte == 0xE0 && second < 0xA0) || (byte == 0xED && second >= 0xA0) { valid = false }
+            }
+            if valid, length == 4 {
+                let second = buffer[index + 1]
+                if (byte == 0xF0 && second < 0x90) || (byte == 0xF4 && second >= 0x90) { valid = false }
+            }
+            guard valid else {
+                report(.playlistEncoding, line: line, column: index - start + 1, "invalid UTF-8 byte 0x\(String(byte, radix: 16, uppercase: true)); \(Rule.playlistEncoding.reference)")
+                return
+            }
+            if byte == 0xC2, buffer[index + 1] <= 0x9F {
+                report(.playlistEncoding, line: line, column: index - start + 1, "C1 control character is not allowed; \(Rule.playlistEncoding.reference)")
+                return
+            }
+            index += length
+        }
+    }
+
+    private mutating func classify(_ buffer: UnsafeBufferPointer<UInt8>, _ lineStart: Int, _ lineEnd: Int, _ line: Int) -> LineContent {
+        var start = lineStart
+        var end = lineEnd
+        while start < end, buffer[start] == Self.space || buffer[start] == Self.tab { start += 1 }
+        while end > start, buffer[end - 1] == Self.space || buffer[end - 1] == Self.tab { end -= 1 }
+        if start == end { return .blank }
+        if start != lineStart || end != lineEnd {
+            report(.whitespace, line: line, column: start != lineStart ? 1 : end - lineStart + 1, "leading or trailing whitespace is ignored")
+        }
+        if buffer[start] != Self.hash {
+            return .uri(String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self))
+        }
+        let isTag = end - start >= 4 && buffer[start + 1] == UInt8(ascii: "E") && buffer[start + 2] == UInt8(ascii: "X")
+            && buffer[start + 3] == UInt8(ascii: "T")
+        if !isTag {
+            return .comment(String(decoding: UnsafeBufferPointer(rebasing: buffer[(start + 1)..<end]), as: UTF8.self))
+        }
+        var nameEnd = start + 1
+        while nameEnd < end, buffer[nameEnd] != Self.colon { nameEnd += 1 }
+        let nameBytes = UnsafeBufferPointer(rebasing: buffer[(start + 1)..<nameEnd])
+        let hasValue = nameEnd < end
+        let valueStart = hasValue ? nameEnd + 1 : end
+        let valueBytes = UnsafeBufferPointer(rebasing: buffer[valueStart..<end])
+        let column = valueStart - lineStart + 1
+        guard let definition = TagDefinition.lookup(nameBytes) else {
+            let name = TagName(rawValue: String(decoding: nameBytes, as: UTF8.self))
+            return .tag(Tag(name, hasValue ? .text(String(decoding: valueBytes, as: UTF8.self)) : .none))
+        }
+        return .tag(Tag(definition.name, parseValue(definition, valueBytes, hasValue: hasValue, line: line, column: column)))
+    }
+
+    private mutating func parseValue(
+        _ definition: TagDefinition, _ bytes: UnsafeBufferPointer<UInt8>, hasValue: Bool, line: Int, column: Int
+    ) -> TagValue {
+        let name = definition.name.rawValue
+        func malformed(_ message: String) -> TagValue {
+            report(.tagValue, line: line, column: column, message)
+            return hasValue ? .text(String(decoding: bytes, as: UTF8.self)) : .none
+        }
+        switch definition.form {
+        case .none:
+            return hasValue ? malformed("#\(name) takes no value") : .none
+        case .integer:
+            guard let value = Self.decimalInteger(bytes) else {
+                return malformed("#\(name) needs a decimal-integer value, found '\(String(decoding: bytes, as: UTF8.self))'")
+            }
+            return .integer(value)
+        case .extinf:
+            var comma = 0
+            while comma < bytes.count, bytes[comma] != Self.comma { comma += 1 }
+            guard let duration = MediaTime.parse(UnsafeBufferPointer(rebasing: bytes[0..<comma]), allowSign: false) else {
+                return malformed("#EXTINF needs a decimal-floating-point duration, found '\(String(decoding: bytes[0..<comma], as: UTF8.self))'")
+            }
+            if comma == bytes.count {
+                report(.tagValue, line: line, column: column + comma, "#EXTINF:<duration>,[<title>] needs a comma after the duration")
+                return .extinf(duration: duration, title: "")
+            }
+            let title = comma + 1 < bytes.count ? String(decoding: bytes[(comma + 1)...], as: UTF8.self) : ""
+            return .extinf(duration: duration, title: title)
+        case .byteRange:
+            guard let range = ByteRange(String(decoding: bytes, as: UTF8.self)) else {
+                return malformed("#\(name) needs <n>[@<o>] with decimal-integers, found '\(String(decoding: bytes, as: UTF8.self))'")
+            }
+            return .byteRange(range)
+        case .dateTime:
+            guard let date = DateTime.parse(bytes) else {
+                return malformed("#\(name) needs an ISO-8601 date-time, found '\(String(decoding: bytes, as: UTF8.self))'")
+            }
+            if date.utcOffsetSeconds == nil || date.fractionDigits < 3 {
+                report(.dateFormat, line: line, column: column, "the date \(String(decoding: bytes, as: UTF8.self)) \(Rule.dateFormat.reference.dropFirst(10))")
+            }
+            return .dateTime(date)
+        case .enumerated:
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard AttributeValue(rawValue: text).enumeratedString != nil else {
+                return malformed("#\(name) needs an enumerated-string, found '\(text)'")
+            }
+            return .enumerated(text)
+        case .attributes:
+            guard hasValue else { return malformed("#\(name) needs an attribute list") }
+            return .attributes(parseAttributes(bytes, line: line, column: column))
+        }
+    }
+
+    /// Parses an attribute list (§4.2), reporting syntax errors and repeated names with columns.
+    mutating func parseAttributes(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) -> AttributeList {
+        var list: [Attribute] = []
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let nameStart = index
+            while index < count, bytes[index] != Self.equals, bytes[index] != Self.comma { index += 1 }
+            let nameBytes = UnsafeBufferPointer(rebasing: bytes[nameStart..<index])
+            guard index < count, bytes[index] == Self.equals, !nameBytes.isEmpty else {
+                report(.attributeSyntax, line: line, column: column + nameStart, "expected AttributeName=AttributeValue, found '\(String(decoding: nameBytes, as: UTF8.self))'")
+                index += 1
+                continue
+            }
+            if !nameBytes.allSatisfy({ ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || ($0 &- UInt8(ascii: "0") < 10) || $0 == UInt8(ascii: "-") }) {
+                report(.attributeSyntax, line: line, column: column + nameStart, "AttributeName '\(String(decoding: nameBytes, as: UTF8.self))' may only contain [A-Z], [0-9] and '-'")
+            }
+            index += 1
+            let valueStart = index
+            if index < count, bytes[index] == Self.quote {
+                index += 1
+                while index < count, bytes[index] != Self.quote { index += 1 }
+                if index == count {
+                    report(.attributeSyntax, line: line, column: column + valueStart, "unterminated quoted-string")
+                } else {
+                    index += 1
+                    if index < count, bytes[index] != Self.comma {
+                        report(.attributeSyntax, line: line, column: column + index, "expected ',' after the quoted-string")
+                        while index < count, bytes[index] != Self.comma { index += 1 }
+                    }
+                }
+            } else {
+                while index < count, bytes[index] != Self.comma { index += 1 }
+                if index == valueStart {
+                    report(.attributeSyntax, line: line, column: column + valueStart, "missing value for attribute \(String(decoding: nameBytes, as: UTF8.self))")
+                }
+            }
+            let name = String(decoding: nameBytes, as: UTF8.self)
+            let value = String(decoding: bytes[valueStart..<index], as: UTF8.self)
+            if list.contains(where: { $0.name == name }) {
+                report(.attributeDuplicate, line: line, column: column + nameStart, "attribute \(name) appears more than once; \(Rule.attributeDuplicate.reference.dropFirst(6))")
+            }
+            list.append(Attribute(name: name, value: AttributeValue(rawValue: value)))
+            if index < count {
+                index += 1  // the comma
+                if index == count {
+                    report(.attributeSyntax, line: line, column: column + index - 1, "trailing comma at the end of the attribute list")
+                }
+            }
+        }
+        return AttributeList(list)
+    }
+
+    private static func decimalInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard (1...20).contains(bytes.count) else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes {
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit))
+            if overflow1 || overflow2 { return nil }
+            value = sum
+        }
+        return value
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
