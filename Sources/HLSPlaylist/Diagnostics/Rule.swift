@@ -20,6 +20,12 @@ public struct Rule: Hashable, Sendable {
         self.reference = reference
     }
 
+    /// The quoted specification text without its section number.
+    public var quote: String {
+        guard reference.hasPrefix("§"), let separator = reference.range(of: ": ") else { return reference }
+        return String(reference[separator.upperBound...])
+    }
+
     /// Makes a diagnostic of this rule.
     public func diagnostic(at location: SourceLocation, _ message: String) -> Diagnostic {
         Diagnostic(severity, id, at: location, message)
@@ -38,7 +44,7 @@ extension Rule {
         id: "playlist-encoding", severity: .error,
         summary: "The playlist is not UTF-8, has a byte order mark, or contains control characters.",
         reference:
-            "§4.1: \"Playlist files MUST be encoded in UTF-8 … MUST NOT contain any Byte Order Mark (BOM) … MUST NOT contain UTF-8 control characters (U+0000 to U+001F and U+007F to U+009F), with the exceptions of CR (U+000D) and LF (U+000A).\""
+            "§4.1: \"Playlist files MUST be encoded in UTF-8 … MUST NOT contain any Byte Order Mark (BOM) … MUST NOT contain UTF-8 control characters (U+0000 to U+001F and U+007F to U+009F), with the exceptions of CR (U+000D) and LF (U+000A).\" Tabs are accepted: §4.4.5.2 uses them to separate RECENTLY-REMOVED-DATERANGES."
     )
     /// `playlist-kind`: media and multivariant tags must not be mixed.
     public static let playlistKind = Rule(

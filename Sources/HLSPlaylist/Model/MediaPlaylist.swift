@@ -72,6 +72,12 @@ public struct Skip: Hashable, Sendable, Codable {
     public var skippedSegments: UInt64
     /// RECENTLY-REMOVED-DATERANGES (tab-separated IDs).
     public var recentlyRemovedDateRanges: [String]
+
+    /// Creates a value.
+    public init(skippedSegments: UInt64, recentlyRemovedDateRanges: [String]) {
+        self.skippedSegments = skippedSegments
+        self.recentlyRemovedDateRanges = recentlyRemovedDateRanges
+    }
 }
 
 /// EXT-X-PRELOAD-HINT (§4.4.5.3).
@@ -86,6 +92,15 @@ public struct PreloadHint: Hashable, Sendable, Codable {
     public var byteRangeLength: UInt64?
     /// The 1-based line number.
     public var line: Int
+
+    /// Creates a value.
+    public init(type: String, uri: String, byteRangeStart: UInt64?, byteRangeLength: UInt64?, line: Int) {
+        self.type = type
+        self.uri = uri
+        self.byteRangeStart = byteRangeStart
+        self.byteRangeLength = byteRangeLength
+        self.line = line
+    }
 }
 
 /// EXT-X-RENDITION-REPORT (§4.4.5.4).

@@ -128,4 +128,10 @@ public struct ContentSteering: Hashable, Sendable, Codable {
     public var serverURI: String
     /// PATHWAY-ID.
     public var pathwayID: String?
+
+    /// Creates a value.
+    public init(serverURI: String, pathwayID: String?) {
+        self.serverURI = serverURI
+        self.pathwayID = pathwayID
+    }
 }

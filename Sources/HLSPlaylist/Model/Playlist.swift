@@ -57,6 +57,13 @@ public struct UnknownTag: Hashable, Sendable, Codable {
     public var value: String?
     /// The 1-based line number.
     public var line: Int
+
+    /// Creates a value.
+    public init(name: TagName, value: String?, line: Int) {
+        self.name = name
+        self.value = value
+        self.line = line
+    }
 }
 
 /// An EXT-X-DEFINE variable (§4.4.2.3).
@@ -86,6 +93,12 @@ public struct StartPoint: Hashable, Sendable, Codable {
     public var timeOffset: MediaTime
     /// Whether to start exactly there (`PRECISE=YES`).
     public var precise: Bool
+
+    /// Creates a value.
+    public init(timeOffset: MediaTime, precise: Bool) {
+        self.timeOffset = timeOffset
+        self.precise = precise
+    }
 }
 
 /// EXT-X-KEY or EXT-X-SESSION-KEY (§4.4.4.4).

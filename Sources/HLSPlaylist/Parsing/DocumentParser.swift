@@ -29,7 +29,9 @@ struct DocumentParser {
             let count = buffer.count
             var start = 0
             var lineIndex = 0
+            var byteOrderMark = 0
             if count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
+                byteOrderMark = 3
                 report(.playlistEncoding, line: 0, column: 1, "the playlist starts with a byte order mark; \(Rule.playlistEncoding.reference)")
             }
             while start < count {
@@ -52,8 +54,9 @@ struct DocumentParser {
                     terminator = .none
                 }
                 let special = Self.containsSpecialBytes(buffer, start, end)
-                if special { checkEncoding(buffer, start, end, lineIndex) }
-                let content = classify(buffer, start, end, lineIndex)
+                if special { checkEncoding(buffer, start + byteOrderMark, end, lineIndex) }
+                let content = classify(buffer, start + byteOrderMark, end, lineIndex)
+                byteOrderMark = 0
                 lines.append(Line(content: content, terminator: terminator, sourceRange: start..<end))
                 start = index + 1
                 lineIndex += 1
@@ -85,7 +88,7 @@ struct DocumentParser {
         }
         while index < end {
             let byte = buffer[index]
-            if byte < 0x20 || byte >= 0x7F { return true }
+            if (byte < 0x20 && byte != 0x09) || byte >= 0x7F { return true }
             index += 1
         }
         return false
@@ -101,8 +104,8 @@ struct DocumentParser {
         while index < end {
             let byte = buffer[index]
             if byte < 0x80 {
-                if (byte < 0x20 && !(byte == 0x0D && index + 1 == end)) || byte == 0x7F {
-                    let name = byte == 0x09 ? "a tab" : "control character U+00\(String(byte, radix: 16, uppercase: true).leftPadded(2))"
+                if (byte < 0x20 && byte != 0x09) || byte == 0x7F {
+                    let name = byte == 0x0D ? "a carriage return without line feed" : "control character U+00\(String(byte, radix: 16, uppercase: true).leftPadded(2))"
                     report(.playlistEncoding, line: line, column: index - start + 1, "\(name) is not allowed; \(Rule.playlistEncoding.reference)")
                     return
                 }
@@ -158,7 +161,17 @@ struct DocumentParser {
             return .comment(String(decoding: UnsafeBufferPointer(rebasing: buffer[(start + 1)..<end]), as: UTF8.self))
         }
         var nameEnd = start + 1
-        while nameEnd < end, buffer[nameEnd] != Self.colon { nameEnd += 1 }
+        while nameEnd < end, buffer[nameEnd] != Self.colon, buffer[nameEnd] != Self.space { nameEnd += 1 }
+        if nameEnd < end, buffer[nameEnd] == Self.space {
+            // `#EXT-X-ENDLIST extra`: a known tag followed by stray text is malformed; anything
+            // else is an unknown tag whose name runs to the colon.
+            if let definition = TagDefinition.lookup(UnsafeBufferPointer(rebasing: buffer[(start + 1)..<nameEnd])) {
+                report(.tagValue, line: line, column: nameEnd - lineStart + 1, "unexpected text after #\(definition.name); the value follows a colon")
+                let rest = String(decoding: UnsafeBufferPointer(rebasing: buffer[(nameEnd + 1)..<end]), as: UTF8.self)
+                return .tag(Tag(definition.name, .text(rest)))
+            }
+            while nameEnd < end, buffer[nameEnd] != Self.colon { nameEnd += 1 }
+        }
         let nameBytes = UnsafeBufferPointer(rebasing: buffer[(start + 1)..<nameEnd])
         let hasValue = nameEnd < end
         let valueStart = hasValue ? nameEnd + 1 : end
@@ -209,7 +222,7 @@ struct DocumentParser {
                 return malformed("#\(name) needs an ISO-8601 date-time, found '\(String(decoding: bytes, as: UTF8.self))'")
             }
             if date.utcOffsetSeconds == nil || date.fractionDigits < 3 {
-                report(.dateFormat, line: line, column: column, "the date \(String(decoding: bytes, as: UTF8.self)) \(Rule.dateFormat.reference.dropFirst(10))")
+                report(.dateFormat, line: line, column: column, "the date \(String(decoding: bytes, as: UTF8.self)) lacks a time zone or millisecond precision; dates \(Rule.dateFormat.quote)")
             }
             return .dateTime(date)
         case .enumerated:
@@ -264,7 +277,7 @@ struct DocumentParser {
             let name = String(decoding: nameBytes, as: UTF8.self)
             let value = String(decoding: bytes[valueStart..<index], as: UTF8.self)
             if list.contains(where: { $0.name == name }) {
-                report(.attributeDuplicate, line: line, column: column + nameStart, "attribute \(name) appears more than once; \(Rule.attributeDuplicate.reference.dropFirst(6))")
+                report(.attributeDuplicate, line: line, column: column + nameStart, "attribute \(name) appears more than once; \(Rule.attributeDuplicate.quote)")
             }
             list.append(Attribute(name: name, value: AttributeValue(rawValue: value)))
             if index < count {

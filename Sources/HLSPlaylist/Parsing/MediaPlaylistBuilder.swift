@@ -152,7 +152,7 @@ struct MediaPlaylistBuilder {
 
     mutating func addURI(_ uri: String, line index: Int, interpreter: inout PlaylistInterpreter) {
         guard let duration = pending.duration else {
-            interpreter.report(.segmentURI, line: index, "the URI line has no #EXTINF; \(Rule.segmentURI.reference.dropFirst(10))")
+            interpreter.report(.segmentURI, line: index, "the URI line has no #EXTINF; \(Rule.segmentURI.quote)")
             pending = Pending()
             parts = []
             return
@@ -191,7 +191,7 @@ struct MediaPlaylistBuilder {
                     if old != attribute.value {
                         interpreter.report(
                             .dateRangeConflict, line: index, attribute: attribute.name,
-                            "\(attribute.name) of date range \"\(id)\" changes from \(old) to \(attribute.value); \(Rule.dateRangeConflict.reference.dropFirst(12))"
+                            "\(attribute.name) of date range \"\(id)\" changes from \(old) to \(attribute.value); \(Rule.dateRangeConflict.quote)"
                         )
                     }
                 } else {
@@ -216,7 +216,7 @@ struct MediaPlaylistBuilder {
         }
         playlist.trailingParts = parts
         if playlist.targetDuration == nil {
-            interpreter.report(.tagMissing, line: 0, "the Media Playlist has no #EXT-X-TARGETDURATION; \(Rule.tagMissing.reference.dropFirst(10))")
+            interpreter.report(.tagMissing, line: 0, "the Media Playlist has no #EXT-X-TARGETDURATION; \(Rule.tagMissing.quote)")
         }
         // Segments before the first PROGRAM-DATE-TIME get dates counted back from it (R1).
         if let firstDated = playlist.segments.firstIndex(where: { $0.programDateTime != nil }), firstDated > 0,

@@ -166,7 +166,7 @@ struct PlaylistInterpreter {
             if let value = variables[name] {
                 result += value
             } else {
-                report(.variableReference, line: index, "the variable reference {$\(name)} is not defined by EXT-X-DEFINE; \(Rule.variableReference.reference.dropFirst(6))")
+                report(.variableReference, line: index, "the variable reference {$\(name)} is not defined by EXT-X-DEFINE; \(Rule.variableReference.quote)")
                 result += rest[open.lowerBound...close]
             }
             rest = rest[rest.index(after: close)...]
@@ -216,8 +216,9 @@ struct PlaylistInterpreter {
             report(.attributeMissing, line: index, "#EXT-X-DEFINE needs exactly one of NAME, IMPORT or QUERYPARAM")
             return
         }
-        if variables[name] != nil || definitions.contains(where: { $0.name == name }) {
-            report(.variableReference, line: index, "the variable \(name) is defined more than once")
+        if definitions.contains(where: { $0.name == name }) {
+            report(.variableReference, line: index, "the variable \(name) is defined more than once; the first definition is used")
+            return
         }
         var value: String?
         let source: VariableDefinition.Source

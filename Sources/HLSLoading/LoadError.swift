@@ -1,0 +1,49 @@
+import HLSPlaylist
+
+/// Why a playlist or asset could not be loaded.
+public struct LoadError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable code for each kind of failure.
+    public enum Code: String, Hashable, Sendable, Codable {
+        /// The file does not exist or cannot be read.
+        case fileUnreadable = "file-unreadable"
+        /// The location is neither a file path nor an http(s) URL.
+        case invalidLocation = "invalid-location"
+        /// The server answered with a status other than 2xx.
+        case httpStatus = "http-status"
+        /// More redirects than allowed, or a redirect cycle.
+        case tooManyRedirects = "too-many-redirects"
+        /// No response in time.
+        case timeout
+        /// Connection or protocol failure.
+        case network
+        /// The response is larger than allowed.
+        case tooLarge = "too-large"
+        /// The content is not a playlist (it does not start with `#EXTM3U`).
+        case notAPlaylist = "not-a-playlist"
+        /// The content is not valid UTF-8.
+        case notUTF8 = "not-utf8"
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// The path or URL that was being loaded.
+    public var location: String
+    /// What went wrong.
+    public var message: String
+    /// The HTTP status, for ``Code/httpStatus``.
+    public var httpStatus: Int?
+
+    /// Creates an error.
+    public init(_ code: Code, location: String, _ message: String, httpStatus: Int? = nil) {
+        self.code = code
+        self.location = location
+        self.message = message
+        self.httpStatus = httpStatus
+    }
+
+    /// Whether the failure is in the content itself (an input error) rather than in getting it (I/O).
+    public var isContentError: Bool { code == .notAPlaylist || code == .notUTF8 }
+
+    /// `location: error: [load-code] message`.
+    public var description: String { "\(location): error: [load-\(code.rawValue)] \(message)" }
+}

@@ -1,0 +1,188 @@
+import AsyncHTTPClient
+import Foundation
+import HLSPlaylist
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Loads playlists (and other small resources such as asset lists) from files and http(s) URLs.
+///
+/// HTTP requests follow at most ``Configuration/maximumRedirects`` redirects (5 by default) and
+/// allow ``Configuration/timeout`` for a response (60 s by default, behavior profile R20). Failures
+/// are thrown as ``LoadError`` with a stable code: HTTP statuses, timeouts, content that is not a
+/// playlist, bytes that are not UTF-8. The loader owns an HTTP client: call ``shutdown()`` when done,
+/// or use ``withLoader(configuration:logger:_:)``.
+public final class PlaylistLoader: Sendable {
+    /// Loader settings.
+    public struct Configuration: Sendable {
+        /// The time allowed for a whole response.
+        public var timeout: Duration
+        /// The most redirects followed.
+        public var maximumRedirects: Int
+        /// The largest body accepted, in bytes.
+        public var maximumBodySize: Int
+        /// Extra headers sent with every request (e.g. `X-PLAYBACK-SESSION-ID`).
+        public var headers: [(name: String, value: String)]
+
+        /// Creates a configuration.
+        public init(
+            timeout: Duration = .seconds(60), maximumRedirects: Int = 5, maximumBodySize: Int = 256 << 20,
+            headers: [(name: String, value: String)] = []
+        ) {
+            self.timeout = timeout
+            self.maximumRedirects = maximumRedirects
+            self.maximumBodySize = maximumBodySize
+            self.headers = headers
+        }
+    }
+
+    /// The settings.
+    public let configuration: Configuration
+    private let client: HTTPClient
+    private let logger: Logger?
+
+    /// Creates a loader with its own HTTP client.
+    public init(configuration: Configuration = Configuration(), logger: Logger? = nil) {
+        self.configuration = configuration
+        self.logger = logger
+        var clientConfiguration = HTTPClient.Configuration()
+        clientConfiguration.redirectConfiguration = .follow(max: configuration.maximumRedirects, allowCycles: false)
+        clientConfiguration.decompression = .enabled(limit: .ratio(50))
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+    }
+
+    /// Runs `body` with a loader and shuts it down afterwards.
+    public static func withLoader<Result: Sendable>(
+        configuration: Configuration = Configuration(), logger: Logger? = nil,
+        _ body: (PlaylistLoader) async throws -> Result
+    ) async throws -> Result {
+        let loader = PlaylistLoader(configuration: configuration, logger: logger)
+        do {
+            let result = try await body(loader)
+            try await loader.shutdown()
+            return result
+        } catch {
+            try? await loader.shutdown()
+            throw error
+        }
+    }
+
+    /// Shuts the HTTP client down.
+    public func shutdown() async throws { try await client.shutdown() }
+
+    /// A loaded resource: its bytes and the URL it finally came from (after redirects).
+    public struct Resource: Sendable {
+        /// The location asked for.
+        public var location: String
+        /// The final URL after redirects (the path for files).
+        public var finalLocation: String
+        /// The bytes.
+        public var bytes: [UInt8]
+        /// The Content-Type header, for HTTP.
+        public var contentType: String?
+    }
+
+    /// Loads the bytes of a file path, `file:` URL or http(s) URL.
+    public func loadResource(_ location: String) async throws -> Resource {
+        if let url = URL(string: location), let scheme = url.scheme?.lowercased(), scheme.count > 1 {
+            switch scheme {
+            case "http", "https": return try await loadHTTP(location)
+            case "file": return try loadFile(url.path, location: location)
+            default:
+                throw LoadError(.invalidLocation, location: location, "unsupported URL scheme '\(scheme)'; use a file path or an http(s) URL")
+            }
+        }
+        return try loadFile(location, location: location)
+    }
+
+    /// Loads and parses a playlist. Content that is not a playlist or not UTF-8 throws; every
+    /// other problem is a diagnostic in the result.
+    public func loadPlaylist(_ location: String, options: ParseOptions? = nil) async throws -> (Resource, ParseResult) {
+        let resource = try await loadResource(location)
+        try Self.checkPlaylistContent(resource)
+        var parseOptions = options ?? ParseOptions()
+        parseOptions.file = location
+        if parseOptions.playlistURL == nil { parseOptions.playlistURL = resource.finalLocation }
+        return (resource, PlaylistParser.parse(resource.bytes, options: parseOptions))
+    }
+
+    /// Throws unless the bytes look like a playlist in UTF-8.
+    public static func checkPlaylistContent(_ resource: Resource) throws {
+        var bytes = resource.bytes[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        if !bytes.starts(with: Array("#EXTM3U".utf8)) {
+            let preview = String(decoding: bytes.prefix(40), as: UTF8.self)
+                .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+            let type = resource.contentType.map { " (Content-Type: \($0))" } ?? ""
+            throw LoadError(
+                .notAPlaylist, location: resource.location,
+                "not a playlist\(type): it must start with #EXTM3U, but starts with \"\(preview)\"")
+        }
+        if String(validating: resource.bytes, as: UTF8.self) == nil {
+            // The parser locates the first bad byte.
+            let diagnostics = PlaylistParser.parse(resource.bytes, options: ParseOptions(file: resource.location))
+                .diagnostics
+            let location = diagnostics.first { $0.rule == Rule.playlistEncoding.id && $0.message.contains("UTF-8") }?
+                .location.description ?? resource.location
+            throw LoadError(
+                .notUTF8, location: location, "the content is not valid UTF-8; §4.1: \"Playlist files MUST be encoded in UTF-8\"")
+        }
+    }
+
+    private func loadFile(_ path: String, location: String) throws -> Resource {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw LoadError(.fileUnreadable, location: location, "no such file")
+        }
+        guard !isDirectory.boolValue else { throw LoadError(.fileUnreadable, location: location, "is a directory") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw LoadError(.fileUnreadable, location: location, "the file cannot be read")
+        }
+        guard data.count <= configuration.maximumBodySize else {
+            throw LoadError(.tooLarge, location: location, "the file is larger than \(configuration.maximumBodySize) bytes")
+        }
+        return Resource(location: location, finalLocation: path, bytes: [UInt8](data), contentType: nil)
+    }
+
+    private func loadHTTP(_ location: String) async throws -> Resource {
+        var request = HTTPClientRequest(url: location)
+        request.headers.add(name: "Accept", value: "application/vnd.apple.mpegurl, application/x-mpegurl, application/json, */*")
+        request.headers.add(name: "User-Agent", value: "hlsi/1.0 (HLS Interstitials toolkit)")
+        for header in configuration.headers { request.headers.add(name: header.name, value: header.value) }
+        logger?.debug("GET \(location)")
+        let timeout = TimeAmount.nanoseconds(
+            configuration.timeout.components.seconds * 1_000_000_000 + configuration.timeout.components.attoseconds / 1_000_000_000)
+        do {
+            let response = try await client.execute(request, timeout: timeout, logger: logger)
+            let finalLocation = response.url?.absoluteString ?? location
+            guard (200..<300).contains(response.status.code) else {
+                throw LoadError(
+                    .httpStatus, location: location,
+                    "HTTP \(response.status.code) \(response.status.reasonPhrase)\(finalLocation != location ? " from \(finalLocation)" : "")",
+                    httpStatus: Int(response.status.code))
+            }
+            let body = try await response.body.collect(upTo: configuration.maximumBodySize)
+            return Resource(
+                location: location, finalLocation: finalLocation, bytes: Array(buffer: body),
+                contentType: response.headers.first(name: "content-type"))
+        } catch let error as LoadError {
+            throw error
+        } catch let error as HTTPClientError {
+            switch error {
+            case .redirectLimitReached, .redirectCycleDetected:
+                throw LoadError(.tooManyRedirects, location: location, "more than \(configuration.maximumRedirects) redirects, or a redirect cycle")
+            case .deadlineExceeded, .readTimeout, .connectTimeout:
+                throw LoadError(.timeout, location: location, "no complete response within \(configuration.timeout)")
+            case .invalidURL, .emptyHost, .emptyScheme:
+                throw LoadError(.invalidLocation, location: location, "not a valid http(s) URL")
+            default:
+                throw LoadError(.network, location: location, "\(error)")
+            }
+        } catch let error as NIOTooManyBytesError {
+            _ = error
+            throw LoadError(.tooLarge, location: location, "the response is larger than \(configuration.maximumBodySize) bytes")
+        } catch {
+            throw LoadError(.network, location: location, "\(error)")
+        }
+    }
+}

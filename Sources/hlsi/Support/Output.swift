@@ -1,0 +1,53 @@
+import Foundation
+import HLSLoading
+import HLSPlaylist
+
+/// A failure that ends a command with a message and an exit code.
+struct CommandFailure: Error {
+    /// The message for standard error.
+    var message: String
+    /// 1 for input errors, 2 for usage or I/O failures.
+    var exitCode: Int32
+
+    /// An I/O or usage failure (exit 2), or an input failure (exit 1) for content errors.
+    init(_ error: LoadError) {
+        self.message = error.description
+        self.exitCode = error.isContentError ? 1 : 2
+    }
+
+    init(message: String, exitCode: Int32) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+}
+
+/// Writing to the terminal.
+enum Output {
+    /// Writes a line to standard error.
+    static func standardError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Writes text to standard output without buffering surprises.
+    static func standardOutput(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// Renders diagnostics like a compiler, with the source line and a caret.
+    static func render(_ diagnostics: [Diagnostic], document: PlaylistDocument?) -> String {
+        var text = ""
+        for diagnostic in diagnostics {
+            let index = diagnostic.location.line - 1
+            let sourceLine = document.flatMap { index >= 0 && index < $0.lines.count ? $0.text(ofLine: index) : nil }
+            text += diagnostic.render(sourceLine: sourceLine) + "\n"
+        }
+        return text
+    }
+
+    /// Pretty JSON with keys in declaration order and unescaped slashes.
+    static func json<Value: Encodable>(_ value: Value) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+}
