@@ -89,7 +89,9 @@ public final class PlaylistLoader: Sendable {
             case "http", "https": return try await loadHTTP(location)
             case "file": return try loadFile(url.path, location: location)
             default:
-                throw LoadError(.invalidLocation, location: location, "unsupported URL scheme '\(scheme)'; use a file path or an http(s) URL")
+                throw LoadError(
+                    .invalidLocation, location: location,
+                    "unsupported URL scheme '\(scheme)'; use a file path or an http(s) URL")
             }
         }
         return try loadFile(location, location: location)
@@ -122,10 +124,12 @@ public final class PlaylistLoader: Sendable {
             // The parser locates the first bad byte.
             let diagnostics = PlaylistParser.parse(resource.bytes, options: ParseOptions(file: resource.location))
                 .diagnostics
-            let location = diagnostics.first { $0.rule == Rule.playlistEncoding.id && $0.message.contains("UTF-8") }?
+            let location =
+                diagnostics.first { $0.rule == Rule.playlistEncoding.id && $0.message.contains("UTF-8") }?
                 .location.description ?? resource.location
             throw LoadError(
-                .notUTF8, location: location, "the content is not valid UTF-8; §4.1: \"Playlist files MUST be encoded in UTF-8\"")
+                .notUTF8, location: location,
+                "the content is not valid UTF-8; §4.1: \"Playlist files MUST be encoded in UTF-8\"")
         }
     }
 
@@ -139,19 +143,22 @@ public final class PlaylistLoader: Sendable {
             throw LoadError(.fileUnreadable, location: location, "the file cannot be read")
         }
         guard data.count <= configuration.maximumBodySize else {
-            throw LoadError(.tooLarge, location: location, "the file is larger than \(configuration.maximumBodySize) bytes")
+            throw LoadError(
+                .tooLarge, location: location, "the file is larger than \(configuration.maximumBodySize) bytes")
         }
         return Resource(location: location, finalLocation: path, bytes: [UInt8](data), contentType: nil)
     }
 
     private func loadHTTP(_ location: String) async throws -> Resource {
         var request = HTTPClientRequest(url: location)
-        request.headers.add(name: "Accept", value: "application/vnd.apple.mpegurl, application/x-mpegurl, application/json, */*")
+        request.headers.add(
+            name: "Accept", value: "application/vnd.apple.mpegurl, application/x-mpegurl, application/json, */*")
         request.headers.add(name: "User-Agent", value: "hlsi/1.0 (HLS Interstitials toolkit)")
         for header in configuration.headers { request.headers.add(name: header.name, value: header.value) }
         logger?.debug("GET \(location)")
         let timeout = TimeAmount.nanoseconds(
-            configuration.timeout.components.seconds * 1_000_000_000 + configuration.timeout.components.attoseconds / 1_000_000_000)
+            configuration.timeout.components.seconds * 1_000_000_000 + configuration.timeout.components.attoseconds
+                / 1_000_000_000)
         do {
             let response = try await client.execute(request, timeout: timeout, logger: logger)
             let finalLocation = response.url?.absoluteString ?? location
@@ -170,7 +177,9 @@ public final class PlaylistLoader: Sendable {
         } catch let error as HTTPClientError {
             switch error {
             case .redirectLimitReached, .redirectCycleDetected:
-                throw LoadError(.tooManyRedirects, location: location, "more than \(configuration.maximumRedirects) redirects, or a redirect cycle")
+                throw LoadError(
+                    .tooManyRedirects, location: location,
+                    "more than \(configuration.maximumRedirects) redirects, or a redirect cycle")
             case .deadlineExceeded, .readTimeout, .connectTimeout:
                 throw LoadError(.timeout, location: location, "no complete response within \(configuration.timeout)")
             case .invalidURL, .emptyHost, .emptyScheme:
@@ -180,7 +189,8 @@ public final class PlaylistLoader: Sendable {
             }
         } catch let error as NIOTooManyBytesError {
             _ = error
-            throw LoadError(.tooLarge, location: location, "the response is larger than \(configuration.maximumBodySize) bytes")
+            throw LoadError(
+                .tooLarge, location: location, "the response is larger than \(configuration.maximumBodySize) bytes")
         } catch {
             throw LoadError(.network, location: location, "\(error)")
         }

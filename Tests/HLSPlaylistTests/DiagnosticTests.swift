@@ -28,7 +28,9 @@ struct DiagnosticTests {
         Case(file: "encoding.m3u8", expected: [("playlist-encoding", 3, 15), ("playlist-encoding", 5, 4)]),
         Case(
             file: "bom-and-more.m3u8",
-            expected: [("playlist-encoding", 1, 1), ("tag-value", 5, 15), ("variable-reference", 7, 1), ("segment-uri", 8, 1)]),
+            expected: [
+                ("playlist-encoding", 1, 1), ("tag-value", 5, 15), ("variable-reference", 7, 1), ("segment-uri", 8, 1),
+            ]),
     ]
 
     @Test("each malformed fixture reports its rules at the right place", arguments: cases)
@@ -44,7 +46,13 @@ struct DiagnosticTests {
         #expect(result.document.write() == bytes)
     }
 
-    @Test("valid fixtures have no errors", arguments: ["vod-basic.m3u8", "vod-crlf.m3u8", "interstitials-vod.m3u8", "multivariant-full.m3u8", "ll-hls-live.m3u8", "segments-keys-byterange.m3u8", "comments-and-blanks.m3u8", "daterange-update-live.m3u8", "no-final-newline.m3u8"])
+    @Test(
+        "valid fixtures have no errors",
+        arguments: [
+            "vod-basic.m3u8", "vod-crlf.m3u8", "interstitials-vod.m3u8", "multivariant-full.m3u8", "ll-hls-live.m3u8",
+            "segments-keys-byterange.m3u8", "comments-and-blanks.m3u8", "daterange-update-live.m3u8",
+            "no-final-newline.m3u8",
+        ])
     func valid(_ name: String) {
         let result = PlaylistParser.parse(Fixtures.playlist(name))
         #expect(!result.hasErrors, "\(result.diagnostics)")
@@ -83,7 +91,8 @@ struct DiagnosticTests {
 
     @Test("variables: undefined references and duplicate definitions are errors")
     func variables() {
-        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-DEFINE:NAME=\"a\",VALUE=\"1\"\n#EXT-X-DEFINE:NAME=\"a\",VALUE=\"2\"\n#EXTINF:6,\n{$a}{$b}.ts\n"
+        let text =
+            "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-DEFINE:NAME=\"a\",VALUE=\"1\"\n#EXT-X-DEFINE:NAME=\"a\",VALUE=\"2\"\n#EXTINF:6,\n{$a}{$b}.ts\n"
         let result = PlaylistParser.parse(text)
         let rules = result.diagnostics.map { "\($0.rule):\($0.location.line)" }
         #expect(rules.contains("variable-reference:4"))

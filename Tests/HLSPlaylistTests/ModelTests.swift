@@ -15,7 +15,11 @@ struct ModelTests {
         #expect(playlist.targetDuration == 10)
         #expect(playlist.playlistType == "VOD")
         #expect(playlist.hasEndList)
-        #expect(playlist.segments.map(\.uri) == ["http://media.example.com/first.ts", "http://media.example.com/second.ts", "http://media.example.com/third.ts"])
+        #expect(
+            playlist.segments.map(\.uri) == [
+                "http://media.example.com/first.ts", "http://media.example.com/second.ts",
+                "http://media.example.com/third.ts",
+            ])
         #expect(playlist.duration == MediaTime(decimal: "21.021"))
         #expect(playlist.segments[2].startTime == MediaTime(decimal: "18.018"))
         #expect(playlist.segments.map(\.mediaSequence) == [0, 1, 2])
@@ -28,7 +32,11 @@ struct ModelTests {
         #expect(playlist.segments.map(\.mediaSequence) == [1200, 1201, 1202, 1203])
         #expect(playlist.segments.map(\.discontinuitySequence) == [3, 3, 4, 4])
         let dates = playlist.segments.map { $0.date?.iso8601 }
-        #expect(dates == ["2026-11-21T12:00:00.000Z", "2026-11-21T12:00:04.000Z", "2026-11-21T12:00:30.000Z", "2026-11-21T12:00:34.000Z"])
+        #expect(
+            dates == [
+                "2026-11-21T12:00:00.000Z", "2026-11-21T12:00:04.000Z", "2026-11-21T12:00:30.000Z",
+                "2026-11-21T12:00:34.000Z",
+            ])
         // A date inside the re-anchored segment maps through it, not by counting from the start.
         #expect(playlist.time(at: DateTime(iso8601: "2026-11-21T12:00:31.500Z")!) == MediaTime(decimal: "9.5"))
         // A date before the first segment maps to a negative time.
@@ -39,7 +47,8 @@ struct ModelTests {
 
     @Test("segments before the first PROGRAM-DATE-TIME get dates counted back (R1)")
     func backwardDates() throws {
-        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\na.ts\n#EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:06.000Z\n#EXTINF:6,\nb.ts\n"
+        let text =
+            "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\na.ts\n#EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:06.000Z\n#EXTINF:6,\nb.ts\n"
         let playlist = try #require(PlaylistParser.parse(text).playlist.media)
         #expect(playlist.segments[0].date == DateTime(iso8601: "2024-01-01T00:00:00.000Z"))
         #expect(playlist.segments[0].programDateTime == nil)
@@ -63,7 +72,11 @@ struct ModelTests {
         #expect(ad.startDate == DateTime(iso8601: "2020-01-02T21:55:44.000Z"))
         #expect(ad.startTime == MediaTime(seconds: 4))
         #expect(ad.duration == MediaTime(seconds: 15))
-        #expect(ad.clientAttributes.map(\.name) == ["X-ASSET-URI", "X-RESUME-OFFSET", "X-RESTRICT", "X-COM-EXAMPLE-BEACON", "X-COM-EXAMPLE-KEY", "X-COM-EXAMPLE-NAME"])
+        #expect(
+            ad.clientAttributes.map(\.name) == [
+                "X-ASSET-URI", "X-RESUME-OFFSET", "X-RESTRICT", "X-COM-EXAMPLE-BEACON", "X-COM-EXAMPLE-KEY",
+                "X-COM-EXAMPLE-NAME",
+            ])
         #expect(ad.clientAttributes["X-COM-EXAMPLE-BEACON"]?.kind == .signedDecimalFloatingPoint)
         #expect(ad.clientAttributes["X-COM-EXAMPLE-KEY"]?.kind == .hexadecimalSequence)
         #expect(ad.clientAttributes["X-COM-EXAMPLE-KEY"]?.hexadecimalSequence == [0xDE, 0xAD, 0xBE, 0xEF])
@@ -74,7 +87,11 @@ struct ModelTests {
         let live = try media("daterange-update-live.m3u8")
         let update = live.dateRanges[0]
         #expect(update.lines == [7, 12])
-        #expect(update.attributes.map(\.name) == ["ID", "CLASS", "START-DATE", "PLANNED-DURATION", "X-ASSET-LIST", "X-SNAP", "X-PLAYOUT-LIMIT", "DURATION"])
+        #expect(
+            update.attributes.map(\.name) == [
+                "ID", "CLASS", "START-DATE", "PLANNED-DURATION", "X-ASSET-LIST", "X-SNAP", "X-PLAYOUT-LIMIT",
+                "DURATION",
+            ])
         #expect(update.duration == MediaTime(seconds: 12))
         #expect(live.dateRanges[1].endOnNext)
         #expect(live.dateRanges[1].scte35Out?.hasPrefix("0xFC30") == true)
@@ -104,7 +121,10 @@ struct ModelTests {
         #expect(playlist.trailingParts.count == 2)
         #expect(playlist.trailingParts[0].byteRange == ByteRange(length: 2000, offset: 0))
         #expect(playlist.trailingParts[1].gap)
-        #expect(playlist.preloadHints == [PreloadHint(type: "PART", uri: "filePart271.2.mp4", byteRangeStart: 0, byteRangeLength: 5000, line: 20)])
+        #expect(
+            playlist.preloadHints == [
+                PreloadHint(type: "PART", uri: "filePart271.2.mp4", byteRangeStart: 0, byteRangeLength: 5000, line: 20)
+            ])
         #expect(playlist.renditionReports.map(\.lastMediaSequence) == [271, 271])
         #expect(playlist.segments[0].map?.byteRange == ByteRange(length: 720, offset: 0))
     }
@@ -157,11 +177,15 @@ struct ModelTests {
     @Test("variable substitution with VALUE, QUERYPARAM and IMPORT")
     func variables() throws {
         let options = ParseOptions(
-            playlistURL: "https://example.com/media.m3u8?token=abc&x=1", importedVariables: ["cdn": "https://cdn2.example.com"])
+            playlistURL: "https://example.com/media.m3u8?token=abc&x=1",
+            importedVariables: ["cdn": "https://cdn2.example.com"])
         let result = PlaylistParser.parse(Fixtures.playlist("define-variables.m3u8"), options: options)
         #expect(!result.hasErrors, "\(result.diagnostics)")
         let playlist = try #require(result.playlist.media)
-        #expect(playlist.segments.map(\.uri) == ["https://media.example.com/v1/seg0.m4s?t=abc", "https://cdn2.example.com/seg1.m4s"])
+        #expect(
+            playlist.segments.map(\.uri) == [
+                "https://media.example.com/v1/seg0.m4s?t=abc", "https://cdn2.example.com/seg1.m4s",
+            ])
         #expect(playlist.segments[0].map?.uri == "https://media.example.com/v1/init.mp4?t=abc")
         #expect(playlist.definitions.map(\.source) == [.value, .queryParameter, .import])
         #expect(result.document.write() == Fixtures.playlist("define-variables.m3u8"))

@@ -25,7 +25,9 @@ struct PropertyTests {
         switch kind {
         case 0, 1, 2: return "#EXTINF:\(decimal),\(b % 3 == 0 ? "title \(a)" : "")\nseg\(a).ts"
         case 3: return "#EXT-X-PROGRAM-DATE-TIME:2026-0\(1 + a % 9)-1\(b % 10)T1\(a % 10):0\(b % 10):00.\(a % 1000)Z"
-        case 4: return "#EXT-X-DATERANGE:ID=\"d\(a % 5)\",START-DATE=\"2026-01-01T00:00:0\(b % 10).000Z\",DURATION=\(decimal),X-N=\(b % 2 == 0 ? "-" : "")\(decimal),X-H=0x\(String(a, radix: 16)),X-S=\"v\(b)\""
+        case 4:
+            return
+                "#EXT-X-DATERANGE:ID=\"d\(a % 5)\",START-DATE=\"2026-01-01T00:00:0\(b % 10).000Z\",DURATION=\(decimal),X-N=\(b % 2 == 0 ? "-" : "")\(decimal),X-H=0x\(String(a, radix: 16)),X-S=\"v\(b)\""
         case 5: return "# comment \(a)"
         case 6: return ""
         case 7: return "#EXT-X-UNKNOWN-\(a % 4):\(b)"
@@ -83,7 +85,8 @@ struct PropertyTests {
 
     @Test("MediaTime text round-trips exactly")
     func mediaTimeText() async {
-        await propertyCheck(count: 500, input: Gen.int64(in: -1_000_000_000_000_000...1_000_000_000_000_000)) { nanoseconds in
+        await propertyCheck(count: 500, input: Gen.int64(in: -1_000_000_000_000_000...1_000_000_000_000_000)) {
+            nanoseconds in
             let time = MediaTime(nanoseconds: nanoseconds)
             #expect(MediaTime(decimal: time.description) == time)
         }

@@ -14,7 +14,9 @@ struct RoundTripTests {
         #expect(result.document.write() == bytes)
     }
 
-    @Test("every conformance vector playlist parses without errors and round-trips", arguments: Fixtures.conformanceVectors())
+    @Test(
+        "every conformance vector playlist parses without errors and round-trips",
+        arguments: Fixtures.conformanceVectors())
     func conformance(_ vector: Fixtures.Vector) {
         #expect(vector.loadError == nil)
         let playlist = vector.playlist
@@ -56,10 +58,14 @@ struct RoundTripTests {
         var document = PlaylistParser.parse(bytes).document
         let index = try #require(document.lines.firstIndex { $0.content.tag?.name == .extinf })
         document.lines[index].content = .tag(Tag(.extinf, .extinf(duration: MediaTime(decimal: "5.5")!, title: "")))
-        document.insert(.tag(Tag(.dateRange, attributes: [("ID", .quoted("new")), ("DURATION", .decimal(MediaTime(seconds: 10)))])), at: index)
+        document.insert(
+            .tag(
+                Tag(.dateRange, attributes: [("ID", .quoted("new")), ("DURATION", .decimal(MediaTime(seconds: 10)))])),
+            at: index)
         let text = document.writeString()
         let expected = String(decoding: bytes, as: UTF8.self).replacingOccurrences(
-            of: "#EXTINF:6.000000,first segment\r\n", with: "#EXT-X-DATERANGE:ID=\"new\",DURATION=10\r\n#EXTINF:5.500,\r\n")
+            of: "#EXTINF:6.000000,first segment\r\n",
+            with: "#EXT-X-DATERANGE:ID=\"new\",DURATION=10\r\n#EXTINF:5.500,\r\n")
         #expect(text == expected)
         #expect(document.lines[index + 1].isVerbatim == false)
         #expect(document.lines[0].isVerbatim)
@@ -74,7 +80,8 @@ struct RoundTripTests {
 
     @Test("an edited attribute keeps the other attributes as written")
     func editedAttribute() throws {
-        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00.000Z\n#EXT-X-DATERANGE:ID=\"a\",START-DATE=\"2024-01-01T00:00:00.000Z\",DURATION=6.000000\n#EXTINF:6,\na.ts\n"
+        let text =
+            "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00.000Z\n#EXT-X-DATERANGE:ID=\"a\",START-DATE=\"2024-01-01T00:00:00.000Z\",DURATION=6.000000\n#EXTINF:6,\na.ts\n"
         var document = PlaylistParser.parse(text).document
         guard case .tag(var tag) = document.lines[3].content, var attributes = tag.value.attributes else {
             Issue.record("no date range")
@@ -83,7 +90,10 @@ struct RoundTripTests {
         attributes["X-PLAYOUT-LIMIT"] = .decimal(MediaTime(decimal: "12.5")!)
         tag.value = .attributes(attributes)
         document.lines[3].content = .tag(tag)
-        #expect(document.text(ofLine: 3) == "#EXT-X-DATERANGE:ID=\"a\",START-DATE=\"2024-01-01T00:00:00.000Z\",DURATION=6.000000,X-PLAYOUT-LIMIT=12.5")
+        #expect(
+            document.text(ofLine: 3)
+                == "#EXT-X-DATERANGE:ID=\"a\",START-DATE=\"2024-01-01T00:00:00.000Z\",DURATION=6.000000,X-PLAYOUT-LIMIT=12.5"
+        )
     }
 
     @Test("the empty input and a lone newline round-trip")

@@ -33,7 +33,10 @@ struct ValueTests {
         #expect(DateTime(iso8601: "2020-01-02T22:55:44.5+01:00")?.iso8601 == "2020-01-02T22:55:44.500+01:00")
         #expect(DateTime(iso8601: "1969-12-31T23:59:59.999Z")?.nanosecondsSinceEpoch == -1_000_000)
         #expect(DateTime(iso8601: "2024-02-29T00:00:00Z") != nil)
-        for bad in ["2023-02-29T00:00:00Z", "2020-13-01T00:00:00Z", "2020-01-02", "2020-01-02T25:00:00Z", "2020-01-02T21:55:44.Z", "2020-01-02T21:55:44+1", "x"] {
+        for bad in [
+            "2023-02-29T00:00:00Z", "2020-13-01T00:00:00Z", "2020-01-02", "2020-01-02T25:00:00Z",
+            "2020-01-02T21:55:44.Z", "2020-01-02T21:55:44+1", "x",
+        ] {
             #expect(DateTime(iso8601: bad) == nil, "\(bad)")
         }
         #expect(utc + MediaTime(decimal: "0.001")! - utc == MediaTime(decimal: "0.001"))

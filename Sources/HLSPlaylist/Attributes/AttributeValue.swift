@@ -56,7 +56,9 @@ public struct AttributeValue: Hashable, Sendable, CustomStringConvertible {
 
     /// A decimal-floating-point (non-negative, digits and `.`), exactly.
     public var decimalFloatingPoint: MediaTime? {
-        guard let first = rawValue.utf8.first, first != UInt8(ascii: "-"), first != UInt8(ascii: "+") else { return nil }
+        guard let first = rawValue.utf8.first, first != UInt8(ascii: "-"), first != UInt8(ascii: "+") else {
+            return nil
+        }
         return MediaTime(decimal: rawValue)
     }
 

@@ -48,7 +48,8 @@ extension Rule {
     )
     /// `playlist-kind`: media and multivariant tags must not be mixed.
     public static let playlistKind = Rule(
-        id: "playlist-kind", severity: .error, summary: "The playlist mixes Media Playlist and Multivariant Playlist tags.",
+        id: "playlist-kind", severity: .error,
+        summary: "The playlist mixes Media Playlist and Multivariant Playlist tags.",
         reference:
             "§4.4: \"A Playlist MUST be either a Media Playlist or a Multivariant Playlist; all Media Segment tags MUST NOT appear in a Multivariant Playlist … Multivariant Playlist tags MUST NOT appear in a Media Playlist.\""
     )
@@ -59,7 +60,9 @@ extension Rule {
     /// `tag-duplicate`: a tag that may appear once appears again.
     public static let tagDuplicate = Rule(
         id: "tag-duplicate", severity: .error, summary: "A tag that may appear at most once appears again.",
-        reference: "§4.4.3: \"… MUST NOT appear more than once in a Playlist\" (EXT-X-TARGETDURATION, EXT-X-MEDIA-SEQUENCE, …).")
+        reference:
+            "§4.4.3: \"… MUST NOT appear more than once in a Playlist\" (EXT-X-TARGETDURATION, EXT-X-MEDIA-SEQUENCE, …)."
+    )
     /// `tag-missing`: a required tag is absent.
     public static let tagMissing = Rule(
         id: "tag-missing", severity: .error, summary: "A required tag is missing.",
@@ -82,7 +85,8 @@ extension Rule {
         reference: "§4.4: attributes marked REQUIRED in a tag's definition.")
     /// `attribute-type`: an attribute value has the wrong type.
     public static let attributeType = Rule(
-        id: "attribute-type", severity: .error, summary: "An attribute value does not have the type its definition gives.",
+        id: "attribute-type", severity: .error,
+        summary: "An attribute value does not have the type its definition gives.",
         reference: "§4.2: attribute value types (decimal-integer, decimal-floating-point, quoted-string, …).")
     /// `attribute-enumeration`: an enumerated-string attribute has an unknown value, so the tag is ignored.
     public static let attributeEnumeration = Rule(
@@ -100,7 +104,8 @@ extension Rule {
     /// `stream-uri`: EXT-X-STREAM-INF is not followed by a URI line.
     public static let streamURI = Rule(
         id: "stream-uri", severity: .error, summary: "An EXT-X-STREAM-INF tag is not followed by a URI line.",
-        reference: "§4.4.6.2: \"The URI line that follows the EXT-X-STREAM-INF tag specifies a Media Playlist … REQUIRED.\"")
+        reference:
+            "§4.4.6.2: \"The URI line that follows the EXT-X-STREAM-INF tag specifies a Media Playlist … REQUIRED.\"")
     /// `target-duration`: a segment is longer than the target duration.
     public static let targetDuration = Rule(
         id: "target-duration", severity: .error, summary: "A segment's duration, rounded, exceeds the target duration.",
@@ -109,21 +114,24 @@ extension Rule {
     )
     /// `variable-reference`: a variable is used but not defined, or defined twice.
     public static let variableReference = Rule(
-        id: "variable-reference", severity: .error, summary: "A variable reference is undefined, or a variable is defined twice.",
+        id: "variable-reference", severity: .error,
+        summary: "A variable reference is undefined, or a variable is defined twice.",
         reference:
             "§4.3: \"If a Variable Reference in a Playlist … is not defined … the client MUST fail to parse the Playlist.\" §4.4.2.3: \"… MUST NOT contain more than one EXT-X-DEFINE tag with the same NAME attribute.\""
     )
     /// `date-format`: a date lacks a time zone or millisecond precision.
     public static let dateFormat = Rule(
         id: "date-format", severity: .warning, summary: "A date lacks a time zone or millisecond precision.",
-        reference: "§4.4.4.6: dates \"SHOULD indicate a time zone and fractional parts of seconds, to millisecond accuracy.\"")
+        reference:
+            "§4.4.4.6: dates \"SHOULD indicate a time zone and fractional parts of seconds, to millisecond accuracy.\"")
     /// `whitespace`: a line has leading or trailing whitespace.
     public static let whitespace = Rule(
         id: "whitespace", severity: .warning, summary: "A line has leading or trailing whitespace.",
         reference: "§4.1: lines are tags, comments or URIs; whitespace around them is not part of the syntax.")
     /// `daterange-conflict`: a same-ID date range changes a value.
     public static let dateRangeConflict = Rule(
-        id: "daterange-conflict", severity: .error, summary: "A later EXT-X-DATERANGE with the same ID changes a value.",
+        id: "daterange-conflict", severity: .error,
+        summary: "A later EXT-X-DATERANGE with the same ID changes a value.",
         reference:
             "§4.4.5.1: \"If a Playlist contains two EXT-X-DATERANGE tags with the same ID attribute value, then any AttributeName that appears in both tags MUST have the same AttributeValue.\""
     )

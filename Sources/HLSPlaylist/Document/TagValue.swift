@@ -52,7 +52,8 @@ public struct Tag: Hashable, Sendable, CustomStringConvertible {
         case .none: return head
         case .integer(let value): return head + ":" + String(value)
         case .extinf(let duration, let title):
-            let text = duration.nanoseconds % 1_000_000 == 0 ? duration.formatted(fractionDigits: 3) : duration.description
+            let text =
+                duration.nanoseconds % 1_000_000 == 0 ? duration.formatted(fractionDigits: 3) : duration.description
             return head + ":" + text + "," + title
         case .byteRange(let range): return head + ":" + range.description
         case .dateTime(let date): return head + ":" + date.iso8601

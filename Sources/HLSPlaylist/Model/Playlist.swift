@@ -33,7 +33,8 @@ extension Playlist: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         switch try container.decode(String.self, forKey: .kind) {
-        case "multivariant": self = .multivariant(try container.decode(MultivariantPlaylist.self, forKey: .multivariant))
+        case "multivariant":
+            self = .multivariant(try container.decode(MultivariantPlaylist.self, forKey: .multivariant))
         default: self = .media(try container.decode(MediaPlaylist.self, forKey: .media))
         }
     }

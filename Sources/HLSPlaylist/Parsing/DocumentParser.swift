@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Phase one of parsing: splits bytes into lines, classifies them and reads each known tag's
@@ -32,7 +32,9 @@ struct DocumentParser {
             var byteOrderMark = 0
             if count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
                 byteOrderMark = 3
-                report(.playlistEncoding, line: 0, column: 1, "the playlist starts with a byte order mark; \(Rule.playlistEncoding.reference)")
+                report(
+                    .playlistEncoding, line: 0, column: 1,
+                    "the playlist starts with a byte order mark; \(Rule.playlistEncoding.reference)")
             }
             while start < count {
                 let index: Int
@@ -65,7 +67,8 @@ struct DocumentParser {
         if let first = lines.first, first.content.tag?.name == .extm3u {
             // fine
         } else {
-            report(.playlistHeader, line: 0, column: 1, "the first line must be #EXTM3U; \(Rule.playlistHeader.reference)")
+            report(
+                .playlistHeader, line: 0, column: 1, "the first line must be #EXTM3U; \(Rule.playlistHeader.reference)")
         }
         return PlaylistDocument(lines: lines, file: file, source: source)
     }
@@ -105,8 +108,13 @@ struct DocumentParser {
             let byte = buffer[index]
             if byte < 0x80 {
                 if (byte < 0x20 && byte != 0x09) || byte == 0x7F {
-                    let name = byte == 0x0D ? "a carriage return without line feed" : "control character U+00\(String(byte, radix: 16, uppercase: true).leftPadded(2))"
-                    report(.playlistEncoding, line: line, column: index - start + 1, "\(name) is not allowed; \(Rule.playlistEncoding.reference)")
+                    let name =
+                        byte == 0x0D
+                        ? "a carriage return without line feed"
+                        : "control character U+00\(String(byte, radix: 16, uppercase: true).leftPadded(2))"
+                    report(
+                        .playlistEncoding, line: line, column: index - start + 1,
+                        "\(name) is not allowed; \(Rule.playlistEncoding.reference)")
                     return
                 }
                 index += 1
@@ -132,30 +140,40 @@ struct DocumentParser {
                 if (byte == 0xF0 && second < 0x90) || (byte == 0xF4 && second >= 0x90) { valid = false }
             }
             guard valid else {
-                report(.playlistEncoding, line: line, column: index - start + 1, "invalid UTF-8 byte 0x\(String(byte, radix: 16, uppercase: true)); \(Rule.playlistEncoding.reference)")
+                report(
+                    .playlistEncoding, line: line, column: index - start + 1,
+                    "invalid UTF-8 byte 0x\(String(byte, radix: 16, uppercase: true)); \(Rule.playlistEncoding.reference)"
+                )
                 return
             }
             if byte == 0xC2, buffer[index + 1] <= 0x9F {
-                report(.playlistEncoding, line: line, column: index - start + 1, "C1 control character is not allowed; \(Rule.playlistEncoding.reference)")
+                report(
+                    .playlistEncoding, line: line, column: index - start + 1,
+                    "C1 control character is not allowed; \(Rule.playlistEncoding.reference)")
                 return
             }
             index += length
         }
     }
 
-    private mutating func classify(_ buffer: UnsafeBufferPointer<UInt8>, _ lineStart: Int, _ lineEnd: Int, _ line: Int) -> LineContent {
+    private mutating func classify(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ lineStart: Int, _ lineEnd: Int, _ line: Int
+    ) -> LineContent {
         var start = lineStart
         var end = lineEnd
         while start < end, buffer[start] == Self.space || buffer[start] == Self.tab { start += 1 }
         while end > start, buffer[end - 1] == Self.space || buffer[end - 1] == Self.tab { end -= 1 }
         if start == end { return .blank }
         if start != lineStart || end != lineEnd {
-            report(.whitespace, line: line, column: start != lineStart ? 1 : end - lineStart + 1, "leading or trailing whitespace is ignored")
+            report(
+                .whitespace, line: line, column: start != lineStart ? 1 : end - lineStart + 1,
+                "leading or trailing whitespace is ignored")
         }
         if buffer[start] != Self.hash {
             return .uri(String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self))
         }
-        let isTag = end - start >= 4 && buffer[start + 1] == UInt8(ascii: "E") && buffer[start + 2] == UInt8(ascii: "X")
+        let isTag =
+            end - start >= 4 && buffer[start + 1] == UInt8(ascii: "E") && buffer[start + 2] == UInt8(ascii: "X")
             && buffer[start + 3] == UInt8(ascii: "T")
         if !isTag {
             return .comment(String(decoding: UnsafeBufferPointer(rebasing: buffer[(start + 1)..<end]), as: UTF8.self))
@@ -166,7 +184,9 @@ struct DocumentParser {
             // `#EXT-X-ENDLIST extra`: a known tag followed by stray text is malformed; anything
             // else is an unknown tag whose name runs to the colon.
             if let definition = TagDefinition.lookup(UnsafeBufferPointer(rebasing: buffer[(start + 1)..<nameEnd])) {
-                report(.tagValue, line: line, column: nameEnd - lineStart + 1, "unexpected text after #\(definition.name); the value follows a colon")
+                report(
+                    .tagValue, line: line, column: nameEnd - lineStart + 1,
+                    "unexpected text after #\(definition.name); the value follows a colon")
                 let rest = String(decoding: UnsafeBufferPointer(rebasing: buffer[(nameEnd + 1)..<end]), as: UTF8.self)
                 return .tag(Tag(definition.name, .text(rest)))
             }
@@ -181,7 +201,8 @@ struct DocumentParser {
             let name = TagName(rawValue: String(decoding: nameBytes, as: UTF8.self))
             return .tag(Tag(name, hasValue ? .text(String(decoding: valueBytes, as: UTF8.self)) : .none))
         }
-        return .tag(Tag(definition.name, parseValue(definition, valueBytes, hasValue: hasValue, line: line, column: column)))
+        return .tag(
+            Tag(definition.name, parseValue(definition, valueBytes, hasValue: hasValue, line: line, column: column)))
     }
 
     private mutating func parseValue(
@@ -197,32 +218,43 @@ struct DocumentParser {
             return hasValue ? malformed("#\(name) takes no value") : .none
         case .integer:
             guard let value = Self.decimalInteger(bytes) else {
-                return malformed("#\(name) needs a decimal-integer value, found '\(String(decoding: bytes, as: UTF8.self))'")
+                return malformed(
+                    "#\(name) needs a decimal-integer value, found '\(String(decoding: bytes, as: UTF8.self))'")
             }
             return .integer(value)
         case .extinf:
             var comma = 0
             while comma < bytes.count, bytes[comma] != Self.comma { comma += 1 }
-            guard let duration = MediaTime.parse(UnsafeBufferPointer(rebasing: bytes[0..<comma]), allowSign: false) else {
-                return malformed("#EXTINF needs a decimal-floating-point duration, found '\(String(decoding: bytes[0..<comma], as: UTF8.self))'")
+            guard let duration = MediaTime.parse(UnsafeBufferPointer(rebasing: bytes[0..<comma]), allowSign: false)
+            else {
+                return malformed(
+                    "#EXTINF needs a decimal-floating-point duration, found '\(String(decoding: bytes[0..<comma], as: UTF8.self))'"
+                )
             }
             if comma == bytes.count {
-                report(.tagValue, line: line, column: column + comma, "#EXTINF:<duration>,[<title>] needs a comma after the duration")
+                report(
+                    .tagValue, line: line, column: column + comma,
+                    "#EXTINF:<duration>,[<title>] needs a comma after the duration")
                 return .extinf(duration: duration, title: "")
             }
             let title = comma + 1 < bytes.count ? String(decoding: bytes[(comma + 1)...], as: UTF8.self) : ""
             return .extinf(duration: duration, title: title)
         case .byteRange:
             guard let range = ByteRange(String(decoding: bytes, as: UTF8.self)) else {
-                return malformed("#\(name) needs <n>[@<o>] with decimal-integers, found '\(String(decoding: bytes, as: UTF8.self))'")
+                return malformed(
+                    "#\(name) needs <n>[@<o>] with decimal-integers, found '\(String(decoding: bytes, as: UTF8.self))'")
             }
             return .byteRange(range)
         case .dateTime:
             guard let date = DateTime.parse(bytes) else {
-                return malformed("#\(name) needs an ISO-8601 date-time, found '\(String(decoding: bytes, as: UTF8.self))'")
+                return malformed(
+                    "#\(name) needs an ISO-8601 date-time, found '\(String(decoding: bytes, as: UTF8.self))'")
             }
             if date.utcOffsetSeconds == nil || date.fractionDigits < 3 {
-                report(.dateFormat, line: line, column: column, "the date \(String(decoding: bytes, as: UTF8.self)) lacks a time zone or millisecond precision; dates \(Rule.dateFormat.quote)")
+                report(
+                    .dateFormat, line: line, column: column,
+                    "the date \(String(decoding: bytes, as: UTF8.self)) lacks a time zone or millisecond precision; dates \(Rule.dateFormat.quote)"
+                )
             }
             return .dateTime(date)
         case .enumerated:
@@ -247,12 +279,20 @@ struct DocumentParser {
             while index < count, bytes[index] != Self.equals, bytes[index] != Self.comma { index += 1 }
             let nameBytes = UnsafeBufferPointer(rebasing: bytes[nameStart..<index])
             guard index < count, bytes[index] == Self.equals, !nameBytes.isEmpty else {
-                report(.attributeSyntax, line: line, column: column + nameStart, "expected AttributeName=AttributeValue, found '\(String(decoding: nameBytes, as: UTF8.self))'")
+                report(
+                    .attributeSyntax, line: line, column: column + nameStart,
+                    "expected AttributeName=AttributeValue, found '\(String(decoding: nameBytes, as: UTF8.self))'")
                 index += 1
                 continue
             }
-            if !nameBytes.allSatisfy({ ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || ($0 &- UInt8(ascii: "0") < 10) || $0 == UInt8(ascii: "-") }) {
-                report(.attributeSyntax, line: line, column: column + nameStart, "AttributeName '\(String(decoding: nameBytes, as: UTF8.self))' may only contain [A-Z], [0-9] and '-'")
+            if !nameBytes.allSatisfy({
+                ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || ($0 &- UInt8(ascii: "0") < 10)
+                    || $0 == UInt8(ascii: "-")
+            }) {
+                report(
+                    .attributeSyntax, line: line, column: column + nameStart,
+                    "AttributeName '\(String(decoding: nameBytes, as: UTF8.self))' may only contain [A-Z], [0-9] and '-'"
+                )
             }
             index += 1
             let valueStart = index
@@ -264,26 +304,34 @@ struct DocumentParser {
                 } else {
                     index += 1
                     if index < count, bytes[index] != Self.comma {
-                        report(.attributeSyntax, line: line, column: column + index, "expected ',' after the quoted-string")
+                        report(
+                            .attributeSyntax, line: line, column: column + index, "expected ',' after the quoted-string"
+                        )
                         while index < count, bytes[index] != Self.comma { index += 1 }
                     }
                 }
             } else {
                 while index < count, bytes[index] != Self.comma { index += 1 }
                 if index == valueStart {
-                    report(.attributeSyntax, line: line, column: column + valueStart, "missing value for attribute \(String(decoding: nameBytes, as: UTF8.self))")
+                    report(
+                        .attributeSyntax, line: line, column: column + valueStart,
+                        "missing value for attribute \(String(decoding: nameBytes, as: UTF8.self))")
                 }
             }
             let name = String(decoding: nameBytes, as: UTF8.self)
             let value = String(decoding: bytes[valueStart..<index], as: UTF8.self)
             if list.contains(where: { $0.name == name }) {
-                report(.attributeDuplicate, line: line, column: column + nameStart, "attribute \(name) appears more than once; \(Rule.attributeDuplicate.quote)")
+                report(
+                    .attributeDuplicate, line: line, column: column + nameStart,
+                    "attribute \(name) appears more than once; \(Rule.attributeDuplicate.quote)")
             }
             list.append(Attribute(name: name, value: AttributeValue(rawValue: value)))
             if index < count {
                 index += 1  // the comma
                 if index == count {
-                    report(.attributeSyntax, line: line, column: column + index - 1, "trailing comma at the end of the attribute list")
+                    report(
+                        .attributeSyntax, line: line, column: column + index - 1,
+                        "trailing comma at the end of the attribute list")
                 }
             }
         }

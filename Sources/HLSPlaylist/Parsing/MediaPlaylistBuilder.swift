@@ -27,7 +27,9 @@ struct MediaPlaylistBuilder {
     private var targetDurationLine = 0
     private var nextDate: DateTime?
 
-    mutating func addTag(_ tag: Tag, _ definition: TagDefinition, line index: Int, interpreter: inout PlaylistInterpreter) {
+    mutating func addTag(
+        _ tag: Tag, _ definition: TagDefinition, line index: Int, interpreter: inout PlaylistInterpreter
+    ) {
         guard let known = tag.name.known else { return }
         // The hot path: segment tags whose values were read in phase one.
         switch known {
@@ -124,8 +126,10 @@ struct MediaPlaylistBuilder {
         case .skip:
             playlist.skip = Skip(
                 skippedSegments: attributes["SKIPPED-SEGMENTS"]?.decimalInteger ?? 0,
-                recentlyRemovedDateRanges: attributes["RECENTLY-REMOVED-DATERANGES"]?.quotedString?.split(separator: "\t")
-                    .map(String.init) ?? [])
+                recentlyRemovedDateRanges: attributes["RECENTLY-REMOVED-DATERANGES"]?.quotedString?.split(
+                    separator: "\t"
+                )
+                .map(String.init) ?? [])
         case .preloadHint:
             if let uri = interpreter.string(attributes, "URI", line: index) {
                 playlist.preloadHints.append(
@@ -182,7 +186,9 @@ struct MediaPlaylistBuilder {
         if !parts.isEmpty { parts = [] }
     }
 
-    private mutating func addDateRange(_ attributes: AttributeList, line index: Int, interpreter: inout PlaylistInterpreter) {
+    private mutating func addDateRange(
+        _ attributes: AttributeList, line index: Int, interpreter: inout PlaylistInterpreter
+    ) {
         guard let id = attributes["ID"]?.quotedString else { return }
         if let existing = dateRangeIndex[id] {
             var merged = playlist.dateRanges[existing].attributes
@@ -216,7 +222,8 @@ struct MediaPlaylistBuilder {
         }
         playlist.trailingParts = parts
         if playlist.targetDuration == nil {
-            interpreter.report(.tagMissing, line: 0, "the Media Playlist has no #EXT-X-TARGETDURATION; \(Rule.tagMissing.quote)")
+            interpreter.report(
+                .tagMissing, line: 0, "the Media Playlist has no #EXT-X-TARGETDURATION; \(Rule.tagMissing.quote)")
         }
         // Segments before the first PROGRAM-DATE-TIME get dates counted back from it (R1).
         if let firstDated = playlist.segments.firstIndex(where: { $0.programDateTime != nil }), firstDated > 0,
@@ -244,7 +251,8 @@ struct MediaPlaylistBuilder {
         func date(_ name: String) -> DateTime? {
             guard let text = attributes[name]?.quotedString else { return nil }
             guard let value = DateTime(iso8601: text) else {
-                interpreter.report(.attributeType, line: line, attribute: name, "\(name) must be an ISO-8601 date, found \"\(text)\"")
+                interpreter.report(
+                    .attributeType, line: line, attribute: name, "\(name) must be an ISO-8601 date, found \"\(text)\"")
                 return nil
             }
             return value

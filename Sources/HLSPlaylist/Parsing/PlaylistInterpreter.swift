@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Phase two of parsing: reads the meaning of a document's tags into a ``Playlist``.
@@ -95,7 +96,9 @@ struct PlaylistInterpreter {
     }
 
     /// Checks one attribute's type. Returns false when the tag must be ignored.
-    private mutating func check(_ attribute: Attribute, _ type: TagDefinition.AttributeType, tag: TagName, line index: Int)
+    private mutating func check(
+        _ attribute: Attribute, _ type: TagDefinition.AttributeType, tag: TagName, line index: Int
+    )
         -> Bool
     {
         let value = attribute.value
@@ -134,7 +137,9 @@ struct PlaylistInterpreter {
             if value.rawValue == "YES" { return true }
             typeName = "the enumerated-string YES"
         }
-        report(.attributeType, line: index, attribute: attribute.name, "\(attribute.name) must be \(typeName), found \(value)")
+        report(
+            .attributeType, line: index, attribute: attribute.name,
+            "\(attribute.name) must be \(typeName), found \(value)")
         return false
     }
 
@@ -151,7 +156,9 @@ struct PlaylistInterpreter {
     /// Replaces `{$name}` references (§4.3).
     mutating func substitute(_ text: String, line index: Int) -> String {
         let hasBrace =
-            text.utf8.withContiguousStorageIfAvailable { memchr($0.baseAddress!, 0x7B, $0.count) != nil }
+            text.utf8.withContiguousStorageIfAvailable { bytes in
+                bytes.baseAddress.map { memchr($0, 0x7B, bytes.count) != nil } ?? false
+            }
             ?? text.utf8.contains(UInt8(ascii: "{"))
         guard hasBrace, text.contains("{$") else { return text }
         var result = ""
@@ -166,7 +173,9 @@ struct PlaylistInterpreter {
             if let value = variables[name] {
                 result += value
             } else {
-                report(.variableReference, line: index, "the variable reference {$\(name)} is not defined by EXT-X-DEFINE; \(Rule.variableReference.quote)")
+                report(
+                    .variableReference, line: index,
+                    "the variable reference {$\(name)} is not defined by EXT-X-DEFINE; \(Rule.variableReference.quote)")
                 result += rest[open.lowerBound...close]
             }
             rest = rest[rest.index(after: close)...]
@@ -176,9 +185,10 @@ struct PlaylistInterpreter {
     }
 
     /// Handles tags allowed in both kinds of playlist. Returns true if the tag was one.
-    mutating func handleCommon(_ tag: Tag, _ definition: TagDefinition?, line index: Int, version: inout UInt64?,
-        independentSegments: inout Bool, start: inout StartPoint?) -> Bool
-    {
+    mutating func handleCommon(
+        _ tag: Tag, _ definition: TagDefinition?, line index: Int, version: inout UInt64?,
+        independentSegments: inout Bool, start: inout StartPoint?
+    ) -> Bool {
         guard let definition else {
             var value: String? = nil
             if case .text(let text) = tag.value { value = text }
@@ -198,7 +208,9 @@ struct PlaylistInterpreter {
             independentSegments = true
             return true
         case .start?:
-            if let attributes = checked(tag, definition, line: index), let offset = attributes["TIME-OFFSET"]?.signedDecimal {
+            if let attributes = checked(tag, definition, line: index),
+                let offset = attributes["TIME-OFFSET"]?.signedDecimal
+            {
                 start = StartPoint(timeOffset: offset, precise: yes(attributes, "PRECISE"))
             }
             return true
@@ -217,7 +229,9 @@ struct PlaylistInterpreter {
             return
         }
         if definitions.contains(where: { $0.name == name }) {
-            report(.variableReference, line: index, "the variable \(name) is defined more than once; the first definition is used")
+            report(
+                .variableReference, line: index,
+                "the variable \(name) is defined more than once; the first definition is used")
             return
         }
         var value: String?
@@ -231,13 +245,18 @@ struct PlaylistInterpreter {
             source = .import
             value = options.importedVariables[name]
             if value == nil {
-                report(.variableReference, line: index, "IMPORT=\"\(name)\" names no variable of the Multivariant Playlist")
+                report(
+                    .variableReference, line: index, "IMPORT=\"\(name)\" names no variable of the Multivariant Playlist"
+                )
             }
         default:
             source = .queryParameter
-            value = options.playlistURL.flatMap { URLComponents(string: $0) }?.queryItems?.first { $0.name == name }?.value
+            value =
+                options.playlistURL.flatMap { URLComponents(string: $0) }?.queryItems?.first { $0.name == name }?.value
             if value == nil {
-                report(.variableReference, line: index, "QUERYPARAM=\"\(name)\" is not a query parameter of the playlist URI")
+                report(
+                    .variableReference, line: index,
+                    "QUERYPARAM=\"\(name)\" is not a query parameter of the playlist URI")
             }
         }
         if let value { variables[name] = value }
@@ -291,7 +310,9 @@ struct PlaylistInterpreter {
                         let value = string(attributes, "VALUE", line: index)
                         let uri = string(attributes, "URI", line: index)
                         if (value == nil) == (uri == nil) {
-                            report(.attributeMissing, line: index, "#EXT-X-SESSION-DATA MUST contain either VALUE or URI, but not both")
+                            report(
+                                .attributeMissing, line: index,
+                                "#EXT-X-SESSION-DATA MUST contain either VALUE or URI, but not both")
                         }
                         playlist.sessionData.append(
                             SessionData(
@@ -350,7 +371,11 @@ struct PlaylistInterpreter {
         let type = attributes["TYPE"]?.enumeratedString ?? ""
         let uri = string(attributes, "URI", line: index)
         if type == "CLOSED-CAPTIONS" {
-            if uri != nil { report(.attributeType, line: index, attribute: "URI", "#EXT-X-MEDIA with TYPE=CLOSED-CAPTIONS MUST NOT have a URI") }
+            if uri != nil {
+                report(
+                    .attributeType, line: index, attribute: "URI",
+                    "#EXT-X-MEDIA with TYPE=CLOSED-CAPTIONS MUST NOT have a URI")
+            }
             if !attributes.contains("INSTREAM-ID") {
                 report(.attributeMissing, line: index, "#EXT-X-MEDIA with TYPE=CLOSED-CAPTIONS REQUIRES INSTREAM-ID")
             }

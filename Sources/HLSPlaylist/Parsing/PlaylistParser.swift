@@ -52,7 +52,9 @@ public enum PlaylistParser {
         return interpret(document, options: options, syntaxDiagnostics: [])
     }
 
-    private static func interpret(_ document: PlaylistDocument, options: ParseOptions, syntaxDiagnostics: [Diagnostic])
+    private static func interpret(
+        _ document: PlaylistDocument, options: ParseOptions, syntaxDiagnostics: [Diagnostic]
+    )
         -> ParseResult
     {
         var interpreter = PlaylistInterpreter(document: document, options: options)

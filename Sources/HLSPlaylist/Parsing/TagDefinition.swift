@@ -63,7 +63,9 @@ extension TagDefinition {
             attributes: ["TIME-OFFSET": .signedDecimalFloatingPoint, "PRECISE": yesNo], required: ["TIME-OFFSET"]),
         TagDefinition(
             .define, .attributes, .mediaOrMultivariant,
-            attributes: ["NAME": .quotedString, "VALUE": .quotedString, "IMPORT": .quotedString, "QUERYPARAM": .quotedString]),
+            attributes: [
+                "NAME": .quotedString, "VALUE": .quotedString, "IMPORT": .quotedString, "QUERYPARAM": .quotedString,
+            ]),
         TagDefinition(.targetDuration, .integer, .mediaPlaylist, once: true),
         TagDefinition(.mediaSequence, .integer, .mediaPlaylist, once: true),
         TagDefinition(.discontinuitySequence, .integer, .mediaPlaylist, once: true),
@@ -76,7 +78,8 @@ extension TagDefinition {
         TagDefinition(
             .serverControl, .attributes, .mediaPlaylist, once: true,
             attributes: [
-                "CAN-SKIP-UNTIL": .decimalFloatingPoint, "CAN-SKIP-DATERANGES": yesNo, "HOLD-BACK": .decimalFloatingPoint,
+                "CAN-SKIP-UNTIL": .decimalFloatingPoint, "CAN-SKIP-DATERANGES": yesNo,
+                "HOLD-BACK": .decimalFloatingPoint,
                 "PART-HOLD-BACK": .decimalFloatingPoint, "CAN-BLOCK-RELOAD": yesNo,
             ]),
         TagDefinition(.extinf, .extinf, .mediaSegment),
@@ -97,7 +100,8 @@ extension TagDefinition {
         TagDefinition(
             .part, .attributes, .mediaSegment,
             attributes: [
-                "URI": .quotedString, "DURATION": .decimalFloatingPoint, "INDEPENDENT": yesNo, "BYTERANGE": .quotedString,
+                "URI": .quotedString, "DURATION": .decimalFloatingPoint, "INDEPENDENT": yesNo,
+                "BYTERANGE": .quotedString,
                 "GAP": yesNo,
             ], required: ["URI", "DURATION"]),
         TagDefinition(
@@ -105,7 +109,8 @@ extension TagDefinition {
             attributes: [
                 "ID": .quotedString, "CLASS": .quotedString, "START-DATE": .quotedString, "CUE": .enumeratedStringList,
                 "END-DATE": .quotedString, "DURATION": .decimalFloatingPoint, "PLANNED-DURATION": .decimalFloatingPoint,
-                "SCTE35-CMD": .hexadecimalSequence, "SCTE35-OUT": .hexadecimalSequence, "SCTE35-IN": .hexadecimalSequence,
+                "SCTE35-CMD": .hexadecimalSequence, "SCTE35-OUT": .hexadecimalSequence,
+                "SCTE35-IN": .hexadecimalSequence,
                 "END-ON-NEXT": .yes,
             ], required: ["ID"]),
         TagDefinition(

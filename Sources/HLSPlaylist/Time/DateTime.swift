@@ -81,11 +81,13 @@ public struct DateTime: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// The date `time` later (exact).
     public static func + (lhs: DateTime, rhs: MediaTime) -> DateTime {
-        DateTime(nanosecondsSinceEpoch: lhs.nanosecondsSinceEpoch &+ rhs.nanoseconds, utcOffsetSeconds: lhs.utcOffsetSeconds)
+        DateTime(
+            nanosecondsSinceEpoch: lhs.nanosecondsSinceEpoch &+ rhs.nanoseconds, utcOffsetSeconds: lhs.utcOffsetSeconds)
     }
     /// The date `time` earlier (exact).
     public static func - (lhs: DateTime, rhs: MediaTime) -> DateTime {
-        DateTime(nanosecondsSinceEpoch: lhs.nanosecondsSinceEpoch &- rhs.nanoseconds, utcOffsetSeconds: lhs.utcOffsetSeconds)
+        DateTime(
+            nanosecondsSinceEpoch: lhs.nanosecondsSinceEpoch &- rhs.nanoseconds, utcOffsetSeconds: lhs.utcOffsetSeconds)
     }
     /// The exact time between two dates.
     public static func - (lhs: DateTime, rhs: DateTime) -> MediaTime {

@@ -48,7 +48,9 @@ struct InspectSummary {
             if let cue = range.cue { line += "  cue=\(cue.joined(separator: ","))" }
             lines.append(line)
         }
-        if playlist.dateRanges.count > limit { lines.append("  … \(playlist.dateRanges.count - limit) more (--json lists all)") }
+        if playlist.dateRanges.count > limit {
+            lines.append("  … \(playlist.dateRanges.count - limit) more (--json lists all)")
+        }
         if !playlist.preloadHints.isEmpty { lines.append("preload hints: \(playlist.preloadHints.count)") }
         if !playlist.renditionReports.isEmpty { lines.append("rendition reports: \(playlist.renditionReports.count)") }
         if !playlist.unknownTags.isEmpty { lines.append("unknown tags: \(playlist.unknownTags.count) (kept)") }

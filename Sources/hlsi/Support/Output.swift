@@ -44,10 +44,10 @@ enum Output {
         return text
     }
 
-    /// Pretty JSON with keys in declaration order and unescaped slashes.
+    /// Pretty JSON with sorted keys (stable output) and unescaped slashes.
     static func json<Value: Encodable>(_ value: Value) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
     }
 }

@@ -1,0 +1,121 @@
+import Foundation
+import HLSLoading
+import HLSPlaylist
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@Suite("PlaylistLoader over real HTTP and files")
+struct PlaylistLoaderTests {
+    static let playlist = Array("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\na.ts\n#EXT-X-ENDLIST\n".utf8)
+
+    static func routes(_ path: String) -> TestHTTPServer.Response {
+        switch path {
+        case "/ok.m3u8": return .init(body: playlist)
+        case let path where path.hasPrefix("/redirect/"):
+            let remaining = Int(path.dropFirst("/redirect/".count)) ?? 0
+            let target = remaining == 0 ? "/ok.m3u8" : "/redirect/\(remaining - 1)"
+            return .init(status: .found, headers: [("Location", target)])
+        case "/loop": return .init(status: .found, headers: [("Location", "/loop")])
+        case "/html": return .init(headers: [("Content-Type", "text/html")], body: Array("<html>Not found</html>".utf8))
+        case "/latin1.m3u8": return .init(body: Array("#EXTM3U\n#EXTINF:6,caf".utf8) + [0xE9] + Array("\na.ts\n".utf8))
+        case "/slow.m3u8": return .init(body: playlist, delay: .seconds(3))
+        default: return .init(status: .notFound, body: Array("nope".utf8))
+        }
+    }
+
+    func withServer(_ body: (TestHTTPServer, PlaylistLoader) async throws -> Void) async throws {
+        let server = try await TestHTTPServer.start(routes: Self.routes)
+        let loader = PlaylistLoader(configuration: .init(timeout: .seconds(1)))
+        do {
+            try await body(server, loader)
+        } catch {
+            try? await loader.shutdown()
+            try? await server.shutdown()
+            throw error
+        }
+        try await loader.shutdown()
+        try await server.shutdown()
+    }
+
+    func expectLoadError(_ code: LoadError.Code, _ operation: () async throws -> Void) async {
+        do {
+            try await operation()
+            Issue.record("expected \(code)")
+        } catch let error as LoadError {
+            #expect(error.code == code, "\(error)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test("loads and parses a playlist over HTTP")
+    func ok() async throws {
+        try await withServer { server, loader in
+            let (resource, result) = try await loader.loadPlaylist(server.url("/ok.m3u8"))
+            #expect(resource.bytes == Self.playlist)
+            #expect(resource.contentType == "application/vnd.apple.mpegurl")
+            #expect(result.playlist.media?.segments.count == 1)
+            #expect(result.diagnostics.first?.location.file == nil || result.diagnostics.allSatisfy { $0.location.file == server.url("/ok.m3u8") })
+        }
+    }
+
+    @Test("follows up to 5 redirects and reports the final URL (R20)")
+    func redirects() async throws {
+        try await withServer { server, loader in
+            let (resource, _) = try await loader.loadPlaylist(server.url("/redirect/4"))
+            #expect(resource.finalLocation.hasSuffix("/ok.m3u8"))
+            await expectLoadError(.tooManyRedirects) { _ = try await loader.loadPlaylist(server.url("/redirect/5")) }
+            await expectLoadError(.tooManyRedirects) { _ = try await loader.loadPlaylist(server.url("/loop")) }
+        }
+    }
+
+    @Test("HTTP errors, non-playlist content, non-UTF-8 bytes and timeouts are clear errors")
+    func errors() async throws {
+        try await withServer { server, loader in
+            do {
+                _ = try await loader.loadPlaylist(server.url("/missing.m3u8"))
+                Issue.record("expected an HTTP error")
+            } catch let error as LoadError {
+                #expect(error.code == .httpStatus)
+                #expect(error.httpStatus == 404)
+                #expect(error.description.contains("HTTP 404"))
+                #expect(!error.isContentError)
+            }
+            do {
+                _ = try await loader.loadPlaylist(server.url("/html"))
+                Issue.record("expected not-a-playlist")
+            } catch let error as LoadError {
+                #expect(error.code == .notAPlaylist)
+                #expect(error.message.contains("text/html"))
+                #expect(error.isContentError)
+            }
+            do {
+                _ = try await loader.loadPlaylist(server.url("/latin1.m3u8"))
+                Issue.record("expected not-utf8")
+            } catch let error as LoadError {
+                #expect(error.code == .notUTF8)
+                #expect(error.location.hasSuffix("/latin1.m3u8:2:14"))
+            }
+            await expectLoadError(.timeout) { _ = try await loader.loadPlaylist(server.url("/slow.m3u8")) }
+        }
+    }
+
+    @Test("files: loads paths and file URLs; missing files and directories are clear errors")
+    func files() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-loader-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("a.m3u8")
+        try Data(Self.playlist).write(to: file)
+        try await PlaylistLoader.withLoader { loader in
+            let (_, result) = try await loader.loadPlaylist(file.path)
+            #expect(result.document.write() == Self.playlist)
+            let (_, viaURL) = try await loader.loadPlaylist(file.absoluteString)
+            #expect(viaURL.playlist.media?.segments.count == 1)
+            await expectLoadError(.fileUnreadable) { _ = try await loader.loadPlaylist(directory.appendingPathComponent("none.m3u8").path) }
+            await expectLoadError(.fileUnreadable) { _ = try await loader.loadPlaylist(directory.path) }
+            await expectLoadError(.invalidLocation) { _ = try await loader.loadPlaylist("ftp://example.com/a.m3u8") }
+        }
+    }
+}

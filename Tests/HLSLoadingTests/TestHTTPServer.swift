@@ -1,0 +1,69 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A real HTTP/1.1 server on 127.0.0.1 with canned routes, for loader tests.
+final class TestHTTPServer: Sendable {
+    struct Response: Sendable {
+        var status: HTTPResponseStatus = .ok
+        var headers: [(String, String)] = [("Content-Type", "application/vnd.apple.mpegurl")]
+        var body: [UInt8] = []
+        var delay: TimeAmount? = nil
+    }
+
+    typealias Routes = @Sendable (_ path: String) -> Response
+
+    private let channel: any Channel
+    let port: Int
+
+    private init(channel: any Channel) {
+        self.channel = channel
+        self.port = channel.localAddress?.port ?? 0
+    }
+
+    static func start(routes: @escaping Routes) async throws -> TestHTTPServer {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
+                    try channel.pipeline.syncOperations.addHandler(Handler(routes: routes))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return TestHTTPServer(channel: channel)
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    func shutdown() async throws { try await channel.close() }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        let routes: Routes
+        var path = "/"
+
+        init(routes: @escaping Routes) { self.routes = routes }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head): path = head.uri
+            case .body: break
+            case .end:
+                let response = routes(path)
+                let send = { [self] in
+                    var headers = HTTPHeaders(response.headers)
+                    headers.add(name: "Content-Length", value: String(response.body.count))
+                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))), promise: nil)
+                    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
+                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                }
+                if let delay = response.delay {
+                    context.eventLoop.assumeIsolated().scheduleTask(in: delay) { send() }
+                } else {
+                    send()
+                }
+            }
+        }
+    }
+}
