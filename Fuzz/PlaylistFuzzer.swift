@@ -11,7 +11,9 @@ public func playlistFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int
         let index = diagnostic.location.line - 1
         // An empty document's diagnostics point at line 1, column 1.
         guard index >= 0, index <= result.document.lines.count else { fatalError("diagnostic outside the document") }
-        if index < result.document.lines.count { _ = diagnostic.render(sourceLine: result.document.text(ofLine: index)) }
+        if index < result.document.lines.count {
+            _ = diagnostic.render(sourceLine: result.document.text(ofLine: index))
+        }
     }
     _ = PlaylistParser.interpret(result.document)
     return 0

@@ -56,7 +56,9 @@ struct PlaylistLoaderTests {
             #expect(resource.bytes == Self.playlist)
             #expect(resource.contentType == "application/vnd.apple.mpegurl")
             #expect(result.playlist.media?.segments.count == 1)
-            #expect(result.diagnostics.first?.location.file == nil || result.diagnostics.allSatisfy { $0.location.file == server.url("/ok.m3u8") })
+            #expect(
+                result.diagnostics.first?.location.file == nil
+                    || result.diagnostics.allSatisfy { $0.location.file == server.url("/ok.m3u8") })
         }
     }
 
@@ -103,7 +105,8 @@ struct PlaylistLoaderTests {
 
     @Test("files: loads paths and file URLs; missing files and directories are clear errors")
     func files() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-loader-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hlsi-loader-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("a.m3u8")
@@ -113,7 +116,9 @@ struct PlaylistLoaderTests {
             #expect(result.document.write() == Self.playlist)
             let (_, viaURL) = try await loader.loadPlaylist(file.absoluteString)
             #expect(viaURL.playlist.media?.segments.count == 1)
-            await expectLoadError(.fileUnreadable) { _ = try await loader.loadPlaylist(directory.appendingPathComponent("none.m3u8").path) }
+            await expectLoadError(.fileUnreadable) {
+                _ = try await loader.loadPlaylist(directory.appendingPathComponent("none.m3u8").path)
+            }
             await expectLoadError(.fileUnreadable) { _ = try await loader.loadPlaylist(directory.path) }
             await expectLoadError(.invalidLocation) { _ = try await loader.loadPlaylist("ftp://example.com/a.m3u8") }
         }

@@ -54,7 +54,10 @@ final class TestHTTPServer: Sendable {
                 let send = { [self] in
                     var headers = HTTPHeaders(response.headers)
                     headers.add(name: "Content-Length", value: String(response.body.count))
-                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))), promise: nil)
+                    context.write(
+                        wrapOutboundOut(
+                            .head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))),
+                        promise: nil)
                     context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
                     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                 }

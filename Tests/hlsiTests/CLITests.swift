@@ -18,7 +18,10 @@ struct CLITests {
     static var executable: URL {
         // The test bundle sits in the build products folder, next to `hlsi`.
         let products = Bundle.main.bundleURL
-        let candidates = [products.appendingPathComponent("hlsi"), products.deletingLastPathComponent().appendingPathComponent("hlsi")]
+        let candidates = [
+            products.appendingPathComponent("hlsi"),
+            products.deletingLastPathComponent().appendingPathComponent("hlsi"),
+        ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }
 
@@ -57,18 +60,29 @@ struct CLITests {
     }
 
     static let goldenCases: [GoldenCase] = [
-        GoldenCase(arguments: ["inspect", "Tests/Fixtures/playlists/interstitials-vod.m3u8"], golden: "inspect-interstitials.txt", status: 0),
-        GoldenCase(arguments: ["inspect", "Tests/Fixtures/playlists/multivariant-full.m3u8"], golden: "inspect-multivariant.txt", status: 0),
-        GoldenCase(arguments: ["inspect", "Tests/Fixtures/playlists/ll-hls-live.m3u8"], golden: "inspect-ll-hls.txt", status: 0),
-        GoldenCase(arguments: ["inspect", "--json", "Tests/Fixtures/playlists/vod-basic.m3u8"], golden: "inspect-vod-basic.json", status: 0),
-        GoldenCase(arguments: ["inspect", "Tests/Fixtures/invalid/attribute-syntax.m3u8"], golden: "inspect-attribute-syntax.txt", status: 1),
+        GoldenCase(
+            arguments: ["inspect", "Tests/Fixtures/playlists/interstitials-vod.m3u8"],
+            golden: "inspect-interstitials.txt", status: 0),
+        GoldenCase(
+            arguments: ["inspect", "Tests/Fixtures/playlists/multivariant-full.m3u8"],
+            golden: "inspect-multivariant.txt", status: 0),
+        GoldenCase(
+            arguments: ["inspect", "Tests/Fixtures/playlists/ll-hls-live.m3u8"], golden: "inspect-ll-hls.txt", status: 0
+        ),
+        GoldenCase(
+            arguments: ["inspect", "--json", "Tests/Fixtures/playlists/vod-basic.m3u8"],
+            golden: "inspect-vod-basic.json", status: 0),
+        GoldenCase(
+            arguments: ["inspect", "Tests/Fixtures/invalid/attribute-syntax.m3u8"],
+            golden: "inspect-attribute-syntax.txt", status: 1),
     ]
 
     @Test("golden output and exit status", arguments: goldenCases)
     func goldenOutput(_ testCase: GoldenCase) throws {
         let run = try Self.run(testCase.arguments)
         #expect(run.status == testCase.status, "\(run.standardError)")
-        try Self.golden(testCase.golden, run.standardOutput + (run.standardError.isEmpty ? "" : "--- stderr\n" + run.standardError))
+        try Self.golden(
+            testCase.golden, run.standardOutput + (run.standardError.isEmpty ? "" : "--- stderr\n" + run.standardError))
     }
 
     @Test("usage errors exit 2 with a message; --help exits 0")
@@ -82,14 +96,16 @@ struct CLITests {
         #expect(badValue.status == 2)
         let help = try Self.run(["inspect", "--help"])
         #expect(help.status == 0)
-        #expect(help.standardOutput.contains("Exit codes: 0 no errors, 1 the playlist has errors, 2 usage or I/O failure."))
+        #expect(
+            help.standardOutput.contains("Exit codes: 0 no errors, 1 the playlist has errors, 2 usage or I/O failure."))
     }
 
     @Test("I/O failures exit 2; content that is not a playlist exits 1")
     func failures() throws {
         let missing = try Self.run(["inspect", "Tests/Fixtures/playlists/none.m3u8"])
         #expect(missing.status == 2)
-        #expect(missing.standardError == "Tests/Fixtures/playlists/none.m3u8: error: [load-file-unreadable] no such file\n")
+        #expect(
+            missing.standardError == "Tests/Fixtures/playlists/none.m3u8: error: [load-file-unreadable] no such file\n")
         let notPlaylist = try Self.run(["inspect", "README.md"])
         #expect(notPlaylist.status == 1)
         #expect(notPlaylist.standardError.contains("[load-not-a-playlist]"))

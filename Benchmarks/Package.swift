@@ -1,0 +1,31 @@
+// swift-tools-version: 6.1
+import Foundation
+import PackageDescription
+
+// The toolkit is the parent folder; SwiftPM names a path dependency after its folder.
+let toolkit = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent()
+
+let package = Package(
+    name: "Benchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "PlaylistBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "HLSPlaylist", package: toolkit.lastPathComponent),
+            ],
+            path: "Benchmarks/PlaylistBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "compare-python",
+            dependencies: [.product(name: "HLSPlaylist", package: toolkit.lastPathComponent)]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
