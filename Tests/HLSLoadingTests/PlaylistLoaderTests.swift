@@ -38,15 +38,22 @@ struct PlaylistLoaderTests {
         try await server.shutdown()
     }
 
-    func expectLoadError(_ code: LoadError.Code, _ operation: () async throws -> Void) async {
+    /// The LoadError the operation throws; records an issue if it throws nothing or something else.
+    func loadError(_ operation: () async throws -> Void) async -> LoadError? {
         do {
             try await operation()
-            Issue.record("expected \(code)")
+            Issue.record("expected a LoadError")
         } catch let error as LoadError {
-            #expect(error.code == code, "\(error)")
+            return error
         } catch {
             Issue.record("unexpected \(error)")
         }
+        return nil
+    }
+
+    func expectLoadError(_ code: LoadError.Code, _ operation: () async throws -> Void) async {
+        let error = await loadError(operation)
+        #expect(error?.code == code, "\(String(describing: error))")
     }
 
     @Test("loads and parses a playlist over HTTP")
@@ -75,30 +82,18 @@ struct PlaylistLoaderTests {
     @Test("HTTP errors, non-playlist content, non-UTF-8 bytes and timeouts are clear errors")
     func errors() async throws {
         try await withServer { server, loader in
-            do {
-                _ = try await loader.loadPlaylist(server.url("/missing.m3u8"))
-                Issue.record("expected an HTTP error")
-            } catch let error as LoadError {
-                #expect(error.code == .httpStatus)
-                #expect(error.httpStatus == 404)
-                #expect(error.description.contains("HTTP 404"))
-                #expect(!error.isContentError)
-            }
-            do {
-                _ = try await loader.loadPlaylist(server.url("/html"))
-                Issue.record("expected not-a-playlist")
-            } catch let error as LoadError {
-                #expect(error.code == .notAPlaylist)
-                #expect(error.message.contains("text/html"))
-                #expect(error.isContentError)
-            }
-            do {
-                _ = try await loader.loadPlaylist(server.url("/latin1.m3u8"))
-                Issue.record("expected not-utf8")
-            } catch let error as LoadError {
-                #expect(error.code == .notUTF8)
-                #expect(error.location.hasSuffix("/latin1.m3u8:2:14"))
-            }
+            let status = await loadError { _ = try await loader.loadPlaylist(server.url("/missing.m3u8")) }
+            #expect(status?.code == .httpStatus)
+            #expect(status?.httpStatus == 404)
+            #expect(status?.description.contains("HTTP 404") == true)
+            #expect(status?.isContentError == false)
+            let html = await loadError { _ = try await loader.loadPlaylist(server.url("/html")) }
+            #expect(html?.code == .notAPlaylist)
+            #expect(html?.message.contains("text/html") == true)
+            #expect(html?.isContentError == true)
+            let latin1 = await loadError { _ = try await loader.loadPlaylist(server.url("/latin1.m3u8")) }
+            #expect(latin1?.code == .notUTF8)
+            #expect(latin1?.location.hasSuffix("/latin1.m3u8:2:14") == true)
             await expectLoadError(.timeout) { _ = try await loader.loadPlaylist(server.url("/slow.m3u8")) }
         }
     }

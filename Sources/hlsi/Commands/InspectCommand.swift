@@ -55,9 +55,3 @@ struct InspectReport: Encodable {
     var playlist: Playlist
     var diagnostics: [Diagnostic]
 }
-
-extension Output {
-    static func standardError(_ text: String, terminator: String) {
-        FileHandle.standardError.write(Data((text + terminator).utf8))
-    }
-}

@@ -23,9 +23,9 @@ struct CommandFailure: Error {
 
 /// Writing to the terminal.
 enum Output {
-    /// Writes a line to standard error.
-    static func standardError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+    /// Writes text and a terminator (a newline by default) to standard error.
+    static func standardError(_ text: String, terminator: String = "\n") {
+        FileHandle.standardError.write(Data((text + terminator).utf8))
     }
 
     /// Writes text to standard output without buffering surprises.
