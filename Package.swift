@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .visionOS(.v1)],
     products: [
         .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
+        .library(name: "HLSInterstitials", targets: ["HLSInterstitials"]),
         .library(name: "HLSLoading", targets: ["HLSLoading"]),
         .executable(name: "hlsi", targets: ["hlsi"]),
     ],
@@ -19,11 +20,14 @@ let package = Package(
     targets: [
         // Pure core: parsing, model, writing, diagnostics. No I/O.
         .target(name: "HLSPlaylist"),
+        // Pure core: the interstitial schema, asset lists, validation and authoring. No I/O.
+        .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist"]),
         // I/O: loading playlists from files and http(s) URLs.
         .target(
             name: "HLSLoading",
             dependencies: [
                 "HLSPlaylist",
+                "HLSInterstitials",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -34,6 +38,7 @@ let package = Package(
             name: "hlsi",
             dependencies: [
                 "HLSPlaylist",
+                "HLSInterstitials",
                 "HLSLoading",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -44,6 +49,10 @@ let package = Package(
                 "HLSPlaylist",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .testTarget(
+            name: "HLSInterstitialsTests",
+            dependencies: ["HLSInterstitials", "HLSPlaylist"]
         ),
         .testTarget(
             name: "HLSLoadingTests",

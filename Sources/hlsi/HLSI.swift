@@ -10,7 +10,9 @@ struct HLSI: AsyncParsableCommand {
             Exit codes: 0 success, 1 the input has errors, 2 usage or I/O failure.
             """,
         version: "0.1.0",
-        subcommands: [InspectCommand.self, GenerateCommand.self]
+        subcommands: [
+            InspectCommand.self, ValidateCommand.self, InsertCommand.self, GenerateCommand.self, RulesCommand.self,
+        ]
     )
 }
 

@@ -86,4 +86,29 @@ public struct PlaylistDocument: Sendable {
     public func location(line index: Int, column: Int = 1) -> SourceLocation {
         SourceLocation(file: file, line: index + 1, column: column)
     }
+
+    /// The location of attribute `name` in the attribute list of line `index` (0-based), or of the
+    /// line's start when the attribute is not there.
+    ///
+    /// Only names at the start of the list or after a comma outside quotes count, so `DURATION`
+    /// does not match inside `PLANNED-DURATION` or inside a quoted value.
+    public func location(line index: Int, attribute name: String) -> SourceLocation {
+        location(line: index, column: Self.column(of: name, in: Array(text(ofLine: index).utf8)) ?? 1)
+    }
+
+    /// The 1-based column of `name=` in an attribute-list line, or nil.
+    package static func column(of name: String, in bytes: [UInt8]) -> Int? {
+        let needle = Array(name.utf8) + [UInt8(ascii: "=")]
+        var inQuotes = false
+        var atStart = true
+        var index = bytes.firstIndex(of: UInt8(ascii: ":")).map { $0 + 1 } ?? 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if atStart, !inQuotes, bytes[index...].starts(with: needle) { return index + 1 }
+            if byte == UInt8(ascii: "\"") { inQuotes.toggle() }
+            atStart = !inQuotes && byte == UInt8(ascii: ",")
+            index += 1
+        }
+        return nil
+    }
 }

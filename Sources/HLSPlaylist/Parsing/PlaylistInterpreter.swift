@@ -26,14 +26,9 @@ struct PlaylistInterpreter {
     // MARK: Reporting
 
     mutating func report(_ rule: Rule, line index: Int, attribute: String? = nil, _ message: String) {
-        var column = 1
-        if let attribute {
-            let text = document.text(ofLine: index)
-            if let range = text.range(of: attribute + "=") {
-                column = text.utf8.distance(from: text.startIndex, to: range.lowerBound) + 1
-            }
-        }
-        diagnostics.append(rule.diagnostic(at: document.location(line: index, column: column), message))
+        let location =
+            attribute.map { document.location(line: index, attribute: $0) } ?? document.location(line: index)
+        diagnostics.append(rule.diagnostic(at: location, message))
     }
 
     // MARK: Entry
@@ -109,7 +104,9 @@ struct PlaylistInterpreter {
             typeName = "a decimal-integer"
         case .decimalFloatingPoint:
             if value.decimalFloatingPoint != nil { return true }
-            typeName = "a decimal-floating-point"
+            typeName =
+                value.signedDecimal != nil
+                ? "a decimal-floating-point, which is never negative" : "a decimal-floating-point"
         case .signedDecimalFloatingPoint:
             if value.signedDecimal != nil { return true }
             typeName = "a signed-decimal-floating-point"

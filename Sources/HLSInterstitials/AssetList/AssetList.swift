@@ -1,0 +1,169 @@
+import Foundation
+import HLSPlaylist
+
+/// The JSON object an X-ASSET-LIST URI returns (App. D.2): the assets to play back to back and an
+/// optional skip control that overrides the tag's X-SKIP-CONTROL-* attributes.
+///
+/// Keys are case-sensitive. Keys the schema does not define are kept and written back.
+public struct AssetList: Hashable, Sendable {
+    /// One interstitial asset: an Asset-Description object.
+    public struct Asset: Hashable, Sendable {
+        /// URI: "the absolute URI of a single interstitial asset".
+        public var uri: String
+        /// DURATION: the asset's duration in seconds.
+        public var duration: MediaTime
+        /// The other keys of the object.
+        public var otherKeys: [String: JSONValue]
+
+        /// Creates an asset.
+        public init(uri: String, duration: MediaTime, otherKeys: [String: JSONValue] = [:]) {
+            self.uri = uri
+            self.duration = duration
+            self.otherKeys = otherKeys
+        }
+    }
+
+    /// ASSETS: played back to back in array order.
+    public var assets: [Asset]
+    /// SKIP-CONTROL, which overrides the tag's X-SKIP-CONTROL-* attributes.
+    public var skipControl: SkipControl?
+    /// The other top-level keys.
+    public var otherKeys: [String: JSONValue]
+
+    /// Creates an asset list.
+    public init(assets: [Asset], skipControl: SkipControl? = nil, otherKeys: [String: JSONValue] = [:]) {
+        self.assets = assets
+        self.skipControl = skipControl
+        self.otherKeys = otherKeys
+    }
+
+    /// The sum of the assets' durations.
+    public var totalDuration: MediaTime { assets.reduce(.zero) { $0 + $1.duration } }
+
+    /// Reads an asset list from JSON bytes.
+    ///
+    /// - Throws: ``AssetListError`` with code `asset-list-json` when the bytes are not JSON, or
+    ///   `asset-list-schema` with every problem and its path (`ASSETS[2].DURATION: expected a number,
+    ///   found a string`).
+    public static func decode(_ bytes: some Collection<UInt8>) throws(AssetListError) -> AssetList {
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch {
+            throw AssetListError(
+                code: "asset-list-json", problems: [.init(path: "", message: "not valid JSON: \(Self.reason(error))")])
+        }
+        return try decode(value)
+    }
+
+    /// Reads an asset list from a decoded JSON value.
+    public static func decode(_ value: JSONValue) throws(AssetListError) -> AssetList {
+        var problems: [AssetListError.Problem] = []
+        func problem(_ path: String, _ message: String) { problems.append(.init(path: path, message: message)) }
+        func duration(_ value: JSONValue, _ path: String) -> MediaTime? {
+            guard let number = value.number else {
+                problem(path, "expected a number, found \(value.typeName)")
+                return nil
+            }
+            guard number >= 0, number.isFinite, number < 9e9 else {
+                problem(path, "expected a non-negative number of seconds, found \(value)")
+                return nil
+            }
+            return MediaTime(seconds: number)
+        }
+        guard case .object(var top) = value else {
+            throw AssetListError(
+                code: "asset-list-schema",
+                problems: [.init(path: "", message: "expected an object with ASSETS, found \(value.typeName)")])
+        }
+        var assets: [Asset] = []
+        switch top.removeValue(forKey: "ASSETS") {
+        case nil: problem("ASSETS", "missing; the asset list \"MUST contain\" an ASSETS array (App. D.2)")
+        case .array(let items)?:
+            for (index, item) in items.enumerated() {
+                let path = "ASSETS[\(index)]"
+                guard case .object(var fields) = item else {
+                    problem(path, "expected an object, found \(item.typeName)")
+                    continue
+                }
+                var uri: String?
+                switch fields.removeValue(forKey: "URI") {
+                case nil: problem("\(path).URI", "missing; each asset MUST have a URI")
+                case .string(let text)?: uri = text
+                case let other?: problem("\(path).URI", "expected a string, found \(other.typeName)")
+                }
+                var time: MediaTime?
+                if let value = fields.removeValue(forKey: "DURATION") {
+                    time = duration(value, "\(path).DURATION")
+                } else {
+                    problem("\(path).DURATION", "missing; each asset MUST have a DURATION")
+                }
+                if let uri, let time { assets.append(Asset(uri: uri, duration: time, otherKeys: fields)) }
+            }
+        case let other?: problem("ASSETS", "expected an array, found \(other.typeName)")
+        }
+        var skipControl: SkipControl?
+        switch top.removeValue(forKey: "SKIP-CONTROL") {
+        case nil: break
+        case .object(var fields)?:
+            var control = SkipControl()
+            if let value = fields.removeValue(forKey: "OFFSET") {
+                control.offset = duration(value, "SKIP-CONTROL.OFFSET")
+            }
+            if let value = fields.removeValue(forKey: "DURATION") {
+                control.duration = duration(value, "SKIP-CONTROL.DURATION")
+            }
+            switch fields.removeValue(forKey: "LABEL-ID") {
+            case nil: break
+            case .string(let text)?: control.labelID = text
+            case let other?: problem("SKIP-CONTROL.LABEL-ID", "expected a string, found \(other.typeName)")
+            }
+            for key in fields.keys.sorted() {
+                problem("SKIP-CONTROL.\(key)", "unknown key (OFFSET, DURATION, LABEL-ID)")
+            }
+            skipControl = control
+        case let other?: problem("SKIP-CONTROL", "expected an object, found \(other.typeName)")
+        }
+        if !problems.isEmpty { throw AssetListError(code: "asset-list-schema", problems: problems) }
+        return AssetList(assets: assets, skipControl: skipControl, otherKeys: top)
+    }
+
+    /// The JSON text: ASSETS, then SKIP-CONTROL, then the other keys in sorted order.
+    public func encoded() -> String {
+        var text = ""
+        var members: [(key: String, value: JSONValue)] = []
+        members.append(
+            (
+                "ASSETS",
+                .array(
+                    assets.map { asset in
+                        var fields = asset.otherKeys
+                        fields["URI"] = .string(asset.uri)
+                        fields["DURATION"] = Self.json(asset.duration)
+                        return .object(fields)
+                    })
+            ))
+        if let skipControl {
+            var fields: [String: JSONValue] = [:]
+            fields["OFFSET"] = skipControl.offset.map(Self.json)
+            fields["DURATION"] = skipControl.duration.map(Self.json)
+            fields["LABEL-ID"] = skipControl.labelID.map(JSONValue.string)
+            members.append(("SKIP-CONTROL", .object(fields)))
+        }
+        members += otherKeys.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        JSONValue.writeObject(members, to: &text)
+        return text
+    }
+
+    private static func json(_ time: MediaTime) -> JSONValue {
+        time.nanoseconds % 1_000_000_000 == 0 ? .integer(time.nanoseconds / 1_000_000_000) : .number(time.seconds)
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return underlying ?? context.debugDescription
+        }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,107 @@
+import HLSPlaylist
+
+/// Adds interstitial date ranges to a media playlist, changing nothing else.
+///
+/// Each EXT-X-DATERANGE goes just before the EXTINF of the segment its START-DATE falls in (before the
+/// first segment for earlier dates, after the last one for later dates), in request order. A playlist
+/// without EXT-X-PROGRAM-DATE-TIME gets one on its first segment, at ``defaultEpoch``, because "if a
+/// Playlist contains an EXT-X-DATERANGE tag, it MUST also contain at least one EXT-X-PROGRAM-DATE-TIME
+/// tag" (§4.4.5.1). Every other line keeps its bytes and its line terminator.
+public enum InterstitialInserter {
+    /// The date given to the first segment of a playlist without PROGRAM-DATE-TIME:
+    /// 2000-01-01T00:00:00.000Z, so that a time `t` in the playlist is that date plus `t` seconds.
+    public static let defaultEpoch = DateTime(nanosecondsSinceEpoch: 946_684_800_000_000_000)
+
+    /// The result of an insertion.
+    public struct Output: Sendable {
+        /// The new document.
+        public var document: PlaylistDocument
+        /// The events written, in order.
+        public var events: [InterstitialEvent]
+        /// Whether a PROGRAM-DATE-TIME was added.
+        public var addedProgramDateTime: Bool
+    }
+
+    /// Inserts the requests into a parsed media playlist.
+    ///
+    /// - Throws: ``InsertionError`` when the input is not a media playlist, a request is invalid, or an
+    ///   ID is already used by a date range of the playlist or by another request.
+    public static func insert(_ requests: [InsertionRequest], into result: ParseResult) throws(InsertionError) -> Output
+    {
+        guard case .media(var playlist) = result.playlist else {
+            throw InsertionError(
+                code: "insert-playlist",
+                "\(result.document.file) is a multivariant playlist; interstitials go into media playlists (use --in and --out for a whole presentation)"
+            )
+        }
+        guard let first = playlist.segments.first else {
+            throw InsertionError(
+                code: "insert-playlist", "\(result.document.file) has no media segments to schedule against")
+        }
+        let addPDT = !playlist.segments.contains { $0.programDateTime != nil }
+        if addPDT {
+            for index in playlist.segments.indices {
+                playlist.segments[index].date = defaultEpoch + (playlist.segments[index].startTime - first.startTime)
+            }
+        }
+        var ids = Set(playlist.dateRanges.map(\.id))
+        var events: [InterstitialEvent] = []
+        for (index, request) in requests.enumerated() {
+            let path = requests.count > 1 ? "interstitials[\(index)]" : ""
+            var event = try request.event(
+                mapping: { time in
+                    playlist.date(at: time).map { date in
+                        var date = date
+                        if date.utcOffsetSeconds == nil { date.utcOffsetSeconds = 0 }
+                        return date
+                    }
+                }, path: path)
+            guard ids.insert(event.identifier).inserted else {
+                throw InsertionError(
+                    code: "insert-request", path: path.isEmpty ? "id" : "\(path).id",
+                    "the ID \"\(event.identifier)\" is already used; §6.2.1: the server MUST NOT reuse an ID for a new Date Range"
+                )
+            }
+            event.sourceAttributes = nil
+            events.append(event)
+        }
+
+        var document = result.document
+        var insertions: [(line: Int, content: LineContent)] = []
+        let firstLine = extinfLine(of: first, in: document)
+        if addPDT {
+            insertions.append((firstLine, .tag(Tag(.programDateTime, .dateTime(defaultEpoch)))))
+        }
+        for event in events {
+            let time = event.date.flatMap { playlist.time(at: $0) } ?? first.startTime
+            let line: Int
+            if time < first.startTime {
+                line = firstLine
+            } else if let segment = playlist.segments.last(where: { $0.startTime <= time }), time < segment.endTime {
+                line = extinfLine(of: segment, in: document)
+            } else {
+                line = playlist.segments[playlist.segments.count - 1].line
+            }
+            insertions.append((line, .tag(event.dateRangeTag)))
+        }
+        // Bottom up, so earlier indices stay valid; lines for one place keep their order.
+        let grouped = Dictionary(grouping: insertions.enumerated(), by: { $0.element.line })
+        for line in grouped.keys.sorted(by: >) {
+            for entry in grouped[line]!.sorted(by: { $0.offset > $1.offset }) {
+                document.insert(entry.element.content, at: line)
+            }
+        }
+        return Output(document: document, events: events, addedProgramDateTime: addPDT)
+    }
+
+    /// The 0-based index of the EXTINF line of a segment (its URI line is `segment.line`).
+    private static func extinfLine(of segment: MediaSegment, in document: PlaylistDocument) -> Int {
+        var index = segment.line - 1
+        while index > 0 {
+            index -= 1
+            if document.lines[index].content.tag?.name == .extinf { return index }
+            if case .uri = document.lines[index].content { break }
+        }
+        return segment.line - 1
+    }
+}

@@ -1,0 +1,190 @@
+import HLSPlaylist
+
+extension InterstitialEvent {
+    /// The attribute names of the interstitial schema (App. D.2, D.3) and of EXT-X-DATERANGE (§4.4.5.1)
+    /// that the event reads, in the order it writes them.
+    public enum AttributeName {
+        public static let id = "ID"
+        public static let className = "CLASS"
+        public static let startDate = "START-DATE"
+        public static let cue = "CUE"
+        public static let endDate = "END-DATE"
+        public static let duration = "DURATION"
+        public static let plannedDuration = "PLANNED-DURATION"
+        public static let assetURI = "X-ASSET-URI"
+        public static let assetList = "X-ASSET-LIST"
+        public static let resumeOffset = "X-RESUME-OFFSET"
+        public static let playoutLimit = "X-PLAYOUT-LIMIT"
+        public static let snap = "X-SNAP"
+        public static let restrict = "X-RESTRICT"
+        public static let contentMayVary = "X-CONTENT-MAY-VARY"
+        public static let timelineOccupies = "X-TIMELINE-OCCUPIES"
+        public static let timelineStyle = "X-TIMELINE-STYLE"
+        public static let skipControlOffset = "X-SKIP-CONTROL-OFFSET"
+        public static let skipControlDuration = "X-SKIP-CONTROL-DURATION"
+        public static let skipControlLabelID = "X-SKIP-CONTROL-LABEL-ID"
+
+        /// Every name the event models, in writing order.
+        public static let all: [String] = [
+            id, className, startDate, cue, endDate, duration, plannedDuration, assetURI, assetList, resumeOffset,
+            playoutLimit, snap, restrict, contentMayVary, timelineOccupies, timelineStyle, skipControlOffset,
+            skipControlDuration, skipControlLabelID,
+        ]
+
+        /// The `X-` attributes the interstitial schema defines.
+        public static let schema: Set<String> = Set(all.filter { $0.hasPrefix("X-") })
+    }
+
+    /// Reads an interstitial date range (consolidated from all its tags), or nil when its CLASS is not
+    /// `com.apple.hls.interstitial`.
+    public init?(dateRange: DateRange) {
+        guard dateRange.className == Self.className else { return nil }
+        self.init(attributes: dateRange.attributes)
+    }
+
+    /// Reads an interstitial from the attribute list of an EXT-X-DATERANGE tag, or nil when it has no
+    /// quoted ID or its CLASS is not `com.apple.hls.interstitial`.
+    ///
+    /// Values that do not have the schema's type are kept in ``otherAttributes`` (and reported by the
+    /// validator), so nothing is lost.
+    public init?(attributes: AttributeList) {
+        guard let id = attributes[AttributeName.id]?.quotedString,
+            attributes[AttributeName.className]?.quotedString == Self.className
+        else { return nil }
+        self.init(identifier: id)
+        var seen: Set<String> = []
+        for attribute in attributes {
+            let first = seen.insert(attribute.name).inserted
+            if first, read(attribute) { continue }
+            if attribute.isClientAttribute, !AttributeName.schema.contains(attribute.name), first {
+                userDefinedAttributes.append(attribute)
+            } else {
+                otherAttributes.append(attribute)
+            }
+        }
+        sourceAttributes = attributes
+    }
+
+    /// Stores a schema attribute in its typed field; false when the name is not modelled or the value
+    /// does not have the schema's type.
+    private mutating func read(_ attribute: Attribute) -> Bool {
+        let value = attribute.value
+        func tokens() -> [String]? {
+            value.quotedString.map {
+                $0.isEmpty ? [] : $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            }
+        }
+        func seconds() -> MediaTime? {
+            value.decimalInteger.flatMap { $0 <= 9_000_000_000 ? MediaTime(seconds: Int($0)) : nil }
+        }
+        switch attribute.name {
+        case AttributeName.id, AttributeName.className: return true
+        case AttributeName.startDate: date = value.quotedString.flatMap { DateTime(iso8601: $0) }; return date != nil
+        case AttributeName.endDate:
+            endDate = value.quotedString.flatMap { DateTime(iso8601: $0) }; return endDate != nil
+        case AttributeName.cue: cueTokens = tokens(); return cueTokens != nil
+        case AttributeName.duration: duration = value.decimalFloatingPoint; return duration != nil
+        case AttributeName.plannedDuration: plannedDuration = value.decimalFloatingPoint; return plannedDuration != nil
+        case AttributeName.assetURI: assetURI = value.quotedString; return assetURI != nil
+        case AttributeName.assetList: assetListURI = value.quotedString; return assetListURI != nil
+        case AttributeName.resumeOffset:
+            resumptionOffset = value.signedDecimal.map(ResumptionOffset.time); return resumptionOffset != nil
+        case AttributeName.playoutLimit: playoutLimit = value.decimalFloatingPoint; return playoutLimit != nil
+        case AttributeName.snap: snapTokens = tokens(); return snapTokens != nil
+        case AttributeName.restrict: restrictTokens = tokens(); return restrictTokens != nil
+        case AttributeName.contentMayVary: contentMayVaryValue = value.quotedString; return contentMayVaryValue != nil
+        case AttributeName.timelineOccupies:
+            timelineOccupiesValue = value.quotedString; return timelineOccupiesValue != nil
+        case AttributeName.timelineStyle: timelineStyleValue = value.quotedString; return timelineStyleValue != nil
+        case AttributeName.skipControlOffset: skipControl.offset = seconds(); return skipControl.offset != nil
+        case AttributeName.skipControlDuration: skipControl.duration = seconds(); return skipControl.duration != nil
+        case AttributeName.skipControlLabelID:
+            skipControl.labelID = value.quotedString; return skipControl.labelID != nil
+        default: return false
+        }
+    }
+
+    /// The attribute list of the event's EXT-X-DATERANGE tag.
+    ///
+    /// An event read from a tag writes its attributes back in their original order, and every
+    /// attribute whose value was not changed exactly as it was written (`DURATION=15.000` stays so);
+    /// changed and new attributes are written canonically, new ones after the others. START-DATE is
+    /// absent for an event made with a time only: place it with ``dateRangeAttributes(date:)``. An
+    /// ``ResumptionOffset/indefinite`` offset cannot be written and is left out, which for live
+    /// streams means the same thing (profile R10).
+    public var dateRangeAttributes: AttributeList {
+        let current = canonicalAttributes()
+        guard let sourceAttributes, let original = InterstitialEvent(attributes: sourceAttributes) else {
+            return AttributeList(current)
+        }
+        let before = original.canonicalAttributes()
+        func occurrences(_ list: [Attribute]) -> [(key: String, attribute: Attribute)] {
+            var counts: [String: Int] = [:]
+            return list.map { attribute in
+                let count = counts[attribute.name, default: 0]
+                counts[attribute.name] = count + 1
+                return ("\(count):\(attribute.name)", attribute)
+            }
+        }
+        let sourceEntries = occurrences(Array(sourceAttributes))
+        let position = Dictionary(sourceEntries.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
+        let sourceValue = Dictionary(
+            sourceEntries.map { ($0.key, $0.attribute.value) }, uniquingKeysWith: { a, _ in a })
+        let beforeValue = Dictionary(
+            occurrences(before).map { ($0.key, $0.attribute.value) }, uniquingKeysWith: { a, _ in a })
+        var written = occurrences(current).enumerated().map { index, entry in
+            var attribute = entry.attribute
+            if beforeValue[entry.key] == attribute.value, let raw = sourceValue[entry.key] { attribute.value = raw }
+            return (order: position[entry.key] ?? (sourceEntries.count + index), attribute: attribute)
+        }
+        written.sort { $0.order < $1.order }
+        return AttributeList(written.map(\.attribute))
+    }
+
+    /// The attribute list with START-DATE set to `date` (for events placed by time).
+    public func dateRangeAttributes(date: DateTime) -> AttributeList {
+        var event = self
+        event.date = date
+        return event.dateRangeAttributes
+    }
+
+    /// The event's EXT-X-DATERANGE tag.
+    public var dateRangeTag: Tag { Tag(.dateRange, attributes: dateRangeAttributes) }
+
+    /// Every attribute from the fields, canonically written, in writing order.
+    private func canonicalAttributes() -> [Attribute] {
+        var list: [Attribute] = []
+        func add(_ name: String, _ value: AttributeValue?) {
+            if let value { list.append(Attribute(name: name, value: value)) }
+        }
+        func integerOrDecimal(_ time: MediaTime?) -> AttributeValue? {
+            guard let time else { return nil }
+            if time.nanoseconds >= 0, time.nanoseconds % 1_000_000_000 == 0 {
+                return .integer(UInt64(time.nanoseconds / 1_000_000_000))
+            }
+            return .decimal(time)
+        }
+        add(AttributeName.id, .quoted(identifier))
+        add(AttributeName.className, .quoted(Self.className))
+        add(AttributeName.startDate, date.map { .quoted($0.iso8601) })
+        add(AttributeName.cue, cueTokens.map(AttributeValue.enumeratedList))
+        add(AttributeName.endDate, endDate.map { .quoted($0.iso8601) })
+        add(AttributeName.duration, duration.map(AttributeValue.decimal))
+        add(AttributeName.plannedDuration, plannedDuration.map(AttributeValue.decimal))
+        add(AttributeName.assetURI, assetURI.map(AttributeValue.quoted))
+        add(AttributeName.assetList, assetListURI.map(AttributeValue.quoted))
+        add(AttributeName.resumeOffset, resumptionOffset?.time.map(AttributeValue.decimal))
+        add(AttributeName.playoutLimit, playoutLimit.map(AttributeValue.decimal))
+        add(AttributeName.snap, snapTokens.map(AttributeValue.enumeratedList))
+        add(AttributeName.restrict, restrictTokens.map(AttributeValue.enumeratedList))
+        add(AttributeName.contentMayVary, contentMayVaryValue.map(AttributeValue.quoted))
+        add(AttributeName.timelineOccupies, timelineOccupiesValue.map(AttributeValue.quoted))
+        add(AttributeName.timelineStyle, timelineStyleValue.map(AttributeValue.quoted))
+        add(AttributeName.skipControlOffset, integerOrDecimal(skipControl.offset))
+        add(AttributeName.skipControlDuration, integerOrDecimal(skipControl.duration))
+        add(AttributeName.skipControlLabelID, skipControl.labelID.map(AttributeValue.quoted))
+        list += userDefinedAttributes
+        list += otherAttributes
+        return list
+    }
+}

@@ -1,0 +1,57 @@
+import HLSPlaylist
+
+/// Checks the live reload rules between two successive versions of a media playlist (§4.4.5.1.1, §6.2.1).
+public enum ReloadValidator {
+    /// The diagnostics of `current` against the `previous` load of the same playlist.
+    ///
+    /// A date range that is still present must keep every attribute with the same value; one that is
+    /// gone must no longer map to any segment of `current` (its range is START-DATE to its end, or
+    /// to START-DATE + PLANNED-DURATION, or the start alone while its duration is unknown).
+    public static func validate(
+        previous: MediaPlaylist, current: MediaPlaylist, document: PlaylistDocument
+    ) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        let now = Dictionary(current.dateRanges.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for old in previous.dateRanges {
+            if let new = now[old.id] {
+                for attribute in old.attributes {
+                    let line = new.lines.first { line in
+                        document.lines.indices.contains(line - 1)
+                            && document.lines[line - 1].content.tag?.value.attributes?.contains(attribute.name) == true
+                    }
+                    let location =
+                        line.map { document.location(line: $0 - 1, attribute: attribute.name) }
+                        ?? document.location(line: new.lines[0] - 1)
+                    guard let value = new.attributes[attribute.name] else {
+                        diagnostics.append(
+                            Rule.reloadDateRangeChanged.diagnostic(
+                                at: location,
+                                "date range \"\(old.id)\" lost \(attribute.name)=\(attribute.value) on reload; \(Rule.reloadDateRangeChanged.quote)"
+                            ))
+                        continue
+                    }
+                    if value != attribute.value {
+                        diagnostics.append(
+                            Rule.reloadDateRangeChanged.diagnostic(
+                                at: location,
+                                "date range \"\(old.id)\" changed \(attribute.name) from \(attribute.value) to \(value) on reload; \(Rule.reloadDateRangeChanged.quote)"
+                            ))
+                    }
+                }
+            } else if let start = old.startDate,
+                let segment = current.segments.first(where: { segment in
+                    guard let date = segment.date else { return false }
+                    let end = start + (old.resolvedDuration ?? old.plannedDuration ?? .zero)
+                    return date <= end && start < date + segment.duration
+                })
+            {
+                diagnostics.append(
+                    Rule.reloadDateRangeRemoved.diagnostic(
+                        at: document.location(line: segment.line - 1),
+                        "date range \"\(old.id)\" was removed although its range still maps to segment \(segment.uri) (\(segment.date.map(\.iso8601) ?? "")); \(Rule.reloadDateRangeRemoved.quote)"
+                    ))
+            }
+        }
+        return diagnostics
+    }
+}

@@ -1,0 +1,290 @@
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+
+/// Validates a stream by loading it: one playlist, a whole presentation with its interstitial asset
+/// lists and assets (`recursive`), or a live playlist over several reloads (`watch`).
+///
+/// The rules are the pure validators of `HLSInterstitials`; this type only loads what they need.
+/// Problems with referenced resources become diagnostics; only a failure to load the starting
+/// playlist throws.
+public struct StreamValidator: Sendable {
+    /// What a validation found.
+    public struct Report: Sendable {
+        /// Every diagnostic, ordered by file, line and column.
+        public var diagnostics: [Diagnostic] = []
+        /// The documents that were loaded, by the location diagnostics name, for rendering source lines.
+        public var documents: [String: PlaylistDocument] = [:]
+        /// Remarks about the run itself, such as a watched playlist that ended.
+        public var notes: [String] = []
+
+        /// Whether any diagnostic is an error.
+        public var hasErrors: Bool { diagnostics.containsErrors }
+    }
+
+    /// The loader used for every request.
+    public let loader: PlaylistLoader
+    private let sleep: @Sendable (Duration) async throws -> Void
+
+    /// Creates a validator.
+    ///
+    /// - Parameter sleep: waits between reloads in ``watch(_:reloads:interval:)``; tests pass a no-op.
+    public init(
+        loader: PlaylistLoader,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.loader = loader
+        self.sleep = sleep
+    }
+
+    /// Resolves a URI reference against the playlist location it appears in: a URL (http, https or
+    /// file) or a file path, for which the query and fragment are dropped.
+    public static func resolve(_ reference: String, against base: String) -> String {
+        if InterstitialValidator.isAbsoluteURI(reference) { return reference }
+        if InterstitialValidator.isAbsoluteURI(base), let baseURL = URL(string: base) {
+            return URL(string: reference, relativeTo: baseURL)?.absoluteString ?? reference
+        }
+        var path = String(reference.prefix { $0 != "?" && $0 != "#" })
+        path = path.removingPercentEncoding ?? path
+        if path.hasPrefix("/") { return path }
+        let directory = (base as NSString).deletingLastPathComponent
+        return directory.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
+    }
+
+    /// Validates the playlist at `location`; with `recursive`, also every media playlist of a
+    /// multivariant playlist, the cross-playlist rules, and every interstitial's asset list and assets.
+    ///
+    /// - Throws: `LoadError` when the starting playlist cannot be loaded.
+    public func validate(_ location: String, recursive: Bool) async throws -> Report {
+        var report = Report()
+        let (_, result) = try await loader.loadPlaylist(location)
+        add(result, location: location, to: &report)
+        guard recursive else { return finish(report) }
+
+        var primaries: [(uri: String, location: String, result: ParseResult)] = []
+        var multivariant: MultivariantPlaylist?
+        switch result.playlist {
+        case .media:
+            primaries.append((location, location, result))
+        case .multivariant(let playlist):
+            multivariant = playlist
+            var seen: Set<String> = []
+            var references: [(uri: String, line: Int)] = playlist.variants.map { ($0.uri, $0.line) }
+            references += playlist.renditions.compactMap { rendition in rendition.uri.map { ($0, rendition.line) } }
+            for reference in references where seen.insert(reference.uri).inserted {
+                let resolved = Self.resolve(reference.uri, against: location)
+                do {
+                    let (_, media) = try await loader.loadPlaylist(resolved)
+                    guard media.playlist.media != nil else {
+                        report.diagnostics.append(
+                            Rule.renditionsLoad.diagnostic(
+                                at: result.document.location(line: reference.line - 1),
+                                "\(reference.uri) is a multivariant playlist, not a media playlist"))
+                        continue
+                    }
+                    add(media, location: resolved, to: &report)
+                    primaries.append((reference.uri, resolved, media))
+                } catch {
+                    report.diagnostics.append(
+                        Rule.renditionsLoad.diagnostic(
+                            at: result.document.location(line: reference.line - 1),
+                            "\(reference.uri) cannot be loaded: \(error)"))
+                }
+            }
+            report.diagnostics += RenditionValidator.validate(
+                multivariant: playlist, document: result.document,
+                media: primaries.compactMap { entry in
+                    entry.result.playlist.media.map {
+                        RenditionValidator.MediaPlaylistEntry(
+                            uri: entry.uri, playlist: $0, document: entry.result.document)
+                    }
+                })
+        }
+        await validateInterstitials(primaries: primaries, multivariant: multivariant, into: &report)
+        return finish(report)
+    }
+
+    /// Loads the media playlist at `location` `reloads` more times, waiting its target duration (or
+    /// `interval`) in between, and checks the reload rules between each load and the next.
+    ///
+    /// A multivariant playlist is followed to its first variant. Watching stops early when the
+    /// playlist gets EXT-X-ENDLIST.
+    ///
+    /// - Throws: `LoadError` when the first load fails.
+    public func watch(_ location: String, reloads: Int, interval: Duration? = nil) async throws -> Report {
+        var report = Report()
+        var target = location
+        var (_, result) = try await loader.loadPlaylist(location)
+        if case .multivariant(let playlist) = result.playlist, let first = playlist.variants.first {
+            add(result, location: location, to: &report)
+            target = Self.resolve(first.uri, against: location)
+            report.notes.append("watching the first variant, \(target)")
+            (_, result) = try await loader.loadPlaylist(target)
+        }
+        guard case .media(var previous) = result.playlist else { return finish(report) }
+        add(result, location: target, to: &report)
+        var seen = Set(report.diagnostics.map { "\($0.rule)|\($0.message)" })
+        for reload in 0..<reloads {
+            if previous.hasEndList {
+                report.notes.append("\(target) has EXT-X-ENDLIST; stopped watching after \(reload) reloads")
+                break
+            }
+            try await sleep(interval ?? .seconds(Int64(previous.targetDuration ?? 1)))
+            let current: ParseResult
+            do {
+                (_, current) = try await loader.loadPlaylist(target)
+            } catch {
+                report.notes.append("reload \(reload + 1) of \(target) failed: \(error)")
+                continue
+            }
+            guard case .media(let playlist) = current.playlist else { continue }
+            var fresh = InterstitialValidator.validate(current)
+            fresh += ReloadValidator.validate(previous: previous, current: playlist, document: current.document)
+            let new = fresh.filter { seen.insert("\($0.rule)|\($0.message)").inserted }
+            if !new.isEmpty {
+                let file = "\(target) (reload \(reload + 1))"
+                var document = current.document
+                document.file = file
+                report.documents[file] = document
+                report.diagnostics += new.map { diagnostic in
+                    var diagnostic = diagnostic
+                    diagnostic.location.file = file
+                    return diagnostic
+                }
+            }
+            previous = playlist
+        }
+        return finish(report)
+    }
+
+    // MARK: Interstitials
+
+    private func validateInterstitials(
+        primaries: [(uri: String, location: String, result: ParseResult)], multivariant: MultivariantPlaylist?,
+        into report: inout Report
+    ) async {
+        var checkedLists: Set<String> = []
+        var checkedAssets: [String: MediaTime?] = [:]
+        var checkedEvents: Set<String> = []
+        for primary in primaries {
+            guard case .media(let playlist) = primary.result.playlist else { continue }
+            for range in playlist.dateRanges {
+                guard let event = InterstitialEvent(dateRange: range) else { continue }
+                let here = primary.result.document.location(line: range.lines[0] - 1)
+                var assets: [(uri: String, duration: MediaTime?)] = []
+                if let listURI = event.assetListURI {
+                    let url = Self.resolve(listURI, against: primary.location)
+                    guard checkedLists.insert(url).inserted else { continue }
+                    do {
+                        let resource = try await loader.loadResource(url)
+                        let (list, diagnostics) = AssetValidator.validateAssetList(
+                            resource.bytes, url: url, eventID: event.identifier, at: here)
+                        report.diagnostics += diagnostics
+                        if let list {
+                            assets = list.assets.map { ($0.uri, $0.duration) }
+                            if let diagnostic = AssetValidator.validateDuration(
+                                event, assetsDuration: list.totalDuration, at: here)
+                            {
+                                report.diagnostics.append(diagnostic)
+                            }
+                        }
+                    } catch {
+                        report.diagnostics.append(
+                            Rule.interstitialLoad.diagnostic(
+                                at: here,
+                                "asset list \(url) of interstitial \"\(event.identifier)\" cannot be loaded: \(error)"))
+                    }
+                } else if let uri = event.assetURI {
+                    guard checkedEvents.insert(event.identifier).inserted else { continue }
+                    assets = [(uri, nil)]
+                }
+                for asset in assets {
+                    let url = Self.resolve(asset.uri, against: primary.location)
+                    let duration: MediaTime?
+                    if let known = checkedAssets[url] {
+                        duration = known
+                    } else {
+                        duration = await validateAsset(
+                            url, eventID: event.identifier, multivariant: multivariant, at: here, into: &report)
+                        checkedAssets[url] = duration
+                    }
+                    if asset.duration == nil, event.assetURI != nil, let duration,
+                        let diagnostic = AssetValidator.validateDuration(event, assetsDuration: duration, at: here)
+                    {
+                        report.diagnostics.append(diagnostic)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Loads one asset and its media playlists; returns its duration (of its first variant).
+    private func validateAsset(
+        _ url: String, eventID: String, multivariant: MultivariantPlaylist?, at location: SourceLocation,
+        into report: inout Report
+    ) async -> MediaTime? {
+        let result: ParseResult
+        do {
+            (_, result) = try await loader.loadPlaylist(url)
+        } catch {
+            report.diagnostics.append(
+                Rule.interstitialLoad.diagnostic(
+                    at: location, "asset \(url) of interstitial \"\(eventID)\" cannot be loaded: \(error)"))
+            return nil
+        }
+        report.diagnostics += result.diagnostics.filter { $0.severity == .error }
+        report.documents[url] = result.document
+        switch result.playlist {
+        case .media(let playlist):
+            report.diagnostics += AssetValidator.validateAssetPlaylist(
+                playlist, url: url, eventID: eventID, at: location)
+            if let multivariant {
+                report.diagnostics += AssetValidator.validateCompatibility(
+                    primary: multivariant, asset: nil, url: url, eventID: eventID, at: location)
+            }
+            return playlist.duration
+        case .multivariant(let asset):
+            if let multivariant {
+                report.diagnostics += AssetValidator.validateCompatibility(
+                    primary: multivariant, asset: asset, url: url, eventID: eventID, at: location)
+            }
+            var duration: MediaTime?
+            var seen: Set<String> = []
+            let uris = asset.variants.map(\.uri) + asset.renditions.compactMap(\.uri)
+            for uri in uris where seen.insert(uri).inserted {
+                let mediaURL = Self.resolve(uri, against: url)
+                do {
+                    let (_, media) = try await loader.loadPlaylist(mediaURL)
+                    report.diagnostics += media.diagnostics.filter { $0.severity == .error }
+                    report.documents[mediaURL] = media.document
+                    if case .media(let playlist) = media.playlist {
+                        report.diagnostics += AssetValidator.validateAssetPlaylist(
+                            playlist, url: mediaURL, eventID: eventID, at: location)
+                        if duration == nil { duration = playlist.duration }
+                    }
+                } catch {
+                    report.diagnostics.append(
+                        Rule.interstitialLoad.diagnostic(
+                            at: location,
+                            "media playlist \(mediaURL) of asset \(url) (interstitial \"\(eventID)\") cannot be loaded: \(error)"
+                        ))
+                }
+            }
+            return duration
+        }
+    }
+
+    // MARK: Helpers
+
+    private func add(_ result: ParseResult, location: String, to report: inout Report) {
+        report.documents[location] = result.document
+        report.diagnostics += InterstitialValidator.validate(result)
+    }
+
+    private func finish(_ report: Report) -> Report {
+        var report = report
+        var seen: Set<Diagnostic> = []
+        report.diagnostics = report.diagnostics.filter { seen.insert($0).inserted }.sortedByLocation()
+        return report
+    }
+}
