@@ -67,7 +67,8 @@ public enum AssetValidator {
     }
 
     /// Compares an asset's multivariant playlist (nil for a single media playlist) with the primary's:
-    /// codecs, frame rates, aspect ratios, audio sample rates and channels, and languages.
+    /// codecs, frame rates, aspect ratios, audio sample rates and channels, and languages (a single
+    /// media playlist is only faulted when the primary offers several languages).
     public static func validateCompatibility(
         primary: MultivariantPlaylist, asset: MultivariantPlaylist?, url: String, eventID: String,
         at location: SourceLocation
@@ -114,7 +115,8 @@ public enum AssetValidator {
             let ours = Set(primary.renditions.filter { $0.type == type }.compactMap(\.language))
             let theirs = Set(asset?.renditions.filter { $0.type == type }.compactMap(\.language) ?? [])
             let missing = ours.subtracting(theirs)
-            if !missing.isEmpty {
+            // A single media playlist has one (muxed) track: it can match one language, not several.
+            if !missing.isEmpty, asset != nil || ours.count > 1 {
                 warn(
                     .interstitialLanguage,
                     "has no \(type.lowercased()) rendition in \(list(missing)), which the primary offers")
