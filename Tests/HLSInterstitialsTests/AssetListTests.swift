@@ -15,7 +15,9 @@ struct AssetListTests {
         #expect(list.assets[1].duration == MediaTime(decimal: "15.015"))
         #expect(list.totalDuration == MediaTime(decimal: "30.015"))
         #expect(list.assets[1].otherKeys["X-TRACKING"] == .object(["id": .integer(7)]))
-        #expect(list.skipControl == SkipControl(offset: MediaTime(seconds: 5), duration: MediaTime(seconds: 20), labelID: "skip"))
+        #expect(
+            list.skipControl
+                == SkipControl(offset: MediaTime(seconds: 5), duration: MediaTime(seconds: 20), labelID: "skip"))
         #expect(list.otherKeys["X-VENDOR"] == .array([.integer(1), .bool(true), .null, .string("s")]))
         let again = try AssetList.decode(Array(list.encoded().utf8))
         #expect(again == list)
@@ -30,16 +32,28 @@ struct AssetListTests {
     @Test(
         "names the JSON path of every problem",
         arguments: [
-            ("{\"ASSETS\":[{\"URI\":\"u\",\"DURATION\":1},{\"URI\":\"u\",\"DURATION\":2},{\"URI\":\"u\",\"DURATION\":\"3\"}]}",
-             ["ASSETS[2].DURATION: expected a number, found a string"]),
+            (
+                "{\"ASSETS\":[{\"URI\":\"u\",\"DURATION\":1},{\"URI\":\"u\",\"DURATION\":2},{\"URI\":\"u\",\"DURATION\":\"3\"}]}",
+                ["ASSETS[2].DURATION: expected a number, found a string"]
+            ),
             ("{}", ["ASSETS: missing; the asset list \"MUST contain\" an ASSETS array (App. D.2)"]),
             ("{\"ASSETS\":{}}", ["ASSETS: expected an array, found an object"]),
-            ("{\"ASSETS\":[7,{\"DURATION\":-1}]}",
-             ["ASSETS[0]: expected an object, found a number", "ASSETS[1].URI: missing; each asset MUST have a URI",
-              "ASSETS[1].DURATION: expected a non-negative number of seconds, found -1"]),
-            ("{\"ASSETS\":[],\"SKIP-CONTROL\":{\"OFFSET\":\"5\",\"LABEL-ID\":3,\"SIZE\":1}}",
-             ["SKIP-CONTROL.OFFSET: expected a number, found a string",
-              "SKIP-CONTROL.LABEL-ID: expected a string, found a number", "SKIP-CONTROL.SIZE: unknown key (OFFSET, DURATION, LABEL-ID)"]),
+            (
+                "{\"ASSETS\":[7,{\"DURATION\":-1}]}",
+                [
+                    "ASSETS[0]: expected an object, found a number",
+                    "ASSETS[1].URI: missing; each asset MUST have a URI",
+                    "ASSETS[1].DURATION: expected a non-negative number of seconds, found -1",
+                ]
+            ),
+            (
+                "{\"ASSETS\":[],\"SKIP-CONTROL\":{\"OFFSET\":\"5\",\"LABEL-ID\":3,\"SIZE\":1}}",
+                [
+                    "SKIP-CONTROL.OFFSET: expected a number, found a string",
+                    "SKIP-CONTROL.LABEL-ID: expected a string, found a number",
+                    "SKIP-CONTROL.SIZE: unknown key (OFFSET, DURATION, LABEL-ID)",
+                ]
+            ),
             ("[]", ["expected an object with ASSETS, found an array"]),
         ])
     func pathErrors(json: String, expected: [String]) {

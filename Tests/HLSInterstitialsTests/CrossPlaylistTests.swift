@@ -25,12 +25,16 @@ struct CrossPlaylistTests {
     }
 
     static let a = Sample.interstitial
-    static let b = Sample.interstitial.replacingOccurrences(of: "\"ad", with: "\"bd").replacingOccurrences(of: "=ad", with: "=bd")
+    static let b = Sample.interstitial.replacingOccurrences(of: "\"ad", with: "\"bd").replacingOccurrences(
+        of: "=ad", with: "=bd")
 
     @Test("identical date ranges everywhere pass")
     func identical() {
         let text = Sample.media([Self.a, Self.b])
-        #expect(Self.validate([Self.entry("video.m3u8", text), Self.entry("audio_en.m3u8", text), Self.entry("audio_fr.m3u8", text)]).isEmpty)
+        #expect(
+            Self.validate([
+                Self.entry("video.m3u8", text), Self.entry("audio_en.m3u8", text), Self.entry("audio_fr.m3u8", text),
+            ]).isEmpty)
     }
 
     @Test("a missing, extra or different date range is renditions-date-ranges")
@@ -70,7 +74,8 @@ struct CrossPlaylistTests {
 
     @Test("a variant with no playlist carrying date ranges is renditions-date-ranges-missing")
     func missingInVariant() {
-        let master = Self.master + "#EXT-X-STREAM-INF:BANDWIDTH=500000,CODECS=\"avc1.64001f\",RESOLUTION=640x360\nlow.m3u8\n"
+        let master =
+            Self.master + "#EXT-X-STREAM-INF:BANDWIDTH=500000,CODECS=\"avc1.64001f\",RESOLUTION=640x360\nlow.m3u8\n"
         let result = PlaylistParser.parse(master, options: ParseOptions(file: "master.m3u8"))
         let diagnostics = RenditionValidator.validate(
             multivariant: result.playlist.multivariant!, document: result.document,
@@ -125,17 +130,22 @@ struct CrossPlaylistTests {
     @Test("asset lists: schema problems with paths, relative URIs, and the DURATION comparison")
     func assetLists() {
         let bad = AssetValidator.validateAssetList(
-            Array("{\"ASSETS\":[{\"URI\":\"a.m3u8\",\"DURATION\":\"x\"}]}".utf8), url: "l.json", eventID: "ad", at: Self.here)
+            Array("{\"ASSETS\":[{\"URI\":\"a.m3u8\",\"DURATION\":\"x\"}]}".utf8), url: "l.json", eventID: "ad",
+            at: Self.here)
         #expect(bad.assetList == nil)
         #expect(bad.diagnostics.map(\.rule) == ["asset-list-schema"])
         #expect(bad.diagnostics[0].message.contains("ASSETS[0].DURATION: expected a number"))
         let relative = AssetValidator.validateAssetList(
-            Array("{\"ASSETS\":[{\"URI\":\"a.m3u8\",\"DURATION\":5}]}".utf8), url: "l.json", eventID: "ad", at: Self.here)
+            Array("{\"ASSETS\":[{\"URI\":\"a.m3u8\",\"DURATION\":5}]}".utf8), url: "l.json", eventID: "ad",
+            at: Self.here)
         #expect(relative.diagnostics.map(\.rule) == ["asset-list-uri"])
         var event = InterstitialEvent(identifier: "ad")
         event.duration = MediaTime(seconds: 15)
-        #expect(AssetValidator.validateDuration(event, assetsDuration: MediaTime(decimal: "15.05")!, at: Self.here) == nil)
-        #expect(AssetValidator.validateDuration(event, assetsDuration: MediaTime(seconds: 12), at: Self.here)?.rule == "interstitial-duration")
+        #expect(
+            AssetValidator.validateDuration(event, assetsDuration: MediaTime(decimal: "15.05")!, at: Self.here) == nil)
+        #expect(
+            AssetValidator.validateDuration(event, assetsDuration: MediaTime(seconds: 12), at: Self.here)?.rule
+                == "interstitial-duration")
     }
 
     @Test("asset playlists must be VOD and must not nest interstitials")
@@ -143,30 +153,46 @@ struct CrossPlaylistTests {
         let vod = Sample.mediaPlaylist(Sample.media([]))
         #expect(AssetValidator.validateAssetPlaylist(vod, url: "ad.m3u8", eventID: "ad", at: Self.here).isEmpty)
         let live = Sample.mediaPlaylist(Sample.media([], endList: false))
-        #expect(AssetValidator.validateAssetPlaylist(live, url: "ad.m3u8", eventID: "ad", at: Self.here).map(\.rule) == ["interstitial-vod"])
+        #expect(
+            AssetValidator.validateAssetPlaylist(live, url: "ad.m3u8", eventID: "ad", at: Self.here).map(\.rule) == [
+                "interstitial-vod"
+            ])
         let nested = Sample.mediaPlaylist(Sample.media([Self.a]))
-        #expect(AssetValidator.validateAssetPlaylist(nested, url: "ad.m3u8", eventID: "ad", at: Self.here).map(\.rule) == ["interstitial-nested"])
+        #expect(
+            AssetValidator.validateAssetPlaylist(nested, url: "ad.m3u8", eventID: "ad", at: Self.here).map(\.rule) == [
+                "interstitial-nested"
+            ])
     }
 
     @Test("assets whose codecs, frame rate, aspect ratio, sample rate, channels or languages differ get warnings")
     func compatibility() {
         let primary = PlaylistParser.parse(Self.master).playlist.multivariant!
         let same = PlaylistParser.parse(Self.master).playlist.multivariant!
-        #expect(AssetValidator.validateCompatibility(primary: primary, asset: same, url: "ad", eventID: "ad", at: Self.here).isEmpty)
-        let different = PlaylistParser.parse("""
+        #expect(
+            AssetValidator.validateCompatibility(primary: primary, asset: same, url: "ad", eventID: "ad", at: Self.here)
+                .isEmpty)
+        let different = PlaylistParser.parse(
+            """
             #EXTM3U
             #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",URI="a.m3u8",SAMPLE-RATE=44100,CHANNELS="6"
             #EXT-X-STREAM-INF:BANDWIDTH=1000000,CODECS="hvc1.1.6.L93.B0,mp4a.40.2",RESOLUTION=1440x1080,FRAME-RATE=25,AUDIO="aud"
             v.m3u8
 
-            """).playlist.multivariant!
-        let diagnostics = AssetValidator.validateCompatibility(primary: primary, asset: different, url: "ad", eventID: "ad", at: Self.here)
+            """
+        ).playlist.multivariant!
+        let diagnostics = AssetValidator.validateCompatibility(
+            primary: primary, asset: different, url: "ad", eventID: "ad", at: Self.here)
         let messages = diagnostics.map(\.message)
         #expect(diagnostics.filter { $0.rule == "interstitial-compatibility" }.count == 5)
-        for word in ["codecs hvc1, mp4a where the primary has avc1, mp4a", "frame rates 25", "aspect ratios 1.333", "audio sample rates 44100", "audio channels 6"] {
+        for word in [
+            "codecs hvc1, mp4a where the primary has avc1, mp4a", "frame rates 25", "aspect ratios 1.333",
+            "audio sample rates 44100", "audio channels 6",
+        ] {
             #expect(messages.contains { $0.contains(word) }, "\(word)")
         }
-        #expect(diagnostics.filter { $0.rule == "interstitial-language" }.map(\.message).first?.contains("no audio rendition in fr") == true)
+        #expect(
+            diagnostics.filter { $0.rule == "interstitial-language" }.map(\.message).first?.contains(
+                "no audio rendition in fr") == true)
         #expect(diagnostics.allSatisfy { $0.severity == .warning })
     }
 }

@@ -34,8 +34,13 @@ struct EventTests {
         #expect(!event.contentMayVary)
         #expect(event.timelineOccupancy == .fill)
         #expect(event.supplementsPrimaryContent)
-        #expect(event.skipControl == SkipControl(offset: MediaTime(seconds: 5), duration: MediaTime(seconds: 10), labelID: "skip-ad"))
-        #expect(event.userDefinedAttributes.map(\.name) == ["X-COM-EXAMPLE-BEACON", "X-COM-EXAMPLE-HEX", "X-COM-EXAMPLE-NAME"])
+        #expect(
+            event.skipControl
+                == SkipControl(offset: MediaTime(seconds: 5), duration: MediaTime(seconds: 10), labelID: "skip-ad"))
+        #expect(
+            event.userDefinedAttributes.map(\.name) == [
+                "X-COM-EXAMPLE-BEACON", "X-COM-EXAMPLE-HEX", "X-COM-EXAMPLE-NAME",
+            ])
         #expect(event.userDefinedAttributes["X-COM-EXAMPLE-BEACON"]?.signedDecimal == MediaTime(seconds: 123))
         #expect(event.userDefinedAttributes["X-COM-EXAMPLE-HEX"]?.hexadecimalSequence == [0x1F])
         #expect(event.otherAttributes.map(\.name) == ["SCTE35-OUT"])
@@ -68,7 +73,8 @@ struct EventTests {
 
     @Test("keeps invalid values and duplicates instead of dropping them")
     func keepsInvalidValues() {
-        let text = Sample.interstitial + ",X-RESUME-OFFSET=\"soon\",X-SKIP-CONTROL-OFFSET=2.5,X-TIMELINE-OCCUPIES=\"LINE\""
+        let text =
+            Sample.interstitial + ",X-RESUME-OFFSET=\"soon\",X-SKIP-CONTROL-OFFSET=2.5,X-TIMELINE-OCCUPIES=\"LINE\""
         let event = Self.event(text)
         #expect(event.resumptionOffset == nil)
         #expect(event.skipControl.offset == nil)
@@ -109,9 +115,13 @@ struct EventTests {
 
     @Test("is not made from other classes or from tags without a quoted ID")
     func otherClasses() {
-        let playlist = Sample.mediaPlaylist(Sample.media(["ID=\"x\",CLASS=\"com.example.other\",START-DATE=\"2026-01-01T00:00:10.000Z\""]))
+        let playlist = Sample.mediaPlaylist(
+            Sample.media(["ID=\"x\",CLASS=\"com.example.other\",START-DATE=\"2026-01-01T00:00:10.000Z\""]))
         #expect(InterstitialEvent(dateRange: playlist.dateRanges[0]) == nil)
-        #expect(InterstitialEvent(attributes: AttributeList([Attribute(name: "CLASS", value: .quoted(InterstitialEvent.className))])) == nil)
+        #expect(
+            InterstitialEvent(
+                attributes: AttributeList([Attribute(name: "CLASS", value: .quoted(InterstitialEvent.className))]))
+                == nil)
     }
 
     @Test("merges same-ID tags before reading them (later tags add attributes)")

@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Inserting interstitials")
 struct InserterTests {
-    static func request(_ id: String, at seconds: Int, _ edit: (inout InsertionRequest) -> Void = { _ in })
+    static func request(
+        _ id: String, at seconds: Int, _ edit: (inout InsertionRequest) -> Void = { _ in }
+    )
         -> InsertionRequest
     {
         var request = InsertionRequest(id: id)
@@ -29,7 +31,9 @@ struct InserterTests {
         guard case .media(let playlist) = result.playlist, !playlist.segments.isEmpty else { return }
         let requests = [
             Self.request("hlsi-early", at: 0), Self.request("hlsi-mid", at: 5) { $0.restrict = ["SKIP", "JUMP"] },
-            Self.request("hlsi-late", at: 100_000) { $0.assetURI = nil; $0.assetListURI = "list.json?x=1" },
+            Self.request("hlsi-late", at: 100_000) {
+                $0.assetURI = nil; $0.assetListURI = "list.json?x=1"
+            },
         ]
         let output = try InterstitialInserter.insert(requests, into: result)
         let added = output.document.lines.filter { !$0.isVerbatim }
@@ -40,7 +44,9 @@ struct InserterTests {
         let restored = stripped.write()
         let terminator = result.document.preferredTerminator.bytes
         #expect(restored == bytes || restored == bytes + terminator)
-        for line in added { #expect(line.terminator == result.document.preferredTerminator || line.terminator == .none) }
+        for line in added {
+            #expect(line.terminator == result.document.preferredTerminator || line.terminator == .none)
+        }
         // It validates, and adds no diagnostic the input did not have.
         let before = Set(InterstitialValidator.validate(result).map { "\($0.rule) \($0.message)" })
         let again = PlaylistParser.parse(output.document.write(), options: ParseOptions(file: url.lastPathComponent))
@@ -55,7 +61,8 @@ struct InserterTests {
 
     @Test("places each tag before the EXTINF of its segment, adds a PROGRAM-DATE-TIME, keeps CRLF")
     func placement() throws {
-        let text = "#EXTM3U\r\n#EXT-X-TARGETDURATION:6\r\n#EXTINF:6.0,\r\na.ts\r\n#EXTINF:6.0,\r\nb.ts\r\n#EXT-X-ENDLIST\r\n"
+        let text =
+            "#EXTM3U\r\n#EXT-X-TARGETDURATION:6\r\n#EXTINF:6.0,\r\na.ts\r\n#EXTINF:6.0,\r\nb.ts\r\n#EXT-X-ENDLIST\r\n"
         let output = try InterstitialInserter.insert(
             [Self.request("one", at: 7), Self.request("two", at: 7), Self.request("zero", at: 0)],
             into: PlaylistParser.parse(text))
@@ -92,8 +99,11 @@ struct InserterTests {
         request.occupies = "RANGE"
         request.style = "PRIMARY"
         request.contentMayVary = "NO"
-        request.skipControl = SkipControl(offset: MediaTime(seconds: 5), duration: MediaTime(seconds: 10), labelID: "skip")
-        request.attributes = AttributeList([try InsertionRequest.attribute("X-COM-EXAMPLE-BEACON=123"), try InsertionRequest.attribute("X-COM-NAME=hi")])
+        request.skipControl = SkipControl(
+            offset: MediaTime(seconds: 5), duration: MediaTime(seconds: 10), labelID: "skip")
+        request.attributes = AttributeList([
+            try InsertionRequest.attribute("X-COM-EXAMPLE-BEACON=123"), try InsertionRequest.attribute("X-COM-NAME=hi"),
+        ])
         let output = try InterstitialInserter.insert([request], into: Sample.parse(Sample.media([])))
         let line = output.document.lines.first { !$0.isVerbatim }!.content.text
         #expect(
@@ -115,16 +125,29 @@ struct InserterTests {
             ({ @Sendable (r: inout InsertionRequest) in r.restrict = ["FAST"] }, "restrict"),
             ({ @Sendable (r: inout InsertionRequest) in r.occupies = "LINE" }, "occupies"),
             ({ @Sendable (r: inout InsertionRequest) in r.skipControl.labelID = "skip 1" }, "skipControlLabelId"),
-            ({ @Sendable (r: inout InsertionRequest) in r.skipControl.offset = MediaTime(decimal: "2.5") }, "skipControlOffset"),
+            (
+                { @Sendable (r: inout InsertionRequest) in r.skipControl.offset = MediaTime(decimal: "2.5") },
+                "skipControlOffset"
+            ),
             ({ @Sendable (r: inout InsertionRequest) in r.id = "" }, "id"),
-            ({ @Sendable (r: inout InsertionRequest) in r.attributes = AttributeList([Attribute(name: "X-ASSET-URI", value: .quoted("x"))]) },
-             "attributes.X-ASSET-URI"),
-            ({ @Sendable (r: inout InsertionRequest) in r.attributes = AttributeList([Attribute(name: "X-BAD", value: .enumerated("WORD"))]) },
-             "attributes.X-BAD"),
+            (
+                { @Sendable (r: inout InsertionRequest) in
+                    r.attributes = AttributeList([Attribute(name: "X-ASSET-URI", value: .quoted("x"))])
+                },
+                "attributes.X-ASSET-URI"
+            ),
+            (
+                { @Sendable (r: inout InsertionRequest) in
+                    r.attributes = AttributeList([Attribute(name: "X-BAD", value: .enumerated("WORD"))])
+                },
+                "attributes.X-BAD"
+            ),
         ] as [(@Sendable (inout InsertionRequest) -> Void, String)])
     func refusesInvalidRequests(edit: @Sendable (inout InsertionRequest) -> Void, field: String) {
         let request = Self.request("ad", at: 5, edit)
-        #expect(throws: InsertionError.self) { try InterstitialInserter.insert([request], into: Sample.parse(Sample.media([]))) }
+        #expect(throws: InsertionError.self) {
+            try InterstitialInserter.insert([request], into: Sample.parse(Sample.media([])))
+        }
         do {
             _ = try InterstitialInserter.insert([request], into: Sample.parse(Sample.media([])))
         } catch {
@@ -135,19 +158,30 @@ struct InserterTests {
     @Test("refuses IDs already in the playlist or given twice, and multivariant playlists")
     func refusesPlaylists() {
         let withAd = Sample.parse(Sample.media([Sample.interstitial]))
-        #expect(throws: InsertionError.self) { try InterstitialInserter.insert([Self.request("ad", at: 1)], into: withAd) }
         #expect(throws: InsertionError.self) {
-            try InterstitialInserter.insert([Self.request("x", at: 1), Self.request("x", at: 2)], into: Sample.parse(Sample.media([])))
+            try InterstitialInserter.insert([Self.request("ad", at: 1)], into: withAd)
+        }
+        #expect(throws: InsertionError.self) {
+            try InterstitialInserter.insert(
+                [Self.request("x", at: 1), Self.request("x", at: 2)], into: Sample.parse(Sample.media([])))
         }
         let master = PlaylistParser.parse("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv.m3u8\n")
-        #expect(throws: InsertionError.self) { try InterstitialInserter.insert([Self.request("x", at: 1)], into: master) }
+        #expect(throws: InsertionError.self) {
+            try InterstitialInserter.insert([Self.request("x", at: 1)], into: master)
+        }
     }
 
     @Test("adds _HLS_interstitial_id once, percent-encoded, before any fragment")
     func interstitialID() {
-        #expect(InsertionRequest.addingInterstitialID("a b", to: "https://x/y.m3u8") == "https://x/y.m3u8?_HLS_interstitial_id=a%20b")
-        #expect(InsertionRequest.addingInterstitialID("a", to: "https://x/y?k=v#f") == "https://x/y?k=v&_HLS_interstitial_id=a#f")
-        #expect(InsertionRequest.addingInterstitialID("a", to: "https://x/y?_HLS_interstitial_id=a") == "https://x/y?_HLS_interstitial_id=a")
+        #expect(
+            InsertionRequest.addingInterstitialID("a b", to: "https://x/y.m3u8")
+                == "https://x/y.m3u8?_HLS_interstitial_id=a%20b")
+        #expect(
+            InsertionRequest.addingInterstitialID("a", to: "https://x/y?k=v#f")
+                == "https://x/y?k=v&_HLS_interstitial_id=a#f")
+        #expect(
+            InsertionRequest.addingInterstitialID("a", to: "https://x/y?_HLS_interstitial_id=a")
+                == "https://x/y?_HLS_interstitial_id=a")
     }
 
     @Test("reads schedule files and names the JSON path of mistakes")

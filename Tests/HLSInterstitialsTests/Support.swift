@@ -27,7 +27,9 @@ enum Sample {
         InterstitialValidator.validate(PlaylistParser.parse(text, options: ParseOptions(file: "test.m3u8")))
     }
 
-    static func parse(_ text: String) -> ParseResult { PlaylistParser.parse(text, options: ParseOptions(file: "test.m3u8")) }
+    static func parse(_ text: String) -> ParseResult {
+        PlaylistParser.parse(text, options: ParseOptions(file: "test.m3u8"))
+    }
 
     static func mediaPlaylist(_ text: String) -> MediaPlaylist {
         guard case .media(let playlist) = parse(text).playlist else { fatalError("not a media playlist") }

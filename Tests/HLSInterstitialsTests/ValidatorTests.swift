@@ -14,7 +14,9 @@ struct RuleCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(rule)" }
 
     /// A case whose two playlists differ in their date-range lines.
-    static func dateRanges(_ rule: RuleID, _ failing: [String], _ passing: [String], line: Int = 6, column: Int? = nil)
+    static func dateRanges(
+        _ rule: RuleID, _ failing: [String], _ passing: [String], line: Int = 6, column: Int? = nil
+    )
         -> RuleCase
     {
         RuleCase(rule: rule, failing: Sample.media(failing), passing: Sample.media(passing), line: line, column: column)
@@ -30,7 +32,9 @@ struct ValidatorTests {
         RuleCase(
             rule: "daterange-program-date-time", failing: Sample.media([i], programDateTime: false),
             passing: Sample.media([i]), line: 5),
-        .dateRanges("daterange-start-date", ["ID=\"x\",DURATION=5"], ["ID=\"x\",START-DATE=\"2026-01-01T00:00:01.000Z\",DURATION=5"]),
+        .dateRanges(
+            "daterange-start-date", ["ID=\"x\",DURATION=5"],
+            ["ID=\"x\",START-DATE=\"2026-01-01T00:00:01.000Z\",DURATION=5"]),
         .dateRanges(
             "daterange-start-date",
             ["ID=\"x\",CLASS=\"c\"", "ID=\"x\",START-DATE=\"2026-01-01T00:00:01.000Z\""],
@@ -42,7 +46,9 @@ struct ValidatorTests {
             "daterange-duration", [other + ",END-DATE=\"2026-01-01T00:00:25.000Z\",DURATION=10"],
             [other + ",END-DATE=\"2026-01-01T00:00:25.000Z\",DURATION=15.000"]),
         .dateRanges("daterange-cue", [i + ",CUE=\"PRE,POST\""], [i + ",CUE=\"PRE,ONCE\""], column: 174),
-        .dateRanges("daterange-end-on-next", ["ID=\"x\",START-DATE=\"2026-01-01T00:00:10.000Z\",END-ON-NEXT=YES"], [other + ",END-ON-NEXT=YES"]),
+        .dateRanges(
+            "daterange-end-on-next", ["ID=\"x\",START-DATE=\"2026-01-01T00:00:10.000Z\",END-ON-NEXT=YES"],
+            [other + ",END-ON-NEXT=YES"]),
         .dateRanges("daterange-end-on-next", [other + ",END-ON-NEXT=YES,DURATION=5"], [other + ",DURATION=5"]),
         .dateRanges("enumerated-list-repeat", [i + ",X-RESTRICT=\"SKIP,SKIP\""], [i + ",X-RESTRICT=\"SKIP,JUMP\""]),
         .dateRanges("enumerated-list-repeat", [i + ",CUE=\"ONCE,ONCE\""], [i + ",CUE=\"ONCE\""]),
@@ -56,26 +62,35 @@ struct ValidatorTests {
             [i.replacingOccurrences(of: "https://ads.example.com/ad/main.m3u8", with: "ad/main.m3u8")], [i], column: 99),
         .dateRanges("interstitial-attribute-type", [i + ",X-RESUME-OFFSET=\"5\""], [i + ",X-RESUME-OFFSET=-5.5"]),
         .dateRanges("interstitial-attribute-type", [i + ",X-PLAYOUT-LIMIT=-1"], [i + ",X-PLAYOUT-LIMIT=1"]),
-        .dateRanges("interstitial-attribute-type", [i + ",X-SKIP-CONTROL-OFFSET=2.5"], [i + ",X-SKIP-CONTROL-OFFSET=2"]),
+        .dateRanges(
+            "interstitial-attribute-type", [i + ",X-SKIP-CONTROL-OFFSET=2.5"], [i + ",X-SKIP-CONTROL-OFFSET=2"]),
         .dateRanges(
             "interstitial-attribute-type", [i + ",X-SKIP-CONTROL-OFFSET=0,X-SKIP-CONTROL-LABEL-ID=\"skip 1\""],
             [i + ",X-SKIP-CONTROL-OFFSET=0,X-SKIP-CONTROL-LABEL-ID=\"skip-one_x\""]),
         .dateRanges("interstitial-attribute-type", [i + ",X-RESTRICT=SKIP"], [i + ",X-RESTRICT=\"SKIP\""]),
-        .dateRanges("interstitial-attribute-type", [i + ",X-TIMELINE-STYLE=PRIMARY"], [i + ",X-TIMELINE-STYLE=\"PRIMARY\""]),
+        .dateRanges(
+            "interstitial-attribute-type", [i + ",X-TIMELINE-STYLE=PRIMARY"], [i + ",X-TIMELINE-STYLE=\"PRIMARY\""]),
         .dateRanges("interstitial-enumeration", [i + ",X-SNAP=\"OUT,SIDEWAYS\""], [i + ",X-SNAP=\"OUT,IN\""]),
-        .dateRanges("interstitial-enumeration", [i + ",X-TIMELINE-OCCUPIES=\"LINE\""], [i + ",X-TIMELINE-OCCUPIES=\"RANGE\""]),
-        .dateRanges("interstitial-enumeration", [i + ",X-CONTENT-MAY-VARY=\"MAYBE\""], [i + ",X-CONTENT-MAY-VARY=\"NO\""]),
         .dateRanges(
-            "interstitial-query-id", [i.replacingOccurrences(of: "?_HLS_interstitial_id=ad", with: "")], [i], column: 99),
+            "interstitial-enumeration", [i + ",X-TIMELINE-OCCUPIES=\"LINE\""], [i + ",X-TIMELINE-OCCUPIES=\"RANGE\""]),
         .dateRanges(
-            "interstitial-query-id", [i.replacingOccurrences(of: "_HLS_interstitial_id=ad", with: "_HLS_interstitial_id=other")],
+            "interstitial-enumeration", [i + ",X-CONTENT-MAY-VARY=\"MAYBE\""], [i + ",X-CONTENT-MAY-VARY=\"NO\""]),
+        .dateRanges(
+            "interstitial-query-id", [i.replacingOccurrences(of: "?_HLS_interstitial_id=ad", with: "")], [i], column: 99
+        ),
+        .dateRanges(
+            "interstitial-query-id",
+            [i.replacingOccurrences(of: "_HLS_interstitial_id=ad", with: "_HLS_interstitial_id=other")],
             [i]),
-        .dateRanges("interstitial-query-reserved", [i.replacingOccurrences(of: "=ad\"", with: "=ad&_HLS_primary_id=1\"")], [i]),
+        .dateRanges(
+            "interstitial-query-reserved", [i.replacingOccurrences(of: "=ad\"", with: "=ad&_HLS_primary_id=1\"")], [i]),
         .dateRanges(
             "interstitial-skip-control", [i + ",X-SKIP-CONTROL-DURATION=5"],
             [i + ",X-SKIP-CONTROL-OFFSET=0,X-SKIP-CONTROL-DURATION=5"]),
         // Parser rules the issue names for date ranges.
-        .dateRanges("daterange-conflict", [i + ",DURATION=10", i + ",DURATION=12"], [i + ",DURATION=10", i + ",DURATION=10"], line: 7),
+        .dateRanges(
+            "daterange-conflict", [i + ",DURATION=10", i + ",DURATION=12"], [i + ",DURATION=10", i + ",DURATION=10"],
+            line: 7),
         .dateRanges("attribute-duplicate", [i + ",DURATION=10,DURATION=10"], [i + ",DURATION=10"]),
         .dateRanges("attribute-type", [i + ",DURATION=-10"], [i + ",DURATION=10"]),
         .dateRanges("attribute-type", [i + ",X-COM-EXAMPLE=VALUE"], [i + ",X-COM-EXAMPLE=\"VALUE\""]),

@@ -69,7 +69,9 @@ struct StreamValidatorTests {
                 let ad = interstitial("ad", "X-ASSET-URI=\"https://a.example/x.m3u8?_HLS_interstitial_id=ad\"")
                 switch count {
                 case 1: return .init(body: media([ad], endList: false))
-                case 2: return .init(body: media([ad.replacingOccurrences(of: "DURATION=15", with: "DURATION=20")], endList: false))
+                case 2:
+                    return .init(
+                        body: media([ad.replacingOccurrences(of: "DURATION=15", with: "DURATION=20")], endList: false))
                 case 3: return .init(body: media([], endList: false))
                 default: return .init(body: media([], endList: true))
                 }
@@ -132,7 +134,8 @@ struct StreamValidatorTests {
     func watch() async throws {
         try await withValidator { server, validator in
             let report = try await validator.watch(server.url("/live.m3u8"), reloads: 5)
-            #expect(report.diagnostics.map(\.rule.rawValue) == ["reload-daterange-changed", "reload-daterange-removed"])
+            #expect(
+                report.diagnostics.map(\.rule.rawValue) == ["reload-daterange-changed", "reload-daterange-removed"])
             #expect(report.diagnostics[0].location.file.hasSuffix("(reload 1)"))
             #expect(report.diagnostics[1].location.file.hasSuffix("(reload 2)"))
             #expect(report.notes.contains { $0.contains("EXT-X-ENDLIST") })

@@ -75,6 +75,29 @@ struct CLITests {
         GoldenCase(
             arguments: ["inspect", "Tests/Fixtures/invalid/attribute-syntax.m3u8"],
             golden: "inspect-attribute-syntax.txt", status: 1),
+        GoldenCase(
+            arguments: ["validate", "Tests/Fixtures/invalid/interstitial-rules.m3u8"],
+            golden: "validate-interstitial-rules.txt", status: 1),
+        GoldenCase(
+            arguments: ["validate", "--format", "json", "Tests/Fixtures/invalid/interstitial-rules.m3u8"],
+            golden: "validate-interstitial-rules.json", status: 1),
+        GoldenCase(
+            arguments: ["validate", "Tests/Fixtures/playlists/interstitials-vod.m3u8"],
+            golden: "validate-interstitials-vod.txt", status: 0),
+        GoldenCase(
+            arguments: [
+                "insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--id", "ad1", "--at", "10", "--asset-uri",
+                "https://ads.example.com/ad1/main.m3u8", "--duration", "15", "--restrict", "SKIP,JUMP",
+                "--resume-offset", "-2.5", "--cue", "ONCE", "--attr", "X-COM-EXAMPLE-BEACON=123",
+            ],
+            golden: "insert-vod-basic.m3u8", status: 0),
+        GoldenCase(
+            arguments: [
+                "insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--schedule",
+                "Tests/Fixtures/insert-schedule.json",
+            ],
+            golden: "insert-schedule.m3u8", status: 0),
+        GoldenCase(arguments: ["rules"], golden: "rules.txt", status: 0),
     ]
 
     @Test("golden output and exit status", arguments: goldenCases)
@@ -121,5 +144,82 @@ struct CLITests {
         #expect(run.standardOutput.components(separatedBy: "#EXT-X-DATERANGE").count == 4)
         let live = try Self.run(["generate", "live", "--hours", "0.1"])
         #expect(live.standardOutput.contains("#EXT-X-PRELOAD-HINT"))
+    }
+
+    @Test("docs/rules.md is the output of hlsi rules --markdown")
+    func rulesCatalog() throws {
+        let run = try Self.run(["rules", "--markdown"])
+        #expect(run.status == 0)
+        let path = Self.packageRoot.appendingPathComponent("docs/rules.md")
+        if ProcessInfo.processInfo.environment["HLSI_UPDATE_GOLDEN"] == "1" {
+            try run.standardOutput.write(to: path, atomically: true, encoding: .utf8)
+        }
+        #expect(try String(contentsOf: path, encoding: .utf8) == run.standardOutput, "regenerate docs/rules.md")
+    }
+
+    @Test("insert --in --out writes identical tags into every media playlist, copies the media, and validates")
+    func insertTree() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-tree-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let run = try Self.run([
+            "insert", "--in", "Tests/Fixtures/presentation/master.m3u8", "--out", out.path, "--schedule",
+            "Tests/Fixtures/insert-schedule.json",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let video = try String(contentsOf: out.appendingPathComponent("video/prog.m3u8"), encoding: .utf8)
+        let audio = try String(contentsOf: out.appendingPathComponent("audio/en.m3u8"), encoding: .utf8)
+        let tags = { (text: String) in text.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-DATERANGE") } }
+        #expect(tags(video).count == 2)
+        #expect(tags(video) == tags(audio))
+        let master = try Data(contentsOf: out.appendingPathComponent("master.m3u8"))
+        #expect(master == (try Data(contentsOf: Self.fixtures.appendingPathComponent("presentation/master.m3u8"))))
+        for file in ["video/init.mp4", "video/s2.m4s", "audio/s0.m4s"] {
+            #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(file).path), "\(file)")
+        }
+        let validate = try Self.run(["validate", "--recursive", out.appendingPathComponent("master.m3u8").path])
+        // The asset list (resolved against each media playlist) and the ad are not there: only loading fails.
+        let errors = validate.standardOutput.split(separator: "\n").filter { $0.contains(": error: ") }
+        #expect(errors.allSatisfy { $0.contains("[interstitial-load]") }, "\(validate.standardOutput)")
+        #expect(errors.filter { $0.contains("mid.json") }.count == 2)
+        let single = try Self.run(["validate", out.appendingPathComponent("video/prog.m3u8").path])
+        #expect(single.status == 0)
+        #expect(single.standardOutput.isEmpty)
+    }
+
+    @Test("insert refuses bad requests with the option or JSON path, exit 2")
+    func insertErrors() throws {
+        let relative = try Self.run([
+            "insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--id", "a", "--at", "1", "--asset-uri", "ad.m3u8",
+        ])
+        #expect(relative.status == 2)
+        #expect(relative.standardError.contains("[insert-request] assetUri: \"ad.m3u8\" is not absolute"))
+        let noID = try Self.run(["insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--at", "1"])
+        #expect(noID.status == 2)
+        let badSeconds = try Self.run([
+            "insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--id", "a", "--at", "soon", "--asset-uri",
+            "https://a/b",
+        ])
+        #expect(badSeconds.status == 2)
+        #expect(badSeconds.standardError.contains("--at needs a non-negative number of seconds, found soon"))
+        let invalid = try Self.run([
+            "insert", "Tests/Fixtures/invalid/attribute-syntax.m3u8", "--id", "a", "--at", "1", "--asset-uri",
+            "https://a/b",
+        ])
+        #expect(invalid.status == 1)
+        let master = try Self.run([
+            "insert", "Tests/Fixtures/presentation/master.m3u8", "--id", "a", "--at", "1", "--asset-uri", "https://a/b",
+        ])
+        #expect(master.status == 2)
+        #expect(master.standardError.contains("multivariant"))
+    }
+
+    @Test("validate exits 2 on I/O failures and usage errors")
+    func validateFailures() throws {
+        #expect(try Self.run(["validate", "Tests/Fixtures/none.m3u8"]).status == 2)
+        #expect(try Self.run(["validate", "--watch", "0", "x.m3u8"]).status == 2)
+        #expect(try Self.run(["validate", "--format", "xml", "x.m3u8"]).status == 2)
+        let ended = try Self.run(["validate", "--watch", "2", "Tests/Fixtures/playlists/vod-basic.m3u8"])
+        #expect(ended.status == 0)
+        #expect(ended.standardError.contains("has EXT-X-ENDLIST; stopped watching after 0 reloads"))
     }
 }

@@ -99,7 +99,7 @@ private struct Checker {
             if date.utcOffsetSeconds == nil || date.fractionDigits < 3 {
                 report(
                     .dateFormat, range, attribute: name,
-                    "\(name) \"\(text)\" lacks a time zone or millisecond precision; dates \(Rule.dateFormat.quote)")
+                    "\(name) \"\(text)\" lacks a time zone or millisecond precision; \(Rule.dateFormat.quote)")
             }
         }
         if let start = range.startDate, let end = range.endDate {

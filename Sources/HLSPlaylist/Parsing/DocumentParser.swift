@@ -253,7 +253,7 @@ struct DocumentParser {
             if date.utcOffsetSeconds == nil || date.fractionDigits < 3 {
                 report(
                     .dateFormat, line: line, column: column,
-                    "the date \(String(decoding: bytes, as: UTF8.self)) lacks a time zone or millisecond precision; dates \(Rule.dateFormat.quote)"
+                    "the date \(String(decoding: bytes, as: UTF8.self)) lacks a time zone or millisecond precision; \(Rule.dateFormat.quote)"
                 )
             }
             return .dateTime(date)
