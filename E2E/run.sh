@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# End-to-end: the output of `hlsi insert` on an ffmpeg-made stream plays its interstitial in hls.js
+# (1.6.15, from the gradio==6.31.0 wheel) in headless Chromium, driven by Playwright.
+# Installs what it needs (Debian: ffmpeg, chromium; PyPI: playwright) when missing.
+# Usage: E2E/run.sh [path/to/hlsi]   (default: .build/debug/hlsi, built if missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+HLSI="${1:-.build/debug/hlsi}"
+CACHE="E2E/.cache"
+mkdir -p "$CACHE"
+
+need_apt=()
+command -v ffmpeg >/dev/null || need_apt+=(ffmpeg)
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "e2e: installing ${need_apt[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+python3 -c "import playwright" 2>/dev/null || pip install -q playwright
+if [ ! -f "$CACHE/hls.mjs" ]; then
+    pip download -q --no-deps gradio==6.31.0 -d "$CACHE/wheel"
+    python3 - "$CACHE" <<'PY'
+import glob, sys, zipfile
+cache = sys.argv[1]
+wheel = glob.glob(f"{cache}/wheel/gradio-6.31.0-*.whl")[0]
+with zipfile.ZipFile(wheel) as archive:
+    names = [n for n in archive.namelist() if n.startswith("gradio/templates/frontend/assets/hls-") and n.endswith(".js")]
+    source = archive.read(names[0]).decode("utf-8")
+with open(f"{cache}/hls.mjs", "w", encoding="utf-8") as out:
+    out.write(source + "\nexport{Cu as Hls};\n")
+PY
+fi
+[ -x "$HLSI" ] || swift build --product hlsi
+python3 E2E/interstitial_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
