@@ -1,6 +1,8 @@
-// libFuzzer entry point for the playlist parser. Built by Fuzz/run.sh together with the
-// HLSPlaylist sources: every input must parse without crashing or hanging, round-trip byte for
-// byte, re-interpret after writing, and render its diagnostics.
+// libFuzzer entry point for the playlist parser and the interstitial layer. Built by Fuzz/run.sh
+// together with the HLSPlaylist and HLSInterstitials sources: every input must parse without
+// crashing or hanging, round-trip byte for byte, re-interpret after writing, render its
+// diagnostics, validate, convert every interstitial to an event and back losslessly, and decode
+// as an asset list without crashing.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func playlistFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -16,5 +18,22 @@ public func playlistFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int
         }
     }
     _ = PlaylistParser.interpret(result.document)
+    for diagnostic in InterstitialValidator.validate(result) {
+        guard diagnostic.location.line >= 1, diagnostic.location.line <= max(1, result.document.lines.count) else {
+            fatalError("validator diagnostic outside the document")
+        }
+    }
+    if case .media(let playlist) = result.playlist {
+        for range in playlist.dateRanges {
+            guard let event = InterstitialEvent(dateRange: range) else { continue }
+            guard event.dateRangeAttributes == range.attributes else { fatalError("event conversion lost data") }
+            guard InterstitialEvent(attributes: event.dateRangeAttributes) == event else {
+                fatalError("event conversion not stable")
+            }
+        }
+    }
+    if let list = try? AssetList.decode(bytes) {
+        guard (try? AssetList.decode(Array(list.encoded().utf8))) == list else { fatalError("asset list round trip") }
+    }
     return 0
 }

@@ -61,6 +61,12 @@ struct StreamValidatorTests {
                             .utf8))
             case "/hevc/main.m3u8": return .init(body: master("hvc1.1.6.L93.B0,mp4a.40.2", ["en"]))
             case "/hevc/video.m3u8", "/hevc/audio_en.m3u8": return .init(body: media([]))
+            case "/broken/master.m3u8":
+                return .init(
+                    body: Array(
+                        "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nmissing.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=2\nok.m3u8\n"
+                            .utf8))
+            case "/broken/ok.m3u8": return .init(body: media([]))
             case "/live.m3u8":
                 let count = base.reloads.withLock { value in
                     value += 1
@@ -119,6 +125,16 @@ struct StreamValidatorTests {
             #expect(load?.message.contains("missing.json") == true)
             #expect(load?.location.file.hasSuffix("/bad/video.m3u8") == true)
             #expect(load?.location.line == 4 + 2)
+        }
+    }
+
+    @Test("a media playlist that cannot be loaded is renditions-load at its line in the multivariant playlist")
+    func unloadable() async throws {
+        try await withValidator { server, validator in
+            let report = try await validator.validate(server.url("/broken/master.m3u8"), recursive: true)
+            #expect(report.diagnostics.map(\.rule.rawValue) == ["renditions-load"])
+            #expect(report.diagnostics.first?.location.line == 2)
+            #expect(report.diagnostics.first?.message.contains("missing.m3u8 cannot be loaded") == true)
         }
     }
 
