@@ -25,17 +25,7 @@ struct PlaylistLoaderTests {
     }
 
     func withServer(_ body: (TestHTTPServer, PlaylistLoader) async throws -> Void) async throws {
-        let server = try await TestHTTPServer.start(routes: Self.routes)
-        let loader = PlaylistLoader(configuration: .init(timeout: .seconds(1)))
-        do {
-            try await body(server, loader)
-        } catch {
-            try? await loader.shutdown()
-            try? await server.shutdown()
-            throw error
-        }
-        try await loader.shutdown()
-        try await server.shutdown()
+        try await TestHTTPServer.withServerAndLoader(routes: Self.routes, timeout: .seconds(1), body)
     }
 
     /// The LoadError the operation throws; records an issue if it throws nothing or something else.

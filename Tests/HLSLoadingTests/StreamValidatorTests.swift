@@ -88,18 +88,12 @@ struct StreamValidatorTests {
 
     func withValidator(_ body: (TestHTTPServer, StreamValidator) async throws -> Void) async throws {
         let base = Base()
-        let server = try await TestHTTPServer.start(routes: Self.routes(base))
-        base.value.withLock { $0 = server.url("") }
-        let loader = PlaylistLoader(configuration: .init(timeout: .seconds(5)))
-        do {
+        try await TestHTTPServer.withServerAndLoader(
+            routes: Self.routes(base), timeout: .seconds(5),
+            started: { server in base.value.withLock { $0 = server.url("") } }
+        ) { server, loader in
             try await body(server, StreamValidator(loader: loader, sleep: { _ in }))
-        } catch {
-            try? await loader.shutdown()
-            try? await server.shutdown()
-            throw error
         }
-        try await loader.shutdown()
-        try await server.shutdown()
     }
 
     @Test("a clean presentation validates recursively without diagnostics")

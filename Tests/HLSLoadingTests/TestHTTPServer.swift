@@ -1,3 +1,4 @@
+import HLSLoading
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -34,6 +35,25 @@ final class TestHTTPServer: Sendable {
     }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Runs `body` with a server on `routes` and a loader, and shuts both down, also on failure.
+    static func withServerAndLoader(
+        routes: @escaping Routes, timeout: Duration, started: (TestHTTPServer) -> Void = { _ in },
+        _ body: (TestHTTPServer, PlaylistLoader) async throws -> Void
+    ) async throws {
+        let server = try await start(routes: routes)
+        started(server)
+        let loader = PlaylistLoader(configuration: .init(timeout: timeout))
+        do {
+            try await body(server, loader)
+        } catch {
+            try? await loader.shutdown()
+            try? await server.shutdown()
+            throw error
+        }
+        try await loader.shutdown()
+        try await server.shutdown()
+    }
 
     func shutdown() async throws { try await channel.close() }
 
