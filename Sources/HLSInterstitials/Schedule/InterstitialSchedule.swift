@@ -1,0 +1,125 @@
+import HLSPlaylist
+
+/// Where every interstitial plays, where primary resumes, and what the timelines look like.
+///
+/// Items are in playout order (profile R21): primary items and one interstitial item per
+/// scheduled event, each with three ranges. `primary` is the range of the primary timeline the item
+/// covers (for an interstitial, from the resumption point before it to its own `resumeTime`);
+/// `playout` is what is played, back to back; `integrated` is the timeline a UI draws (POINT events
+/// take no length, RANGE events their played length, primary skipped by a positive offset is absent,
+/// primary replayed after a negative offset appears again).
+public struct InterstitialSchedule: Sendable {
+    /// One resolved event.
+    public struct Event: Sendable, Identifiable {
+        /// The event as given.
+        public var event: InterstitialEvent
+        /// Its ID.
+        public var id: String { event.identifier }
+        /// Where it starts on the primary timeline: its date mapped (R1), cued (R9), snapped (R6).
+        public var start: MediaTime
+        /// Where primary resumes after it: the group's start plus the offsets of the group members
+        /// up to and including it (R5), snapped (R6).
+        public var resumeTime: MediaTime
+        /// Its effective resumption offset (R3, R4, R7, R10).
+        public var resumptionOffset: MediaTime
+        /// How long it plays: min(X-PLAYOUT-LIMIT, duration), 0 when nothing plays (R3, R7).
+        public var playoutDuration: MediaTime
+        /// Whether it has an item: false for events after the end of a VOD primary (R22), before its
+        /// start, or POST events of a live primary.
+        public var isScheduled: Bool
+    }
+
+    /// What an item is.
+    public enum ItemKind: String, Sendable, Hashable, Codable {
+        case primary
+        case interstitial
+    }
+
+    /// One item of the playout.
+    public struct Item: Sendable, Hashable {
+        /// Primary content or an interstitial.
+        public var kind: ItemKind
+        /// The event's index in ``InterstitialSchedule/events`` for interstitial items.
+        public var eventIndex: Int?
+        /// The range of the primary timeline it covers.
+        public var primary: Range<MediaTime>
+        /// Where it plays, back to back with the others.
+        public var playout: Range<MediaTime>
+        /// Where a UI draws it.
+        public var integrated: Range<MediaTime>
+    }
+
+    /// Every event, in input order, resolved.
+    public var events: [Event]
+    /// The items in playout order.
+    public var items: [Item]
+    /// The primary duration; nil when indefinite (live, R23).
+    public var primaryDuration: MediaTime?
+    /// The playout duration; nil when indefinite.
+    public var playoutDuration: MediaTime?
+    /// The integrated timeline's duration; nil when indefinite.
+    public var integratedDuration: MediaTime?
+    /// Whether the primary is live.
+    public var isLive: Bool
+
+    /// Primary item indices sorted by their primary start, for lookups by primary time.
+    private var primaryIndex: [Int]
+
+    /// The ID of an item's event.
+    public func eventID(of item: Item) -> String? { item.eventIndex.map { events[$0].id } }
+
+    // MARK: Lookups, O(log n)
+
+    /// The first item whose playout range contains `time` (an item starting there wins over one
+    /// ending there; zero-length items are found at their instant).
+    public func item(atPlayout time: MediaTime) -> Int? {
+        Self.search(items.indices, time) { items[$0].playout }
+    }
+
+    /// The first item whose integrated range contains `time`.
+    public func item(atIntegrated time: MediaTime) -> Int? {
+        Self.search(items.indices, time) { items[$0].integrated }
+    }
+
+    /// The primary item that plays primary time `time` (the first in playout order when a negative
+    /// offset replays it).
+    public func primaryItem(at time: MediaTime) -> Int? {
+        Self.search(primaryIndex.indices, time) { items[primaryIndex[$0]].primary }.map { primaryIndex[$0] }
+    }
+
+    /// Binary search for the first position whose range (sorted by lower bound) contains `time`,
+    /// or starts at it.
+    private static func search(
+        _ positions: Range<Int>, _ time: MediaTime, range: (Int) -> Range<MediaTime>
+    ) -> Int? {
+        var low = positions.lowerBound
+        var high = positions.upperBound
+        while low < high {
+            let middle = (low + high) / 2
+            if range(middle).upperBound <= time && range(middle).lowerBound < time {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        guard low < positions.upperBound else { return nil }
+        let found = range(low)
+        return found.lowerBound <= time && (time < found.upperBound || found.isEmpty && found.lowerBound == time)
+            ? low : nil
+    }
+
+    init(
+        events: [Event], items: [Item], primaryDuration: MediaTime?, playoutDuration: MediaTime?,
+        integratedDuration: MediaTime?, isLive: Bool
+    ) {
+        self.events = events
+        self.items = items
+        self.primaryDuration = primaryDuration
+        self.playoutDuration = playoutDuration
+        self.integratedDuration = integratedDuration
+        self.isLive = isLive
+        self.primaryIndex = items.indices.filter { items[$0].kind == .primary }.sorted {
+            (items[$0].primary.lowerBound, $0) < (items[$1].primary.lowerBound, $1)
+        }
+    }
+}

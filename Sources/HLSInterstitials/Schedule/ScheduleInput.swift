@@ -1,0 +1,38 @@
+import HLSPlaylist
+
+/// What a schedule is computed from: the primary media playlist, the events, and what playback has
+/// learned so far (resolved asset lists, failed loads, played durations).
+public struct ScheduleInput: Sendable {
+    /// The primary media playlist: its segments map dates to times (profile R1) and give its length.
+    public var primary: MediaPlaylist
+    /// The other media playlists that contribute to playback (audio, subtitles), for X-SNAP (R6).
+    public var otherPlaylists: [MediaPlaylist]
+    /// The events in tag order (server) or array order (a controller's events).
+    public var events: [InterstitialEvent]
+    /// IDs of events whose asset list or X-ASSET-URI failed to load: they play nothing and resume
+    /// with offset 0 (R7).
+    public var failedEvents: Set<String>
+    /// The time each event actually played, once known (R3, R10).
+    public var playedDurations: [String: MediaTime]
+    /// Whether the primary is live (R23); by default, whether it lacks EXT-X-ENDLIST.
+    public var isLive: Bool
+
+    /// Creates an input.
+    public init(
+        primary: MediaPlaylist, otherPlaylists: [MediaPlaylist] = [], events: [InterstitialEvent],
+        failedEvents: Set<String> = [], playedDurations: [String: MediaTime] = [:], isLive: Bool? = nil
+    ) {
+        self.primary = primary
+        self.otherPlaylists = otherPlaylists
+        self.events = events
+        self.failedEvents = failedEvents
+        self.playedDurations = playedDurations
+        self.isLive = isLive ?? primary.isLive
+    }
+
+    /// The interstitial events of a playlist's date ranges, in tag order; nested ones are the
+    /// caller's to drop (R25: an interstitial asset's own date ranges are never scheduled).
+    public static func events(of playlist: MediaPlaylist) -> [InterstitialEvent] {
+        playlist.dateRanges.compactMap(InterstitialEvent.init(dateRange:))
+    }
+}
