@@ -30,9 +30,11 @@ public struct ScheduleInput: Sendable {
         self.isLive = isLive ?? primary.isLive
     }
 
-    /// The interstitial events of a playlist's date ranges, in tag order; nested ones are the
-    /// caller's to drop (R25: an interstitial asset's own date ranges are never scheduled).
-    public static func events(of playlist: MediaPlaylist) -> [InterstitialEvent] {
-        playlist.dateRanges.compactMap(InterstitialEvent.init(dateRange:))
+    /// The interstitial events of a playlist's date ranges, in tag order.
+    ///
+    /// An interstitial asset's own interstitials are never scheduled: "Interstitials scheduled inside
+    /// other interstitials MUST be ignored by clients" (App. D.1; profile R25).
+    public static func events(of playlist: MediaPlaylist, isInterstitialAsset: Bool = false) -> [InterstitialEvent] {
+        isInterstitialAsset ? [] : playlist.dateRanges.compactMap(InterstitialEvent.init(dateRange:))
     }
 }
