@@ -98,6 +98,10 @@ struct CLITests {
             ],
             golden: "insert-schedule.m3u8", status: 0),
         GoldenCase(arguments: ["rules"], golden: "rules.txt", status: 0),
+        GoldenCase(
+            arguments: ["schedule", "Tests/Fixtures/playlists/interstitials-vod.m3u8"],
+            golden: "schedule-interstitials.txt",
+            status: 0),
     ]
 
     @Test("golden output and exit status", arguments: goldenCases)
@@ -221,5 +225,62 @@ struct CLITests {
         let ended = try Self.run(["validate", "--watch", "2", "Tests/Fixtures/playlists/vod-basic.m3u8"])
         #expect(ended.status == 0)
         #expect(ended.standardError.contains("has EXT-X-ENDLIST; stopped watching after 0 reloads"))
+    }
+
+    /// The conformance vectors (local copies, plus newer ones in ../shared), as JSON objects.
+    static func scheduleVectors() throws -> [(name: String, vector: [String: Any])] {
+        let local = fixtures.appendingPathComponent("conformance")
+        let shared = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance/schedule")
+        var seen: Set<String> = []
+        var vectors: [(String, [String: Any])] = []
+        for directory in [local, shared] {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            for name in names.sorted() where name.hasSuffix(".json") && seen.insert(name).inserted {
+                let data = try Data(contentsOf: directory.appendingPathComponent(name))
+                vectors.append((name, try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]))
+            }
+        }
+        return vectors
+    }
+
+    @Test("hlsi schedule --json --resolve reproduces every conformance vector to the millisecond")
+    func scheduleConformance() throws {
+        let vectors = try Self.scheduleVectors()
+        #expect(vectors.count >= 10)
+        func ms(_ value: Any?) -> Int? { (value as? NSNumber).map { Int(($0.doubleValue * 1000).rounded()) } }
+        func normalized(_ value: Any?) -> String {
+            switch value {
+            case let number as NSNumber: return String(ms(number) ?? 0)
+            case let array as [Any]: return "[" + array.map(normalized).joined(separator: ",") + "]"
+            case let object as [String: Any]:
+                return "{" + object.keys.sorted().map { "\($0):\(normalized(object[$0]))" }.joined(separator: ",") + "}"
+            case let text as String: return text
+            case nil, is NSNull: return "null"
+            default: return "\(value!)"
+            }
+        }
+        for (name, vector) in vectors {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "hlsi-vector-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let playlist = directory.appendingPathComponent("playlist.m3u8")
+            try (vector["playlist"] as? String ?? "").write(to: playlist, atomically: true, encoding: .utf8)
+            for (file, content) in vector["files"] as? [String: Any] ?? [:] {
+                let data = try JSONSerialization.data(withJSONObject: content)
+                try data.write(to: directory.appendingPathComponent(file))
+            }
+            let run = try Self.run(["schedule", "--json", "--resolve", playlist.path])
+            #expect(run.status == 0, "\(name): \(run.standardError)")
+            let output = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any] ?? [:]
+            let expected = vector["expected"] as? [String: Any] ?? [:]
+            // Compare the keys the vector gives; the output may carry more.
+            let events = (output["events"] as? [[String: Any]] ?? []).map { event in
+                event.filter { ["id", "start", "resumeTime"].contains($0.key) }
+            }
+            #expect(normalized(events) == normalized(expected["events"]), "\(name) events")
+            #expect(normalized(output["items"]) == normalized(expected["items"]), "\(name) items")
+            #expect(normalized(output["durations"]) == normalized(expected["durations"]), "\(name) durations")
+        }
     }
 }

@@ -16,7 +16,8 @@ extension InterstitialSchedule {
     /// - R7: an empty asset list plays nothing and resumes at X-RESUME-OFFSET or 0; a failed load
     ///   plays nothing and resumes at 0.
     /// - R8: a group that resumes before its start is not played again.
-    /// - R9: PRE plays before primary, POST after its end.
+    /// - R9: PRE plays before primary, POST after its end (and resumes nowhere: its `resumeTime` is
+    ///   the end of primary).
     /// - R22, R23: events after the end of a VOD primary get no item; live durations are indefinite.
     public static func resolve(_ input: ScheduleInput) -> InterstitialSchedule {
         let primary = input.primary
@@ -104,7 +105,8 @@ extension InterstitialSchedule {
                 groupResume = entry.start
                 groupCue = entry.cue
             }
-            groupResume = groupResume + events[entry.index].resumptionOffset
+            // After POST there is no primary left to resume into.
+            if entry.cue != .leave { groupResume = groupResume + events[entry.index].resumptionOffset }
             var resume = groupResume
             if input.events[entry.index].alignsResumptionWithPrimarySegmentBoundary,
                 let snapped = snap(resume, in: playlists, preferLater: true)

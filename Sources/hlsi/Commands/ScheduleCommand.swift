@@ -1,0 +1,213 @@
+import ArgumentParser
+import Foundation
+import HLSInterstitials
+import HLSLoading
+import HLSPlaylist
+
+/// `hlsi schedule`: where each interstitial plays, where primary resumes, and the three durations.
+struct ScheduleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schedule",
+        abstract: "Compute the interstitial schedule of a playlist: events, playout items and durations.",
+        discussion: """
+            Resolves every interstitial against the primary media playlist (a multivariant playlist is \
+            followed to its first variant, whose audio renditions count for X-SNAP) with the rules of \
+            the behavior profile. --resolve first loads every X-ASSET-LIST (relative URLs resolve \
+            against the playlist; files work too), so that asset durations count; a list that fails \
+            to load makes its event play nothing (R7).
+
+            JSON: {"events":[{"id","start","resumeTime",…}],"items":[{"kind","id","primary":[s,e],\
+            "playout":[s,e],"integrated":[s,e]}],"durations":{"primary","playout","integrated"}}, \
+            in seconds; durations are null for live.
+
+            Exit codes: 0 success, 1 the playlist has errors, 2 usage or I/O failure.
+            """
+    )
+
+    @Argument(help: "A playlist file path or http(s) URL.")
+    var location: String
+
+    @Flag(name: .long, help: "Print JSON.")
+    var json = false
+
+    @Flag(name: .long, help: "Load the asset lists before computing.")
+    var resolve = false
+
+    func run() async throws {
+        let computed: (schedule: InterstitialSchedule, warnings: [String], hasErrors: Bool)
+        do {
+            computed = try await PlaylistLoader.withLoader { loader in
+                try await Self.compute(location, resolve: resolve, loader: loader)
+            }
+        } catch let error as LoadError {
+            throw CommandFailure(error)
+        }
+        for warning in computed.warnings { Output.standardError("warning: \(warning)") }
+        if json {
+            Output.standardOutput(try Output.json(ScheduleReport(computed.schedule)))
+        } else {
+            Output.standardOutput(ScheduleTable(schedule: computed.schedule).text)
+        }
+        if computed.hasErrors { throw ExitCode(1) }
+    }
+
+    /// Loads the playlist (and with `resolve`, the asset lists) and computes the schedule.
+    static func compute(
+        _ location: String, resolve: Bool, loader: PlaylistLoader
+    ) async throws
+        -> (schedule: InterstitialSchedule, warnings: [String], hasErrors: Bool)
+    {
+        var (_, result) = try await loader.loadPlaylist(location)
+        var hasErrors = result.hasErrors
+        var primaryLocation = location
+        var others: [MediaPlaylist] = []
+        var warnings: [String] = []
+        if case .multivariant(let multivariant) = result.playlist {
+            guard let variant = multivariant.variants.first else {
+                throw CommandFailure(message: "\(location): the multivariant playlist has no variant", exitCode: 1)
+            }
+            primaryLocation = StreamValidator.resolve(variant.uri, against: location)
+            for rendition in multivariant.renditions
+            where rendition.type == "AUDIO" && rendition.groupID == variant.audio {
+                guard let uri = rendition.uri else { continue }
+                if case .media(let audio)? = try? await loader.loadPlaylist(
+                    StreamValidator.resolve(uri, against: location)
+                ).1.playlist {
+                    others.append(audio)
+                }
+            }
+            (_, result) = try await loader.loadPlaylist(primaryLocation)
+            hasErrors = hasErrors || result.hasErrors
+        }
+        guard case .media(let primary) = result.playlist else {
+            throw CommandFailure(message: "\(primaryLocation): not a media playlist", exitCode: 1)
+        }
+        var events = ScheduleInput.events(of: primary)
+        var failed: Set<String> = []
+        if resolve {
+            for index in events.indices {
+                guard let uri = events[index].assetListURI else { continue }
+                let url = StreamValidator.resolve(uri, against: primaryLocation)
+                do {
+                    let resource = try await loader.loadResource(url)
+                    events[index].assetList = try AssetList.decode(resource.bytes)
+                } catch {
+                    failed.insert(events[index].identifier)
+                    warnings.append(
+                        "asset list \(url) of \"\(events[index].identifier)\" failed, so it plays nothing (R7): \(error)"
+                    )
+                }
+            }
+        }
+        let schedule = InterstitialSchedule.resolve(
+            ScheduleInput(primary: primary, otherPlaylists: others, events: events, failedEvents: failed))
+        return (schedule, warnings, hasErrors)
+    }
+}
+
+/// The JSON form of `hlsi schedule --json`.
+struct ScheduleReport: Encodable {
+    struct Event: Encodable {
+        var id: String
+        var start: Double
+        var resumeTime: Double
+        var resumptionOffset: Double
+        var playoutDuration: Double
+        var scheduled: Bool
+        var cue: [String]?
+        var restrictions: [String]
+        var timelineOccupancy: String
+        var supplementsPrimaryContent: Bool
+    }
+
+    struct Item: Encodable {
+        var kind: String
+        var id: String?
+        var primary: [Double]
+        var playout: [Double]
+        var integrated: [Double]
+    }
+
+    struct Durations: Encodable {
+        var primary: Double?
+        var playout: Double?
+        var integrated: Double?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(primary, forKey: .primary)
+            try container.encode(playout, forKey: .playout)
+            try container.encode(integrated, forKey: .integrated)
+        }
+
+        enum CodingKeys: String, CodingKey { case primary, playout, integrated }
+    }
+
+    var events: [Event]
+    var items: [Item]
+    var durations: Durations
+    var live: Bool
+
+    init(_ schedule: InterstitialSchedule) {
+        events = schedule.events.map { event in
+            Event(
+                id: event.id, start: event.start.seconds, resumeTime: event.resumeTime.seconds,
+                resumptionOffset: event.resumptionOffset.seconds, playoutDuration: event.playoutDuration.seconds,
+                scheduled: event.isScheduled, cue: event.event.cueTokens, restrictions: event.event.restrictions.tokens,
+                timelineOccupancy: event.event.timelineOccupancy.attributeValue,
+                supplementsPrimaryContent: event.event.supplementsPrimaryContent)
+        }
+        items = schedule.items.map { item in
+            Item(
+                kind: item.kind.rawValue, id: schedule.eventID(of: item),
+                primary: [item.primary.lowerBound.seconds, item.primary.upperBound.seconds],
+                playout: [item.playout.lowerBound.seconds, item.playout.upperBound.seconds],
+                integrated: [item.integrated.lowerBound.seconds, item.integrated.upperBound.seconds])
+        }
+        durations = Durations(
+            primary: schedule.primaryDuration?.seconds, playout: schedule.playoutDuration?.seconds,
+            integrated: schedule.integratedDuration?.seconds)
+        live = schedule.isLive
+    }
+}
+
+/// The text form of `hlsi schedule`: an events table, an items table and the durations.
+struct ScheduleTable {
+    var schedule: InterstitialSchedule
+
+    var text: String {
+        func time(_ value: MediaTime?) -> String { value.map { $0.formatted(fractionDigits: 3) } ?? "indefinite" }
+        func range(_ value: Range<MediaTime>) -> String { "\(time(value.lowerBound))–\(time(value.upperBound))" }
+        var rows: [[String]] = [["EVENT", "START", "RESUME", "OFFSET", "PLAYS", "CUE", "RESTRICT", "TIMELINE"]]
+        for event in schedule.events {
+            rows.append([
+                event.id, time(event.start), time(event.resumeTime), time(event.resumptionOffset),
+                event.isScheduled ? time(event.playoutDuration) : "never",
+                event.event.cueTokens?.joined(separator: ",") ?? "-", event.event.restrictions.description,
+                event.event.timelineOccupancy.attributeValue
+                    + (event.event.supplementsPrimaryContent ? ",PRIMARY" : ""),
+            ])
+        }
+        var text = Self.table(rows) + "\n"
+        rows = [["#", "ITEM", "PRIMARY", "PLAYOUT", "INTEGRATED"]]
+        for (index, item) in schedule.items.enumerated() {
+            rows.append([
+                String(index + 1), schedule.eventID(of: item).map { "ad \($0)" } ?? "primary", range(item.primary),
+                range(item.playout), range(item.integrated),
+            ])
+        }
+        text += Self.table(rows) + "\n"
+        text += "durations: primary \(time(schedule.primaryDuration)), playout \(time(schedule.playoutDuration)), "
+        text += "integrated \(time(schedule.integratedDuration))\(schedule.isLive ? " (live)" : "")\n"
+        return text
+    }
+
+    static func table(_ rows: [[String]]) -> String {
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column] + 2, withPad: " ", startingAt: 0)
+            }.joined()
+        }.joined(separator: "\n") + "\n"
+    }
+}
