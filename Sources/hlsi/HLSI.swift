@@ -11,7 +11,8 @@ struct HLSI: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            InspectCommand.self, ValidateCommand.self, InsertCommand.self, ScheduleCommand.self, GenerateCommand.self,
+            InspectCommand.self, ValidateCommand.self, InsertCommand.self, ScheduleCommand.self, TimelineCommand.self,
+            GenerateCommand.self,
             RulesCommand.self,
         ]
     )

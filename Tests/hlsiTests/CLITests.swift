@@ -102,6 +102,9 @@ struct CLITests {
             arguments: ["schedule", "Tests/Fixtures/playlists/interstitials-vod.m3u8"],
             golden: "schedule-interstitials.txt",
             status: 0),
+        GoldenCase(
+            arguments: ["timeline", "--ansi", "--width", "60", "Tests/Fixtures/playlists/interstitials-vod.m3u8"],
+            golden: "timeline-interstitials.txt", status: 0),
     ]
 
     @Test("golden output and exit status", arguments: goldenCases)
@@ -282,5 +285,15 @@ struct CLITests {
             #expect(normalized(output["items"]) == normalized(expected["items"]), "\(name) items")
             #expect(normalized(output["durations"]) == normalized(expected["durations"]), "\(name) durations")
         }
+    }
+
+    @Test("hlsi timeline --svg writes an SVG; without an output it is a usage error")
+    func timelineSVG() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-\(UUID().uuidString).svg")
+        defer { try? FileManager.default.removeItem(at: path) }
+        let run = try Self.run(["timeline", "Tests/Fixtures/playlists/interstitials-vod.m3u8", "--svg", path.path])
+        #expect(run.status == 0)
+        #expect(try String(contentsOf: path, encoding: .utf8).hasPrefix("<svg"))
+        #expect(try Self.run(["timeline", "Tests/Fixtures/playlists/interstitials-vod.m3u8"]).status == 2)
     }
 }
