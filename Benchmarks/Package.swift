@@ -23,6 +23,16 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "ScheduleBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "HLSPlaylist", package: toolkit.lastPathComponent),
+                .product(name: "HLSInterstitials", package: toolkit.lastPathComponent),
+            ],
+            path: "Benchmarks/ScheduleBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "compare-python",
             dependencies: [.product(name: "HLSPlaylist", package: toolkit.lastPathComponent)]
         ),
