@@ -37,6 +37,10 @@ public enum TimelinePicture {
         // Lane 1: the integrated timeline.
         let barY = 86.0
         var pointsAt: [MediaTime: Int] = [:]
+        var pointCount: [MediaTime: Int] = [:]
+        for segment in snapshot.segments where segment.isSinglePoint {
+            pointCount[segment.timeMapping.target.lowerBound, default: 0] += 1
+        }
         for segment in snapshot.segments {
             let target = segment.timeMapping.target
             let x0 = x(target.lowerBound, integratedEnd)
@@ -49,7 +53,8 @@ public enum TimelinePicture {
                 if segment.isSinglePoint {
                     let stack = pointsAt[target.lowerBound, default: 0]
                     pointsAt[target.lowerBound] = stack + 1
-                    let labelY = barY - 10 - Double(stack) * 13
+                    // The first event at a time gets the top label, so the labels read in playout order.
+                    let labelY = barY - 10 - Double(pointCount[target.lowerBound, default: 1] - 1 - stack) * 13
                     body.append(
                         "<path d=\"M\(number(x0 - 5)) \(number(barY - 7)) L\(number(x0 + 5)) \(number(barY - 7)) L\(number(x0)) \(number(barY + 1)) Z\" fill=\"#d0312d\"/>"
                     )
