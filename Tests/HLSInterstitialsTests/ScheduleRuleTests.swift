@@ -124,7 +124,7 @@ struct ScheduleRuleTests {
                 ("C", "90", ",DURATION=5,X-RESUME-OFFSET=0"),
             ], segments: 20)
         let schedule = Self.resolve(playlist)
-        #expect(Self.times(schedule) == ["A 72.5→82.5", "B 72.5→82.5", "C 90→90"])
+        #expect(Self.times(schedule) == ["A 72.5→82.5", "B 76.5→82.5", "C 90→90"])
         #expect(Self.ranges(schedule, \.primary) == ["0-72.5", "72.5-82.5", "82.5-82.5", "82.5-90", "90-90", "90-120"])
         #expect(
             Self.ranges(schedule, \.playout) == ["0-72.5", "72.5-82.5", "82.5-87.5", "87.5-95", "95-100", "100-130"])

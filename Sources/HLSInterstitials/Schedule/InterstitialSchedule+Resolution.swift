@@ -114,7 +114,6 @@ extension InterstitialSchedule {
                 resume = snapped
                 groupResume = snapped
             }
-            events[entry.index].start = groupStart
             events[entry.index].resumeTime = resume
         }
 
@@ -138,7 +137,6 @@ extension InterstitialSchedule {
             let first = events[group[0]]
             if first.event.cue == .leave { addPrimary(to: endOfPrimary) } else { addPrimary(to: first.start) }
             var from = first.event.cue == .leave ? max(cursor, first.start) : first.start
-            if first.event.cue == .join { from = cursor }
             for index in group {
                 let event = events[index]
                 let length = event.playoutDuration

@@ -34,21 +34,30 @@ struct ScheduleCommand: AsyncParsableCommand {
     var resolve = false
 
     func run() async throws {
-        let computed: (schedule: InterstitialSchedule, warnings: [String], hasErrors: Bool)
-        do {
-            computed = try await PlaylistLoader.withLoader { loader in
-                try await Self.compute(location, resolve: resolve, loader: loader)
-            }
-        } catch let error as LoadError {
-            throw CommandFailure(error)
-        }
-        for warning in computed.warnings { Output.standardError("warning: \(warning)") }
+        let computed = try await Self.load(location, resolve: resolve)
         if json {
             Output.standardOutput(try Output.json(ScheduleReport(computed.schedule)))
         } else {
             Output.standardOutput(ScheduleTable(schedule: computed.schedule).text)
         }
         if computed.hasErrors { throw ExitCode(1) }
+    }
+
+    /// Computes the schedule for a command: load errors become command failures, warnings go to
+    /// standard error.
+    static func load(
+        _ location: String, resolve: Bool
+    ) async throws -> (schedule: InterstitialSchedule, hasErrors: Bool) {
+        let computed: (schedule: InterstitialSchedule, warnings: [String], hasErrors: Bool)
+        do {
+            computed = try await PlaylistLoader.withLoader { loader in
+                try await compute(location, resolve: resolve, loader: loader)
+            }
+        } catch let error as LoadError {
+            throw CommandFailure(error)
+        }
+        for warning in computed.warnings { Output.standardError("warning: \(warning)") }
+        return (computed.schedule, computed.hasErrors)
     }
 
     /// Loads the playlist (and with `resolve`, the asset lists) and computes the schedule.

@@ -38,15 +38,7 @@ struct TimelineCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let computed: (schedule: InterstitialSchedule, warnings: [String], hasErrors: Bool)
-        do {
-            computed = try await PlaylistLoader.withLoader { loader in
-                try await ScheduleCommand.compute(location, resolve: resolve, loader: loader)
-            }
-        } catch let error as LoadError {
-            throw CommandFailure(error)
-        }
-        for warning in computed.warnings { Output.standardError("warning: \(warning)") }
+        let computed = try await ScheduleCommand.load(location, resolve: resolve)
         if let svg {
             let title = (location as NSString).lastPathComponent
             do {
