@@ -245,6 +245,16 @@ struct ScheduleRuleTests {
         #expect(schedule.items.map(\.kind) == [.primary])
     }
 
+    @Test("events that cannot be placed (no PROGRAM-DATE-TIME) are not scheduled, and say why")
+    func unplaced() {
+        let text =
+            "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-DATERANGE:ID=\"a\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:10.000Z\",DURATION=5,X-ASSET-URI=\"https://a.example/a.m3u8\"\n#EXTINF:6.000,\ns.ts\n#EXT-X-ENDLIST\n"
+        let schedule = Self.resolve(Sample.mediaPlaylist(text))
+        #expect(!schedule.events[0].isScheduled)
+        #expect(schedule.events[0].problem?.contains("no EXT-X-PROGRAM-DATE-TIME") == true)
+        #expect(schedule.items.map(\.kind) == [.primary])
+    }
+
     @Test("R23: a live schedule has indefinite primary, playout and integrated durations")
     func r23() {
         let schedule = Self.resolve(Self.playlist([("a", "12", ",DURATION=5")], endList: false))

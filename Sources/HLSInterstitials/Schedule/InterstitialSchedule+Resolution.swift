@@ -31,6 +31,7 @@ extension InterstitialSchedule {
         for (index, event) in input.events.enumerated() {
             let id = event.identifier
             var start: MediaTime
+            var problem: String?
             switch event.cue {
             case .join: start = startOfPrimary
             case .leave: start = endOfPrimary
@@ -41,6 +42,10 @@ extension InterstitialSchedule {
                     start = time
                 } else {
                     start = startOfPrimary
+                    problem =
+                        event.date == nil
+                        ? "it has neither a time nor a START-DATE"
+                        : "its START-DATE cannot be placed: the playlist has no EXT-X-PROGRAM-DATE-TIME"
                 }
                 if event.alignsStartWithPrimarySegmentBoundary,
                     let snapped = snap(start, in: playlists, preferLater: false)
@@ -72,12 +77,13 @@ extension InterstitialSchedule {
             switch event.cue {
             case .join: reachable = true
             case .leave: reachable = !input.isLive
-            case .none: reachable = start >= startOfPrimary && (input.isLive || start <= endOfPrimary)
+            case .none:
+                reachable = problem == nil && start >= startOfPrimary && (input.isLive || start <= endOfPrimary)
             }
             events.append(
                 Event(
                     event: event, start: start, resumeTime: start + offset, resumptionOffset: offset,
-                    playoutDuration: length, isScheduled: reachable))
+                    playoutDuration: length, isScheduled: reachable, problem: problem))
             if reachable { placed.append((index, start, event.cue)) }
         }
 

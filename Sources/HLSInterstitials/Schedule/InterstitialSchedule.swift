@@ -27,6 +27,8 @@ public struct InterstitialSchedule: Sendable {
         /// Whether it has an item: false for events after the end of a VOD primary (R22), before its
         /// start, or POST events of a live primary.
         public var isScheduled: Bool
+        /// Why the event could not be placed at all, when it could not (then it is not scheduled).
+        public var problem: String?
     }
 
     /// What an item is.

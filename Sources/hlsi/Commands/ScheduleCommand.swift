@@ -110,6 +110,9 @@ struct ScheduleCommand: AsyncParsableCommand {
         }
         let schedule = InterstitialSchedule.resolve(
             ScheduleInput(primary: primary, otherPlaylists: others, events: events, failedEvents: failed))
+        for event in schedule.events {
+            if let problem = event.problem { warnings.append("\"\(event.id)\" is not scheduled: \(problem)") }
+        }
         return (schedule, warnings, hasErrors)
     }
 }
