@@ -1,10 +1,16 @@
 /// A JSON value, used to keep the keys of an asset list that the schema does not define.
 public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number without a fraction that fits in 64 bits.
     case integer(Int64)
+    /// Any other number.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
     /// An object; its keys are kept sorted so that equal objects compare equal.
     case object([String: JSONValue])

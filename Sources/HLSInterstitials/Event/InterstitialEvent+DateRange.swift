@@ -4,24 +4,43 @@ extension InterstitialEvent {
     /// The attribute names of the interstitial schema (App. D.2, D.3) and of EXT-X-DATERANGE (§4.4.5.1)
     /// that the event reads, in the order it writes them.
     public enum AttributeName {
+        /// `ID`.
         public static let id = "ID"
+        /// `CLASS`.
         public static let className = "CLASS"
+        /// `START-DATE`.
         public static let startDate = "START-DATE"
+        /// `CUE`.
         public static let cue = "CUE"
+        /// `END-DATE`.
         public static let endDate = "END-DATE"
+        /// `DURATION`.
         public static let duration = "DURATION"
+        /// `PLANNED-DURATION`.
         public static let plannedDuration = "PLANNED-DURATION"
+        /// `X-ASSET-URI`.
         public static let assetURI = "X-ASSET-URI"
+        /// `X-ASSET-LIST`.
         public static let assetList = "X-ASSET-LIST"
+        /// `X-RESUME-OFFSET`.
         public static let resumeOffset = "X-RESUME-OFFSET"
+        /// `X-PLAYOUT-LIMIT`.
         public static let playoutLimit = "X-PLAYOUT-LIMIT"
+        /// `X-SNAP`.
         public static let snap = "X-SNAP"
+        /// `X-RESTRICT`.
         public static let restrict = "X-RESTRICT"
+        /// `X-CONTENT-MAY-VARY`.
         public static let contentMayVary = "X-CONTENT-MAY-VARY"
+        /// `X-TIMELINE-OCCUPIES`.
         public static let timelineOccupies = "X-TIMELINE-OCCUPIES"
+        /// `X-TIMELINE-STYLE`.
         public static let timelineStyle = "X-TIMELINE-STYLE"
+        /// `X-SKIP-CONTROL-OFFSET`.
         public static let skipControlOffset = "X-SKIP-CONTROL-OFFSET"
+        /// `X-SKIP-CONTROL-DURATION`.
         public static let skipControlDuration = "X-SKIP-CONTROL-DURATION"
+        /// `X-SKIP-CONTROL-LABEL-ID`.
         public static let skipControlLabelID = "X-SKIP-CONTROL-LABEL-ID"
 
         /// Every name the event models, in writing order.

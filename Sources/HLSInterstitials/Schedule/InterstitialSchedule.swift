@@ -33,7 +33,9 @@ public struct InterstitialSchedule: Sendable {
 
     /// What an item is.
     public enum ItemKind: String, Sendable, Hashable, Codable {
+        /// Primary content.
         case primary
+        /// An interstitial event.
         case interstitial
     }
 

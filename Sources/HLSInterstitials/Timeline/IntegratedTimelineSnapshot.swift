@@ -43,12 +43,14 @@ public struct IntegratedTimelineSnapshot: Sendable, Hashable {
             self.loadedTimeRanges = loadedTimeRanges
         }
 
+        /// Segments are equal when every property is.
         public static func == (lhs: Segment, rhs: Segment) -> Bool {
             lhs.segmentType == rhs.segmentType && lhs.timeMapping.source == rhs.timeMapping.source
                 && lhs.timeMapping.target == rhs.timeMapping.target && lhs.interstitialEvent == rhs.interstitialEvent
                 && lhs.startDate == rhs.startDate && lhs.loadedTimeRanges == rhs.loadedTimeRanges
         }
 
+        /// Hashes the type and the target range.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(segmentType)
             hasher.combine(timeMapping.target.lowerBound)
