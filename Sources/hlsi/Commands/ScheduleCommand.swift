@@ -79,10 +79,11 @@ struct ScheduleCommand: AsyncParsableCommand {
             for rendition in multivariant.renditions
             where rendition.type == "AUDIO" && rendition.groupID == variant.audio {
                 guard let uri = rendition.uri else { continue }
-                if case .media(let audio)? = try? await loader.loadPlaylist(
-                    StreamValidator.resolve(uri, against: location)
-                ).1.playlist {
-                    others.append(audio)
+                let url = StreamValidator.resolve(uri, against: location)
+                do {
+                    if case .media(let audio) = try await loader.loadPlaylist(url).1.playlist { others.append(audio) }
+                } catch {
+                    warnings.append("audio rendition \(url) is left out of snapping (R6): \(error)")
                 }
             }
             (_, result) = try await loader.loadPlaylist(primaryLocation)
