@@ -130,9 +130,7 @@ public struct InsertionRequest: Hashable, Sendable {
                 throw fail(field, "must be a whole number of seconds (a decimal-integer), found \(value)")
             }
         }
-        if let label = skipControl.labelID,
-            label.isEmpty || !label.unicodeScalars.allSatisfy({ $0.isASCIILetter || $0 == "-" || $0 == "_" })
-        {
+        if let label = skipControl.labelID, !SkipControl.isValidLabelID(label) {
             throw fail("skipControlLabelId", "must use the characters [a-zA-Z-_] only, found \"\(label)\"")
         }
         event.skipControl = skipControl

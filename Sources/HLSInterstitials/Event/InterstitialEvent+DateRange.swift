@@ -88,11 +88,7 @@ extension InterstitialEvent {
     /// does not have the schema's type.
     private mutating func read(_ attribute: Attribute) -> Bool {
         let value = attribute.value
-        func tokens() -> [String]? {
-            value.quotedString.map {
-                $0.isEmpty ? [] : $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            }
-        }
+        func tokens() -> [String]? { value.enumeratedStringList }
         func seconds() -> MediaTime? {
             value.decimalInteger.flatMap { $0 <= 9_000_000_000 ? MediaTime(seconds: Int($0)) : nil }
         }

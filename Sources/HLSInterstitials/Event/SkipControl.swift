@@ -19,6 +19,14 @@ public struct SkipControl: Hashable, Sendable {
         self.labelID = labelID
     }
 
+    /// Whether a label ID has the form App. D.3 gives: characters from [a-zA-Z-_] only, at least one.
+    public static func isValidLabelID(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || $0 == "-" || $0 == "_"
+            }
+    }
+
     /// Whether no field is set.
     public var isEmpty: Bool { offset == nil && duration == nil && labelID == nil }
 

@@ -120,48 +120,34 @@ public enum TimelinePicture {
 
     /// A terminal drawing in `width` columns, with ANSI colors unless `colors` is false.
     public static func ansi(_ schedule: InterstitialSchedule, width: Int = 72, colors: Bool = true) -> String {
-        let drawing = coloredDrawing(schedule, width: width)
-        guard !colors else { return drawing }
-        var plain = ""
-        var index = drawing.startIndex
-        while index < drawing.endIndex {
-            if drawing[index] == "\u{1B}", let end = drawing[index...].firstIndex(of: "m") {
-                index = drawing.index(after: end)
-                continue
-            }
-            plain.append(drawing[index])
-            index = drawing.index(after: index)
-        }
-        return plain
-    }
-
-    private static func coloredDrawing(_ schedule: InterstitialSchedule, width: Int) -> String {
         let snapshot = IntegratedTimelineSnapshot(schedule: schedule)
         let end = max(
             schedule.integratedDuration ?? schedule.items.last?.integrated.upperBound ?? .zero, MediaTime(seconds: 1))
         func column(_ time: MediaTime) -> Int {
             min(width - 1, max(0, Int((time.seconds / end.seconds * Double(width)).rounded(.down))))
         }
-        let blue = "\u{1B}[34m"
-        let yellow = "\u{1B}[33m"
-        let red = "\u{1B}[31m"
-        let reset = "\u{1B}[0m"
-        var bar = [String](repeating: " ", count: width)
-        var markers = [String](repeating: " ", count: width)
+        let blue = colors ? "\u{1B}[34m" : ""
+        let yellow = colors ? "\u{1B}[33m" : ""
+        let red = colors ? "\u{1B}[31m" : ""
+        let reset = colors ? "\u{1B}[0m" : ""
+        /// One column: its color code (empty for none) and its glyph.
+        typealias Cell = (color: String, glyph: Character)
+        var bar = [Cell](repeating: ("", " "), count: width)
+        var markers = [Cell](repeating: ("", " "), count: width)
         var names: [String] = []
         for segment in snapshot.segments {
             let target = segment.timeMapping.target
             let from = column(target.lowerBound)
             let to = max(from + 1, Int((target.upperBound.seconds / end.seconds * Double(width)).rounded(.down)))
             if segment.isSinglePoint {
-                markers[from] = red + "▼" + reset
+                markers[from] = (red, "▼")
                 names.append("▼ \(segment.interstitialEvent?.identifier ?? "?") at \(label(target.lowerBound))")
                 continue
             }
             let highlighted =
                 segment.segmentType == .interstitial && segment.interstitialEvent?.supplementsPrimaryContent != true
             for index in from..<min(to, width) {
-                bar[index] = highlighted ? yellow + "█" + reset : blue + "━" + reset
+                bar[index] = highlighted ? (yellow, "█") : (blue, "━")
             }
             if highlighted {
                 names.append(
@@ -169,24 +155,21 @@ public enum TimelinePicture {
                 )
             }
         }
-        var line = ""
-        var previous = ""
-        for cell in bar {
-            // Cells are color + glyph + reset; consecutive cells of one color share the codes.
-            if cell.hasPrefix("\u{1B}"), let glyphEnd = cell.range(of: reset) {
-                let prefix = String(cell[..<cell.index(cell.startIndex, offsetBy: 5)])
-                let glyph = String(cell[cell.index(cell.startIndex, offsetBy: 5)..<glyphEnd.lowerBound])
-                if prefix != previous { line += (previous.isEmpty ? "" : reset) + prefix }
-                line += glyph
-                previous = prefix
-            } else {
-                if !previous.isEmpty { line += reset }
-                previous = ""
-                line += cell
+        // Consecutive cells of one color share one color code and one reset.
+        func line(_ cells: [Cell]) -> String {
+            var text = ""
+            var current = ""
+            for cell in cells {
+                if cell.color != current {
+                    if !current.isEmpty { text += reset }
+                    text += cell.color
+                    current = cell.color
+                }
+                text.append(cell.glyph)
             }
+            return current.isEmpty ? text : text + reset
         }
-        if !previous.isEmpty { line += reset }
-        var text = markers.joined() + "\n" + line + "\n"
+        var text = line(markers) + "\n" + line(bar) + "\n"
         let startLabel = "0"
         let endLabel = label(schedule.integratedDuration)
         text +=

@@ -41,7 +41,7 @@ public enum InterstitialValidator {
 }
 
 extension Unicode.Scalar {
-    var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+    fileprivate var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
 }
 
 extension [Diagnostic] {
@@ -73,8 +73,7 @@ private struct Checker {
 
     /// Reports at the first tag of `range` that has `attribute`.
     mutating func report(_ rule: Rule, _ range: DateRange, attribute: String, _ message: String) {
-        let line = range.lines.first { attributes(ofLine: $0 - 1)?.contains(attribute) == true } ?? range.lines[0]
-        report(rule, line: line - 1, attribute: attribute, message)
+        diagnostics.append(rule.diagnostic(at: document.location(of: attribute, in: range), message))
     }
 
     func attributes(ofLine index: Int) -> AttributeList? {
@@ -183,9 +182,7 @@ private struct Checker {
             (Name.cue, ["PRE", "POST", "ONCE"]), (Name.snap, ["OUT", "IN"]), (Name.restrict, ["SKIP", "JUMP"]),
         ]
         for (name, allowed) in known {
-            guard let text = attributes[name]?.quotedString else { continue }
-            let tokens =
-                text.isEmpty ? [] : text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard let tokens = attributes[name]?.enumeratedStringList else { continue }
             if name != Name.cue { checkRepeats(range, name, tokens) }
             for token in tokens where !allowed.contains(token) {
                 report(
@@ -236,11 +233,7 @@ private struct Checker {
             if value.decimalInteger != nil { return }
             expected = "a decimal-integer (whole seconds)"
         case Name.skipControlLabelID:
-            if let text = value.quotedString, !text.isEmpty,
-                text.unicodeScalars.allSatisfy({ $0.isASCIILetter || $0 == "-" || $0 == "_" })
-            {
-                return
-            }
+            if let text = value.quotedString, SkipControl.isValidLabelID(text) { return }
             expected = "a quoted-string of the characters [a-zA-Z-_] only"
         default:
             return

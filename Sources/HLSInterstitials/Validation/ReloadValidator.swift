@@ -15,13 +15,7 @@ public enum ReloadValidator {
         for old in previous.dateRanges {
             if let new = now[old.id] {
                 for attribute in old.attributes {
-                    let line = new.lines.first { line in
-                        document.lines.indices.contains(line - 1)
-                            && document.lines[line - 1].content.tag?.value.attributes?.contains(attribute.name) == true
-                    }
-                    let location =
-                        line.map { document.location(line: $0 - 1, attribute: attribute.name) }
-                        ?? document.location(line: new.lines[0] - 1)
+                    let location = document.location(of: attribute.name, in: new)
                     guard let value = new.attributes[attribute.name] else {
                         diagnostics.append(
                             Rule.reloadDateRangeChanged.diagnostic(
