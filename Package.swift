@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
         .library(name: "HLSInterstitials", targets: ["HLSInterstitials"]),
         .library(name: "HLSLoading", targets: ["HLSLoading"]),
+        .library(name: "InterstitialServer", targets: ["InterstitialServer"]),
         .executable(name: "hlsi", targets: ["hlsi"]),
     ],
     dependencies: [
@@ -16,6 +17,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Pure core: parsing, model, writing, diagnostics. No I/O.
@@ -34,12 +38,34 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // I/O: the server-guided ad insertion origin (Hummingbird, SQLite through GRDB).
+        .target(
+            name: "InterstitialServer",
+            dependencies: [
+                "HLSPlaylist",
+                "HLSInterstitials",
+                "HLSLoading",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/demo")]
+        ),
         .executableTarget(
             name: "hlsi",
             dependencies: [
                 "HLSPlaylist",
                 "HLSInterstitials",
                 "HLSLoading",
+                "InterstitialServer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -61,6 +87,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "InterstitialServerTests",
+            dependencies: [
+                "InterstitialServer",
+                "HLSInterstitials",
+                "HLSPlaylist",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(

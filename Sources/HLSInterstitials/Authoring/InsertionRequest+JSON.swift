@@ -35,13 +35,18 @@ extension InsertionRequest {
             throw InsertionError(code: "insert-schedule", "expected an object with \"interstitials\" or an array")
         }
         return try entries.enumerated().map { (index, entry) throws(InsertionError) in
-            try request(entry, path: "\(prefix)[\(index)]")
+            try decode(entry, path: "\(prefix)[\(index)]")
         }
     }
 
-    private static func request(_ value: JSONValue, path: String) throws(InsertionError) -> InsertionRequest {
+    /// Reads one schedule entry (see ``decodeSchedule(_:)``); `path` prefixes the JSON paths of errors,
+    /// and keys in `allowing` are left for the caller instead of being refused as unknown.
+    public static func decode(
+        _ value: JSONValue, path: String = "", allowing extraKeys: Set<String> = []
+    ) throws(InsertionError) -> InsertionRequest {
         func fail(_ key: String, _ message: String) -> InsertionError {
-            InsertionError(code: "insert-schedule", path: key.isEmpty ? path : "\(path).\(key)", message)
+            InsertionError(
+                code: "insert-schedule", path: key.isEmpty ? path : path.isEmpty ? key : "\(path).\(key)", message)
         }
         guard case .object(var fields) = value else { throw fail("", "expected an object, found \(value.typeName)") }
         func string(_ key: String) throws(InsertionError) -> String? {
@@ -117,9 +122,59 @@ extension InsertionRequest {
             }
         case let other?: throw fail("attributes", "expected an object, found \(other.typeName)")
         }
-        if let unknown = fields.keys.sorted().first {
+        if let unknown = fields.keys.sorted().first(where: { !extraKeys.contains($0) }) {
             throw fail(unknown, "unknown key")
         }
         return request
+    }
+}
+
+extension InsertionRequest {
+    /// The request as a schedule entry, the form ``decode(_:path:allowing:)`` reads back.
+    public var jsonValue: JSONValue {
+        var fields: [String: JSONValue] = ["id": .string(id)]
+        func seconds(_ key: String, _ value: MediaTime?) {
+            guard let value else { return }
+            fields[key] =
+                value.nanoseconds % 1_000_000_000 == 0
+                ? .integer(value.nanoseconds / 1_000_000_000) : .number(value.seconds)
+        }
+        func tokens(_ key: String, _ value: [String]?) {
+            if let value { fields[key] = .array(value.map(JSONValue.string)) }
+        }
+        func string(_ key: String, _ value: String?) {
+            if let value { fields[key] = .string(value) }
+        }
+        seconds("at", at)
+        string("date", date?.iso8601)
+        string("assetUri", assetURI)
+        string("assetList", assetListURI)
+        seconds("duration", duration)
+        seconds("plannedDuration", plannedDuration)
+        seconds("resumeOffset", resumeOffset)
+        seconds("playoutLimit", playoutLimit)
+        tokens("restrict", restrict)
+        tokens("snap", snap)
+        tokens("cue", cue)
+        string("occupies", occupies)
+        string("style", style)
+        string("contentMayVary", contentMayVary)
+        seconds("skipControlOffset", skipControl.offset)
+        seconds("skipControlDuration", skipControl.duration)
+        string("skipControlLabelId", skipControl.labelID)
+        if !attributes.isEmpty {
+            var object: [String: JSONValue] = [:]
+            for attribute in attributes {
+                if let text = attribute.value.quotedString {
+                    object[attribute.name] = .string(text)
+                } else if attribute.value.signedDecimal != nil, let number = Double(attribute.value.rawValue) {
+                    object[attribute.name] = .number(number)
+                } else {
+                    object[attribute.name] = .string(attribute.value.rawValue)
+                }
+            }
+            fields["attributes"] = .object(object)
+        }
+        return .object(fields)
     }
 }

@@ -28,22 +28,7 @@ public enum InterstitialInserter {
     ///   ID is already used by a date range of the playlist or by another request.
     public static func insert(_ requests: [InsertionRequest], into result: ParseResult) throws(InsertionError) -> Output
     {
-        guard case .media(var playlist) = result.playlist else {
-            throw InsertionError(
-                code: "insert-playlist",
-                "\(result.document.file) is a multivariant playlist; interstitials go into media playlists (use --in and --out for a whole presentation)"
-            )
-        }
-        guard let first = playlist.segments.first else {
-            throw InsertionError(
-                code: "insert-playlist", "\(result.document.file) has no media segments to schedule against")
-        }
-        let addPDT = !playlist.segments.contains { $0.programDateTime != nil }
-        if addPDT {
-            for index in playlist.segments.indices {
-                playlist.segments[index].date = defaultEpoch + (playlist.segments[index].startTime - first.startTime)
-            }
-        }
+        let (playlist, addPDT) = try prepare(result)
         var ids = Set(playlist.dateRanges.map(\.id))
         var events: [InterstitialEvent] = []
         for (index, request) in requests.enumerated() {
@@ -65,7 +50,45 @@ public enum InterstitialInserter {
             event.sourceAttributes = nil
             events.append(event)
         }
+        return write(events, into: result, playlist: playlist, addPDT: addPDT)
+    }
 
+    /// Inserts events that are already built (each with a START-DATE) into a parsed media playlist.
+    ///
+    /// Servers use it to write date ranges whose values were fixed when first served. The events are
+    /// written as they are; checking them is the caller's job (``InsertionRequest/event(mapping:path:)``).
+    ///
+    /// - Throws: ``InsertionError`` when the input is not a media playlist with segments.
+    public static func insert(events: [InterstitialEvent], into result: ParseResult) throws(InsertionError) -> Output {
+        let (playlist, addPDT) = try prepare(result)
+        return write(events, into: result, playlist: playlist, addPDT: addPDT)
+    }
+
+    /// The media playlist of `result`, with dates on every segment, and whether they were added.
+    private static func prepare(_ result: ParseResult) throws(InsertionError) -> (MediaPlaylist, Bool) {
+        guard case .media(var playlist) = result.playlist else {
+            throw InsertionError(
+                code: "insert-playlist",
+                "\(result.document.file) is a multivariant playlist; interstitials go into media playlists (use --in and --out for a whole presentation)"
+            )
+        }
+        guard let first = playlist.segments.first else {
+            throw InsertionError(
+                code: "insert-playlist", "\(result.document.file) has no media segments to schedule against")
+        }
+        let addPDT = !playlist.segments.contains { $0.programDateTime != nil }
+        if addPDT {
+            for index in playlist.segments.indices {
+                playlist.segments[index].date = defaultEpoch + (playlist.segments[index].startTime - first.startTime)
+            }
+        }
+        return (playlist, addPDT)
+    }
+
+    private static func write(
+        _ events: [InterstitialEvent], into result: ParseResult, playlist: MediaPlaylist, addPDT: Bool
+    ) -> Output {
+        let first = playlist.segments[0]
         var document = result.document
         var insertions: [(line: Int, content: LineContent)] = []
         let firstLine = extinfLine(of: first, in: document)

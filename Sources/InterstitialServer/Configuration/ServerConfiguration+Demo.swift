@@ -1,0 +1,58 @@
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+
+extension ServerConfiguration {
+    /// The demo: the committed demo media as a VOD asset at `/demo/vod` (a pre-roll, a restricted
+    /// mid-roll, a mid-roll filled by an asset list, a post-roll) and a looped live channel at
+    /// `/demo/live` with a 10 s break every minute, three ads, and an in-memory database.
+    public static func demo() throws(APIError) -> ServerConfiguration {
+        guard let root = Bundle.module.resourceURL?.appendingPathComponent("demo").path,
+            FileManager.default.fileExists(atPath: root + "/primary/master.m3u8")
+        else {
+            throw APIError(status: 500, code: "demo-media", "the demo media is missing from the build's resources")
+        }
+        var configuration = ServerConfiguration()
+        configuration.database = nil
+        configuration.vod = [Content(id: "demo", path: "/demo/vod", origin: .directory(root + "/primary"))]
+        configuration.live = [
+            Content(id: "demo", path: "/demo/live", origin: .directory(root + "/primary"), windowSegments: 6)
+        ]
+        configuration.adDirectory = root + "/ads"
+        configuration.seed.inventory = [
+            Ad(id: "ad1", uri: "/ads/ad1/master.m3u8", duration: MediaTime(seconds: 6)),
+            Ad(id: "ad2", uri: "/ads/ad2/master.m3u8", duration: MediaTime(seconds: 4)),
+            Ad(id: "ad3", uri: "/ads/ad3/master.m3u8", duration: MediaTime(seconds: 6)),
+        ]
+        let vod = Target(.vod, "demo")
+        var pre = InsertionRequest(id: "preroll")
+        pre.cue = ["PRE", "ONCE"]
+        pre.duration = MediaTime(seconds: 6)
+        var restricted = InsertionRequest(id: "midroll-1")
+        restricted.at = MediaTime(seconds: 12)
+        restricted.duration = MediaTime(seconds: 4)
+        restricted.resumeOffset = .zero
+        restricted.restrict = ["SKIP", "JUMP"]
+        var listed = InsertionRequest(id: "midroll-2")
+        listed.at = MediaTime(seconds: 26)
+        listed.duration = MediaTime(seconds: 10)
+        listed.resumeOffset = .zero
+        var post = InsertionRequest(id: "postroll")
+        post.cue = ["POST"]
+        post.duration = MediaTime(seconds: 6)
+        configuration.seed.breaks = [
+            Break(target: vod, interstitial: pre),
+            Break(target: vod, interstitial: restricted, ad: "ad2"),
+            Break(
+                target: vod, interstitial: listed,
+                assetListSkipControl: SkipControl(offset: MediaTime(seconds: 2), duration: MediaTime(seconds: 6))),
+            Break(target: vod, interstitial: post, ad: "ad3"),
+        ]
+        configuration.seed.schedules = [
+            BreakSchedule(
+                target: Target(.live, "demo"),
+                cadence: .init(every: MediaTime(seconds: 60), duration: MediaTime(seconds: 10), offset: MediaTime(seconds: 30)))
+        ]
+        return configuration
+    }
+}

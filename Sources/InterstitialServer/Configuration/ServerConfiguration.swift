@@ -1,0 +1,260 @@
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+
+/// What the server serves and how: content, the admin token, the database, limits.
+///
+/// Read from a JSON file by ``decode(_:file:)``:
+/// ```json
+/// {"host": "127.0.0.1", "port": 8080, "database": "hlsi-server.sqlite", "adminToken": "secret",
+///  "publicURL": "https://origin.example.com", "hlsjs": "https://cdn.jsdelivr.net/npm/hls.js@1.6.15/dist/hls.mjs",
+///  "allowedOrigins": ["https://upstream.example.com"],
+///  "vod": [{"id": "movie", "path": "/vod/movie", "directory": "media/movie", "entry": "master.m3u8"},
+///          {"id": "news", "upstream": "https://upstream.example.com/news/master.m3u8"}],
+///  "live": [{"id": "channel", "loop": "media/movie", "epoch": "2026-01-01T00:00:00Z", "windowSegments": 6},
+///           {"id": "sports", "upstream": "https://upstream.example.com/sports/master.m3u8"}],
+///  "ads": "media/ads",
+///  "seed": {"inventory": [...], "schedules": [...], "breaks": [...]}}
+/// ```
+/// Relative directories are resolved against the configuration file's folder. `seed` entries are
+/// stored when the database has no entry of that ID yet; after that the admin API owns them.
+public struct ServerConfiguration: Sendable {
+    /// Where primary content comes from.
+    public enum Origin: Hashable, Sendable {
+        /// Files in a local directory.
+        case directory(String)
+        /// An upstream HLS origin; the URL of the presentation's entry playlist.
+        case upstream(String)
+    }
+
+    /// A VOD asset, or a live channel, and where it is served.
+    public struct Content: Hashable, Sendable {
+        /// The identifier, used in targets (`vod/ID`, `live/ID`).
+        public var id: String
+        /// The URL path it is served under, such as `/vod/movie`.
+        public var path: String
+        /// Where its files come from.
+        public var origin: Origin
+        /// The entry playlist under `path` (for a directory; an upstream's is its URL's last component).
+        public var entry: String
+        /// Live: the date the loop of a directory started (live channels looped from VOD).
+        public var epoch: DateTime
+        /// Live: the number of segments in the window of a looped channel.
+        public var windowSegments: Int
+        /// Live: how far past the live edge upcoming breaks are announced.
+        public var lookahead: MediaTime
+
+        /// Creates content.
+        public init(
+            id: String, path: String, origin: Origin, entry: String = "master.m3u8",
+            epoch: DateTime = ServerConfiguration.defaultEpoch, windowSegments: Int = 6,
+            lookahead: MediaTime = MediaTime(seconds: 20)
+        ) {
+            self.id = id
+            self.path = path
+            self.origin = origin
+            self.entry = entry
+            self.epoch = epoch
+            self.windowSegments = windowSegments
+            self.lookahead = lookahead
+        }
+    }
+
+    /// 2026-01-01T00:00:00Z, the default start of looped live channels.
+    public static let defaultEpoch = DateTime(iso8601: "2026-01-01T00:00:00.000Z")!
+    /// hls.js 1.6.15 from jsDelivr, as an ES module.
+    public static let defaultHLSJS = "https://cdn.jsdelivr.net/npm/hls.js@1.6.15/dist/hls.mjs"
+
+    /// The address to listen on.
+    public var host = "127.0.0.1"
+    /// The port to listen on (0 picks a free one).
+    public var port = 8080
+    /// The SQLite file; `nil` keeps the state in memory.
+    public var database: String? = "hlsi-server.sqlite"
+    /// The bearer token of the admin API; without one the admin API refuses every request.
+    public var adminToken: String?
+    /// The scheme, host and port viewers reach the server at, for absolute URLs (X-ASSET-URI, asset
+    /// lists); by default taken from each request's Host header.
+    public var publicURL: String?
+    /// The URL (or local file, served at `/assets/hls.mjs`) of the hls.js ES module the web page uses.
+    public var hlsjs = ServerConfiguration.defaultHLSJS
+    /// Origins (`scheme://host[:port]`) that upstream content may come from.
+    public var allowedOrigins: [String] = []
+    /// VOD assets.
+    public var vod: [Content] = []
+    /// Live channels.
+    public var live: [Content] = []
+    /// A directory of ad presentations served under `/ads/`.
+    public var adDirectory: String?
+    /// Schedules, breaks and ads stored on first start.
+    public var seed = Seed()
+    /// How long an asset-list request may wait for the inventory before answering with no ads.
+    public var assetListDeadline = MediaTime(seconds: 1)
+    /// The largest request body accepted, in bytes.
+    public var maxBodyBytes = 64 * 1024
+    /// How long upstream requests may take.
+    public var upstreamTimeout = MediaTime(seconds: 10)
+
+    /// Entries stored when the database lacks them.
+    public struct Seed: Hashable, Sendable {
+        /// Ads.
+        public var inventory: [Ad] = []
+        /// Schedules.
+        public var schedules: [BreakSchedule] = []
+        /// Breaks.
+        public var breaks: [Break] = []
+
+        /// No entries.
+        public init() {}
+    }
+
+    /// A configuration with nothing to serve.
+    public init() {}
+}
+
+extension ServerConfiguration {
+    /// Reads a configuration file's JSON; relative directories resolve against `base`.
+    ///
+    /// - Throws: ``APIError`` with the JSON path of the first problem.
+    public static func decode(_ bytes: some Collection<UInt8>, base: String) throws(APIError) -> ServerConfiguration {
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch {
+            throw APIError.badRequest(code: "json-syntax", "the configuration is not valid JSON")
+        }
+        var reader = try JSONObjectReader(value, path: "")
+        var configuration = ServerConfiguration()
+        configuration.host = try reader.string("host") ?? configuration.host
+        if let port = try reader.integer("port") {
+            guard port <= 65535 else { throw reader.error("port", "must be 0 to 65535") }
+            configuration.port = port
+        }
+        configuration.database = try reader.string("database").map { resolve($0, base: base) } ?? configuration.database
+        configuration.adminToken = try reader.string("adminToken")
+        configuration.publicURL = try reader.string("publicURL")
+        if let url = configuration.publicURL, !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+            throw reader.error("publicURL", "expected http://… or https://…, found \"\(url)\"")
+        }
+        if let hlsjs = try reader.string("hlsjs") {
+            configuration.hlsjs = hlsjs.contains("://") ? hlsjs : resolve(hlsjs, base: base)
+        }
+        if let origins = reader.take("allowedOrigins") {
+            guard case .array(let items) = origins else { throw reader.error("allowedOrigins", "expected an array") }
+            for (index, item) in items.enumerated() {
+                guard case .string(let text) = item, let origin = Self.origin(of: text), origin == text else {
+                    throw reader.error(
+                        "allowedOrigins[\(index)]", "expected scheme://host[:port] with no path, found \(item)")
+                }
+                configuration.allowedOrigins.append(origin)
+            }
+        }
+        for kind in [Target.Kind.vod, .live] {
+            guard let list = reader.take(kind.rawValue) else { continue }
+            guard case .array(let items) = list else { throw reader.error(kind.rawValue, "expected an array") }
+            for (index, item) in items.enumerated() {
+                let content = try Self.content(item, kind: kind, path: "\(kind.rawValue)[\(index)]", base: base)
+                if kind == .vod { configuration.vod.append(content) } else { configuration.live.append(content) }
+            }
+        }
+        configuration.adDirectory = try reader.string("ads").map { resolve($0, base: base) }
+        if let deadline = try reader.seconds("assetListDeadline") { configuration.assetListDeadline = deadline }
+        if let limit = try reader.integer("maxBodyBytes") { configuration.maxBodyBytes = max(1024, limit) }
+        if let timeout = try reader.seconds("upstreamTimeout") { configuration.upstreamTimeout = timeout }
+        if let seed = reader.take("seed") {
+            var inner = try JSONObjectReader(seed, path: "seed")
+            for (key, path) in [("inventory", "seed.inventory"), ("schedules", "seed.schedules"), ("breaks", "seed.breaks")] {
+                guard let list = inner.take(key) else { continue }
+                guard case .array(let items) = list else { throw inner.error(key, "expected an array") }
+                for (index, item) in items.enumerated() {
+                    let itemPath = "\(path)[\(index)]"
+                    switch key {
+                    case "inventory": configuration.seed.inventory.append(try Ad.decode(item, path: itemPath))
+                    case "schedules": configuration.seed.schedules.append(try BreakSchedule.decode(item, path: itemPath))
+                    default: configuration.seed.breaks.append(try Break.decode(item, path: itemPath))
+                    }
+                }
+            }
+            try inner.finish()
+        }
+        try reader.finish()
+        try configuration.check()
+        return configuration
+    }
+
+    /// Checks what fields cannot check alone: unique IDs and paths, allowed upstream origins.
+    public func check() throws(APIError) {
+        var paths: Set<String> = ["/", "/admin", "/ads", "/assets"]
+        for (kind, list) in [("vod", vod), ("live", live)] {
+            var ids: Set<String> = []
+            for (index, content) in list.enumerated() {
+                let path = "\(kind)[\(index)]"
+                guard ids.insert(content.id).inserted else {
+                    throw .badRequest(code: "config", path: "\(path).id", "\"\(content.id)\" is used twice")
+                }
+                guard paths.insert(content.path).inserted else {
+                    throw .badRequest(code: "config", path: "\(path).path", "\"\(content.path)\" is used twice or reserved")
+                }
+                if case .upstream(let url) = content.origin {
+                    guard let origin = Self.origin(of: url), allowedOrigins.contains(origin) else {
+                        throw .badRequest(
+                            code: "config", path: "\(path).upstream",
+                            "\(url)'s origin is not in allowedOrigins (\(allowedOrigins.joined(separator: ", ")))")
+                    }
+                }
+            }
+        }
+    }
+
+    /// `scheme://host[:port]` of an http(s) URL.
+    public static func origin(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host?.lowercased(), !host.isEmpty
+        else { return nil }
+        return components.port.map { "\(scheme)://\(host):\($0)" } ?? "\(scheme)://\(host)"
+    }
+
+    static func resolve(_ path: String, base: String) -> String {
+        path.hasPrefix("/") ? path : URL(fileURLWithPath: base).appendingPathComponent(path).standardizedFileURL.path
+    }
+
+    private static func content(_ value: JSONValue, kind: Target.Kind, path: String, base: String) throws(APIError)
+        -> Content
+    {
+        var reader = try JSONObjectReader(value, path: path)
+        let id = try reader.identifier("id")
+        let mount = try reader.string("path") ?? "/\(kind.rawValue)/\(id)"
+        guard mount.hasPrefix("/"), mount.count > 1, !mount.hasSuffix("/"),
+            mount.split(separator: "/").allSatisfy({ JSONObjectReader.isIdentifier($0) })
+        else {
+            throw reader.error("path", "expected a path such as /\(kind.rawValue)/\(id), found \"\(mount)\"")
+        }
+        let directoryKey = kind == .vod ? "directory" : "loop"
+        let directory = try reader.string(directoryKey)
+        let upstream = try reader.string("upstream")
+        var entry = try reader.string("entry") ?? "master.m3u8"
+        let origin: Origin
+        switch (directory, upstream) {
+        case (let directory?, nil): origin = .directory(resolve(directory, base: base))
+        case (nil, let upstream?):
+            guard let url = URLComponents(string: upstream), let last = url.path.split(separator: "/").last,
+                Self.origin(of: upstream) != nil
+            else { throw reader.error("upstream", "expected the http(s) URL of a playlist, found \"\(upstream)\"") }
+            origin = .upstream(upstream)
+            entry = String(last)
+        default:
+            throw reader.error(directoryKey, "give either \(directoryKey) or upstream")
+        }
+        var content = Content(id: id, path: mount, origin: origin, entry: entry)
+        if kind == .live {
+            content.epoch = try reader.date("epoch") ?? content.epoch
+            if let count = try reader.integer("windowSegments") {
+                guard count >= 3 else { throw reader.error("windowSegments", "a live window needs at least 3 segments") }
+                content.windowSegments = count
+            }
+            content.lookahead = try reader.seconds("lookahead") ?? content.lookahead
+        }
+        try reader.finish()
+        return content
+    }
+}

@@ -1,0 +1,426 @@
+import AsyncHTTPClient
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Serves primary content with its breaks: playlists with interstitial date ranges, media files,
+/// asset lists, and the integrated timeline of VOD assets.
+final class ContentLibrary: Sendable {
+    struct Mounted: Sendable {
+        var content: ServerConfiguration.Content
+        var target: Target
+        var rest: String
+    }
+
+    let configuration: ServerConfiguration
+    let state: ServerState
+    let inventory: any AdInventory
+    let client: HTTPClient
+    let logger: Logger
+    let now: @Sendable () -> DateTime
+    private let parsed = NIOLockedValueBox<[String: ParseResult]>([:])
+    private let loops = NIOLockedValueBox<[String: LiveLoop]>([:])
+    private let rendered = NIOLockedValueBox<[String: [UInt8]]>([:])
+    private let tracker = ProgramDateTimeTracker()
+
+    init(
+        configuration: ServerConfiguration, state: ServerState, inventory: any AdInventory, client: HTTPClient,
+        logger: Logger, now: @escaping @Sendable () -> DateTime
+    ) {
+        self.configuration = configuration
+        self.state = state
+        self.inventory = inventory
+        self.client = client
+        self.logger = logger
+        self.now = now
+    }
+
+    /// The content whose path is the longest prefix of `path`.
+    func mounted(_ path: String) -> Mounted? {
+        var best: Mounted?
+        for (kind, list) in [(Target.Kind.vod, configuration.vod), (.live, configuration.live)] {
+            for content in list where path.hasPrefix(content.path + "/") {
+                if best.map({ $0.content.path.count < content.path.count }) ?? true {
+                    best = Mounted(
+                        content: content, target: Target(kind, content.id),
+                        rest: String(path.dropFirst(content.path.count + 1)))
+                }
+            }
+        }
+        return best
+    }
+
+    /// Answers a GET under a content path.
+    func get(_ mounted: Mounted, query: [String: String], base: String) async throws(APIError) -> ContentResponse {
+        switch mounted.rest {
+        case "asset-list.json": return try await assetList(mounted, query: query, base: base)
+        case "timeline.json" where mounted.target.kind == .vod:
+            return .json(try await timeline(mounted, base: base).json)
+        case "timeline.svg" where mounted.target.kind == .vod:
+            let schedule = try await timeline(mounted, base: base).schedule
+            return ContentResponse(
+                body: .bytes(Array(TimelinePicture.svg(schedule, title: mounted.content.path).utf8)),
+                contentType: "image/svg+xml", cacheControl: "no-cache")
+        default: break
+        }
+        guard let path = SafePath(mounted.rest) else {
+            throw APIError.badRequest(code: "bad-path", path: mounted.rest, "the path is not allowed")
+        }
+        let isPlaylist = path.text.hasSuffix(".m3u8")
+        switch mounted.content.origin {
+        case .directory(let directory):
+            let file = path.file(in: directory)
+            guard isPlaylist else {
+                guard Self.isFile(file) else { throw APIError.notFound(mounted.content.path + "/" + path.text) }
+                return ContentResponse(
+                    body: .file(file), contentType: ContentResponse.contentType(of: file), cacheControl: "max-age=3600")
+            }
+            let result = try playlist(file: file, name: mounted.content.path + "/" + path.text)
+            return try render(result, mounted: mounted, path: path, base: base)
+        case .upstream(let entry):
+            let url = Self.upstreamURL(entry: entry, path: path, query: query)
+            let (bytes, type) = try await fetch(url)
+            guard isPlaylist || type.contains("mpegurl") else {
+                return ContentResponse(
+                    body: .bytes(bytes), contentType: type.isEmpty ? ContentResponse.contentType(of: path.text) : type,
+                    cacheControl: "max-age=60")
+            }
+            let result = PlaylistParser.parse(bytes, options: ParseOptions(file: url, playlistURL: url))
+            return try render(result, mounted: mounted, path: path, base: base, upstream: true)
+        }
+    }
+
+    // MARK: Playlists
+
+    private func render(
+        _ result: ParseResult, mounted: Mounted, path: SafePath, base: String, upstream: Bool = false
+    ) throws(APIError) -> ContentResponse {
+        guard case .media(let playlist) = result.playlist else {
+            return .playlist(result.document.write(), live: mounted.target.kind == .live)
+        }
+        guard !playlist.segments.isEmpty else { return .playlist(result.document.write(), live: !playlist.hasEndList) }
+        let planner = planner(for: mounted, base: base)
+        switch mounted.target.kind {
+        case .vod:
+            let (timeline, _) = Self.vodTimeline(playlist)
+            return .playlist(try insert(planner.plan(timeline), into: result, target: mounted.target), live: false)
+        case .live where upstream:
+            var source = result
+            if !playlist.segments.contains(where: { $0.programDateTime != nil }) {
+                source = tracker.dated(result, key: mounted.content.id + "/" + path.text, now: now())
+            }
+            guard case .media(let dated) = source.playlist, let first = dated.segments.first?.date,
+                let last = dated.segments.last, let lastDate = last.date
+            else { return .playlist(source.document.write(), live: true) }
+            let timeline = BreakPlanner.Timeline.live(
+                epoch: mounted.content.epoch, window: first..<(lastDate + last.duration),
+                lookahead: mounted.content.lookahead)
+            return .playlist(try insert(planner.plan(timeline), into: source, target: mounted.target), live: true)
+        case .live:
+            guard let loop = loop(for: mounted, path: path, playlist: playlist) else {
+                throw APIError(status: 500, code: "live-loop", "\(path.text) cannot be looped")
+            }
+            let at = now()
+            let sequence = loop.range(at: at).upperBound
+            let (state, version) = state.versioned
+            let key = "\(mounted.content.id)|\(path.text)|\(sequence)|\(version)|\(base)"
+            if let bytes = rendered.withLockedValue({ $0[key] }) { return .playlist(bytes, live: true) }
+            let window = loop.window(at: at)
+            let result = PlaylistParser.parse(window.text, options: ParseOptions(file: path.text))
+            let timeline = BreakPlanner.Timeline.live(
+                epoch: mounted.content.epoch, window: window.start..<window.end, lookahead: mounted.content.lookahead)
+            var planner = planner
+            planner.state = state
+            let bytes = try insert(planner.plan(timeline), into: result, target: mounted.target)
+            rendered.withLockedValue { cache in
+                if cache.count > 512 { cache.removeAll(keepingCapacity: true) }
+                cache[key] = bytes
+            }
+            return .playlist(bytes, live: true)
+        }
+    }
+
+    private func insert(_ planned: [BreakPlanner.Planned], into result: ParseResult, target: Target) throws(APIError)
+        -> [UInt8]
+    {
+        let output: InterstitialInserter.Output
+        do {
+            output = try InterstitialInserter.insert(events: planned.map(\.event), into: result)
+        } catch {
+            throw APIError(status: 502, code: "playlist", "cannot add interstitials: \(error.message)")
+        }
+        state.recordServed(
+            planned.compactMap { entry in entry.firstServing.map { (ServedKey(target, entry.event.identifier), $0) } },
+            logger: logger)
+        return output.document.write()
+    }
+
+    func planner(for mounted: Mounted, base: String) -> BreakPlanner {
+        let publicBase = configuration.publicURL ?? base
+        return BreakPlanner(
+            target: mounted.target, state: state.snapshot, assetListURI: mounted.content.path + "/asset-list.json",
+            adURI: { ad in ad.uri.contains("://") ? ad.uri : publicBase + ad.uri })
+    }
+
+    /// The VOD timeline of a media playlist (dates added from the default epoch when it has none).
+    static func vodTimeline(_ playlist: MediaPlaylist) -> (BreakPlanner.Timeline, MediaPlaylist) {
+        var dated = playlist
+        let first = playlist.segments[0]
+        if !playlist.segments.contains(where: { $0.programDateTime != nil }) {
+            for index in dated.segments.indices {
+                dated.segments[index].date =
+                    InterstitialInserter.defaultEpoch + (dated.segments[index].startTime - first.startTime)
+            }
+        }
+        let duration = dated.segments[dated.segments.count - 1].endTime - first.startTime
+        let frozen = dated
+        return (.vod(duration: duration, dateAt: { frozen.date(at: first.startTime + $0) }), dated)
+    }
+
+    private func playlist(file: String, name: String) throws(APIError) -> ParseResult {
+        if let result = parsed.withLockedValue({ $0[file] }) { return result }
+        guard Self.isFile(file), let data = FileManager.default.contents(atPath: file) else {
+            throw APIError.notFound(name)
+        }
+        let result = PlaylistParser.parse(Array(data), options: ParseOptions(file: name))
+        parsed.withLockedValue { $0[file] = result }
+        return result
+    }
+
+    private func loop(for mounted: Mounted, path: SafePath, playlist: MediaPlaylist) -> LiveLoop? {
+        guard case .directory(let directory) = mounted.content.origin else { return nil }
+        let key = path.file(in: directory)
+        if let loop = loops.withLockedValue({ $0[key] }) { return loop }
+        // Every rendition loops with the length of the entry's first variant, so their dates agree.
+        var length = playlist.segments.last!.endTime - playlist.segments[0].startTime
+        if let entry = try? self.playlist(file: directory + "/" + mounted.content.entry, name: mounted.content.entry),
+            case .multivariant(let master) = entry.playlist, let uri = master.variants.first?.uri,
+            let reference = SafePath(uri), let media = try? self.playlist(file: reference.file(in: directory), name: uri),
+            case .media(let first) = media.playlist, let last = first.segments.last
+        {
+            length = last.endTime - first.segments[0].startTime
+        }
+        guard
+            let loop = LiveLoop(
+                source: playlist, loopDuration: length, epoch: mounted.content.epoch,
+                windowSegments: mounted.content.windowSegments)
+        else { return nil }
+        loops.withLockedValue { $0[key] = loop }
+        return loop
+    }
+
+    // MARK: Asset lists
+
+    private func assetList(_ mounted: Mounted, query: [String: String], base: String) async throws(APIError)
+        -> ContentResponse
+    {
+        guard let id = query["_HLS_interstitial_id"], !id.isEmpty else {
+            throw APIError.badRequest(
+                code: "asset-list-request", path: "_HLS_interstitial_id", "the break's ID is required")
+        }
+        var offset = MediaTime.zero
+        if let text = query["_HLS_start_offset"] {
+            guard let value = MediaTime(decimal: text), value >= .zero else {
+                throw APIError.badRequest(
+                    code: "asset-list-request", path: "_HLS_start_offset",
+                    "expected a non-negative number of seconds, found \"\(text)\"")
+            }
+            offset = value
+        }
+        let viewer = query["_HLS_primary_id"].flatMap { $0.isEmpty ? nil : $0 }
+        let timeline = try await referenceTimeline(mounted)
+        let planner = planner(for: mounted, base: base)
+        guard let planned = planner.lookup(id: id, timeline), planned.source?.usesServerAssetList ?? true,
+            let duration = BreakPlanner.fillDuration(of: planned.event)
+        else { throw APIError.notFound("break \"\(id)\" of \(mounted.target)") }
+        let attempt = state.attempt(viewer: viewer, target: mounted.target, id: id)
+        let once = planned.event.willPlayOnce
+        var ads: [Ad] = []
+        if !(once && attempt > 0) {
+            ads = await candidates(for: mounted.target, breakID: id)
+        }
+        let publicBase = configuration.publicURL ?? base
+        let list = AdDecision.assetList(
+            duration: duration, startOffset: offset, ads: ads, viewer: viewer, breakID: id, attempt: attempt,
+            skipControl: planned.source?.assetListSkipControl,
+            url: { ad in
+                InsertionRequest.addingInterstitialID(id, to: ad.uri.contains("://") ? ad.uri : publicBase + ad.uri)
+            })
+        logger.info(
+            "asset list",
+            metadata: [
+                "target": "\(mounted.target)", "break": "\(id)", "viewer": "\(viewer ?? "-")",
+                "attempt": "\(attempt)", "offset": "\(offset)", "ads": "\(list.assets.map(\.uri.description).count)",
+            ])
+        return .json(list.encoded())
+    }
+
+    /// The inventory's candidates, or none when it fails or misses the deadline.
+    private func candidates(for target: Target, breakID: String) async -> [Ad] {
+        let inventory = inventory
+        let deadline = configuration.assetListDeadline
+        let logger = logger
+        return await withTaskGroup(of: [Ad]?.self) { group in
+            group.addTask {
+                do {
+                    return try await inventory.candidates(for: target, breakID: breakID)
+                } catch {
+                    logger.warning("the ad inventory failed for \(breakID) of \(target); the break is empty: \(error)")
+                    return []
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(max(0, deadline.nanoseconds)))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            guard let ads = first else {
+                logger.warning("the ad inventory missed the \(deadline) s deadline for \(breakID) of \(target); the break is empty")
+                return []
+            }
+            return ads
+        }
+    }
+
+    /// The timeline breaks of `mounted` are placed on, from its entry's first variant (VOD) or now (live).
+    private func referenceTimeline(_ mounted: Mounted) async throws(APIError) -> BreakPlanner.Timeline {
+        switch mounted.target.kind {
+        case .live:
+            let at = now()
+            let content = mounted.content
+            return .live(
+                epoch: content.epoch, window: (at - MediaTime(seconds: 60))..<at, lookahead: content.lookahead)
+        case .vod:
+            let media = try await referenceMedia(mounted)
+            return Self.vodTimeline(media).0
+        }
+    }
+
+    private func referenceMedia(_ mounted: Mounted) async throws(APIError) -> MediaPlaylist {
+        func load(_ path: String) async throws(APIError) -> ParseResult {
+            guard let safe = SafePath(path) else { throw APIError.notFound(path) }
+            switch mounted.content.origin {
+            case .directory(let directory): return try playlist(file: safe.file(in: directory), name: path)
+            case .upstream(let entry):
+                let url = Self.upstreamURL(entry: entry, path: safe, query: [:])
+                return PlaylistParser.parse(try await fetch(url).0, options: ParseOptions(file: url))
+            }
+        }
+        let entry = try await load(mounted.content.entry)
+        switch entry.playlist {
+        case .media(let media) where !media.segments.isEmpty: return media
+        case .multivariant(let master):
+            if let uri = master.variants.first?.uri, case .media(let media) = try await load(uri).playlist,
+                !media.segments.isEmpty
+            {
+                return media
+            }
+        default: break
+        }
+        throw APIError(status: 502, code: "playlist", "\(mounted.content.path) has no media playlist with segments")
+    }
+
+    // MARK: Timeline
+
+    private func timeline(_ mounted: Mounted, base: String) async throws(APIError)
+        -> (schedule: InterstitialSchedule, json: String)
+    {
+        let media = try await referenceMedia(mounted)
+        let (timeline, dated) = Self.vodTimeline(media)
+        let events = planner(for: mounted, base: base).plan(timeline).map(\.event)
+        let schedule = InterstitialSchedule.resolve(ScheduleInput(primary: dated, events: events, isLive: false))
+        var items: [JSONValue] = []
+        for item in schedule.items {
+            var fields: [String: JSONValue] = [
+                "kind": .string(item.kind.rawValue), "start": .number(item.integrated.lowerBound.seconds),
+                "end": .number(item.integrated.upperBound.seconds),
+                "primaryStart": .number(item.primary.lowerBound.seconds),
+            ]
+            if let id = schedule.eventID(of: item) { fields["id"] = .string(id) }
+            items.append(.object(fields))
+        }
+        let json = JSONValue.object([
+            "duration": schedule.integratedDuration.map { .number($0.seconds) } ?? .null, "items": .array(items),
+        ])
+        return (schedule, json.description)
+    }
+
+    // MARK: Upstream
+
+    static func upstreamURL(entry: String, path: SafePath, query: [String: String]) -> String {
+        var base = entry
+        if let queryStart = base.firstIndex(of: "?") { base = String(base[..<queryStart]) }
+        if let slash = base.lastIndex(of: "/") { base = String(base[...slash]) }
+        var url = base + path.text
+        let pairs = query.sorted { $0.key < $1.key }.map { key, value in
+            "\(Self.escape(key))=\(Self.escape(value))"
+        }
+        if !pairs.isEmpty { url += "?" + pairs.joined(separator: "&") }
+        return url
+    }
+
+    private static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+")))
+            ?? text
+    }
+
+    /// Fetches an upstream resource from an allowed origin; failures are 502 or 504 with the reason.
+    func fetch(_ url: String) async throws(APIError) -> ([UInt8], String) {
+        guard let origin = ServerConfiguration.origin(of: url), configuration.allowedOrigins.contains(origin) else {
+            throw APIError(status: 502, code: "upstream-origin", "\(url) is not on an allowed origin")
+        }
+        do {
+            let request = HTTPClientRequest(url: url)
+            let timeout = TimeAmount.nanoseconds(configuration.upstreamTimeout.nanoseconds)
+            let response = try await client.execute(request, timeout: timeout)
+            guard response.status == .ok else {
+                throw APIError(status: 502, code: "upstream-status", "\(url) answered \(response.status.code)")
+            }
+            let body = try await response.body.collect(upTo: 64 * 1024 * 1024)
+            return (Array(buffer: body), response.headers.first(name: "content-type") ?? "")
+        } catch let error as APIError {
+            throw error
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw APIError(status: 504, code: "upstream-timeout", "\(url) did not answer in time")
+        } catch {
+            throw APIError(status: 502, code: "upstream-failed", "\(url) failed: \(error)")
+        }
+    }
+
+    static func isFile(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+    }
+}
+
+extension ContentLibrary {
+    /// The date of a live channel's live edge at `now` (where a break triggered now starts).
+    func liveEdge(of channel: ServerConfiguration.Content, at now: DateTime) -> DateTime {
+        if case .directory(let directory) = channel.origin,
+            let entry = try? playlist(file: directory + "/" + channel.entry, name: channel.entry)
+        {
+            var media: MediaPlaylist?
+            switch entry.playlist {
+            case .media(let playlist): media = playlist
+            case .multivariant(let master):
+                if let uri = master.variants.first?.uri, let path = SafePath(uri),
+                    case .media(let variant)? = try? playlist(file: path.file(in: directory), name: uri).playlist
+                {
+                    media = variant
+                }
+            }
+            if let media, let last = media.segments.last,
+                let loop = LiveLoop(
+                    source: media, loopDuration: last.endTime - media.segments[0].startTime, epoch: channel.epoch,
+                    windowSegments: channel.windowSegments)
+            {
+                return loop.window(at: now).end
+            }
+        }
+        return now
+    }
+}

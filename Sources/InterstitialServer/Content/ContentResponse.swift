@@ -1,0 +1,39 @@
+/// What the content side answers: bytes or a file, its type and caching.
+struct ContentResponse: Sendable {
+    enum Body: Sendable {
+        case bytes([UInt8])
+        case file(String)
+    }
+
+    var body: Body
+    var contentType: String
+    var cacheControl: String
+
+    static func playlist(_ bytes: [UInt8], live: Bool) -> ContentResponse {
+        ContentResponse(
+            body: .bytes(bytes), contentType: "application/vnd.apple.mpegurl",
+            cacheControl: live ? "no-cache" : "max-age=60")
+    }
+
+    static func json(_ text: String) -> ContentResponse {
+        ContentResponse(body: .bytes(Array(text.utf8)), contentType: "application/json", cacheControl: "no-store")
+    }
+
+    /// The media type for a file name's extension.
+    static func contentType(of name: some StringProtocol) -> String {
+        switch name.split(separator: ".").last?.lowercased() {
+        case "m3u8": "application/vnd.apple.mpegurl"
+        case "m4s": "video/iso.segment"
+        case "mp4", "m4v": "video/mp4"
+        case "m4a": "audio/mp4"
+        case "ts": "video/mp2t"
+        case "aac": "audio/aac"
+        case "vtt", "webvtt": "text/vtt"
+        case "json": "application/json"
+        case "svg": "image/svg+xml"
+        case "js", "mjs": "text/javascript"
+        case "html": "text/html; charset=utf-8"
+        default: "application/octet-stream"
+        }
+    }
+}

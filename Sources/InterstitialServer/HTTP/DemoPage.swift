@@ -1,0 +1,165 @@
+/// The web page at `/`: plays the server's VOD assets and live channels with hls.js (or natively in
+/// Safari) and draws the integrated timeline with its interstitials.
+///
+/// For tests it keeps a trace of the player's interstitial events in `window.trace`.
+enum DemoPage {
+    static func html(configuration: ServerConfiguration, hlsjs: String) -> String {
+        var sources: [(String, String)] = []
+        for content in configuration.vod { sources.append(("VOD \(content.id)", "\(content.path)/\(content.entry)")) }
+        for content in configuration.live { sources.append(("Live \(content.id)", "\(content.path)/\(content.entry)")) }
+        let options = sources.map { label, url in
+            "<option value=\"\(escape(url))\">\(escape(label)) — \(escape(url))</option>"
+        }.joined(separator: "\n        ")
+        return template
+            .replacingOccurrences(of: "{{OPTIONS}}", with: options)
+            .replacingOccurrences(of: "{{HLSJS}}", with: escape(hlsjs))
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    static let template = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>hlsi serve: HLS Interstitials</title>
+        <style>
+          body { font: 15px/1.4 system-ui, sans-serif; margin: 2rem auto; max-width: 960px; padding: 0 1rem; color: #222; }
+          video { width: 100%; max-height: 480px; background: #000; }
+          #timeline { position: relative; height: 34px; margin: 12px 0 4px; background: #ddd; border-radius: 4px; overflow: hidden; }
+          #timeline .item { position: absolute; top: 0; bottom: 0; font-size: 11px; color: #fff; overflow: hidden; white-space: nowrap; padding: 2px 4px; box-sizing: border-box; }
+          #timeline .primary { background: #4a78c2; }
+          #timeline .interstitial { background: #e07b22; border-left: 1px solid #fff; }
+          #timeline .current { outline: 3px solid #222; outline-offset: -3px; }
+          #playhead { position: absolute; top: 0; bottom: 0; width: 2px; background: #d00; }
+          #log { font: 12px/1.4 ui-monospace, monospace; background: #f4f4f4; padding: 8px; height: 180px; overflow: auto; white-space: pre-wrap; }
+          .status { font-weight: 600; }
+        </style>
+        </head>
+        <body>
+        <h1>HLS Interstitials</h1>
+        <p>
+          <label>Stream <select id="source">
+                {{OPTIONS}}
+          </select></label>
+          <button id="load">Play</button>
+          <span class="status" id="status"></span>
+        </p>
+        <video id="video" controls muted playsinline></video>
+        <div id="timeline"><div id="playhead"></div></div>
+        <div id="times"></div>
+        <h3>Events</h3>
+        <div id="log"></div>
+        <script type="module">
+        window.trace = [];
+        const video = document.getElementById("video");
+        const select = document.getElementById("source");
+        const timeline = document.getElementById("timeline");
+        const playhead = document.getElementById("playhead");
+        const status = document.getElementById("status");
+        const logBox = document.getElementById("log");
+        const params = new URLSearchParams(location.search);
+        if (params.get("src")) select.value = params.get("src");
+        let hls = null, Hls = null, schedule = [];
+
+        function log(entry) {
+          entry.at = Math.round(performance.now());
+          entry.time = video.currentTime;
+          window.trace.push(entry);
+          logBox.textContent += JSON.stringify(entry) + "\\n";
+          logBox.scrollTop = logBox.scrollHeight;
+        }
+
+        function draw(items, duration) {
+          for (const node of [...timeline.querySelectorAll(".item")]) node.remove();
+          if (!duration || !isFinite(duration)) return;
+          for (const item of items) {
+            const node = document.createElement("div");
+            node.className = "item " + item.kind;
+            node.style.left = (100 * item.start / duration) + "%";
+            node.style.width = Math.max(0.4, 100 * (item.end - item.start) / duration) + "%";
+            node.textContent = item.id || "";
+            node.title = (item.id ? item.id + ": " : "primary: ") + item.start.toFixed(1) + "–" + item.end.toFixed(1) + " s";
+            node.dataset.id = item.id || "";
+            timeline.insertBefore(node, playhead);
+          }
+        }
+
+        function fromHls() {
+          const manager = hls && hls.interstitialsManager;
+          if (!manager || !manager.schedule) return null;
+          const items = manager.schedule.map((item) => ({
+            kind: item.event ? "interstitial" : "primary",
+            id: item.event ? item.event.identifier : "",
+            start: item.integrated ? item.integrated.start : item.start,
+            end: item.integrated ? item.integrated.end : item.end }));
+          return { items, duration: manager.integrated ? manager.integrated.duration : 0,
+                   current: manager.integrated ? manager.integrated.currentTime : video.currentTime,
+                   playing: manager.playingItem && manager.playingItem.event ? manager.playingItem.event.identifier : "" };
+        }
+
+        function tick() {
+          const state = fromHls();
+          if (state && state.items.length) {
+            if (JSON.stringify(state.items) !== JSON.stringify(schedule)) { schedule = state.items; draw(schedule, state.duration); }
+            playhead.style.left = (100 * state.current / state.duration) + "%";
+            for (const node of timeline.querySelectorAll(".item")) node.classList.toggle("current", !!state.playing && node.dataset.id === state.playing);
+            document.getElementById("times").textContent = "integrated " + state.current.toFixed(1) + " / " + state.duration.toFixed(1) + " s" + (state.playing ? " — playing " + state.playing : "");
+          }
+          requestAnimationFrame(tick);
+        }
+
+        async function drawServerTimeline(url) {
+          if (!url.includes("/vod") && !url.includes("vod/")) return;
+          try {
+            const base = url.substring(0, url.lastIndexOf("/"));
+            const response = await fetch(base + "/timeline.json");
+            if (response.ok) { const data = await response.json(); schedule = data.items; draw(data.items, data.duration); }
+          } catch (error) { /* the player's own timeline is drawn instead */ }
+        }
+
+        async function load() {
+          const url = select.value;
+          if (hls) { hls.destroy(); hls = null; }
+          drawServerTimeline(url);
+          if (!Hls) {
+            try { const module = await import("{{HLSJS}}"); Hls = module.default || module.Hls; }
+            catch (error) { log({ event: "HLSJS_LOAD_FAILED", details: String(error) }); }
+          }
+          if (Hls && Hls.isSupported()) {
+            hls = new Hls({ debug: false });
+            window.hls = hls;
+            for (const [key, name] of Object.entries(Hls.Events)) {
+              if (key.startsWith("INTERSTITIAL") && key !== "INTERSTITIALS_BUFFERED_TO_BOUNDARY") {
+                hls.on(name, (_, data) => log({ event: key,
+                  id: data && data.event ? data.event.identifier : undefined,
+                  asset: data && data.asset ? data.asset.uri : undefined }));
+              }
+            }
+            hls.on(Hls.Events.ERROR, (_, data) => log({ event: "ERROR", details: data.details, fatal: data.fatal }));
+            hls.loadSource(url);
+            hls.attachMedia(video);
+            status.textContent = "hls.js " + Hls.version;
+          } else if (video.canPlayType("application/vnd.apple.mpegurl")) {
+            video.src = url;
+            status.textContent = "native HLS";
+          } else {
+            status.textContent = "this browser cannot play HLS";
+            return;
+          }
+          video.play().catch((error) => log({ event: "PLAY_FAILED", details: String(error) }));
+        }
+
+        document.getElementById("load").addEventListener("click", load);
+        window.currentTime = () => video.currentTime;
+        requestAnimationFrame(tick);
+        if (params.get("autoplay") !== "0") load();
+        </script>
+        </body>
+        </html>
+        """
+}

@@ -1,0 +1,83 @@
+import AsyncHTTPClient
+import Foundation
+import HLSPlaylist
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// The server-guided ad insertion origin, as a service-lifecycle `Service`.
+///
+/// It serves the configured VOD assets and live channels with interstitial date ranges in every media
+/// playlist, answers asset-list requests with ads decided at request time, serves the ads and a web
+/// page that plays the content, and exposes the admin API under `/admin/v1` (bearer token). Run it in
+/// a `ServiceGroup`; a graceful shutdown lets requests in flight finish.
+public struct InterstitialServer: Service {
+    /// What it serves.
+    public let configuration: ServerConfiguration
+    let state: ServerState
+    let inventory: (any AdInventory)?
+    let logger: Logger
+    let now: @Sendable () -> DateTime
+    let onServerRunning: @Sendable (Int) async -> Void
+
+    /// Creates the server, opening the store and storing the configuration's seed.
+    ///
+    /// - Parameters:
+    ///   - configuration: What to serve.
+    ///   - store: Where state lives; by default SQLite at `configuration.database` (in memory if `nil`).
+    ///   - inventory: Where ads come from; by default the stored inventory.
+    ///   - logger: Where the server logs.
+    ///   - now: The wall clock, for live windows and early returns.
+    ///   - onServerRunning: Called with the bound port once the server listens.
+    public init(
+        configuration: ServerConfiguration, store: (any ServerStore)? = nil, inventory: (any AdInventory)? = nil,
+        logger: Logger, now: @escaping @Sendable () -> DateTime = { DateTime(Date()) },
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws {
+        try configuration.check()
+        self.configuration = configuration
+        state = try ServerState(store: store ?? SQLiteStore(path: configuration.database))
+        try state.seed(configuration.seed)
+        self.inventory = inventory
+        self.logger = logger
+        self.now = now
+        self.onServerRunning = onServerRunning
+    }
+
+    /// Serves until cancelled or gracefully shut down.
+    public func run() async throws {
+        var clientConfiguration = HTTPClient.Configuration()
+        clientConfiguration.redirectConfiguration = .disallow
+        clientConfiguration.timeout.connect = .seconds(5)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        do {
+            try await application(client: client).run()
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+
+    /// The Hummingbird application, for running inside another service group or testing.
+    func application(client: HTTPClient) -> some ApplicationProtocol {
+        let library = ContentLibrary(
+            configuration: configuration, state: state, inventory: inventory ?? StoredInventory(state: state),
+            client: client, logger: logger, now: now)
+        let router = Routes(library: library, admin: AdminAPI(library: library)).router()
+        let onServerRunning = onServerRunning
+        let logger = logger
+        let configuration = configuration
+        return Application(
+            router: router,
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "hlsi"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                logger.info("serving on http://\(configuration.host):\(port)/")
+                await onServerRunning(port)
+            },
+            logger: logger)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import HLSInterstitials
+import Hummingbird
+import NIOCore
+
+/// The server's routes: the web page, content, ads, and the admin API.
+struct Routes {
+    let library: ContentLibrary
+    let admin: AdminAPI
+
+    var configuration: ServerConfiguration { library.configuration }
+
+    func router() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        let fileIO = FileIO()
+        let fallback = "http://\(configuration.host):\(configuration.port)"
+        let localHLSJS = configuration.hlsjs.contains("://") ? nil : configuration.hlsjs
+        let page = DemoPage.html(configuration: configuration, hlsjs: localHLSJS == nil ? configuration.hlsjs : "/assets/hls.mjs")
+        router.get("/") { _, _ in
+            Response.bytes(Array(page.utf8), contentType: "text/html; charset=utf-8", cacheControl: "no-cache")
+        }
+        if let localHLSJS {
+            router.get("/assets/hls.mjs") { _, context in
+                var headers = HTTPFields()
+                headers[.contentType] = "text/javascript"
+                return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: localHLSJS, context: context))
+            }
+        }
+        let adDirectory = configuration.adDirectory
+        router.get("/ads/**") { request, context in
+            guard let adDirectory else { throw APIError.notFound(request.uri.path) }
+            guard let path = SafePath(request.uri.path.dropFirst("/ads/".count)) else {
+                throw APIError.badRequest(code: "bad-path", path: request.uri.path, "the path is not allowed")
+            }
+            let file = path.file(in: adDirectory)
+            guard ContentLibrary.isFile(file) else { throw APIError.notFound(request.uri.path) }
+            var headers = HTTPFields()
+            headers[.contentType] = ContentResponse.contentType(of: file)
+            headers[.cacheControl] = "max-age=3600"
+            headers[.accessControlAllowOrigin] = "*"
+            return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: file, context: context))
+        }
+        admin.register(on: router.group("admin/v1"))
+        router.get("/**") { request, context in
+            guard let mounted = library.mounted(request.uri.path) else { throw APIError.notFound(request.uri.path) }
+            let base = try request.baseURL(fallback: fallback)
+            let response = try await library.get(mounted, query: request.queryDictionary, base: base)
+            switch response.body {
+            case .bytes(let bytes):
+                return Response.bytes(bytes, contentType: response.contentType, cacheControl: response.cacheControl)
+            case .file(let file):
+                var headers = HTTPFields()
+                headers[.contentType] = response.contentType
+                headers[.cacheControl] = response.cacheControl
+                headers[.accessControlAllowOrigin] = "*"
+                return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: file, context: context))
+            }
+        }
+        return router
+    }
+}

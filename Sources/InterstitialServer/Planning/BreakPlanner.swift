@@ -1,0 +1,187 @@
+import HLSInterstitials
+import HLSPlaylist
+
+/// Turns the stored schedule of a target into the interstitial date ranges of its media playlists
+/// (pure: the same state, time and timeline always give the same date ranges).
+///
+/// A date range that was served once is written again with the values it was first served with,
+/// whatever happened to its break since (§6.2.1: "the server MUST NOT change … attribute values"); an
+/// early return adds X-PLAYOUT-LIMIT, and DURATION and END-DATE where absent, under the same ID.
+public struct BreakPlanner: Sendable {
+    /// The timeline the breaks are placed on.
+    public enum Timeline: Sendable {
+        /// A VOD asset: its duration and the date of a time in it.
+        case vod(duration: MediaTime, dateAt: @Sendable (MediaTime) -> DateTime?)
+        /// A live channel: its epoch, the dates its window spans, and how far past the live edge
+        /// upcoming breaks are announced.
+        case live(epoch: DateTime, window: Range<DateTime>, lookahead: MediaTime)
+    }
+
+    /// A date range to write, and the break it comes from (none for a served one whose break is gone).
+    public struct Planned: Sendable {
+        /// The event as written.
+        public var event: InterstitialEvent
+        /// The break.
+        public var source: Break?
+        /// The attributes to record as served, when it has not been served yet.
+        public var firstServing: AttributeList?
+    }
+
+    /// The asset or channel.
+    public var target: Target
+    /// The stored state.
+    public var state: StoredState
+    /// The X-ASSET-LIST URI of breaks filled by the server (relative to the playlist, or absolute).
+    public var assetListURI: String
+    /// The absolute URI of an inventory ad.
+    public var adURI: @Sendable (Ad) -> String
+
+    /// Creates a planner.
+    public init(target: Target, state: StoredState, assetListURI: String, adURI: @escaping @Sendable (Ad) -> String) {
+        self.target = target
+        self.state = state
+        self.assetListURI = assetListURI
+        self.adURI = adURI
+    }
+
+    /// The date ranges of the target on `timeline`, in start order.
+    public func plan(_ timeline: Timeline) -> [Planned] {
+        var planned: [String: Planned] = [:]
+        for item in candidates(timeline) {
+            if planned[item.id] == nil, let entry = self.planned(item, timeline) { planned[item.id] = entry }
+        }
+        // Served date ranges whose break is gone stay while their range is in a live window.
+        if case .live(_, let window, _) = timeline {
+            for (key, attributes) in state.served where key.target == target && planned[key.id] == nil {
+                guard var event = InterstitialEvent(attributes: attributes) else { continue }
+                applyEarlyReturn(to: &event)
+                if overlaps(event, window) { planned[key.id] = Planned(event: event, source: nil) }
+            }
+        }
+        return planned.values.sorted {
+            let left = $0.event.date?.nanosecondsSinceEpoch ?? .min
+            let right = $1.event.date?.nanosecondsSinceEpoch ?? .min
+            return left == right ? $0.event.identifier < $1.event.identifier : left < right
+        }
+    }
+
+    /// The planned date range with this ID, on `timeline`, even if outside a live window.
+    public func lookup(id: String, _ timeline: Timeline) -> Planned? {
+        if let item = state.breaks[id], item.target == target { return planned(item, timeline, filter: false) }
+        if let schedule = state.schedules[target], let start = cadenceStart(id: id, schedule: schedule, timeline),
+            let item = schedule.cadenceBreak(at: start, epoch: epoch(timeline))
+        {
+            return planned(item, timeline, filter: false)
+        }
+        if let attributes = state.served[ServedKey(target, id)], var event = InterstitialEvent(attributes: attributes) {
+            applyEarlyReturn(to: &event)
+            return Planned(event: event, source: nil)
+        }
+        return nil
+    }
+
+    /// The length of a break's playback, for filling and for live windows.
+    public static func fillDuration(of event: InterstitialEvent) -> MediaTime? {
+        event.playoutLimit ?? event.duration ?? event.plannedDuration
+            ?? event.endDate.flatMap { end in event.date.map { end - $0 } }
+    }
+
+    private func epoch(_ timeline: Timeline) -> DateTime? {
+        if case .live(let epoch, _, _) = timeline { return epoch }
+        return nil
+    }
+
+    private func candidates(_ timeline: Timeline) -> [Break] {
+        var items = state.breaks.values.filter { $0.target == target }.sorted { $0.id < $1.id }
+        guard let schedule = state.schedules[target], let cadence = schedule.cadence else { return items }
+        switch timeline {
+        case .vod(let duration, _):
+            for start in schedule.cadenceStarts(in: .zero..<duration) {
+                if let item = schedule.cadenceBreak(at: start, epoch: nil) { items.append(item) }
+            }
+        case .live(let epoch, let window, let lookahead):
+            let lower = window.lowerBound - epoch - cadence.duration - MediaTime(seconds: 1)
+            let upper = window.upperBound + lookahead - epoch
+            for start in schedule.cadenceStarts(in: max(.zero, lower)..<max(.zero, upper)) {
+                if let item = schedule.cadenceBreak(at: start, epoch: epoch) { items.append(item) }
+            }
+        }
+        return items
+    }
+
+    private func cadenceStart(id: String, schedule: BreakSchedule, _ timeline: Timeline) -> MediaTime? {
+        guard id.hasPrefix(schedule.prefix + "-"), let cadence = schedule.cadence,
+            let seconds = Int64(id.dropFirst(schedule.prefix.count + 1)), seconds >= 0, seconds < 1 << 33
+        else { return nil }
+        let start: MediaTime
+        if let epoch = epoch(timeline) {
+            start = DateTime(nanosecondsSinceEpoch: seconds * 1_000_000_000) - epoch
+        } else {
+            start = MediaTime(nanoseconds: seconds * 1_000_000_000)
+        }
+        let since = start - cadence.offset
+        guard since >= .zero, since.nanoseconds % cadence.every.nanoseconds == 0 else { return nil }
+        if case .vod(let duration, _) = timeline, start >= duration { return nil }
+        return start
+    }
+
+    private func planned(_ item: Break, _ timeline: Timeline, filter: Bool = true) -> Planned? {
+        let key = ServedKey(target, item.id)
+        var event: InterstitialEvent
+        var firstServing: AttributeList?
+        if let attributes = state.served[key], let served = InterstitialEvent(attributes: attributes) {
+            event = served
+        } else {
+            guard let built = build(item, timeline) else { return nil }
+            event = built
+            firstServing = built.dateRangeAttributes
+        }
+        applyEarlyReturn(to: &event)
+        if filter, case .live(_, let window, let lookahead) = timeline, event.cue == .none {
+            guard let start = event.date, start < window.upperBound + lookahead, overlaps(event, window) else {
+                return nil
+            }
+        }
+        return Planned(event: event, source: item, firstServing: firstServing)
+    }
+
+    private func build(_ item: Break, _ timeline: Timeline) -> InterstitialEvent? {
+        var request = item.interstitial
+        let cue = request.cue ?? []
+        if request.at == nil, request.date == nil {
+            switch timeline {
+            case .vod(let duration, _): request.at = cue.contains("POST") ? duration : .zero
+            case .live(let epoch, _, _): request.date = epoch
+            }
+        }
+        if let id = item.ad {
+            guard let ad = state.ads[id] else { return nil }
+            request.assetURI = adURI(ad)
+        } else if item.usesServerAssetList {
+            request.assetListURI = assetListURI
+        }
+        let mapping: (MediaTime) -> DateTime?
+        switch timeline {
+        case .vod(_, let dateAt): mapping = dateAt
+        case .live(let epoch, _, _): mapping = { epoch + $0 }
+        }
+        guard var event = try? request.event(mapping: mapping) else { return nil }
+        event.sourceAttributes = nil
+        return event
+    }
+
+    private func applyEarlyReturn(to event: inout InterstitialEvent) {
+        guard let limit = state.earlyReturns[ServedKey(target, event.identifier)] else { return }
+        if event.playoutLimit == nil { event.playoutLimit = limit }
+        if event.duration == nil, event.endDate == nil, let start = event.date {
+            event.duration = limit
+            event.endDate = start + limit
+        }
+    }
+
+    private func overlaps(_ event: InterstitialEvent, _ window: Range<DateTime>) -> Bool {
+        guard let start = event.date else { return true }
+        let end = start + max(Self.fillDuration(of: event) ?? .zero, .zero)
+        return end >= window.lowerBound
+    }
+}

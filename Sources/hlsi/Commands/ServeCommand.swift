@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import InterstitialServer
+import Logging
+import ServiceLifecycle
+
+/// `hlsi serve`: the server-guided ad insertion origin.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve HLS content with interstitials, asset lists, an admin API and a web player.",
+        discussion: """
+            --demo serves the built-in demo (no other file needed): a VOD asset with a pre-roll, two \
+            mid-rolls and a post-roll at /demo/vod/master.m3u8, a live channel with a break every \
+            minute at /demo/live/master.m3u8, and a page at / that plays them. Otherwise --config \
+            names a JSON configuration (see the README). The admin API (/admin/v1) needs \
+            --admin-token or HLSI_ADMIN_TOKEN; the demo makes one up and prints it.
+            """
+    )
+
+    @Flag(name: .long, help: "Serve the built-in demo.")
+    var demo = false
+
+    @Option(name: .long, help: "A JSON configuration file.")
+    var config: String?
+
+    @Option(name: .long, help: "The address to listen on (default 127.0.0.1).")
+    var host: String?
+
+    @Option(name: .long, help: "The port to listen on (default 8080; 0 picks one).")
+    var port: Int?
+
+    @Option(name: .long, help: "The SQLite database file (default hlsi-server.sqlite; the demo keeps state in memory).")
+    var database: String?
+
+    @Option(name: .long, help: "The admin API's bearer token (default: $HLSI_ADMIN_TOKEN).")
+    var adminToken: String?
+
+    @Option(name: .long, help: "The URL or local file of the hls.js ES module the web page loads.")
+    var hlsjs: String?
+
+    @Option(name: .long, help: "The scheme://host[:port] viewers use, for absolute URLs.")
+    var publicURL: String?
+
+    func run() async throws {
+        var configuration: ServerConfiguration
+        do {
+            switch (demo, config) {
+            case (true, nil): configuration = try ServerConfiguration.demo()
+            case (false, let path?):
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw CommandFailure(message: "error: cannot read the configuration \(path)", exitCode: 2)
+                }
+                let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
+                configuration = try ServerConfiguration.decode(Array(data), base: base)
+            case (true, .some): throw ValidationError("give --demo or --config, not both")
+            case (false, nil): throw ValidationError("give --demo, or --config FILE")
+            }
+        } catch let error as APIError {
+            throw CommandFailure(message: "error: \(config ?? "demo"): \(error)", exitCode: 2)
+        }
+        if let host { configuration.host = host }
+        if let port {
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+            configuration.port = port
+        }
+        if let database { configuration.database = database }
+        if let hlsjs {
+            configuration.hlsjs =
+                hlsjs.contains("://") ? hlsjs : URL(fileURLWithPath: hlsjs).standardizedFileURL.path
+        }
+        if let publicURL { configuration.publicURL = publicURL }
+        var logger = Logger(label: "hlsi.serve")
+        logger.logLevel = .info
+        if let token = adminToken ?? ProcessInfo.processInfo.environment["HLSI_ADMIN_TOKEN"] {
+            configuration.adminToken = token
+        } else if demo {
+            let token = (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
+            configuration.adminToken = token
+            logger.info("admin API token (demo): \(token)")
+        }
+        let server: InterstitialServer
+        do {
+            server = try InterstitialServer(configuration: configuration, logger: logger)
+        } catch let error as APIError {
+            throw CommandFailure(message: "error: \(error)", exitCode: 2)
+        } catch {
+            throw CommandFailure(message: "error: cannot start the server: \(error)", exitCode: 2)
+        }
+        if demo {
+            let address = "http://\(configuration.host):\(configuration.port)"
+            logger.info("demo: open \(address)/ — VOD \(address)/demo/vod/master.m3u8, live \(address)/demo/live/master.m3u8")
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            throw CommandFailure(message: "error: the server stopped: \(error)", exitCode: 2)
+        }
+    }
+}
