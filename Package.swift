@@ -95,7 +95,11 @@ let package = Package(
                 "InterstitialServer",
                 "HLSInterstitials",
                 "HLSPlaylist",
+                "HLSLoading",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(

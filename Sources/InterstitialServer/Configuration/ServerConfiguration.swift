@@ -17,7 +17,7 @@ import HLSPlaylist
 ///  "seed": {"inventory": [...], "schedules": [...], "breaks": [...]}}
 /// ```
 /// Relative directories are resolved against the configuration file's folder. `seed` entries are
-/// stored when the database has no entry of that ID yet; after that the admin API owns them.
+/// stored on the first start with a new database; after that the admin API owns them.
 public struct ServerConfiguration: Sendable {
     /// Where primary content comes from.
     public enum Origin: Hashable, Sendable {
@@ -86,7 +86,7 @@ public struct ServerConfiguration: Sendable {
     public var live: [Content] = []
     /// A directory of ad presentations served under `/ads/`.
     public var adDirectory: String?
-    /// Schedules, breaks and ads stored on first start.
+    /// Schedules, breaks and ads stored on the first start with a new database.
     public var seed = Seed()
     /// How long an asset-list request may wait for the inventory before answering with no ads.
     public var assetListDeadline = MediaTime(seconds: 1)

@@ -306,10 +306,13 @@ struct AdminAPI {
             throw APIError.conflict(code: "no-break", "break \"\(event.identifier)\" has not started")
         }
         let limit = MediaTime(nanoseconds: (now - start).nanoseconds / 1_000_000 * 1_000_000)
+        let key = ServedKey(target, event.identifier)
+        if state.snapshot.earlyReturns[key] != nil {
+            throw APIError.conflict(code: "already-returned", "break \"\(event.identifier)\" has already returned early")
+        }
         if let planned = BreakPlanner.fillDuration(of: event), limit >= planned {
             throw APIError.conflict(code: "break-over", "break \"\(event.identifier)\" has already ended")
         }
-        let key = ServedKey(target, event.identifier)
         try state.change { store, state throws in
             guard state.earlyReturns[key] == nil else {
                 throw APIError.conflict(code: "already-returned", "break \"\(event.identifier)\" has already returned early")

@@ -22,14 +22,18 @@ final class ServerState: Sendable {
     var snapshot: StoredState { box.withLockedValue { $0.state } }
     var versioned: (state: StoredState, version: Int) { box.withLockedValue { $0 } }
 
-    /// Stores the seed's entries that the store lacks.
+    /// Stores the seed's entries on the first start; later starts leave the admin API's changes alone.
     func seed(_ seed: ServerConfiguration.Seed) throws {
-        let state = snapshot
-        for ad in seed.inventory where state.ads[ad.id] == nil { try update { try $0.put(ad, in: &$1) } }
-        for schedule in seed.schedules where state.schedules[schedule.target] == nil {
-            try update { try $0.put(schedule, in: &$1) }
+        guard !snapshot.isSeeded else { return }
+        try update { store, state in
+            for ad in seed.inventory where state.ads[ad.id] == nil { try store.put(ad, in: &state) }
+            for schedule in seed.schedules where state.schedules[schedule.target] == nil {
+                try store.put(schedule, in: &state)
+            }
+            for item in seed.breaks where state.breaks[item.id] == nil { try store.put(item, in: &state) }
+            try store.markSeeded()
+            state.isSeeded = true
         }
-        for item in seed.breaks where state.breaks[item.id] == nil { try update { try $0.put(item, in: &$1) } }
     }
 
     /// Applies a change: `body` writes to the store and edits the state; both or neither happen.

@@ -52,6 +52,12 @@ public struct SQLiteStore: ServerStore {
                 table.primaryKey(["target", "id"])
             }
         }
+        migrator.registerMigration("v2: settings") { db in
+            try db.create(table: "setting") { table in
+                table.primaryKey("key", .text)
+                table.column("value", .text).notNull()
+            }
+        }
         return migrator
     }
 
@@ -81,7 +87,14 @@ public struct SQLiteStore: ServerStore {
                 state.earlyReturns[ServedKey(target, row["id"])] = MediaTime(
                     nanoseconds: row["playoutLimitNanoseconds"])
             }
+            state.isSeeded = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'seeded'") != nil
             return state
+        }
+    }
+
+    public func markSeeded() throws {
+        try database.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('seeded', ?)", arguments: [Date()])
         }
     }
 

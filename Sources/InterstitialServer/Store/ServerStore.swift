@@ -13,6 +13,8 @@ public struct StoredState: Hashable, Sendable {
     public var served: [ServedKey: AttributeList] = [:]
     /// Early returns: the X-PLAYOUT-LIMIT added to a break, by target and ID.
     public var earlyReturns: [ServedKey: MediaTime] = [:]
+    /// Whether the configuration's seed was stored once (it is never stored again).
+    public var isSeeded = false
 
     /// An empty state.
     public init() {}
@@ -54,4 +56,6 @@ public protocol ServerStore: Sendable {
     func recordServed(_ key: ServedKey, attributes: AttributeList) throws
     /// Records an early return.
     func recordEarlyReturn(_ key: ServedKey, playoutLimit: MediaTime) throws
+    /// Records that the seed was stored.
+    func markSeeded() throws
 }

@@ -1,0 +1,109 @@
+import AsyncHTTPClient
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import Testing
+
+@testable import InterstitialServer
+
+/// A wall clock that tests set.
+final class TestClock: Sendable {
+    private let box: NIOLockedValueBox<DateTime>
+    init(_ date: DateTime) { box = NIOLockedValueBox(date) }
+    var now: DateTime { box.withLockedValue { $0 } }
+    func set(_ date: DateTime) { box.withLockedValue { $0 = date } }
+    func advance(_ seconds: Double) { box.withLockedValue { $0 = $0 + MediaTime(seconds: seconds) } }
+}
+
+enum Harness {
+    static let token = "test-token"
+    static let logger: Logger = {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    static func demo() throws -> ServerConfiguration {
+        var configuration = try ServerConfiguration.demo()
+        configuration.adminToken = token
+        configuration.port = 0
+        return configuration
+    }
+
+    /// Runs `body` against a live server.
+    static func withServer(
+        _ configuration: ServerConfiguration? = nil, store: (any ServerStore)? = nil,
+        inventory: (any AdInventory)? = nil, clock: TestClock? = nil,
+        _ body: @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let configuration = try configuration ?? demo()
+        let server = try InterstitialServer(
+            configuration: configuration, store: store, inventory: inventory, logger: logger,
+            now: { clock?.now ?? DateTime(Date()) })
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            try await server.application(client: client).test(.live) { client in try await body(client) }
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+}
+
+extension TestClientProtocol {
+    func get(_ uri: String, headers: HTTPFields = [:]) async throws -> TestResponse {
+        try await execute(uri: uri, method: .get, headers: headers)
+    }
+
+    func text(_ uri: String) async throws -> String {
+        let response = try await get(uri)
+        #expect(response.status == .ok, "GET \(uri): \(String(buffer: response.body))")
+        return String(buffer: response.body)
+    }
+
+    func admin(_ method: HTTPRequest.Method, _ path: String, _ json: String? = nil, token: String? = Harness.token)
+        async throws -> TestResponse
+    {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return try await execute(
+            uri: "/admin/v1/" + path, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
+    }
+}
+
+extension TestResponse {
+    var json: JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: body)) }
+    var text: String { String(buffer: body) }
+    var errorCode: String? {
+        guard case .object(let root)? = json, case .object(let error)? = root["error"],
+            case .string(let code)? = error["code"]
+        else { return nil }
+        return code
+    }
+    var errorPath: String? {
+        guard case .object(let root)? = json, case .object(let error)? = root["error"],
+            case .string(let path)? = error["path"]
+        else { return nil }
+        return path
+    }
+}
+
+/// The EXT-X-DATERANGE lines of a playlist.
+func dateRangeLines(_ text: String) -> [String] {
+    text.split(whereSeparator: \.isNewline).map(String.init).filter { $0.hasPrefix("#EXT-X-DATERANGE:") }
+}
+
+func demoMedia(_ name: String) throws -> MediaPlaylist {
+    let configuration = try ServerConfiguration.demo()
+    guard case .directory(let directory) = configuration.vod[0].origin,
+        let data = FileManager.default.contents(atPath: directory + "/" + name),
+        case .media(let playlist) = PlaylistParser.parse(Array(data)).playlist
+    else { throw APIError.notFound(name) }
+    return playlist
+}
