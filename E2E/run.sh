@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# End-to-end: the output of `hlsi insert` on an ffmpeg-made stream plays its interstitial in hls.js
-# (1.6.15, from the gradio==6.31.0 wheel) in headless Chromium, driven by Playwright.
+# End-to-end, with hls.js (1.6.15, from the gradio==6.31.0 wheel) in headless Chromium, driven by
+# Playwright: the output of `hlsi insert` on an ffmpeg-made stream plays its interstitial, and
+# `hlsi serve --demo` plays its VOD and live interstitials (including an early return via the admin API).
 # Installs what it needs (Debian: ffmpeg, chromium; PyPI: playwright) when missing.
 # Usage: E2E/run.sh [path/to/hlsi]   (default: .build/debug/hlsi, built if missing)
 set -euo pipefail
@@ -33,3 +34,4 @@ PY
 fi
 [ -x "$HLSI" ] || swift build --product hlsi
 python3 E2E/interstitial_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
+python3 E2E/server_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"

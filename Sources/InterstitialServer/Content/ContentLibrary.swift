@@ -253,7 +253,7 @@ final class ContentLibrary: Sendable {
             "asset list",
             metadata: [
                 "target": "\(mounted.target)", "break": "\(id)", "viewer": "\(viewer ?? "-")",
-                "attempt": "\(attempt)", "offset": "\(offset)", "ads": "\(list.assets.map(\.uri.description).count)",
+                "attempt": "\(attempt)", "offset": "\(offset)", "ads": "\(list.assets.count)",
             ])
         return .json(list.encoded())
     }
