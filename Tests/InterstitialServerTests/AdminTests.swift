@@ -34,7 +34,8 @@ struct AdminTests {
         try await Harness.withServer { client in
             let created = try await client.admin(
                 .post, "breaks",
-                #"{"id":"extra","target":"vod/demo","at":20,"duration":4,"ad":"ad1","restrict":["SKIP"],"attributes":{"X-COM-EXAMPLE-CAMPAIGN":"spring"}}"#)
+                #"{"id":"extra","target":"vod/demo","at":20,"duration":4,"ad":"ad1","restrict":["SKIP"],"attributes":{"X-COM-EXAMPLE-CAMPAIGN":"spring"}}"#
+            )
             #expect(created.status == .created, "\(created.text)")
             let playlist = try await client.text("/demo/vod/video/main.m3u8")
             let line = try #require(dateRangeLines(playlist).first { $0.contains("ID=\"extra\"") })
@@ -42,15 +43,22 @@ struct AdminTests {
             #expect(line.contains("X-ASSET-URI=\"http://"))
             #expect(line.contains("X-COM-EXAMPLE-CAMPAIGN=\"spring\""))
             #expect(try await client.admin(.get, "breaks/extra").json == created.json)
-            #expect(try await client.admin(.post, "breaks", #"{"id":"extra","target":"vod/demo","at":1,"duration":1}"#).status == .conflict)
+            #expect(
+                try await client.admin(.post, "breaks", #"{"id":"extra","target":"vod/demo","at":1,"duration":1}"#)
+                    .status == .conflict)
 
             // Served values never change: the update is refused.
-            let update = try await client.admin(.put, "breaks/extra", #"{"target":"vod/demo","at":21,"duration":4,"ad":"ad1"}"#)
+            let update = try await client.admin(
+                .put, "breaks/extra", #"{"target":"vod/demo","at":21,"duration":4,"ad":"ad1"}"#)
             #expect(update.status == .conflict)
             #expect(update.errorCode == "served-break")
             // A break not yet served can change.
-            #expect(try await client.admin(.post, "breaks", #"{"id":"later","target":"vod/demo","at":30,"duration":5}"#).status == .created)
-            #expect(try await client.admin(.put, "breaks/later", #"{"target":"vod/demo","at":31,"duration":5}"#).status == .ok)
+            #expect(
+                try await client.admin(.post, "breaks", #"{"id":"later","target":"vod/demo","at":30,"duration":5}"#)
+                    .status == .created)
+            #expect(
+                try await client.admin(.put, "breaks/later", #"{"target":"vod/demo","at":31,"duration":5}"#).status
+                    == .ok)
             #expect(try await client.admin(.delete, "breaks/later").status == .noContent)
             #expect(try await client.admin(.get, "breaks/later").status == .notFound)
 
@@ -60,10 +68,16 @@ struct AdminTests {
                 (#"{"id":"x","target":"vod/demo","duration":4}"#, "at", "invalid-break"),
                 (#"{"id":"x","target":"vod/demo","at":1}"#, "duration", "invalid-break"),
                 (#"{"id":"x","target":"vod/demo","at":1,"duration":4,"ad":"ghost"}"#, "ad", "unknown-ad"),
-                (#"{"id":"x","target":"vod/demo","at":1,"duration":4,"restrict":["NEVER"]}"#, "restrict", "invalid-interstitial"),
+                (
+                    #"{"id":"x","target":"vod/demo","at":1,"duration":4,"restrict":["NEVER"]}"#, "restrict",
+                    "invalid-interstitial"
+                ),
                 (#"{"id":"x","target":"live/demo","at":1,"duration":4}"#, "at", "invalid-break"),
                 (#"{"id":"x y","target":"vod/demo","at":1,"duration":4}"#, "id", "json-schema"),
-                (#"{"id":"x","target":"vod/demo","at":1,"duration":4,"colour":"red"}"#, "colour", "invalid-interstitial"),
+                (
+                    #"{"id":"x","target":"vod/demo","at":1,"duration":4,"colour":"red"}"#, "colour",
+                    "invalid-interstitial"
+                ),
                 (#"[1,2]"#, "", "json-schema"),
                 (#"{"id":"#, "", "json-syntax"),
             ]
@@ -72,22 +86,32 @@ struct AdminTests {
                 #expect((400..<500).contains(Int(response.status.code)), "\(body): \(response.status)")
                 #expect((response.errorPath ?? "") == path, "\(body): \(response.text)")
             }
-            let large = try await client.admin(.post, "breaks", "{\"id\":\"" + String(repeating: "a", count: 70_000) + "\"}")
+            let large = try await client.admin(
+                .post, "breaks", "{\"id\":\"" + String(repeating: "a", count: 70_000) + "\"}")
             #expect(large.status == .contentTooLarge)
             #expect(large.errorCode == "body-too-large")
 
             // Inventory and schedules.
-            #expect(try await client.admin(.post, "inventory", #"{"id":"ad9","uri":"https://ads.example.com/9.m3u8","duration":7.5}"#).status == .created)
-            #expect(try await client.admin(.post, "inventory", #"{"id":"ad10","uri":"x","duration":-1}"#).errorPath == "duration")
+            #expect(
+                try await client.admin(
+                    .post, "inventory", #"{"id":"ad9","uri":"https://ads.example.com/9.m3u8","duration":7.5}"#
+                ).status == .created)
+            #expect(
+                try await client.admin(.post, "inventory", #"{"id":"ad10","uri":"x","duration":-1}"#).errorPath
+                    == "duration")
             let inUse = try await client.admin(.delete, "inventory/ad1")
             #expect(inUse.status == .conflict)
             #expect(inUse.errorCode == "ad-in-use")
             #expect(try await client.admin(.delete, "inventory/ad9").status == .noContent)
-            let schedule = try await client.admin(.put, "schedules/vod/demo", #"{"cadence":{"every":15,"duration":2},"prefix":"slot","interstitial":{"restrict":["JUMP"]}}"#)
+            let schedule = try await client.admin(
+                .put, "schedules/vod/demo",
+                #"{"cadence":{"every":15,"duration":2},"prefix":"slot","interstitial":{"restrict":["JUMP"]}}"#)
             #expect(schedule.status == .ok, "\(schedule.text)")
             let withCadence = dateRangeLines(try await client.text("/demo/vod/audio-en/main.m3u8"))
             #expect(withCadence.filter { $0.contains("ID=\"slot-") }.count == 3)  // 0, 15 and 30 s
-            #expect(try await client.admin(.put, "schedules/vod/demo", #"{"cadence":{"every":15,"duration":20}}"#).errorPath == "cadence.duration")
+            #expect(
+                try await client.admin(.put, "schedules/vod/demo", #"{"cadence":{"every":15,"duration":20}}"#).errorPath
+                    == "cadence.duration")
             #expect(try await client.admin(.delete, "schedules/vod/demo").status == .noContent)
             #expect(try await client.admin(.get, "schedules/vod/demo").status == .notFound)
             let content = try await client.admin(.get, "content")
@@ -107,20 +131,25 @@ struct AdminTests {
             let servedLine = try #require(dateRangeLines(before).first { $0.contains("ID=\"live-now\"") })
             #expect(servedLine.contains("PLANNED-DURATION=30"))
             #expect(!servedLine.contains("X-PLAYOUT-LIMIT"))
-            #expect(try await client.admin(.post, "channels/demo/breaks", #"{"duration":30,"id":"live-now"}"#).status == .conflict)
+            #expect(
+                try await client.admin(.post, "channels/demo/breaks", #"{"duration":30,"id":"live-now"}"#).status
+                    == .conflict)
 
             clock.advance(7.25)
             let returned = try await client.admin(.post, "channels/demo/return")
             #expect(returned.status == .ok, "\(returned.text)")
             #expect(returned.text.contains("\"playoutLimit\":8.55"))
-            #expect(try await client.admin(.post, "channels/demo/return", #"{"break":"live-now"}"#).errorCode == "already-returned")
+            #expect(
+                try await client.admin(.post, "channels/demo/return", #"{"break":"live-now"}"#).errorCode
+                    == "already-returned")
             let after = try await client.text("/demo/live/audio-en/main.m3u8")
             let line = try #require(dateRangeLines(after).first { $0.contains("ID=\"live-now\"") })
             #expect(line.hasPrefix(servedLine))
             #expect(line.hasSuffix(",END-DATE=\"2026-01-02T00:00:10.550Z\",DURATION=8.55,X-PLAYOUT-LIMIT=8.55"))
             // A reload validator sees additions only.
             let reloaded = PlaylistParser.parse(try await client.text("/demo/live/video/main.m3u8"))
-            guard case .media(let old) = PlaylistParser.parse(before).playlist, case .media(let new) = reloaded.playlist else {
+            guard case .media(let old) = PlaylistParser.parse(before).playlist, case .media(let new) = reloaded.playlist
+            else {
                 Issue.record("not media playlists")
                 return
             }
@@ -142,8 +171,12 @@ struct AdminTests {
         configuration.database = directory.appendingPathComponent("state.sqlite").path
         let line = SendableBox<String>()
         try await Harness.withServer(configuration) { client in
-            #expect(try await client.admin(.post, "breaks", #"{"id":"kept","target":"vod/demo","at":8,"duration":4}"#).status == .created)
-            line.value = dateRangeLines(try await client.text("/demo/vod/video/main.m3u8")).first { $0.contains("\"kept\"") }
+            #expect(
+                try await client.admin(.post, "breaks", #"{"id":"kept","target":"vod/demo","at":8,"duration":4}"#)
+                    .status == .created)
+            line.value = dateRangeLines(try await client.text("/demo/vod/video/main.m3u8")).first {
+                $0.contains("\"kept\"")
+            }
             #expect(try await client.admin(.delete, "breaks/midroll-2").status == .noContent)
         }
         try await Harness.withServer(configuration) { client in
@@ -151,7 +184,9 @@ struct AdminTests {
             #expect(try await client.admin(.get, "breaks/midroll-2").status == .notFound, "the seed does not come back")
             let text = try await client.text("/demo/vod/video/main.m3u8")
             #expect(dateRangeLines(text).first { $0.contains("\"kept\"") } == line.value)
-            #expect(try await client.admin(.put, "breaks/kept", #"{"target":"vod/demo","at":9,"duration":4}"#).status == .conflict)
+            #expect(
+                try await client.admin(.put, "breaks/kept", #"{"target":"vod/demo","at":9,"duration":4}"#).status
+                    == .conflict)
         }
         let reopened = try SQLiteStore(path: configuration.database)
         let state = try reopened.load()

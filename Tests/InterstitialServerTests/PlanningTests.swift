@@ -11,7 +11,8 @@ struct PlanningTests {
     @Test("A looped live window slides by segment, with PDT and a discontinuity at each loop start")
     func liveLoopWindow() throws {
         let video = try demoMedia("video/main.m3u8")
-        let loop = try #require(LiveLoop(source: video, loopDuration: MediaTime(seconds: 40), epoch: epoch, windowSegments: 6))
+        let loop = try #require(
+            LiveLoop(source: video, loopDuration: MediaTime(seconds: 40), epoch: epoch, windowSegments: 6))
         // 100.5 s in: segments are 2 s, so the last available one ends at 100 s (sequence 49).
         let inLoop = loop.window(at: epoch + MediaTime(seconds: 100.5))
         #expect(inLoop.mediaSequence == 44)
@@ -42,7 +43,8 @@ struct PlanningTests {
     func renditionsShareLoopDates() throws {
         let audio = try demoMedia("audio-fr/main.m3u8")
         #expect(audio.segments.count == 21)
-        let loop = try #require(LiveLoop(source: audio, loopDuration: MediaTime(seconds: 40), epoch: epoch, windowSegments: 6))
+        let loop = try #require(
+            LiveLoop(source: audio, loopDuration: MediaTime(seconds: 40), epoch: epoch, windowSegments: 6))
         #expect(loop.segments.count == 20)
         let window = loop.window(at: epoch + MediaTime(seconds: 83))
         #expect(window.text.contains("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:01:20.000Z\n"))
@@ -57,50 +59,66 @@ struct PlanningTests {
 
     @Test("Cadence breaks are announced within the lookahead and kept while their range is in the window")
     func cadenceBreaks() {
-        let state = liveState(cadence: .init(every: MediaTime(seconds: 60), duration: MediaTime(seconds: 10), offset: MediaTime(seconds: 30)))
-        let planner = BreakPlanner(target: Target(.live, "demo"), state: state, assetListURI: "/live/list.json", adURI: { $0.uri })
+        let state = liveState(
+            cadence: .init(
+                every: MediaTime(seconds: 60), duration: MediaTime(seconds: 10), offset: MediaTime(seconds: 30)))
+        let planner = BreakPlanner(
+            target: Target(.live, "demo"), state: state, assetListURI: "/live/list.json", adURI: { $0.uri })
         func ids(windowEnd seconds: Double) -> [String] {
             let end = epoch + MediaTime(seconds: seconds)
-            return planner.plan(.live(epoch: epoch, window: (end - MediaTime(seconds: 12))..<end, lookahead: MediaTime(seconds: 20)))
-                .map(\.event.identifier)
+            return planner.plan(
+                .live(epoch: epoch, window: (end - MediaTime(seconds: 12))..<end, lookahead: MediaTime(seconds: 20))
+            )
+            .map(\.event.identifier)
         }
         let first = "break-\(epoch.nanosecondsSinceEpoch / 1_000_000_000 + 30)"
         #expect(ids(windowEnd: 5).isEmpty)
         #expect(ids(windowEnd: 12) == [first])  // 30 s is within 20 s of the live edge
         #expect(ids(windowEnd: 50) == [first])  // [30, 40) overlaps [38, 50)
         #expect(ids(windowEnd: 60).isEmpty)  // gone from the window, next one not yet announced
-        let event = planner.plan(.live(epoch: epoch, window: epoch..<(epoch + MediaTime(seconds: 40)), lookahead: .zero))[0].event
+        let event = planner.plan(
+            .live(epoch: epoch, window: epoch..<(epoch + MediaTime(seconds: 40)), lookahead: .zero))[0].event
         #expect(event.date == epoch + MediaTime(seconds: 30))
         #expect(event.plannedDuration == MediaTime(seconds: 10))
         #expect(event.duration == nil)
         #expect(event.assetListURI == "/live/list.json?_HLS_interstitial_id=\(first)")
         #expect(planner.lookup(id: first, .live(epoch: epoch, window: epoch..<epoch, lookahead: .zero)) != nil)
-        #expect(planner.lookup(id: "break-\(epoch.nanosecondsSinceEpoch / 1_000_000_000 + 31)", .live(epoch: epoch, window: epoch..<epoch, lookahead: .zero)) == nil)
+        #expect(
+            planner.lookup(
+                id: "break-\(epoch.nanosecondsSinceEpoch / 1_000_000_000 + 31)",
+                .live(epoch: epoch, window: epoch..<epoch, lookahead: .zero)) == nil)
     }
 
     @Test("Served values never change; an early return adds X-PLAYOUT-LIMIT, DURATION and END-DATE under the same ID")
     func servedValuesAreFrozen() throws {
-        var state = liveState(cadence: .init(every: MediaTime(seconds: 60), duration: MediaTime(seconds: 10), offset: MediaTime(seconds: 30)))
+        var state = liveState(
+            cadence: .init(
+                every: MediaTime(seconds: 60), duration: MediaTime(seconds: 10), offset: MediaTime(seconds: 30)))
         let target = Target(.live, "demo")
-        let timeline = BreakPlanner.Timeline.live(epoch: epoch, window: epoch..<(epoch + MediaTime(seconds: 40)), lookahead: .zero)
-        let first = BreakPlanner(target: target, state: state, assetListURI: "/l.json", adURI: { $0.uri }).plan(timeline)[0]
+        let timeline = BreakPlanner.Timeline.live(
+            epoch: epoch, window: epoch..<(epoch + MediaTime(seconds: 40)), lookahead: .zero)
+        let first = BreakPlanner(target: target, state: state, assetListURI: "/l.json", adURI: { $0.uri }).plan(
+            timeline)[0]
         let served = try #require(first.firstServing)
         state.served[ServedKey(target, first.event.identifier)] = served
         // The operator changes the cadence's duration: the served break keeps its values.
         state.schedules[target]?.cadence?.duration = MediaTime(seconds: 20)
-        let again = BreakPlanner(target: target, state: state, assetListURI: "/other.json", adURI: { $0.uri }).plan(timeline)[0]
+        let again = BreakPlanner(target: target, state: state, assetListURI: "/other.json", adURI: { $0.uri }).plan(
+            timeline)[0]
         #expect(again.firstServing == nil)
         #expect(again.event.dateRangeTag.description == first.event.dateRangeTag.description)
         // Early return 4.5 s in.
         state.earlyReturns[ServedKey(target, first.event.identifier)] = MediaTime(seconds: 4.5)
-        let returned = BreakPlanner(target: target, state: state, assetListURI: "/l.json", adURI: { $0.uri }).plan(timeline)[0]
+        let returned = BreakPlanner(target: target, state: state, assetListURI: "/l.json", adURI: { $0.uri }).plan(
+            timeline)[0]
         let before = first.event.dateRangeTag.description
         let after = returned.event.dateRangeTag.description
         #expect(after.hasPrefix(before))
         #expect(after.hasSuffix(",END-DATE=\"2026-01-01T00:00:34.500Z\",DURATION=4.5,X-PLAYOUT-LIMIT=4.5"))
         // Even with its schedule gone, a served break in the window stays.
         state.schedules[target] = nil
-        let orphan = BreakPlanner(target: target, state: state, assetListURI: "/l.json", adURI: { $0.uri }).plan(timeline)
+        let orphan = BreakPlanner(target: target, state: state, assetListURI: "/l.json", adURI: { $0.uri }).plan(
+            timeline)
         #expect(orphan.map(\.event.identifier) == [first.event.identifier])
     }
 
@@ -118,7 +136,10 @@ struct PlanningTests {
         let events = planner.plan(timeline).map(\.event)
         #expect(events.map(\.identifier) == ["preroll", "midroll-1", "midroll-2", "postroll"])
         let base = InterstitialInserter.defaultEpoch
-        #expect(events.map(\.date) == [base, base + MediaTime(seconds: 12), base + MediaTime(seconds: 26), base + MediaTime(seconds: 40)])
+        #expect(
+            events.map(\.date) == [
+                base, base + MediaTime(seconds: 12), base + MediaTime(seconds: 26), base + MediaTime(seconds: 40),
+            ])
         #expect(events[0].cue == .join && events[0].willPlayOnce)
         #expect(events[1].assetURI == "http://example.com/ads/ad2/master.m3u8?_HLS_interstitial_id=midroll-1")
         #expect(events[1].restrictions == [.skip, .jump])
@@ -138,9 +159,12 @@ struct PlanningTests {
         #expect(first.reduce(.zero) { $0 + $1.duration } <= ten + AdDecision.slack)
         #expect(!first.isEmpty)
         #expect(AdDecision.fill(duration: ten, ads: ads.reversed(), viewer: "v", breakID: "x", attempt: 0) == first)
-        let attempts = (0..<3).map { AdDecision.fill(duration: ten, ads: ads, viewer: "v", breakID: "x", attempt: $0).map(\.id) }
+        let attempts = (0..<3).map {
+            AdDecision.fill(duration: ten, ads: ads, viewer: "v", breakID: "x", attempt: $0).map(\.id)
+        }
         #expect(Set(attempts).count == 3, "\(attempts)")
-        #expect(AdDecision.fill(duration: MediaTime(seconds: 2), ads: ads, viewer: "v", breakID: "x", attempt: 0).isEmpty)
+        #expect(
+            AdDecision.fill(duration: MediaTime(seconds: 2), ads: ads, viewer: "v", breakID: "x", attempt: 0).isEmpty)
         #expect(AdDecision.fill(duration: ten, ads: [], viewer: "v", breakID: "x", attempt: 0).isEmpty)
         // Joining 3 s in (R11): a 3 s entry the player skips, then whole ads for the remaining 7 s.
         let late = AdDecision.assetList(

@@ -30,7 +30,9 @@ struct ServerTests {
             let segment = try await client.get("/demo/vod/video/seg003.m4s")
             #expect(segment.status == .ok)
             #expect(segment.headers[.contentType] == "video/iso.segment")
-            #expect(segment.body.readableBytes == (try Data(contentsOf: URL(fileURLWithPath: directory + "/video/seg003.m4s")).count))
+            #expect(
+                segment.body.readableBytes
+                    == (try Data(contentsOf: URL(fileURLWithPath: directory + "/video/seg003.m4s")).count))
             #expect(try await client.get("/demo/vod/video/seg999.m4s").status == .notFound)
             let timeline = try await client.get("/demo/vod/timeline.json")
             #expect(timeline.text.contains("\"id\":\"midroll-2\""))
@@ -45,7 +47,10 @@ struct ServerTests {
             #expect(!first.assets.isEmpty)
             #expect(first.totalDuration <= MediaTime(seconds: 10.5))
             #expect(first.skipControl?.offset == MediaTime(seconds: 2))
-            #expect(first.assets.allSatisfy { $0.uri.hasPrefix("http://") && $0.uri.hasSuffix("_HLS_interstitial_id=midroll-2") })
+            #expect(
+                first.assets.allSatisfy {
+                    $0.uri.hasPrefix("http://") && $0.uri.hasSuffix("_HLS_interstitial_id=midroll-2")
+                })
             let again = try AssetList.decode(Array(try await client.text(list + "&_HLS_primary_id=viewer-1").utf8))
             #expect(again.assets.map(\.uri) != first.assets.map(\.uri), "a viewer who rewatches gets other ads")
             let pre = "/demo/vod/asset-list.json?_HLS_interstitial_id=preroll&_HLS_primary_id=viewer-1"
@@ -61,7 +66,8 @@ struct ServerTests {
             #expect(bad.errorPath == "_HLS_start_offset")
             #expect(try await client.get("/demo/vod/asset-list.json?_HLS_interstitial_id=nope").status == .notFound)
             // midroll-1 has a fixed X-ASSET-URI: the server has no asset list for it.
-            #expect(try await client.get("/demo/vod/asset-list.json?_HLS_interstitial_id=midroll-1").status == .notFound)
+            #expect(
+                try await client.get("/demo/vod/asset-list.json?_HLS_interstitial_id=midroll-1").status == .notFound)
         }
     }
 
@@ -95,7 +101,10 @@ struct ServerTests {
     @Test("Malformed and traversing paths are refused with 400; unknown paths are 404")
     func badPaths() async throws {
         try await Harness.withServer { client in
-            for path in ["/demo/vod/%2e%2e/%2e%2e/etc/passwd", "/demo/vod/video/..%2F..%2Fmaster.m3u8", "/ads/%2e%2e/x", "/demo/vod/video/%00.m3u8"] {
+            for path in [
+                "/demo/vod/%2e%2e/%2e%2e/etc/passwd", "/demo/vod/video/..%2F..%2Fmaster.m3u8", "/ads/%2e%2e/x",
+                "/demo/vod/video/%00.m3u8",
+            ] {
                 let response = try await client.get(path)
                 #expect(response.status == .badRequest, "\(path): \(response.status)")
                 #expect(response.errorCode == "bad-path")

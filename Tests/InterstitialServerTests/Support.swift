@@ -67,7 +67,9 @@ extension TestClientProtocol {
         return String(buffer: response.body)
     }
 
-    func admin(_ method: HTTPRequest.Method, _ path: String, _ json: String? = nil, token: String? = Harness.token)
+    func admin(
+        _ method: HTTPRequest.Method, _ path: String, _ json: String? = nil, token: String? = Harness.token
+    )
         async throws -> TestResponse
     {
         var headers: HTTPFields = [.contentType: "application/json"]

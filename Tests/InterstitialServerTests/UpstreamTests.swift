@@ -10,10 +10,12 @@ import Testing
 
 @Suite("Upstream origins")
 struct UpstreamTests {
-    /// Runs `body` with a plain file server (the upstream origin) for the demo's primary directory.
-    func withUpstream(_ body: @Sendable (Int) async throws -> Void) async throws {
+    /// Runs `body` with a plain file server (the upstream origin) for a directory, by default the
+    /// demo's primary.
+    func withUpstream(directory: String? = nil, _ body: @Sendable (Int) async throws -> Void) async throws {
         let configuration = try ServerConfiguration.demo()
-        guard case .directory(let directory) = configuration.vod[0].origin else { return }
+        guard case .directory(let demo) = configuration.vod[0].origin else { return }
+        let directory = directory ?? demo
         let router = Router()
         router.add(middleware: FileMiddleware(directory, searchForIndexHtml: false))
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -53,6 +55,38 @@ struct UpstreamTests {
         }
     }
 
+    @Test("A proxied live playlist without PROGRAM-DATE-TIME gets stable dates and its breaks")
+    func proxiedLiveWithoutPDT() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:4\n#EXT-X-MEDIA-SEQUENCE:100\n"
+        for index in 100..<105 { text += "#EXTINF:4.0,\nseg\(index).ts\n" }
+        try text.write(to: directory.appendingPathComponent("live.m3u8"), atomically: true, encoding: .utf8)
+        let now = DateTime(iso8601: "2026-06-01T12:00:00.000Z")!
+        let clock = TestClock(now)
+        try await withUpstream(directory: directory.path) { port in
+            var configuration = try Harness.demo()
+            let origin = "http://127.0.0.1:\(port)"
+            configuration.allowedOrigins = [origin]
+            configuration.live = [.init(id: "news", path: "/live/news", origin: .upstream(origin + "/live.m3u8"))]
+            try await Harness.withServer(configuration, clock: clock) { client in
+                let created = try await client.admin(
+                    .post, "breaks", #"{"id":"news-break","target":"live/news","date":"2026-06-01T11:59:50.000Z","plannedDuration":8}"#)
+                #expect(created.status == .created, "\(created.text)")
+                let first = try await client.text("/live/news/live.m3u8")
+                // The live edge (the end of the last segment) is dated now: 20 s of segments before it.
+                #expect(first.contains("#EXT-X-PROGRAM-DATE-TIME:2026-06-01T11:59:40.000Z\n#EXTINF:4.0,\nseg100.ts"))
+                #expect(dateRangeLines(first).count == 1)
+                #expect(first.contains("X-ASSET-LIST=\"/live/news/asset-list.json?_HLS_interstitial_id=news-break\""))
+                clock.advance(3)
+                #expect(try await client.text("/live/news/live.m3u8") == first, "the dates stay where they were")
+                let list = try await client.text("/live/news/asset-list.json?_HLS_interstitial_id=news-break")
+                #expect(try AssetList.decode(Array(list.utf8)).totalDuration <= MediaTime(seconds: 8.5))
+            }
+        }
+    }
+
     @Test("An upstream that is down is a 502 with a reason; an origin outside the allow-list is refused at start")
     func upstreamFailures() async throws {
         var configuration = try Harness.demo()
@@ -66,7 +100,8 @@ struct UpstreamTests {
         }
         configuration.allowedOrigins = []
         #expect(throws: APIError.self) { try configuration.check() }
-        let text = #"{"allowedOrigins":["https://a.example.com"],"vod":[{"id":"x","upstream":"https://b.example.com/x.m3u8"}]}"#
+        let text =
+            #"{"allowedOrigins":["https://a.example.com"],"vod":[{"id":"x","upstream":"https://b.example.com/x.m3u8"}]}"#
         do {
             _ = try ServerConfiguration.decode(Array(text.utf8), base: "/")
             Issue.record("accepted an upstream outside the allow-list")

@@ -51,7 +51,8 @@ extension ServerConfiguration {
         configuration.seed.schedules = [
             BreakSchedule(
                 target: Target(.live, "demo"),
-                cadence: .init(every: MediaTime(seconds: 60), duration: MediaTime(seconds: 10), offset: MediaTime(seconds: 30)))
+                cadence: .init(
+                    every: MediaTime(seconds: 60), duration: MediaTime(seconds: 10), offset: MediaTime(seconds: 30)))
         ]
         return configuration
     }

@@ -163,14 +163,17 @@ extension ServerConfiguration {
         if let timeout = try reader.seconds("upstreamTimeout") { configuration.upstreamTimeout = timeout }
         if let seed = reader.take("seed") {
             var inner = try JSONObjectReader(seed, path: "seed")
-            for (key, path) in [("inventory", "seed.inventory"), ("schedules", "seed.schedules"), ("breaks", "seed.breaks")] {
+            for (key, path) in [
+                ("inventory", "seed.inventory"), ("schedules", "seed.schedules"), ("breaks", "seed.breaks"),
+            ] {
                 guard let list = inner.take(key) else { continue }
                 guard case .array(let items) = list else { throw inner.error(key, "expected an array") }
                 for (index, item) in items.enumerated() {
                     let itemPath = "\(path)[\(index)]"
                     switch key {
                     case "inventory": configuration.seed.inventory.append(try Ad.decode(item, path: itemPath))
-                    case "schedules": configuration.seed.schedules.append(try BreakSchedule.decode(item, path: itemPath))
+                    case "schedules":
+                        configuration.seed.schedules.append(try BreakSchedule.decode(item, path: itemPath))
                     default: configuration.seed.breaks.append(try Break.decode(item, path: itemPath))
                     }
                 }
@@ -193,7 +196,8 @@ extension ServerConfiguration {
                     throw .badRequest(code: "config", path: "\(path).id", "\"\(content.id)\" is used twice")
                 }
                 guard paths.insert(content.path).inserted else {
-                    throw .badRequest(code: "config", path: "\(path).path", "\"\(content.path)\" is used twice or reserved")
+                    throw .badRequest(
+                        code: "config", path: "\(path).path", "\"\(content.path)\" is used twice or reserved")
                 }
                 if case .upstream(let url) = content.origin {
                     guard let origin = Self.origin(of: url), allowedOrigins.contains(origin) else {
@@ -218,7 +222,9 @@ extension ServerConfiguration {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: base).appendingPathComponent(path).standardizedFileURL.path
     }
 
-    private static func content(_ value: JSONValue, kind: Target.Kind, path: String, base: String) throws(APIError)
+    private static func content(
+        _ value: JSONValue, kind: Target.Kind, path: String, base: String
+    ) throws(APIError)
         -> Content
     {
         var reader = try JSONObjectReader(value, path: path)
@@ -249,7 +255,9 @@ extension ServerConfiguration {
         if kind == .live {
             content.epoch = try reader.date("epoch") ?? content.epoch
             if let count = try reader.integer("windowSegments") {
-                guard count >= 3 else { throw reader.error("windowSegments", "a live window needs at least 3 segments") }
+                guard count >= 3 else {
+                    throw reader.error("windowSegments", "a live window needs at least 3 segments")
+                }
                 content.windowSegments = count
             }
             content.lookahead = try reader.seconds("lookahead") ?? content.lookahead

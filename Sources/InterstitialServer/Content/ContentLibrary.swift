@@ -143,7 +143,9 @@ final class ContentLibrary: Sendable {
         }
     }
 
-    private func insert(_ planned: [BreakPlanner.Planned], into result: ParseResult, target: Target) throws(APIError)
+    private func insert(
+        _ planned: [BreakPlanner.Planned], into result: ParseResult, target: Target
+    ) throws(APIError)
         -> [UInt8]
     {
         let output: InterstitialInserter.Output
@@ -198,7 +200,8 @@ final class ContentLibrary: Sendable {
         var length = playlist.segments.last!.endTime - playlist.segments[0].startTime
         if let entry = try? self.playlist(file: directory + "/" + mounted.content.entry, name: mounted.content.entry),
             case .multivariant(let master) = entry.playlist, let uri = master.variants.first?.uri,
-            let reference = SafePath(uri), let media = try? self.playlist(file: reference.file(in: directory), name: uri),
+            let reference = SafePath(uri),
+            let media = try? self.playlist(file: reference.file(in: directory), name: uri),
             case .media(let first) = media.playlist, let last = first.segments.last
         {
             length = last.endTime - first.segments[0].startTime
@@ -214,7 +217,9 @@ final class ContentLibrary: Sendable {
 
     // MARK: Asset lists
 
-    private func assetList(_ mounted: Mounted, query: [String: String], base: String) async throws(APIError)
+    private func assetList(
+        _ mounted: Mounted, query: [String: String], base: String
+    ) async throws(APIError)
         -> ContentResponse
     {
         guard let id = query["_HLS_interstitial_id"], !id.isEmpty else {
@@ -279,7 +284,9 @@ final class ContentLibrary: Sendable {
             let first = await group.next() ?? nil
             group.cancelAll()
             guard let ads = first else {
-                logger.warning("the ad inventory missed the \(deadline) s deadline for \(breakID) of \(target); the break is empty")
+                logger.warning(
+                    "the ad inventory missed the \(deadline) s deadline for \(breakID) of \(target); the break is empty"
+                )
                 return []
             }
             return ads
@@ -326,7 +333,9 @@ final class ContentLibrary: Sendable {
 
     // MARK: Timeline
 
-    private func timeline(_ mounted: Mounted, base: String) async throws(APIError)
+    private func timeline(
+        _ mounted: Mounted, base: String
+    ) async throws(APIError)
         -> (schedule: InterstitialSchedule, json: String)
     {
         let media = try await referenceMedia(mounted)
@@ -364,7 +373,8 @@ final class ContentLibrary: Sendable {
     }
 
     private static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+")))
+        text.addingPercentEncoding(
+            withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+")))
             ?? text
     }
 

@@ -18,7 +18,11 @@ struct AdminAPI {
 
         // Schedules
         group.get("schedules") { _, _ in
-            Response.json(.object(["schedules": .array(state.snapshot.schedules.values.sorted { $0.target < $1.target }.map(\.jsonValue))]))
+            Response.json(
+                .object([
+                    "schedules": .array(
+                        state.snapshot.schedules.values.sorted { $0.target < $1.target }.map(\.jsonValue))
+                ]))
         }
         group.post("schedules") { request, context in
             let schedule = try BreakSchedule.decode(try await request.jsonBody(context: context, limit: limit))
@@ -26,7 +30,8 @@ struct AdminAPI {
             try checkAd(schedule.ad, path: "ad")
             try state.change { store, state throws in
                 guard state.schedules[schedule.target] == nil else {
-                    throw APIError.conflict(code: "exists", "\(schedule.target) already has a schedule; PUT it to replace it")
+                    throw APIError.conflict(
+                        code: "exists", "\(schedule.target) already has a schedule; PUT it to replace it")
                 }
                 try store.put(schedule, in: &state)
             }
@@ -34,7 +39,9 @@ struct AdminAPI {
         }
         group.get("schedules/:kind/:id") { _, context in
             let target = try target(context)
-            guard let schedule = state.snapshot.schedules[target] else { throw APIError.notFound("the schedule of \(target)") }
+            guard let schedule = state.snapshot.schedules[target] else {
+                throw APIError.notFound("the schedule of \(target)")
+            }
             return Response.json(schedule.jsonValue)
         }
         group.put("schedules/:kind/:id") { request, context in
@@ -46,7 +53,8 @@ struct AdminAPI {
             }
             let schedule = try BreakSchedule.decode(body)
             guard schedule.target == target else {
-                throw APIError.badRequest(code: "json-schema", path: "target", "must be \(target), the target in the URL")
+                throw APIError.badRequest(
+                    code: "json-schema", path: "target", "must be \(target), the target in the URL")
             }
             try checkTarget(target, path: "target")
             try checkAd(schedule.ad, path: "ad")
@@ -100,7 +108,8 @@ struct AdminAPI {
             try checkBreak(item)
             try state.change { store, state throws in
                 if let old = state.breaks[id], old.target != item.target {
-                    throw APIError.badRequest(code: "json-schema", path: "target", "a break cannot move to another target")
+                    throw APIError.badRequest(
+                        code: "json-schema", path: "target", "a break cannot move to another target")
                 }
                 try refuseServedID(item, state)
                 try store.put(item, in: &state)
@@ -129,7 +138,8 @@ struct AdminAPI {
 
         // Inventory
         group.get("inventory") { _, _ in
-            Response.json(.object(["inventory": .array(state.snapshot.ads.values.sorted { $0.id < $1.id }.map(\.jsonValue))]))
+            Response.json(
+                .object(["inventory": .array(state.snapshot.ads.values.sorted { $0.id < $1.id }.map(\.jsonValue))]))
         }
         group.post("inventory") { request, context in
             let ad = try Ad.decode(try await request.jsonBody(context: context, limit: limit))
@@ -190,7 +200,12 @@ struct AdminAPI {
 
     private var contentList: JSONValue {
         func list(_ items: [ServerConfiguration.Content], _ kind: Target.Kind) -> JSONValue {
-            .array(items.map { .object(["target": .string(Target(kind, $0.id).description), "url": .string("\($0.path)/\($0.entry)")]) })
+            .array(
+                items.map {
+                    .object([
+                        "target": .string(Target(kind, $0.id).description), "url": .string("\($0.path)/\($0.entry)"),
+                    ])
+                })
         }
         return .object(["vod": list(configuration.vod, .vod), "live": list(configuration.live, .live)])
     }
@@ -308,19 +323,23 @@ struct AdminAPI {
         let limit = MediaTime(nanoseconds: (now - start).nanoseconds / 1_000_000 * 1_000_000)
         let key = ServedKey(target, event.identifier)
         if state.snapshot.earlyReturns[key] != nil {
-            throw APIError.conflict(code: "already-returned", "break \"\(event.identifier)\" has already returned early")
+            throw APIError.conflict(
+                code: "already-returned", "break \"\(event.identifier)\" has already returned early")
         }
         if let planned = BreakPlanner.fillDuration(of: event), limit >= planned {
             throw APIError.conflict(code: "break-over", "break \"\(event.identifier)\" has already ended")
         }
         try state.change { store, state throws in
             guard state.earlyReturns[key] == nil else {
-                throw APIError.conflict(code: "already-returned", "break \"\(event.identifier)\" has already returned early")
+                throw APIError.conflict(
+                    code: "already-returned", "break \"\(event.identifier)\" has already returned early")
             }
             try store.recordEarlyReturn(key, playoutLimit: limit)
             state.earlyReturns[key] = limit
         }
-        return .object(["id": .string(event.identifier), "playoutLimit": .seconds(limit), "start": .string(start.iso8601)])
+        return .object([
+            "id": .string(event.identifier), "playoutLimit": .seconds(limit), "start": .string(start.iso8601),
+        ])
     }
 }
 
@@ -329,7 +348,9 @@ struct BearerTokenMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
     let token: String?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws
         -> Response
     {
         guard let token, !token.isEmpty else {

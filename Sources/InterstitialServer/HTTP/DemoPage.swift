@@ -10,7 +10,8 @@ enum DemoPage {
         let options = sources.map { label, url in
             "<option value=\"\(escape(url))\">\(escape(label)) — \(escape(url))</option>"
         }.joined(separator: "\n        ")
-        return template
+        return
+            template
             .replacingOccurrences(of: "{{OPTIONS}}", with: options)
             .replacingOccurrences(of: "{{HLSJS}}", with: escape(hlsjs))
     }

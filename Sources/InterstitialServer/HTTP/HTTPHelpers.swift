@@ -10,7 +10,8 @@ extension Response {
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"
         return Response(
-            status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: value.description + "\n")))
+            status: status, headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(string: value.description + "\n")))
     }
 
     /// A response with bytes.

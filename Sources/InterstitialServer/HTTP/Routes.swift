@@ -15,15 +15,18 @@ struct Routes {
         let fileIO = FileIO()
         let fallback = "http://\(configuration.host):\(configuration.port)"
         let localHLSJS = configuration.hlsjs.contains("://") ? nil : configuration.hlsjs
-        let page = DemoPage.html(configuration: configuration, hlsjs: localHLSJS == nil ? configuration.hlsjs : "/assets/hls.mjs")
+        let page = DemoPage.html(
+            configuration: configuration, hlsjs: localHLSJS == nil ? configuration.hlsjs : "/assets/hls.mjs")
         router.get("/") { _, _ in
             Response.bytes(Array(page.utf8), contentType: "text/html; charset=utf-8", cacheControl: "no-cache")
         }
+        router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
         if let localHLSJS {
             router.get("/assets/hls.mjs") { _, context in
                 var headers = HTTPFields()
                 headers[.contentType] = "text/javascript"
-                return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: localHLSJS, context: context))
+                return Response(
+                    status: .ok, headers: headers, body: try await fileIO.loadFile(path: localHLSJS, context: context))
             }
         }
         let adDirectory = configuration.adDirectory
@@ -38,7 +41,8 @@ struct Routes {
             headers[.contentType] = ContentResponse.contentType(of: file)
             headers[.cacheControl] = "max-age=3600"
             headers[.accessControlAllowOrigin] = "*"
-            return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: file, context: context))
+            return Response(
+                status: .ok, headers: headers, body: try await fileIO.loadFile(path: file, context: context))
         }
         admin.register(on: router.group("admin/v1"))
         router.get("/**") { request, context in
@@ -53,7 +57,8 @@ struct Routes {
                 headers[.contentType] = response.contentType
                 headers[.cacheControl] = response.cacheControl
                 headers[.accessControlAllowOrigin] = "*"
-                return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: file, context: context))
+                return Response(
+                    status: .ok, headers: headers, body: try await fileIO.loadFile(path: file, context: context))
             }
         }
         return router

@@ -20,7 +20,9 @@ public struct Break: Hashable, Sendable {
     public var assetListSkipControl: SkipControl?
 
     /// Creates a break.
-    public init(target: Target, interstitial: InsertionRequest, ad: String? = nil, assetListSkipControl: SkipControl? = nil) {
+    public init(
+        target: Target, interstitial: InsertionRequest, ad: String? = nil, assetListSkipControl: SkipControl? = nil
+    ) {
         self.id = interstitial.id
         self.target = target
         self.interstitial = interstitial

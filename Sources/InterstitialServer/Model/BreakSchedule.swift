@@ -37,7 +37,10 @@ public struct BreakSchedule: Hashable, Sendable {
     public var ad: String?
 
     /// Creates a schedule.
-    public init(target: Target, cadence: Cadence?, prefix: String = "break", interstitial: InsertionRequest? = nil, ad: String? = nil) {
+    public init(
+        target: Target, cadence: Cadence?, prefix: String = "break", interstitial: InsertionRequest? = nil,
+        ad: String? = nil
+    ) {
         self.target = target
         self.cadence = cadence
         self.prefix = prefix

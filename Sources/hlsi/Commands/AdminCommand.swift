@@ -94,7 +94,9 @@ struct AdminCommand: AsyncParsableCommand {
         if (200..<300).contains(result.0) {
             Output.standardOutput(result.1.isEmpty ? "" : result.1.hasSuffix("\n") ? result.1 : result.1 + "\n")
         } else {
-            throw CommandFailure(message: "error: HTTP \(result.0): \(result.1.trimmingCharacters(in: .whitespacesAndNewlines))", exitCode: 1)
+            throw CommandFailure(
+                message: "error: HTTP \(result.0): \(result.1.trimmingCharacters(in: .whitespacesAndNewlines))",
+                exitCode: 1)
         }
     }
 
@@ -117,12 +119,19 @@ struct AdminCommand: AsyncParsableCommand {
             else { throw ValidationError("\"\(text)\" is not an ID or target") }
             return text
         }
-        guard let verb = words.first else { throw ValidationError("give a verb: list, get, create, update, delete, break-now, return-now") }
+        guard let verb = words.first else {
+            throw ValidationError("give a verb: list, get, create, update, delete, break-now, return-now")
+        }
         switch verb {
         case "list":
             guard words.count == 2 else { throw ValidationError("usage: list content|schedules|breaks|inventory") }
             var path = try resource(words[1])
-            if let target { path += "?target=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_./"))) ?? target) }
+            if let target {
+                path +=
+                    "?target="
+                    + (target.addingPercentEncoding(
+                        withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_./"))) ?? target)
+            }
             return (.GET, path, false)
         case "get", "delete", "update":
             guard words.count == 3 else { throw ValidationError("usage: \(verb) schedule TARGET | break ID | ad ID") }
@@ -135,7 +144,8 @@ struct AdminCommand: AsyncParsableCommand {
             guard words.count == 2 else { throw ValidationError("usage: \(verb) CHANNEL") }
             return (.POST, "channels/\(try key(1))/" + (verb == "break-now" ? "breaks" : "return"), false)
         default:
-            throw ValidationError("unknown verb \"\(verb)\": use list, get, create, update, delete, break-now, return-now")
+            throw ValidationError(
+                "unknown verb \"\(verb)\": use list, get, create, update, delete, break-now, return-now")
         }
     }
 

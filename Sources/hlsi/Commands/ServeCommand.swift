@@ -69,6 +69,9 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.hlsjs =
                 hlsjs.contains("://") ? hlsjs : URL(fileURLWithPath: hlsjs).standardizedFileURL.path
         }
+        if !configuration.hlsjs.contains("://"), !FileManager.default.fileExists(atPath: configuration.hlsjs) {
+            throw CommandFailure(message: "error: the hls.js module \(configuration.hlsjs) does not exist", exitCode: 2)
+        }
         if let publicURL { configuration.publicURL = publicURL }
         var logger = Logger(label: "hlsi.serve")
         logger.logLevel = .info
@@ -89,7 +92,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if demo {
             let address = "http://\(configuration.host):\(configuration.port)"
-            logger.info("demo: open \(address)/ — VOD \(address)/demo/vod/master.m3u8, live \(address)/demo/live/master.m3u8")
+            logger.info(
+                "demo: open \(address)/ — VOD \(address)/demo/vod/master.m3u8, live \(address)/demo/live/master.m3u8")
         }
         let group = ServiceGroup(
             configuration: .init(

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// `hlsi serve --demo` as a process, driven by `hlsi admin`.
+@Suite("hlsi serve and hlsi admin")
+struct ServeCLITests {
+    /// Starts `hlsi serve --demo` on a free port and returns the process, its base URL and its log file.
+    static func startServer() throws -> (Process, String, URL) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-serve-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = CLITests.executable
+        process.arguments = ["serve", "--demo", "--port", "0", "--admin-token", "cli-token"]
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if let range = text.range(of: #"serving on http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) {
+                return (process, String(text[range].dropFirst("serving on ".count)), log)
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        process.terminate()
+        throw CocoaError(.fileReadUnknown)
+    }
+
+    @Test("hlsi admin lists, creates and reads; refusals exit 1 with the server's error; usage errors exit 2")
+    func adminCommands() throws {
+        let (server, base, log) = try Self.startServer()
+        defer {
+            if server.isRunning { server.terminate() }
+            try? FileManager.default.removeItem(at: log)
+        }
+        let common = ["--server", base, "--token", "cli-token"]
+        let list = try CLITests.run(["admin", "list", "breaks"] + common)
+        #expect(list.status == 0)
+        #expect(list.standardOutput.contains("\"id\":\"midroll-1\""))
+        let body = #"{"id":"cli","target":"vod/demo","at":5,"duration":4}"#
+        #expect(try CLITests.run(["admin", "create", "break", "--json", body] + common).status == 0)
+        let again = try CLITests.run(["admin", "create", "break", "--json", body] + common)
+        #expect(again.status == 1)
+        #expect(again.standardError.contains("HTTP 409"))
+        let bad = try CLITests.run(
+            ["admin", "create", "break", "--json", #"{"id":"x","target":"vod/demo","at":-1}"#] + common)
+        #expect(bad.status == 1)
+        #expect(bad.standardError.contains("\"path\":\"at\""))
+        #expect(try CLITests.run(["admin", "get", "break", "cli"] + common).standardOutput.contains("\"at\":5"))
+        let unauthorized = try CLITests.run(["admin", "list", "breaks", "--server", base, "--token", "wrong"])
+        #expect(unauthorized.status == 1)
+        #expect(unauthorized.standardError.contains("HTTP 401"))
+        #expect(try CLITests.run(["admin", "frobnicate"] + common).status == 2)
+        #expect(try CLITests.run(["admin", "create", "break"] + common).status == 2)
+        let now = try CLITests.run(["admin", "break-now", "demo", "--duration", "20", "--id", "cli-now"] + common)
+        #expect(now.status == 0, "\(now.standardError)")
+        #expect(now.standardOutput.contains("\"plannedDuration\":20"))
+        let down = try CLITests.run(["admin", "list", "breaks", "--server", "http://127.0.0.1:1", "--token", "x"])
+        #expect(down.status == 2)
+
+        // SIGTERM: a graceful shutdown, exit 0.
+        server.terminate()
+        server.waitUntilExit()
+        #expect(server.terminationStatus == 0)
+    }
+
+    @Test("hlsi serve refuses bad configurations with the JSON path, exit 2")
+    func badConfiguration() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hlsi-config-\(UUID().uuidString).json")
+        try #"{"vod":[{"id":"a","directory":"d","path":"x"}]}"#.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = try CLITests.run(["serve", "--config", file.path])
+        #expect(run.status == 2)
+        #expect(run.standardError.contains("vod[0].path"))
+        #expect(try CLITests.run(["serve"]).status == 2)
+        #expect(try CLITests.run(["serve", "--demo", "--port", "70000"]).status == 2)
+    }
+}
