@@ -72,7 +72,8 @@ struct UpstreamTests {
             configuration.live = [.init(id: "news", path: "/live/news", origin: .upstream(origin + "/live.m3u8"))]
             try await Harness.withServer(configuration, clock: clock) { client in
                 let created = try await client.admin(
-                    .post, "breaks", #"{"id":"news-break","target":"live/news","date":"2026-06-01T11:59:50.000Z","plannedDuration":8}"#)
+                    .post, "breaks",
+                    #"{"id":"news-break","target":"live/news","date":"2026-06-01T11:59:50.000Z","plannedDuration":8}"#)
                 #expect(created.status == .created, "\(created.text)")
                 let first = try await client.text("/live/news/live.m3u8")
                 // The live edge (the end of the last segment) is dated now: 20 s of segments before it.

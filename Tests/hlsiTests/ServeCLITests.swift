@@ -7,7 +7,7 @@ struct ServeCLITests {
     /// Starts `hlsi serve --demo` on a free port and returns the process, its base URL and its log file.
     static func startServer() throws -> (Process, String, URL) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-serve-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = CLITests.executable
         process.arguments = ["serve", "--demo", "--port", "0", "--admin-token", "cli-token"]

@@ -80,7 +80,9 @@ struct AdminCommand: AsyncParsableCommand {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .seconds(5)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let result: (UInt, String)
         do {
             let response = try await client.execute(request, timeout: .seconds(30))
