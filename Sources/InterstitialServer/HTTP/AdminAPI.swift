@@ -46,16 +46,8 @@ struct AdminAPI {
         }
         group.put("schedules/:kind/:id") { request, context in
             let target = try target(context)
-            var body = try await request.jsonBody(context: context, limit: limit)
-            if case .object(var fields) = body, fields["target"] == nil {
-                fields["target"] = .string(target.description)
-                body = .object(fields)
-            }
-            let schedule = try BreakSchedule.decode(body)
-            guard schedule.target == target else {
-                throw APIError.badRequest(
-                    code: "json-schema", path: "target", "must be \(target), the target in the URL")
-            }
+            let body = try await request.jsonBody(context: context, limit: limit)
+            let schedule = try BreakSchedule.decode(try Self.filling(body, "target", with: target.description))
             try checkTarget(target, path: "target")
             try checkAd(schedule.ad, path: "ad")
             try state.change { store, state in try store.put(schedule, in: &state) }
@@ -96,15 +88,8 @@ struct AdminAPI {
         }
         group.put("breaks/:id") { request, context in
             let id = try identifier(context)
-            var body = try await request.jsonBody(context: context, limit: limit)
-            if case .object(var fields) = body, fields["id"] == nil {
-                fields["id"] = .string(id)
-                body = .object(fields)
-            }
-            let item = try Break.decode(body)
-            guard item.id == id else {
-                throw APIError.badRequest(code: "json-schema", path: "id", "must be \"\(id)\", the ID in the URL")
-            }
+            let body = try await request.jsonBody(context: context, limit: limit)
+            let item = try Break.decode(try Self.filling(body, "id", with: id))
             try checkBreak(item)
             try state.change { store, state throws in
                 if let old = state.breaks[id], old.target != item.target {
@@ -158,15 +143,8 @@ struct AdminAPI {
         }
         group.put("inventory/:id") { request, context in
             let id = try identifier(context)
-            var body = try await request.jsonBody(context: context, limit: limit)
-            if case .object(var fields) = body, fields["id"] == nil {
-                fields["id"] = .string(id)
-                body = .object(fields)
-            }
-            let ad = try Ad.decode(body)
-            guard ad.id == id else {
-                throw APIError.badRequest(code: "json-schema", path: "id", "must be \"\(id)\", the ID in the URL")
-            }
+            let body = try await request.jsonBody(context: context, limit: limit)
+            let ad = try Ad.decode(try Self.filling(body, "id", with: id))
             try state.change { store, state in try store.put(ad, in: &state) }
             return Response.json(ad.jsonValue)
         }
@@ -208,6 +186,18 @@ struct AdminAPI {
                 })
         }
         return .object(["vod": list(configuration.vod, .vod), "live": list(configuration.live, .live)])
+    }
+
+    /// A PUT body with `key` set to the value in the URL when it is absent; another value is refused.
+    private static func filling(_ body: JSONValue, _ key: String, with value: String) throws(APIError) -> JSONValue {
+        guard case .object(var fields) = body else { return body }
+        switch fields[key] {
+        case nil: fields[key] = .string(value)
+        case .string(value)?: break
+        default:
+            throw APIError.badRequest(code: "json-schema", path: key, "must be \"\(value)\", as in the URL")
+        }
+        return .object(fields)
     }
 
     private func identifier(_ context: BasicRequestContext) throws(APIError) -> String {
