@@ -4,7 +4,7 @@ import HLSPlaylist
 
 extension ServerConfiguration {
     /// The demo: the committed demo media as a VOD asset at `/demo/vod` (a pre-roll, a restricted
-    /// mid-roll, a mid-roll filled by an asset list, a post-roll) and a looped live channel at
+    /// mid-roll, a mid-roll filled by an asset list, a post-roll, all `X-TIMELINE-OCCUPIES="RANGE"`) and a looped live channel at
     /// `/demo/live` with a 10 s break every minute, three ads, and an in-memory database.
     public static func demo() throws(APIError) -> ServerConfiguration {
         guard let root = Bundle.module.resourceURL?.appendingPathComponent("demo").path,
@@ -28,6 +28,7 @@ extension ServerConfiguration {
         var pre = InsertionRequest(id: "preroll")
         pre.cue = ["PRE", "ONCE"]
         pre.duration = MediaTime(seconds: 6)
+        pre.resumeOffset = .zero
         var restricted = InsertionRequest(id: "midroll-1")
         restricted.at = MediaTime(seconds: 12)
         restricted.duration = MediaTime(seconds: 4)
@@ -40,6 +41,11 @@ extension ServerConfiguration {
         var post = InsertionRequest(id: "postroll")
         post.cue = ["POST"]
         post.duration = MediaTime(seconds: 6)
+        // The ads take their length on the timeline a player draws.
+        pre.occupies = "RANGE"
+        restricted.occupies = "RANGE"
+        listed.occupies = "RANGE"
+        post.occupies = "RANGE"
         configuration.seed.breaks = [
             Break(target: vod, interstitial: pre),
             Break(target: vod, interstitial: restricted, ad: "ad2"),

@@ -35,6 +35,7 @@ enum DemoPage {
           #timeline .item { position: absolute; top: 0; bottom: 0; font-size: 11px; color: #fff; overflow: hidden; white-space: nowrap; padding: 2px 4px; box-sizing: border-box; }
           #timeline .primary { background: #4a78c2; }
           #timeline .interstitial { background: #e07b22; border-left: 1px solid #fff; }
+          #timeline .point { background: #e07b22; width: 8px !important; margin-left: -4px; padding: 0; z-index: 1; }
           #timeline .current { outline: 3px solid #222; outline-offset: -3px; }
           #playhead { position: absolute; top: 0; bottom: 0; width: 2px; background: #d00; }
           #log { font: 12px/1.4 ui-monospace, monospace; background: #f4f4f4; padding: 8px; height: 180px; overflow: auto; white-space: pre-wrap; }
@@ -80,10 +81,11 @@ enum DemoPage {
           if (!duration || !isFinite(duration)) return;
           for (const item of items) {
             const node = document.createElement("div");
-            node.className = "item " + item.kind;
+            const point = item.end - item.start < 0.001;
+            node.className = "item " + item.kind + (point ? " point" : "");
             node.style.left = (100 * item.start / duration) + "%";
-            node.style.width = Math.max(0.4, 100 * (item.end - item.start) / duration) + "%";
-            node.textContent = item.id || "";
+            node.style.width = (100 * (item.end - item.start) / duration) + "%";
+            node.textContent = point ? "" : (item.id || "");
             node.title = (item.id ? item.id + ": " : "primary: ") + item.start.toFixed(1) + "–" + item.end.toFixed(1) + " s";
             node.dataset.id = item.id || "";
             timeline.insertBefore(node, playhead);
