@@ -151,7 +151,12 @@ def vod(browser, base, resume):
         page.wait_for_timeout(200)
     trace = page.evaluate("window.trace")
     started = [e["id"] for e in events(trace, "INTERSTITIAL_STARTED")]
-    check(started == order, f"interstitials start in order: {started}")
+    # hls.js 1.6.15 announces a PRE with X-RESUME-OFFSET=0 twice within a few ms at startup (it plays
+    # and ends once): repeated announcements in a row count once.
+    distinct = [ident for index, ident in enumerate(started) if index == 0 or started[index - 1] != ident]
+    check(distinct == order, f"interstitials start in order: {started}")
+    ended = [e["id"] for e in events(trace, "INTERSTITIAL_ENDED")]
+    check(ended == order, f"each ends once, in order: {ended}")
     for ident in order:
         start = events(trace, "INTERSTITIAL_STARTED", ident)
         end = events(trace, "INTERSTITIAL_ENDED", ident)
