@@ -197,6 +197,20 @@ struct InserterTests {
         #expect(requests[0].contentMayVary == "NO")
         #expect(requests[0].attributes.description == "X-COM-BEACON=12,X-COM-NAME=\"n\"")
         #expect(requests[1].resumeOffset == MediaTime(seconds: -3))
+        // Each entry written back as JSON reads back the same (the server stores breaks this way).
+        for request in requests {
+            #expect(try InsertionRequest.decode(request.jsonValue) == request)
+        }
+        var full = InsertionRequest(id: "full")
+        full.at = MediaTime(seconds: 1.5)
+        full.duration = MediaTime(seconds: 6)
+        full.plannedDuration = MediaTime(seconds: 7)
+        full.playoutLimit = MediaTime(seconds: 5)
+        full.snap = ["OUT"]
+        full.occupies = "RANGE"
+        full.style = "PRIMARY"
+        full.skipControl = SkipControl(offset: MediaTime(seconds: 2), duration: MediaTime(seconds: 3), labelID: "L")
+        #expect(try InsertionRequest.decode(full.jsonValue) == full)
         let mistakes: [(String, String)] = [
             ("{\"interstitials\":[{\"id\":\"a\",\"duration\":\"15\"}]}", "interstitials[0].duration"),
             ("[{\"at\":1}]", "[0].id"),

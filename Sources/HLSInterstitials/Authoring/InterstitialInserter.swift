@@ -66,23 +66,29 @@ public enum InterstitialInserter {
 
     /// The media playlist of `result`, with dates on every segment, and whether they were added.
     private static func prepare(_ result: ParseResult) throws(InsertionError) -> (MediaPlaylist, Bool) {
-        guard case .media(var playlist) = result.playlist else {
+        guard case .media(let playlist) = result.playlist else {
             throw InsertionError(
                 code: "insert-playlist",
                 "\(result.document.file) is a multivariant playlist; interstitials go into media playlists (use --in and --out for a whole presentation)"
             )
         }
-        guard let first = playlist.segments.first else {
+        guard !playlist.segments.isEmpty else {
             throw InsertionError(
                 code: "insert-playlist", "\(result.document.file) has no media segments to schedule against")
         }
-        let addPDT = !playlist.segments.contains { $0.programDateTime != nil }
-        if addPDT {
-            for index in playlist.segments.indices {
-                playlist.segments[index].date = defaultEpoch + (playlist.segments[index].startTime - first.startTime)
-            }
+        return dated(playlist)
+    }
+
+    /// `playlist` with a date on every segment from ``defaultEpoch`` when it has no
+    /// PROGRAM-DATE-TIME, and whether dates were added.
+    package static func dated(_ playlist: MediaPlaylist) -> (MediaPlaylist, Bool) {
+        guard let first = playlist.segments.first, !playlist.segments.contains(where: { $0.programDateTime != nil })
+        else { return (playlist, false) }
+        var dated = playlist
+        for index in dated.segments.indices {
+            dated.segments[index].date = defaultEpoch + (dated.segments[index].startTime - first.startTime)
         }
-        return (playlist, addPDT)
+        return (dated, true)
     }
 
     private static func write(

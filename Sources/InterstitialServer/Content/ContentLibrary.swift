@@ -169,14 +169,8 @@ final class ContentLibrary: Sendable {
 
     /// The VOD timeline of a media playlist (dates added from the default epoch when it has none).
     static func vodTimeline(_ playlist: MediaPlaylist) -> (BreakPlanner.Timeline, MediaPlaylist) {
-        var dated = playlist
+        let (dated, _) = InterstitialInserter.dated(playlist)
         let first = playlist.segments[0]
-        if !playlist.segments.contains(where: { $0.programDateTime != nil }) {
-            for index in dated.segments.indices {
-                dated.segments[index].date =
-                    InterstitialInserter.defaultEpoch + (dated.segments[index].startTime - first.startTime)
-            }
-        }
         let duration = dated.segments[dated.segments.count - 1].endTime - first.startTime
         let frozen = dated
         return (.vod(duration: duration, dateAt: { frozen.date(at: first.startTime + $0) }), dated)
