@@ -77,14 +77,6 @@ struct JSONObjectReader {
         return Int(number)
     }
 
-    mutating func bool(_ key: String) throws(APIError) -> Bool? {
-        switch take(key) {
-        case nil: return nil
-        case .bool(let flag)?: return flag
-        case let other?: throw error(key, "expected true or false, found \(other.typeName)")
-        }
-    }
-
     mutating func date(_ key: String) throws(APIError) -> DateTime? {
         guard let text = try string(key) else { return nil }
         guard let date = DateTime(iso8601: text) else {
