@@ -120,7 +120,7 @@ final class ContentLibrary: Sendable {
                 lookahead: mounted.content.lookahead)
             return .playlist(try insert(planner.plan(timeline), into: source, target: mounted.target), live: true)
         case .live:
-            guard let loop = loop(for: mounted, path: path, playlist: playlist) else {
+            guard let loop = loop(for: mounted.content, path: path, playlist: playlist) else {
                 throw APIError(status: 500, code: "live-loop", "\(path.text) cannot be looped")
             }
             let at = now()
@@ -186,27 +186,40 @@ final class ContentLibrary: Sendable {
         return result
     }
 
-    private func loop(for mounted: Mounted, path: SafePath, playlist: MediaPlaylist) -> LiveLoop? {
-        guard case .directory(let directory) = mounted.content.origin else { return nil }
+    /// The loop of a media playlist of a directory's live channel (cached).
+    private func loop(for content: ServerConfiguration.Content, path: SafePath, playlist: MediaPlaylist) -> LiveLoop? {
+        guard case .directory(let directory) = content.origin else { return nil }
         let key = path.file(in: directory)
         if let loop = loops.withLockedValue({ $0[key] }) { return loop }
         // Every rendition loops with the length of the entry's first variant, so their dates agree.
-        var length = playlist.segments.last!.endTime - playlist.segments[0].startTime
-        if let entry = try? self.playlist(file: directory + "/" + mounted.content.entry, name: mounted.content.entry),
-            case .multivariant(let master) = entry.playlist, let uri = master.variants.first?.uri,
-            let reference = SafePath(uri),
-            let media = try? self.playlist(file: reference.file(in: directory), name: uri),
-            case .media(let first) = media.playlist, let last = first.segments.last
-        {
-            length = last.endTime - first.segments[0].startTime
-        }
+        let reference = directoryReference(content)?.playlist ?? playlist
+        let length = reference.segments[reference.segments.count - 1].endTime - reference.segments[0].startTime
         guard
             let loop = LiveLoop(
-                source: playlist, loopDuration: length, epoch: mounted.content.epoch,
-                windowSegments: mounted.content.windowSegments)
+                source: playlist, loopDuration: length, epoch: content.epoch, windowSegments: content.windowSegments)
         else { return nil }
         loops.withLockedValue { $0[key] = loop }
         return loop
+    }
+
+    /// The entry of a directory's content if it is a media playlist, or else its first variant's, with
+    /// its path; `nil` when there is none with segments.
+    private func directoryReference(
+        _ content: ServerConfiguration.Content
+    ) -> (path: SafePath, playlist: MediaPlaylist)? {
+        guard case .directory(let directory) = content.origin, let entryPath = SafePath(content.entry),
+            let entry = try? playlist(file: entryPath.file(in: directory), name: content.entry)
+        else { return nil }
+        switch entry.playlist {
+        case .media(let media) where !media.segments.isEmpty: return (entryPath, media)
+        case .multivariant(let master):
+            guard let uri = master.variants.first?.uri, let path = SafePath(uri),
+                case .media(let media)? = try? playlist(file: path.file(in: directory), name: uri).playlist,
+                !media.segments.isEmpty
+            else { return nil }
+            return (path, media)
+        default: return nil
+        }
     }
 
     // MARK: Asset lists
@@ -404,27 +417,9 @@ final class ContentLibrary: Sendable {
 extension ContentLibrary {
     /// The date of a live channel's live edge at `now` (where a break triggered now starts).
     func liveEdge(of channel: ServerConfiguration.Content, at now: DateTime) -> DateTime {
-        if case .directory(let directory) = channel.origin,
-            let entry = try? playlist(file: directory + "/" + channel.entry, name: channel.entry)
-        {
-            var media: MediaPlaylist?
-            switch entry.playlist {
-            case .media(let playlist): media = playlist
-            case .multivariant(let master):
-                if let uri = master.variants.first?.uri, let path = SafePath(uri),
-                    case .media(let variant)? = try? playlist(file: path.file(in: directory), name: uri).playlist
-                {
-                    media = variant
-                }
-            }
-            if let media, let last = media.segments.last,
-                let loop = LiveLoop(
-                    source: media, loopDuration: last.endTime - media.segments[0].startTime, epoch: channel.epoch,
-                    windowSegments: channel.windowSegments)
-            {
-                return loop.window(at: now).end
-            }
-        }
-        return now
+        guard let (path, media) = directoryReference(channel),
+            let loop = loop(for: channel, path: path, playlist: media)
+        else { return now }
+        return loop.window(at: now).end
     }
 }
