@@ -13,6 +13,18 @@ struct Routes {
     func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         let fileIO = FileIO()
+        @Sendable func file(
+            _ path: String, _ type: String, _ cache: String, _ context: BasicRequestContext
+        )
+            async throws -> Response
+        {
+            var headers = HTTPFields()
+            headers[.contentType] = type
+            headers[.cacheControl] = cache
+            headers[.accessControlAllowOrigin] = "*"
+            return Response(
+                status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
+        }
         let fallback = "http://\(configuration.host):\(configuration.port)"
         let localHLSJS = configuration.hlsjs.contains("://") ? nil : configuration.hlsjs
         let page = DemoPage.html(
@@ -23,10 +35,7 @@ struct Routes {
         router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
         if let localHLSJS {
             router.get("/assets/hls.mjs") { _, context in
-                var headers = HTTPFields()
-                headers[.contentType] = "text/javascript"
-                return Response(
-                    status: .ok, headers: headers, body: try await fileIO.loadFile(path: localHLSJS, context: context))
+                try await file(localHLSJS, "text/javascript", "max-age=3600", context)
             }
         }
         let adDirectory = configuration.adDirectory
@@ -35,14 +44,9 @@ struct Routes {
             guard let path = SafePath(request.uri.path.dropFirst("/ads/".count)) else {
                 throw APIError.badRequest(code: "bad-path", path: request.uri.path, "the path is not allowed")
             }
-            let file = path.file(in: adDirectory)
-            guard ContentLibrary.isFile(file) else { throw APIError.notFound(request.uri.path) }
-            var headers = HTTPFields()
-            headers[.contentType] = ContentResponse.contentType(of: file)
-            headers[.cacheControl] = "max-age=3600"
-            headers[.accessControlAllowOrigin] = "*"
-            return Response(
-                status: .ok, headers: headers, body: try await fileIO.loadFile(path: file, context: context))
+            let adFile = path.file(in: adDirectory)
+            guard ContentLibrary.isFile(adFile) else { throw APIError.notFound(request.uri.path) }
+            return try await file(adFile, ContentResponse.contentType(of: adFile), "max-age=3600", context)
         }
         admin.register(on: router.group("admin/v1"))
         router.get("/**") { request, context in
@@ -52,13 +56,8 @@ struct Routes {
             switch response.body {
             case .bytes(let bytes):
                 return Response.bytes(bytes, contentType: response.contentType, cacheControl: response.cacheControl)
-            case .file(let file):
-                var headers = HTTPFields()
-                headers[.contentType] = response.contentType
-                headers[.cacheControl] = response.cacheControl
-                headers[.accessControlAllowOrigin] = "*"
-                return Response(
-                    status: .ok, headers: headers, body: try await fileIO.loadFile(path: file, context: context))
+            case .file(let path):
+                return try await file(path, response.contentType, response.cacheControl, context)
             }
         }
         return router
