@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
         .library(name: "HLSInterstitials", targets: ["HLSInterstitials"]),
         .library(name: "HLSLoading", targets: ["HLSLoading"]),
+        .library(name: "InterstitialPlayback", targets: ["InterstitialPlayback"]),
         .library(name: "InterstitialServer", targets: ["InterstitialServer"]),
         .executable(name: "hlsi", targets: ["hlsi"]),
     ],
@@ -38,6 +39,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The client engine: a pure playback state machine and a thin driver that loads over HTTP.
+        .target(
+            name: "InterstitialPlayback",
+            dependencies: [
+                "HLSPlaylist",
+                "HLSInterstitials",
+                "HLSLoading",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // I/O: the server-guided ad insertion origin (Hummingbird, SQLite through GRDB).
         .target(
             name: "InterstitialServer",
@@ -62,6 +74,7 @@ let package = Package(
                 "HLSInterstitials",
                 "HLSLoading",
                 "InterstitialServer",
+                "InterstitialPlayback",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -99,6 +112,16 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "InterstitialPlaybackTests",
+            dependencies: [
+                "InterstitialPlayback",
+                "HLSInterstitials",
+                "HLSPlaylist",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),

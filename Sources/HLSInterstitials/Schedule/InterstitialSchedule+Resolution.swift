@@ -168,7 +168,7 @@ extension InterstitialSchedule {
     /// The segment boundary nearest `time` across `playlists` (R6): per playlist the nearest one
     /// (ties: earlier, or later with `preferLater`), then the earliest (OUT) or latest (IN) of those.
     /// Nil when `time` is outside every playlist's range.
-    static func snap(_ time: MediaTime, in playlists: [MediaPlaylist], preferLater: Bool) -> MediaTime? {
+    package static func snap(_ time: MediaTime, in playlists: [MediaPlaylist], preferLater: Bool) -> MediaTime? {
         var candidates: [MediaTime] = []
         for playlist in playlists {
             guard let first = playlist.segments.first, let last = playlist.segments.last,

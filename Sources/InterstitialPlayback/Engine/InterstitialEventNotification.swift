@@ -1,0 +1,44 @@
+import HLSInterstitials
+import HLSPlaylist
+
+/// A notification of an ``InterstitialEventMonitor`` (the `AVPlayerInterstitialEventMonitor`
+/// notifications, reference §2.2), delivered through `AsyncSequence`s.
+public enum InterstitialEventNotification: Sendable, Hashable {
+    /// The schedule changed (`eventsDidChangeNotification`).
+    case eventsDidChange
+    /// The current event changed; nil when primary plays (`currentEventDidChangeNotification`).
+    case currentEventDidChange(InterstitialEvent?)
+    /// An asset list response arrived, was cleared or failed (`assetListResponseStatusDidChange`).
+    case assetListResponseStatusDidChange(event: InterstitialEvent, status: AssetListResponseStatus, error: String?)
+    /// The current event's skippable state changed (`currentEventSkippableStateDidChange`).
+    case currentEventSkippableStateDidChange(event: InterstitialEvent, state: SkippableEventState)
+    /// The current event was skipped (`currentEventSkippedNotification`).
+    case currentEventSkipped(InterstitialEvent)
+    /// An event with loaded assets, or one whose load failed, was unscheduled before it played
+    /// (`interstitialEventWasUnscheduledNotification`).
+    case eventWasUnscheduled(InterstitialEvent, error: String?)
+    /// An event finished or was cancelled after it began (`interstitialEventDidFinishNotification`).
+    case eventDidFinish(InterstitialEvent, playoutTime: MediaTime, didPlayEntireEvent: Bool)
+}
+
+/// The state of an event's asset list (`AVPlayerInterstitialEventAssetListResponseStatus`).
+public enum AssetListResponseStatus: String, Sendable, Hashable, Codable {
+    /// The response arrived and was read.
+    case available
+    /// The response was reverted to nil.
+    case cleared
+    /// The read failed.
+    case unavailable
+}
+
+/// Whether the current event can be skipped now (`AVPlayerInterstitialEvent.SkippableEventState`).
+public enum SkippableEventState: String, Sendable, Hashable, Codable {
+    /// No skip control, or no current event.
+    case notSkippable
+    /// The skip control window has not opened yet.
+    case notYetEligible
+    /// Inside the skip control window.
+    case eligible
+    /// The window has closed.
+    case noLongerEligible
+}

@@ -1,0 +1,310 @@
+import HLSInterstitials
+import HLSPlaylist
+
+extension PlaybackStateMachine {
+    /// An interstitial group being played: its members one after the other, each one's assets back
+    /// to back.
+    package struct Run: Sendable {
+        /// How a member ended.
+        enum Ending: String, Sendable {
+            case completed, limit, skipped, cancelled, failed, seek
+        }
+
+        var group: Group
+        /// The members to play, in order (ONCE events already played are left out).
+        var members: [String]
+        var memberIndex = 0
+        /// Where primary was suspended.
+        var suspendedAt: MediaTime
+        /// Where resumption offsets count from: the group's start; for PRE, the chosen start (R10).
+        var base: MediaTime
+        var groupStartedAt: Duration
+        /// The sum of the finished members' resumption offsets (R5).
+        var offsets: MediaTime = .zero
+        /// Where primary resumes instead (a JUMP seek's target, a cancel's offset).
+        var resumeOverride: MediaTime?
+        /// Where primary would resume if every member played as scheduled.
+        var projectedResume: MediaTime
+        /// For a live join inside the first member (R11): the offset into it.
+        var joinOffset: MediaTime = .zero
+
+        /// The current member as last seen (kept if the server removes it: it runs to completion).
+        package internal(set) var event: InterstitialEvent
+        var memberStartedAt: Duration
+        var memberStarted = false
+        /// Time from the start of the member: played, plus the join offset.
+        package internal(set) var elapsed: MediaTime = .zero
+        /// The indices of the assets to play; nil until the asset list is known.
+        var plan: [Int]?
+        var planPosition = 0
+        var startOffsetInFirstAsset: MediaTime = .zero
+        /// The asset playing, with its media.
+        package internal(set) var assetIndex: Int?
+        var currentMedia: AssetMedia?
+        /// The position in the current asset.
+        package internal(set) var assetPosition: MediaTime = .zero
+        var skipControl = SkipControl()
+        var skippable = SkippableEventState.notSkippable
+        /// Waiting for an asset list or an asset playlist.
+        var waiting = false
+
+        /// The ID of the current member.
+        package var eventID: String { members[memberIndex] }
+    }
+
+    // MARK: Starting
+
+    /// Starts playing `group` with primary suspended at `position`.
+    mutating func startRun(
+        _ group: Group, base: MediaTime? = nil, joinOffset: MediaTime = .zero, resumeOverride: MediaTime? = nil
+    ) {
+        let members = group.members.filter { !exhausted.contains($0) && activeEvent($0) != nil }
+        guard let first = members.first, let event = activeEvent(first) else { return }
+        let base = base ?? group.start
+        let projected =
+            group.cue == .join
+            ? base + members.reduce(.zero) { $0 + (scheduledEvent($1)?.resumptionOffset ?? .zero) } : group.resume
+        run = Run(
+            group: group, members: members, suspendedAt: position, base: base, groupStartedAt: clock,
+            resumeOverride: resumeOverride, projectedResume: projected, joinOffset: joinOffset, event: event,
+            memberStartedAt: clock)
+        run?.elapsed = joinOffset
+        mode = .interstitial
+        actions.append(.flush)
+    }
+
+    /// The event with an ID among the active events.
+    func activeEvent(_ id: String) -> InterstitialEvent? { activeEvents.first { $0.identifier == id } }
+
+    /// The resolved schedule entry of an event.
+    func scheduledEvent(_ id: String) -> InterstitialSchedule.Event? { schedule?.events.first { $0.id == id } }
+
+    /// What plays for an event: the client's assets, its single X-ASSET-URI, or its loaded asset
+    /// list; nil while the list is not loaded.
+    func playList(for event: InterstitialEvent) -> AssetList? {
+        if let given = event.assetList { return given }
+        if let uri = event.assetURI {
+            return AssetList(assets: [AssetList.Asset(uri: uri, duration: event.duration ?? .zero)])
+        }
+        if event.assetListURI != nil {
+            if case .loaded(let list)? = lists[event.identifier] { return list }
+            return nil
+        }
+        return AssetList(assets: [])
+    }
+
+    /// Whether an event's content failed to load (R7): its asset list, its X-ASSET-URI, or every
+    /// asset of its list.
+    func hasFailed(_ id: String) -> Bool {
+        if case .failed? = lists[id] { return true }
+        guard let event = activeEvent(id) ?? (run?.eventID == id ? run?.event : nil), let list = playList(for: event),
+            !list.assets.isEmpty
+        else { return false }
+        return list.assets.indices.allSatisfy {
+            if case .failed? = assets[id]?[$0] { return true }
+            return false
+        }
+    }
+
+    // MARK: Progress
+
+    /// One transition of the current member, if one is due; false when nothing changed.
+    mutating func stepInterstitial() -> Bool {
+        guard var run else { return false }
+        if let fresh = activeEvent(run.eventID) { run.event = fresh }
+        let id = run.eventID
+        defer { self.run = run }
+        if !run.memberStarted {
+            run.memberStarted = true
+            run.memberStartedAt = clock
+            if run.event.willPlayOnce { exhausted.insert(id) }
+            var fields: [(name: String, value: PlaybackEvent.Value)] = [("id", .string(id))]
+            if run.joinOffset > .zero { fields.append(("startOffset", .time(run.joinOffset))) }
+            self.run = run
+            emit(.interstitialStarted, fields)
+            notify(.currentEventDidChange(run.event))
+            return true
+        }
+        if run.plan == nil {
+            if hasFailed(id) {
+                self.run = run
+                endMember(.failed)
+                run = self.run ?? run
+                return true
+            }
+            guard let list = playList(for: run.event) else {
+                run.waiting = true
+                return false
+            }
+            run.skipControl = run.event.skipControl.overridden(by: list.skipControl)
+            if run.joinOffset > .zero {
+                if let start = list.startPosition(at: run.joinOffset) {
+                    run.plan = Array(start.index..<list.assets.count)
+                    run.startOffsetInFirstAsset = start.offset
+                } else {
+                    run.plan = []
+                }
+            } else {
+                run.plan = Array(list.assets.indices)
+            }
+            run.waiting = false
+            return true
+        }
+        if run.assetIndex == nil {
+            guard let plan = run.plan, run.planPosition < plan.count else {
+                self.run = run
+                endMember(hasFailed(id) ? .failed : .completed)
+                run = self.run ?? run
+                return true
+            }
+            let index = plan[run.planPosition]
+            switch assets[id]?[index] {
+            case .loaded(let media)?:
+                run.assetIndex = index
+                run.currentMedia = media
+                run.assetPosition = run.planPosition == 0 ? run.startOffsetInFirstAsset : .zero
+                run.waiting = false
+                let uri = playList(for: run.event)?.assets[index].uri ?? ""
+                self.run = run
+                emit(.assetStarted, [("id", .string(id)), ("index", .integer(index)), ("uri", .string(uri))])
+                return true
+            case .failed?:
+                run.planPosition += 1
+                return true
+            default:
+                run.waiting = true
+                return false
+            }
+        }
+        if let limit = run.event.playoutLimit, run.elapsed >= limit {
+            self.run = run
+            endMember(.limit)
+            run = self.run ?? run
+            return true
+        }
+        if let media = run.currentMedia, run.assetPosition >= media.duration {
+            self.run = run
+            emit(.assetEnded, [("id", .string(id)), ("index", .integer(run.assetIndex ?? 0))])
+            run.assetIndex = nil
+            run.currentMedia = nil
+            run.planPosition += 1
+            return true
+        }
+        let state = skippableState(run)
+        if state != run.skippable {
+            run.skippable = state
+            notify(.currentEventSkippableStateDidChange(event: run.event, state: state))
+            return true
+        }
+        return false
+    }
+
+    /// The skippable state at the member's elapsed time (R16).
+    func skippableState(_ run: Run) -> SkippableEventState {
+        guard let window = run.skipControl.window else { return .notSkippable }
+        if run.elapsed < window.start { return .notYetEligible }
+        if let end = window.end, run.elapsed >= end { return .noLongerEligible }
+        return .eligible
+    }
+
+    /// Ends the current member and goes on to the next one, or resumes primary.
+    mutating func endMember(_ ending: Run.Ending) {
+        guard var run else { return }
+        let id = run.eventID
+        if let index = run.assetIndex, ending != .completed {
+            emit(.assetEnded, [("id", .string(id)), ("index", .integer(index)), ("reason", .string(ending.rawValue))])
+        }
+        let playedNow = ending == .failed ? MediaTime.zero : run.elapsed
+        if ending != .failed { played[id] = playedNow }
+        self.run = run
+        recompute()
+        let offset: MediaTime
+        if run.group.cue == .leave {
+            offset = .zero
+        } else if ending == .failed {
+            offset = .zero
+        } else if run.event.resumptionOffset == .indefinite {
+            offset = MediaTime(nanoseconds: Self.nanoseconds(clock - run.memberStartedAt))
+        } else {
+            offset = scheduledEvent(id)?.resumptionOffset ?? run.event.resumptionOffset?.time ?? playedNow
+        }
+        run.offsets = run.offsets + offset
+        let resume = run.resumeOverride ?? (run.base + run.offsets)
+        self.run = run
+        notify(
+            .eventDidFinish(
+                run.event, playoutTime: playedNow - min(playedNow, run.joinOffset), didPlayEntireEvent: ending == .completed))
+        var fields: [(name: String, value: PlaybackEvent.Value)] = [
+            ("id", .string(id)), ("playedDuration", .time(playedNow - min(playedNow, run.joinOffset))),
+            ("resumeTime", run.group.cue == .leave ? .null : .time(resume)),
+        ]
+        if ending != .completed { fields.append(("reason", .string(ending.rawValue))) }
+        emit(.interstitialEnded, fields)
+        if run.memberIndex + 1 < run.members.count, ending != .cancelled, ending != .seek {
+            let next = run.members[run.memberIndex + 1]
+            run.memberIndex += 1
+            run.event = activeEvent(next) ?? run.event
+            run.memberStarted = false
+            run.elapsed = .zero
+            run.joinOffset = .zero
+            run.plan = nil
+            run.planPosition = 0
+            run.startOffsetInFirstAsset = .zero
+            run.assetIndex = nil
+            run.currentMedia = nil
+            run.assetPosition = .zero
+            run.skipControl = SkipControl()
+            run.skippable = .notSkippable
+            run.waiting = false
+            self.run = run
+            return
+        }
+        if ending == .seek {
+            self.run = nil
+            mode = .primary
+            position = run.suspendedAt
+            notify(.currentEventDidChange(nil))
+            return
+        }
+        finishRun()
+    }
+
+    /// Resumes primary after the group (R5, R6 IN, R8, R10), or ends after POST (R9).
+    mutating func finishRun() {
+        guard let run else { return }
+        self.run = nil
+        notify(.currentEventDidChange(nil))
+        if run.group.cue == .leave {
+            postPlayed = true
+            mode = .primary
+            position = timeline?.end ?? position
+            return
+        }
+        var resume = run.resumeOverride ?? (run.base + run.offsets)
+        if run.resumeOverride == nil, let last = activeEvent(run.members[run.members.count - 1]) ?? Optional(run.event),
+            last.alignsResumptionWithPrimarySegmentBoundary, let timeline,
+            let snapped = InterstitialSchedule.snap(
+                resume, in: [timeline.playlist] + (timeline.isLive ? [] : timeline.others), preferLater: true)
+        {
+            resume = snapped
+        }
+        if run.group.cue == .join {
+            started = true
+        } else if resume < run.group.start {
+            suppressed.insert(run.group.key)
+        } else if resume == run.group.start {
+            handledKey = run.group.key
+        }
+        let lowest = timeline?.playlist.segments.first?.startTime ?? .zero
+        resume = max(resume, lowest)
+        if let timeline, !timeline.isLive { resume = min(resume, timeline.end) }
+        mode = .primary
+        position = resume
+        stalled = false
+        emit(.primaryResumed)
+        if let target = pendingSeekCompletion {
+            pendingSeekCompletion = nil
+            emit(.seekCompleted, [("to", .time(target))])
+        }
+    }
+}

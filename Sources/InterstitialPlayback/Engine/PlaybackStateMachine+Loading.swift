@@ -1,0 +1,180 @@
+import HLSInterstitials
+import HLSLoading
+import HLSPlaylist
+
+extension PlaybackStateMachine {
+    /// One step of the buffering sequence: a load due now, or the media distance until one is.
+    enum BufferStep {
+        case now(LoadKey, String)
+        case later(MediaTime)
+    }
+
+    /// Starts the loads that are due: a live reload on its schedule, and the next step of the
+    /// buffering sequence (one at a time, in Apple's order, reference §3): primary up to the event,
+    /// then the asset list (late binding, R18) and the first asset, then the next, then primary from
+    /// the resumption point.
+    mutating func issueLoads() {
+        if let reload = nextReload, reload <= clock, !inFlight.contains(.primary), mode != .ended,
+            let timeline
+        {
+            nextReload = nil
+            request(.primary, url: tagged(timeline.url))
+        }
+        guard bufferLoad == nil, case .now(let key, let url)? = nextBufferStep() else { return }
+        bufferLoad = key
+        request(key, url: url)
+        if case .assetList(let id) = key {
+            listURLs[id] = url
+            emit(.assetListRequested, [("id", .string(id)), ("url", .string(url))])
+        }
+    }
+
+    /// The media distance until the next buffering step is due, when it waits for the playhead.
+    func bufferDistance() -> MediaTime? {
+        guard bufferLoad == nil, case .later(let distance)? = nextBufferStep() else { return nil }
+        return distance
+    }
+
+    /// The first thing of the buffering sequence that is not loaded yet.
+    func nextBufferStep() -> BufferStep? {
+        guard let timeline, mode == .primary || mode == .interstitial else { return nil }
+        let forward = configuration.forwardBuffer
+        switch mode {
+        case .primary:
+            let preroll = !started ? groups.first { $0.cue == .join && isPlayable($0) } : nil
+            let next = preroll ?? nextGroup(after: position, inclusive: true)
+            let horizon = min(next?.start ?? timeline.end, position + forward)
+            if !(preroll != nil), let step = primarySegment(from: position, to: horizon) { return step }
+            if let next {
+                let distance = next.cue == .join ? .zero : next.start - position
+                if distance > configuration.lookahead {
+                    return .later(distance - configuration.lookahead)
+                }
+                for id in next.members where !exhausted.contains(id) {
+                    if let step = eventStep(id, joinOffset: .zero) { return step }
+                }
+                let resume = next.cue == .join ? position : next.resume
+                if let step = primarySegment(from: resume, to: resume + MediaTime(nanoseconds: 1)) { return step }
+            } else if timeline.isLive || position + forward < timeline.end {
+                if let segment = timeline.playlist.segments.first(where: { $0.startTime >= position + forward }),
+                    configuration.loadsSegments
+                {
+                    return .later(segment.startTime - forward - position)
+                }
+            }
+            if let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }), !postPlayed,
+                timeline.end - position <= configuration.lookahead
+            {
+                for id in post.members where !exhausted.contains(id) {
+                    if let step = eventStep(id, joinOffset: .zero) { return step }
+                }
+            }
+            return nil
+        case .interstitial:
+            guard let run else { return nil }
+            for (offset, id) in run.members.enumerated().dropFirst(run.memberIndex) {
+                let join = offset == run.memberIndex ? run.joinOffset : .zero
+                if let step = eventStep(id, joinOffset: join) { return step }
+            }
+            let resume = run.resumeOverride ?? run.projectedResume
+            if run.group.cue != .leave,
+                let step = primarySegment(from: resume, to: resume + MediaTime(nanoseconds: 1))
+            {
+                return step
+            }
+            return nil
+        default: return nil
+        }
+    }
+
+    /// The first primary segment in [from, to) that is not loaded, when segments are loaded.
+    func primarySegment(from: MediaTime, to: MediaTime) -> BufferStep? {
+        guard configuration.loadsSegments, let timeline, from < to else { return nil }
+        for segment in timeline.playlist.segments where segment.endTime > from && segment.startTime < to {
+            let url = StreamValidator.resolve(segment.uri, against: timeline.url)
+            if !loadedSegments.contains(url) && !failedSegments.contains(url) && !inFlight.contains(.segment(url)) {
+                return .now(.segment(tagged(url)), tagged(url))
+            }
+        }
+        return nil
+    }
+
+    /// The next load for an event: its asset list, then each asset's playlist, then its segments.
+    func eventStep(_ id: String, joinOffset: MediaTime) -> BufferStep? {
+        guard let event = activeEvent(id) ?? (run?.eventID == id ? run?.event : nil), let timeline else { return nil }
+        if event.assetList == nil, event.assetURI == nil, let uri = event.assetListURI {
+            switch lists[id] {
+            case nil:
+                var url = tagged(StreamValidator.resolve(uri, against: timeline.url))
+                if joinOffset > .zero { url = AssetList.addingStartOffset(joinOffset, to: url) }
+                return .now(.assetList(id), url)
+            case .requested?, .failed?: return nil
+            case .loaded?: break
+            }
+        }
+        guard let list = playList(for: event) else { return nil }
+        let base = listURLs[id] ?? timeline.url
+        for (index, asset) in list.assets.enumerated() {
+            switch assets[id]?[index] {
+            case nil:
+                return .now(.asset(id, index), tagged(StreamValidator.resolve(asset.uri, against: base)))
+            case .loaded(let media)? where configuration.loadsSegments:
+                for segment in media.segments {
+                    let url = tagged(segment.url)
+                    if !loadedSegments.contains(url) && !failedSegments.contains(url)
+                        && !inFlight.contains(.segment(url))
+                    {
+                        return .now(.segment(url), url)
+                    }
+                }
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    // MARK: Results
+
+    mutating func assetListLoaded(_ id: String, _ list: AssetList) {
+        inFlight.remove(.assetList(id))
+        finishBufferLoad(.assetList(id))
+        lists[id] = .loaded(list)
+        emit(
+            .assetListLoaded,
+            [("id", .string(id)), ("assets", .integer(list.assets.count)), ("duration", .time(list.totalDuration))])
+        if let event = activeEvent(id) {
+            notify(.assetListResponseStatusDidChange(event: event, status: .available, error: nil))
+        }
+        recompute()
+    }
+
+    mutating func loadFailed(_ key: LoadKey, _ message: String) {
+        inFlight.remove(key)
+        finishBufferLoad(key)
+        switch key {
+        case .primary:
+            emit(.error, [("message", .string(message))])
+            if timeline == nil {
+                mode = .ended
+                playing = false
+                emit(.ended, [("reason", .string("the primary playlist could not be loaded"))])
+            } else if let timeline, timeline.isLive {
+                nextReload = clock + .nanoseconds(timeline.targetDuration.nanoseconds)
+            }
+        case .assetList(let id):
+            lists[id] = .failed(message)
+            emit(.error, [("id", .string(id)), ("message", .string(message))])
+            if let event = activeEvent(id) {
+                notify(.assetListResponseStatusDidChange(event: event, status: .unavailable, error: message))
+            }
+            recompute()
+        case .asset(let id, let index):
+            assets[id, default: [:]][index] = .failed(message)
+            emit(.error, [("id", .string(id)), ("index", .integer(index)), ("message", .string(message))])
+            recompute()
+        case .segment(let url):
+            failedSegments.insert(url)
+            emit(.error, [("segment", .string(url)), ("message", .string(message))])
+        }
+    }
+}

@@ -1,0 +1,247 @@
+import HLSInterstitials
+import HLSPlaylist
+
+extension PlaybackStateMachine {
+    /// The events in force: the controller's when it set some (they override the server's, reference
+    /// §2.3); otherwise the server's, unless `automaticallyHandlesInterstitialEvents` is false.
+    var activeEvents: [InterstitialEvent] {
+        controllerEvents ?? (automaticallyHandles ? timeline?.events ?? [] : [])
+    }
+
+    /// The active events as scheduled now: resolved asset lists (with the durations of the loaded
+    /// asset playlists, failed assets left out), failures and played durations.
+    mutating func recompute() {
+        guard let timeline else { return }
+        var failed: Set<String> = []
+        let events = activeEvents.map { event -> InterstitialEvent in
+            var event = event
+            let id = event.identifier
+            if hasFailed(id) {
+                failed.insert(id)
+                return event
+            }
+            guard var list = playList(for: event) else { return event }
+            if event.assetURI != nil && event.assetList == nil {
+                guard case .loaded? = assets[id]?[0] else { return event }
+            }
+            var kept: [AssetList.Asset] = []
+            for (index, asset) in list.assets.enumerated() {
+                switch assets[id]?[index] {
+                case .failed?: continue
+                case .loaded(let media)?:
+                    var asset = asset
+                    asset.duration = media.duration
+                    kept.append(asset)
+                default: kept.append(asset)
+                }
+            }
+            list.assets = kept
+            event.assetList = list
+            return event
+        }
+        let input = ScheduleInput(
+            primary: timeline.playlist, otherPlaylists: timeline.isLive ? [] : timeline.others, events: events,
+            failedEvents: failed, playedDurations: played, isLive: timeline.isLive)
+        let schedule = InterstitialSchedule.resolve(input)
+        self.schedule = schedule
+        var groups: [Group] = []
+        var current: Group?
+        for item in schedule.items {
+            guard item.kind == .interstitial, let index = item.eventIndex else {
+                if let group = current { groups.append(group) }
+                current = nil
+                continue
+            }
+            let event = schedule.events[index]
+            if current == nil {
+                current = Group(
+                    key: event.id, cue: event.event.cue, start: event.start, members: [event.id],
+                    resume: event.resumeTime)
+            } else {
+                current?.members.append(event.id)
+                current?.resume = event.resumeTime
+            }
+        }
+        if let group = current { groups.append(group) }
+        self.groups = groups
+    }
+
+    /// Whether a group still has a member to play.
+    func isPlayable(_ group: Group) -> Bool { group.members.contains { !exhausted.contains($0) } }
+
+    /// The first mid-roll group at or after `time` that will fire.
+    func nextGroup(after time: MediaTime, inclusive: Bool) -> Group? {
+        groups.first { group in
+            group.cue == .none && (inclusive ? group.start >= time : group.start > time)
+                && !suppressed.contains(group.key) && isPlayable(group)
+        }
+    }
+
+    /// The group that fires at the playhead now, if any.
+    func dueGroup() -> Group? {
+        groups.first { group in
+            group.cue == .none && group.start == position && group.key != handledKey
+                && !suppressed.contains(group.key) && isPlayable(group)
+        }
+    }
+
+    // MARK: Loading the primary
+
+    mutating func primaryLoaded(_ presentation: PrimaryPresentation) {
+        inFlight.remove(.primary)
+        guard var timeline else {
+            let timeline = PrimaryTimeline(presentation)
+            self.timeline = timeline
+            recompute()
+            position = startPosition(timeline)
+            mode = .primary
+            emitEventsChanged()
+            if timeline.isLive { nextReload = clock + .nanoseconds(timeline.targetDuration.nanoseconds) }
+            return
+        }
+        let update = timeline.merge(presentation)
+        self.timeline = timeline
+        for conflict in update.conflicts { emit(.warning, [("message", .string(conflict))]) }
+        if update.newSegments > 0 { stalled = false }
+        if update.eventsChanged {
+            for event in update.removed where run?.members.contains(event.identifier) != true {
+                let id = event.identifier
+                let start = scheduledEvent(id)?.start
+                if let start, start >= position || mode == .loading {
+                    emit(.eventUnscheduled, [("id", .string(id))])
+                    var error: String?
+                    if case .failed(let message)? = lists[id] { error = message }
+                    if case .loaded? = lists[id] {
+                        notify(.eventWasUnscheduled(event, error: nil))
+                    } else if error != nil {
+                        notify(.eventWasUnscheduled(event, error: error))
+                    }
+                }
+                lists.removeValue(forKey: id)
+                assets.removeValue(forKey: id)
+            }
+            recompute()
+            emitEventsChanged()
+        } else {
+            recompute()
+        }
+        let interval = timeline.targetDuration
+        nextReload =
+            timeline.isLive
+            ? clock + .nanoseconds(update.newSegments > 0 ? interval.nanoseconds : interval.nanoseconds / 2) : nil
+    }
+
+    mutating func emitEventsChanged() {
+        let ids = activeEvents.map(\.identifier)
+        emit(.eventsChanged, [("count", .integer(ids.count)), ("ids", .string(ids.joined(separator: ",")))])
+        notify(.eventsDidChange)
+    }
+
+    /// Where primary starts: the configured time, EXT-X-START, or 0 (VOD) / the live start point
+    /// (hold back from the end, 3 target durations by default), at a segment boundary.
+    func startPosition(_ timeline: PrimaryTimeline) -> MediaTime {
+        let playlist = timeline.playlist
+        let first = playlist.segments.first?.startTime ?? .zero
+        let end = timeline.end
+        var start: MediaTime
+        if let given = configuration.startTime {
+            start = first + given
+        } else if let point = playlist.start {
+            start = point.timeOffset < .zero ? end + point.timeOffset : first + point.timeOffset
+        } else if timeline.isLive {
+            let holdBack =
+                playlist.serverControl?.holdBack
+                ?? MediaTime(nanoseconds: timeline.targetDuration.nanoseconds * 3)
+            start = end - holdBack
+            if let segment = playlist.segments.last(where: { $0.startTime <= start }) { start = segment.startTime }
+        } else {
+            start = first
+        }
+        return min(max(start, first), end)
+    }
+
+    /// Starts playback once the primary is loaded and play was asked for: PRE first (R9), a live
+    /// join inside an event (R11), a VOD start inside a resume window (R15), else primary.
+    mutating func begin() {
+        guard let timeline else { return }
+        started = true
+        if let pre = groups.first(where: { $0.cue == .join && isPlayable($0) }) {
+            started = false
+            startRun(pre, base: position)
+            return
+        }
+        if timeline.isLive, let (group, offset) = liveJoin() {
+            startRun(group, joinOffset: offset)
+            return
+        }
+        if !timeline.isLive, let window = resumeWindow(containing: position) {
+            position = window.start
+            return
+        }
+        emit(.primaryResumed)
+    }
+
+    /// The group whose event is on air at the playhead when joining live (R11), and the offset into
+    /// it.
+    func liveJoin() -> (Group, MediaTime)? {
+        for group in groups where group.cue == .none && isPlayable(group) && group.start < position {
+            guard let first = group.members.first(where: { !exhausted.contains($0) }),
+                let event = scheduledEvent(first), position < group.start + event.playoutDuration
+            else { continue }
+            return (group, position - group.start)
+        }
+        return nil
+    }
+
+    /// The group with a positive offset whose [start, resumption point) contains `time` (R15).
+    func resumeWindow(containing time: MediaTime) -> Group? {
+        groups.first { group in
+            group.cue == .none && group.start < time && time < group.resume && !suppressed.contains(group.key)
+                && isPlayable(group)
+        }
+    }
+
+    // MARK: Settling
+
+    /// Processes every transition due at the current clock time, then starts the loads due.
+    mutating func settle() {
+        var count = 0
+        while count < 10_000, transition() { count += 1 }
+        issueLoads()
+    }
+
+    /// One due transition; false when none is due.
+    mutating func transition() -> Bool {
+        switch mode {
+        case .loading, .ended: return false
+        case .interstitial: return stepInterstitial()
+        case .primary:
+            guard let timeline else { return false }
+            if !started {
+                guard playing, run == nil else { return false }
+                begin()
+                return true
+            }
+            if let group = dueGroup() {
+                startRun(group)
+                return true
+            }
+            if !timeline.isLive && position >= timeline.end {
+                if !postPlayed, let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }) {
+                    startRun(post, base: timeline.end)
+                    return true
+                }
+                mode = .ended
+                playing = false
+                emit(.ended)
+                return true
+            }
+            if timeline.isLive && position >= timeline.end && !stalled {
+                stalled = true
+                emit(.stalled, [("reason", .string("primary reached the live edge; waiting for the playlist to grow"))])
+                return true
+            }
+            return false
+        }
+    }
+}

@@ -1,0 +1,374 @@
+import HLSInterstitials
+import HLSLoading
+import HLSPlaylist
+
+/// The playback engine as a value: inputs (commands, load results, the passing of time) go in,
+/// actions (loads to start, trace events, monitor notifications) come out. No I/O, no clock of its
+/// own: every input carries the clock time, so a test replays hours of playback deterministically.
+///
+/// It follows AVFoundation's execution model (reference §2.2, §3): primary plays until it reaches an
+/// event; primary then waits (reason `.interstitialEvent`) while the interstitial player plays the
+/// event's assets back to back, and primary resumes at the resumption point. Where the sources leave
+/// a choice it follows the behavior profile (R7–R20, R25).
+package struct PlaybackStateMachine: Sendable {
+    /// Engine settings.
+    package struct Configuration: Sendable {
+        /// The `_HLS_primary_id` of this playback session (R19).
+        package var primaryID: String
+        /// How far ahead of an event its asset list is requested (R18).
+        package var lookahead: MediaTime
+        /// How much primary media is buffered ahead of the playhead.
+        package var forwardBuffer: MediaTime
+        /// Whether media segments are loaded (the renderer gets them); playlists always are.
+        package var loadsSegments: Bool
+        /// Where primary starts; nil: 0 for VOD, the live start point for live.
+        package var startTime: MediaTime?
+
+        package init(
+            primaryID: String, lookahead: MediaTime = MediaTime(seconds: 10),
+            forwardBuffer: MediaTime = MediaTime(seconds: 30), loadsSegments: Bool = true, startTime: MediaTime? = nil
+        ) {
+            self.primaryID = primaryID
+            self.lookahead = lookahead
+            self.forwardBuffer = forwardBuffer
+            self.loadsSegments = loadsSegments
+            self.startTime = startTime
+        }
+    }
+
+    /// What a load is for.
+    package enum LoadKey: Hashable, Sendable {
+        /// The primary presentation (first load and live reloads).
+        case primary
+        /// An event's asset list.
+        case assetList(String)
+        /// An asset of an event: its playlist.
+        case asset(String, Int)
+        /// A media segment.
+        case segment(String)
+    }
+
+    /// A load to start.
+    package struct LoadRequest: Sendable, Hashable {
+        /// What it is for.
+        package var key: LoadKey
+        /// The URL, with `_HLS_primary_id` (R19).
+        package var url: String
+    }
+
+    /// An input.
+    package enum Input: Sendable {
+        /// A command from the application.
+        case command(PlaybackCommand)
+        /// The primary presentation loaded (or reloaded).
+        case primaryLoaded(PrimaryPresentation)
+        /// An asset list loaded.
+        case assetListLoaded(String, AssetList)
+        /// An asset's playlist loaded.
+        case assetLoaded(String, Int, AssetMedia)
+        /// A media segment loaded.
+        case segmentLoaded(String)
+        /// A load failed.
+        case loadFailed(LoadKey, String)
+        /// A load was abandoned before it finished (the driver stopped); it may be asked for again.
+        case loadCancelled(LoadKey)
+    }
+
+    /// An action for the driver.
+    package enum Action: Sendable {
+        /// Start a load.
+        case load(LoadRequest)
+        /// Record a trace event.
+        case emit(PlaybackEvent)
+        /// Post a monitor notification.
+        case notify(InterstitialEventNotification)
+        /// Drop buffered media (after a seek).
+        case flush
+    }
+
+    /// Where playback is.
+    package enum Mode: Sendable, Equatable {
+        /// Waiting for the primary presentation.
+        case loading
+        /// Playing (or paused in) primary.
+        case primary
+        /// Playing an interstitial group; primary waits.
+        case interstitial
+        /// Ended.
+        case ended
+    }
+
+    /// Events that play back to back while primary stays suspended (R5), derived from the schedule.
+    struct Group: Sendable, Equatable {
+        var key: String
+        var cue: InterstitialEvent.Cue
+        var start: MediaTime
+        var members: [String]
+        var resume: MediaTime
+    }
+
+    enum ListState: Sendable, Equatable {
+        case requested
+        case loaded(AssetList)
+        case failed(String)
+    }
+
+    enum AssetState: Sendable, Equatable {
+        case requested
+        case loaded(AssetMedia)
+        case failed(String)
+    }
+
+    let configuration: Configuration
+    /// The URL of the item.
+    let itemURL: String
+    /// The clock time of the last input.
+    package internal(set) var clock: Duration = .zero
+    /// The primary presentation once loaded.
+    var timeline: PrimaryTimeline?
+    /// The controller's events; nil: the server's.
+    package internal(set) var controllerEvents: [InterstitialEvent]?
+    /// `automaticallyHandlesInterstitialEvents`.
+    package internal(set) var automaticallyHandles = true
+    var lists: [String: ListState] = [:]
+    var listURLs: [String: String] = [:]
+    var assets: [String: [Int: AssetState]] = [:]
+    var played: [String: MediaTime] = [:]
+    /// ONCE events whose playback has started (R9).
+    var exhausted: Set<String> = []
+    /// Groups that resumed before their start and wait for the playhead to move back before them (R8).
+    var suppressed: Set<String> = []
+    /// A group that resumed at its own start, so it does not fire again there.
+    var handledKey: String?
+    /// The schedule of the active events.
+    package internal(set) var schedule: InterstitialSchedule?
+    var groups: [Group] = []
+    package internal(set) var mode: Mode = .loading
+    /// Primary position (the suspended position during an interstitial).
+    package internal(set) var position: MediaTime = .zero
+    /// The rate asked for.
+    package internal(set) var rate: Double = 1
+    /// Whether playback was asked for (`play()` or a non-zero rate).
+    package internal(set) var playing = false
+    var started = false
+    var postPlayed = false
+    var stalled = false
+    /// The current interstitial group.
+    package internal(set) var run: Run?
+    var inFlight: Set<LoadKey> = []
+    var bufferLoad: LoadKey?
+    var nextReload: Duration?
+    var loadedSegments: Set<String> = []
+    var failedSegments: Set<String> = []
+    var pendingSeekCompletion: MediaTime?
+    var actions: [Action] = []
+
+    /// Creates a machine for the item at `url`.
+    package init(url: String, configuration: Configuration) {
+        self.itemURL = url
+        self.configuration = configuration
+    }
+
+    // MARK: Inputs
+
+    /// Starts: the first action loads the primary presentation.
+    package mutating func start() -> [Action] {
+        request(.primary, url: tagged(itemURL))
+        return take()
+    }
+
+    /// Handles an input at clock time `now` (time passes first).
+    package mutating func handle(_ input: Input, at now: Duration) -> [Action] {
+        move(to: now)
+        switch input {
+        case .command(let command): apply(command)
+        case .primaryLoaded(let presentation): primaryLoaded(presentation)
+        case .assetListLoaded(let id, let list): assetListLoaded(id, list)
+        case .assetLoaded(let id, let index, let media):
+            inFlight.remove(.asset(id, index))
+            finishBufferLoad(.asset(id, index))
+            assets[id, default: [:]][index] = .loaded(media)
+            recompute()
+        case .segmentLoaded(let url):
+            inFlight.remove(.segment(url))
+            finishBufferLoad(.segment(url))
+            loadedSegments.insert(url)
+        case .loadFailed(let key, let message): loadFailed(key, message)
+        case .loadCancelled(let key):
+            inFlight.remove(key)
+            finishBufferLoad(key)
+            if key == .assetList(keyID(key)) { lists.removeValue(forKey: keyID(key)) }
+            if case .asset(let id, let index) = key { assets[id]?.removeValue(forKey: index) }
+        }
+        settle()
+        return take()
+    }
+
+    /// Lets time pass until `now`.
+    package mutating func advance(to now: Duration) -> [Action] {
+        move(to: now)
+        settle()
+        return take()
+    }
+
+    /// The next clock time at which something happens without any input (an event start, the end
+    /// of an asset, a live reload); nil when nothing will.
+    package var nextDeadline: Duration? {
+        var deadline = nextReload.flatMap { mode == .ended ? nil : $0 }
+        let speed = effectiveRate
+        if speed > 0, var distance = mediaBoundary() {
+            distance = max(distance, MediaTime(nanoseconds: 1))
+            let at = clock + Self.clockDuration(distance, rate: speed)
+            deadline = min(deadline ?? at, at)
+        }
+        return deadline
+    }
+
+    /// The clock time at which integrated time reaches `target`, if it gets there before the next
+    /// deadline at the current rate.
+    package func clockTime(whenIntegratedReaches target: MediaTime) -> Duration? {
+        guard let now = integratedTime, target > now else { return nil }
+        let speed = effectiveRate
+        guard speed > 0, integratedAdvances else { return nil }
+        return clock + Self.clockDuration(target - now, rate: speed)
+    }
+
+    // MARK: Time
+
+    /// The rate media moves at now: 0 when paused, waiting or stalled; at most 1 under SKIP (R13).
+    var effectiveRate: Double {
+        guard playing, rate > 0 else { return 0 }
+        switch mode {
+        case .loading, .ended: return 0
+        case .primary: return stalled || !started ? 0 : rate
+        case .interstitial:
+            guard let run, !run.waiting, run.assetIndex != nil else { return 0 }
+            return run.event.restrictions.contains(.skip) ? min(rate, 1) : rate
+        }
+    }
+
+    static func clockDuration(_ media: MediaTime, rate: Double) -> Duration {
+        if rate == 1 { return .nanoseconds(media.nanoseconds) }
+        return .nanoseconds(Int64((Double(media.nanoseconds) / rate).rounded(.up)))
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+    }
+
+    /// Moves the playhead to clock time `now`, stopping at every transition on the way.
+    mutating func move(to now: Duration) {
+        settle()
+        var guardCount = 0
+        while clock < now && guardCount < 100_000 {
+            guardCount += 1
+            let speed = effectiveRate
+            guard speed > 0 else {
+                clock = now
+                break
+            }
+            let available = MediaTime(
+                nanoseconds: speed == 1
+                    ? Self.nanoseconds(now - clock) : Int64(Double(Self.nanoseconds(now - clock)) * speed))
+            if var distance = mediaBoundary(), max(distance, MediaTime(nanoseconds: 1)) <= available {
+                distance = max(distance, MediaTime(nanoseconds: 1))
+                step(by: distance)
+                clock = min(now, clock + Self.clockDuration(distance, rate: speed))
+                settle()
+            } else {
+                step(by: available)
+                clock = now
+            }
+        }
+        if clock < now { clock = now }
+    }
+
+    /// Moves media by `distance` in the current mode.
+    mutating func step(by distance: MediaTime) {
+        guard distance > .zero else { return }
+        switch mode {
+        case .primary:
+            position = position + distance
+            handledKey = nil
+        case .interstitial:
+            guard var current = run else { return }
+            current.elapsed = current.elapsed + distance
+            current.assetPosition = current.assetPosition + distance
+            run = current
+        default: break
+        }
+    }
+
+    /// The media distance to the next transition in the current mode.
+    func mediaBoundary() -> MediaTime? {
+        var best: MediaTime?
+        func consider(_ distance: MediaTime?) {
+            guard let distance, distance >= .zero else { return }
+            best = min(best ?? distance, distance)
+        }
+        switch mode {
+        case .primary:
+            guard let timeline else { return nil }
+            if let next = nextGroup(after: position, inclusive: false) { consider(next.start - position) }
+            consider(timeline.end - position)
+            consider(bufferDistance())
+            consider(integratedBoundary)
+        case .interstitial:
+            guard let run else { return nil }
+            if let media = run.currentMedia { consider(media.duration - run.assetPosition) }
+            if let limit = run.event.playoutLimit { consider(limit - run.elapsed) }
+            if let window = run.skipControl.window {
+                if window.start > run.elapsed { consider(window.start - run.elapsed) }
+                if let end = window.end, end > run.elapsed { consider(end - run.elapsed) }
+            }
+            consider(integratedBoundary)
+        default: return nil
+        }
+        return best
+    }
+
+    /// Integrated-time boundaries the driver watches (observers), as media distances.
+    package var watchedIntegratedTimes: [MediaTime] = []
+
+    var integratedBoundary: MediaTime? {
+        guard integratedAdvances, let now = integratedTime else { return nil }
+        return watchedIntegratedTimes.filter { $0 > now }.min().map { $0 - now }
+    }
+
+    // MARK: Helpers
+
+    /// Queues an action.
+    mutating func emit(_ kind: PlaybackEvent.Kind, _ fields: [(name: String, value: PlaybackEvent.Value)] = []) {
+        actions.append(.emit(PlaybackEvent(time: clock, kind: kind, primaryTime: timeline == nil ? nil : position, fields: fields)))
+    }
+
+    mutating func notify(_ notification: InterstitialEventNotification) { actions.append(.notify(notification)) }
+
+    mutating func take() -> [Action] {
+        defer { actions = [] }
+        return actions
+    }
+
+    mutating func request(_ key: LoadKey, url: String) {
+        inFlight.insert(key)
+        actions.append(.load(LoadRequest(key: key, url: url)))
+    }
+
+    /// `url` with `_HLS_primary_id` (R19).
+    func tagged(_ url: String) -> String {
+        QueryParameters(url).names.contains("_HLS_primary_id")
+            ? url : QueryParameters.appending("_HLS_primary_id", configuration.primaryID, to: url)
+    }
+
+    func keyID(_ key: LoadKey) -> String {
+        switch key {
+        case .assetList(let id), .asset(let id, _): id
+        case .segment(let url): url
+        case .primary: ""
+        }
+    }
+
+    mutating func finishBufferLoad(_ key: LoadKey) {
+        if bufferLoad == key { bufferLoad = nil }
+    }
+}

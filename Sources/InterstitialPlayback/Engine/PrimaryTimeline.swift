@@ -1,0 +1,169 @@
+import HLSInterstitials
+import HLSPlaylist
+
+/// The primary presentation as the player knows it: its media playlist (for live, every segment seen
+/// since the first load, on one stable timeline), the other media playlists, and the server's
+/// interstitial events merged across reloads (profile R12).
+struct PrimaryTimeline: Sendable {
+    /// What a reload changed.
+    struct Update: Sendable {
+        /// Segments appended.
+        var newSegments = 0
+        /// Whether the set of events or any event's attributes changed.
+        var eventsChanged = false
+        /// Events that were present and are gone.
+        var removed: [InterstitialEvent] = []
+        /// Same-ID tags that tried to change an existing value: ignored (R12).
+        var conflicts: [String] = []
+    }
+
+    /// The media playlist; for live, the accumulated one.
+    private(set) var playlist: MediaPlaylist
+    /// Where it was loaded from (after redirects).
+    private(set) var url: String
+    /// The other media playlists (the selected audio rendition), for X-SNAP (R6).
+    private(set) var others: [MediaPlaylist]
+    /// The server's interstitial events, in the order first seen.
+    private(set) var events: [InterstitialEvent]
+    /// Each event's merged attributes.
+    private var attributes: [String: AttributeList]
+
+    init(_ presentation: PrimaryPresentation) {
+        playlist = presentation.media
+        url = presentation.mediaURL
+        others = presentation.others
+        events = []
+        attributes = [:]
+        _ = mergeEvents(of: presentation.media)
+    }
+
+    /// Whether the playlist has no EXT-X-ENDLIST yet.
+    var isLive: Bool { playlist.isLive }
+    /// Where the known primary ends.
+    var end: MediaTime { playlist.segments.last?.endTime ?? .zero }
+    /// The target duration.
+    var targetDuration: MediaTime { MediaTime(seconds: Int(playlist.targetDuration ?? 6)) }
+
+    /// Folds a reloaded playlist in: new segments continue the timeline by media sequence number,
+    /// and date ranges merge by ID (R12).
+    mutating func merge(_ presentation: PrimaryPresentation) -> Update {
+        var update = Update()
+        let reloaded = presentation.media
+        let lastSequence = playlist.segments.last?.mediaSequence
+        var appended: [MediaSegment] = []
+        for var segment in reloaded.segments where lastSequence.map({ segment.mediaSequence > $0 }) ?? true {
+            let previous = appended.last ?? playlist.segments.last
+            var start = previous?.endTime ?? .zero
+            // A gap in sequence numbers: place the segment by its date when it has one.
+            if let previous, segment.mediaSequence > previous.mediaSequence + 1, let date = segment.date,
+                let previousDate = previous.date
+            {
+                start = max(start, previous.startTime + (date - previousDate))
+            }
+            segment.startTime = start
+            appended.append(segment)
+        }
+        update.newSegments = appended.count
+        var merged = reloaded
+        merged.segments = playlist.segments + appended
+        merged.mediaSequence = playlist.mediaSequence
+        merged.discontinuitySequence = playlist.discontinuitySequence
+        playlist = merged
+        url = presentation.mediaURL
+        if !presentation.others.isEmpty { others = presentation.others }
+        let eventUpdate = mergeEvents(of: reloaded)
+        update.eventsChanged = eventUpdate.changed
+        update.removed = eventUpdate.removed
+        update.conflicts = eventUpdate.conflicts
+        return update
+    }
+
+    private mutating func mergeEvents(of media: MediaPlaylist) -> (changed: Bool, removed: [InterstitialEvent], conflicts: [String]) {
+        var changed = false
+        var conflicts: [String] = []
+        var seen: Set<String> = []
+        for range in media.dateRanges where range.className == InterstitialEvent.className {
+            seen.insert(range.id)
+            guard var known = attributes[range.id] else {
+                guard let event = InterstitialEvent(dateRange: range) else { continue }
+                attributes[range.id] = range.attributes
+                events.append(event)
+                changed = true
+                continue
+            }
+            var grew = false
+            for attribute in range.attributes {
+                if let value = known[attribute.name] {
+                    if value != attribute.value {
+                        conflicts.append(
+                            "date range \"\(range.id)\" changed \(attribute.name) from \(value) to \(attribute.value) on reload; ignored (a later tag \"can introduce new attributes but cannot change\" existing ones, §4.4.5.1.1)"
+                        )
+                    }
+                } else {
+                    known.append(attribute)
+                    grew = true
+                }
+            }
+            if grew, let event = InterstitialEvent(attributes: known),
+                let index = events.firstIndex(where: { $0.identifier == range.id })
+            {
+                attributes[range.id] = known
+                events[index] = event
+                changed = true
+            }
+        }
+        let removed = events.filter { !seen.contains($0.identifier) }
+        if !removed.isEmpty {
+            events.removeAll { !seen.contains($0.identifier) }
+            for event in removed { attributes.removeValue(forKey: event.identifier) }
+            changed = true
+        }
+        return (changed, removed, conflicts)
+    }
+}
+
+/// A loaded primary presentation: the selected media playlist and the other renditions that play
+/// with it.
+package struct PrimaryPresentation: Sendable {
+    /// The variant's media playlist.
+    package var media: MediaPlaylist
+    /// Its URL (after redirects).
+    package var mediaURL: String
+    /// The other media playlists (audio) that play with it.
+    package var others: [MediaPlaylist]
+    /// Their URLs.
+    package var otherURLs: [String]
+
+    package init(media: MediaPlaylist, mediaURL: String, others: [MediaPlaylist] = [], otherURLs: [String] = []) {
+        self.media = media
+        self.mediaURL = mediaURL
+        self.others = others
+        self.otherURLs = otherURLs
+    }
+}
+
+/// A loaded interstitial asset: how long it plays and its segments.
+package struct AssetMedia: Sendable, Hashable {
+    /// The sum of its segments' durations.
+    package var duration: MediaTime
+    /// Its media segments' URLs and ranges in the asset's timeline.
+    package var segments: [SegmentReference]
+
+    package init(duration: MediaTime, segments: [SegmentReference]) {
+        self.duration = duration
+        self.segments = segments
+    }
+}
+
+/// A media segment to load.
+package struct SegmentReference: Sendable, Hashable {
+    /// Its absolute URL.
+    package var url: String
+    /// Its range in its playlist's timeline.
+    package var range: Range<MediaTime>
+
+    package init(url: String, range: Range<MediaTime>) {
+        self.url = url
+        self.range = range
+    }
+}

@@ -1,0 +1,112 @@
+import HLSInterstitials
+import HLSLoading
+import HLSPlaylist
+import Logging
+
+/// Loads what a playback session needs over HTTP (or from files): the primary presentation, asset
+/// lists, interstitial assets and media segments.
+///
+/// Every request carries the session's `_HLS_primary_id` (the state machine adds it to URLs) and the
+/// same value as `X-PLAYBACK-SESSION-ID` (R19). Redirects and timeouts follow ``PlaylistLoader``'s
+/// configuration: 5 redirects and 60 s by default (R20).
+struct SessionLoader: Sendable {
+    let loader: PlaylistLoader
+
+    init(primaryID: String, timeout: Duration, maximumRedirects: Int, logger: Logger?) {
+        loader = PlaylistLoader(
+            configuration: .init(
+                timeout: timeout, maximumRedirects: maximumRedirects,
+                headers: [("X-PLAYBACK-SESSION-ID", primaryID)]),
+            logger: logger)
+    }
+
+    func shutdown() async { try? await loader.shutdown() }
+
+    /// Loads the primary: a media playlist, or a multivariant playlist's first variant and its
+    /// default audio rendition. A reload passes the URLs of the first load.
+    func loadPrimary(_ url: String, reload: PrimaryPresentation?, primaryID: String) async throws -> PrimaryPresentation {
+        if let reload {
+            let media = try await media(reload.mediaURL)
+            var others: [MediaPlaylist] = []
+            for other in reload.otherURLs { others.append(try await self.media(other).playlist) }
+            return PrimaryPresentation(
+                media: media.playlist, mediaURL: reload.mediaURL, others: others, otherURLs: reload.otherURLs)
+        }
+        let (resource, result) = try await loader.loadPlaylist(url)
+        switch result.playlist {
+        case .media(let playlist):
+            return PrimaryPresentation(media: playlist, mediaURL: resource.finalLocation)
+        case .multivariant(let multivariant):
+            guard let variant = multivariant.variants.first else {
+                throw LoadError(.notAPlaylist, location: url, "the multivariant playlist has no variant stream")
+            }
+            let mediaURL = tag(StreamValidator.resolve(variant.uri, against: resource.finalLocation), primaryID)
+            let media = try await media(mediaURL)
+            var others: [MediaPlaylist] = []
+            var otherURLs: [String] = []
+            if let group = variant.audio {
+                let candidates = multivariant.renditions.filter { $0.type == "AUDIO" && $0.groupID == group && $0.uri != nil }
+                if let audio = candidates.first(where: \.isDefault) ?? candidates.first, let uri = audio.uri {
+                    let audioURL = tag(StreamValidator.resolve(uri, against: resource.finalLocation), primaryID)
+                    others.append(try await self.media(audioURL).playlist)
+                    otherURLs.append(audioURL)
+                }
+            }
+            return PrimaryPresentation(media: media.playlist, mediaURL: mediaURL, others: others, otherURLs: otherURLs)
+        }
+    }
+
+    /// Loads an asset list.
+    func loadAssetList(_ url: String) async throws -> AssetList {
+        let resource = try await loader.loadResource(url)
+        do {
+            return try AssetList.decode(resource.bytes)
+        } catch {
+            throw LoadError(.notAPlaylist, location: url, "the asset list is not valid: \(error)")
+        }
+    }
+
+    /// Loads an interstitial asset: a media playlist, or a multivariant playlist's first variant.
+    /// Its own interstitials are ignored (R25).
+    func loadAsset(_ url: String, primaryID: String) async throws -> AssetMedia {
+        let (resource, result) = try await loader.loadPlaylist(url)
+        var playlist: MediaPlaylist
+        var base = resource.finalLocation
+        switch result.playlist {
+        case .media(let media): playlist = media
+        case .multivariant(let multivariant):
+            guard let variant = multivariant.variants.first else {
+                throw LoadError(.notAPlaylist, location: url, "the asset's multivariant playlist has no variant stream")
+            }
+            let loaded = try await media(tag(StreamValidator.resolve(variant.uri, against: base), primaryID))
+            playlist = loaded.playlist
+            base = loaded.url
+        }
+        guard playlist.hasEndList else {
+            throw LoadError(.notAPlaylist, location: url, "interstitial assets \"MUST be VOD assets\" (App. D.1); this playlist has no EXT-X-ENDLIST")
+        }
+        return AssetMedia(
+            duration: playlist.duration,
+            segments: playlist.segments.map {
+                SegmentReference(url: StreamValidator.resolve($0.uri, against: base), range: $0.startTime..<$0.endTime)
+            })
+    }
+
+    /// Loads a media segment's bytes.
+    func loadSegment(_ url: String) async throws -> [UInt8] {
+        try await loader.loadResource(url).bytes
+    }
+
+    private func media(_ url: String) async throws -> (playlist: MediaPlaylist, url: String) {
+        let (resource, result) = try await loader.loadPlaylist(url)
+        guard case .media(let playlist) = result.playlist else {
+            throw LoadError(.notAPlaylist, location: url, "expected a media playlist, found a multivariant playlist")
+        }
+        return (playlist, resource.finalLocation)
+    }
+
+    private func tag(_ url: String, _ primaryID: String) -> String {
+        QueryParameters(url).names.contains("_HLS_primary_id")
+            ? url : QueryParameters.appending("_HLS_primary_id", primaryID, to: url)
+    }
+}

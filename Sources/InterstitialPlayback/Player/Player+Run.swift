@@ -1,0 +1,117 @@
+import HLSPlaylist
+
+extension Player {
+    /// Drives playback until the clock reaches `limit` (since the player was created), playback
+    /// ends, or — on a manual clock — nothing more can happen (paused, nothing scheduled).
+    ///
+    /// Loads run as child tasks; those still in flight when it returns are cancelled and asked for
+    /// again by a later call. Only one call runs at a time; a second returns at once.
+    public func run(until limit: Duration? = nil) async {
+        let claimed = state.withLockedValue { state -> Bool in
+            if state.running { return false }
+            state.running = true
+            return true
+        }
+        guard claimed else { return }
+        defer { state.withLockedValue { $0.running = false } }
+        var timer: Task<Void, Never>?
+        defer { timer?.cancel() }
+        await withTaskGroup(of: Void.self) { group in
+            var wakes = wake.makeAsyncIterator()
+            while !Task.isCancelled {
+                let now = clock.now()
+                let status = state.withLockedValue { state in
+                    let loads = state.pendingLoads
+                    state.pendingLoads = []
+                    state.inFlight += loads.count
+                    let due = state.scheduled.first?.time
+                    let machineDeadline = state.machine.nextDeadline
+                    let observerDeadline = state.observers.watchedTimes.compactMap {
+                        state.machine.clockTime(whenIntegratedReaches: $0)
+                    }.min()
+                    let deadline = [due, machineDeadline, observerDeadline].compactMap { $0 }.min()
+                    return (loads, state.inFlight, deadline, state.machine.mode == .ended, state.scheduled.isEmpty)
+                }
+                for load in status.0 {
+                    group.addTask { await self.load(load) }
+                }
+                if status.3 && status.4 { break }
+                if let limit, now >= limit { break }
+                let target = [status.2, limit].compactMap { $0 }.min()
+                if clock.manual != nil {
+                    if status.1 > 0 {
+                        _ = await wakes.next()
+                        continue
+                    }
+                    guard let target else { break }
+                    if status.3, status.2 == nil || target == limit { break }
+                    clock.advance(to: max(target, now))
+                    tick()
+                } else {
+                    timer?.cancel()
+                    if let target {
+                        let clock = self.clock
+                        let continuation = wakeContinuation
+                        timer = Task {
+                            try? await clock.sleep(target)
+                            continuation.yield()
+                        }
+                    }
+                    _ = await wakes.next()
+                    tick()
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Applies the scheduled commands that are due and lets time pass.
+    func tick() {
+        let now = clock.now()
+        var callbacks: [@Sendable () -> Void] = []
+        state.withLockedValue { state in
+            while let first = state.scheduled.first, first.time <= now {
+                state.scheduled.removeFirst()
+                let actions = state.machine.handle(.command(first.command), at: first.time)
+                Self.perform(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+            }
+            let actions = state.machine.advance(to: now)
+            Self.perform(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+        }
+        for callback in callbacks { callback() }
+    }
+
+    /// Carries out one load and hands its result to the machine.
+    func load(_ request: PlaybackStateMachine.LoadRequest) async {
+        let input: PlaybackStateMachine.Input
+        do {
+            switch request.key {
+            case .primary:
+                let previous = state.withLockedValue { $0.presentation }
+                let presentation = try await loader.loadPrimary(
+                    request.url, reload: previous, primaryID: configuration.primaryID)
+                if previous == nil { state.withLockedValue { $0.presentation = presentation } }
+                input = .primaryLoaded(presentation)
+            case .assetList(let id):
+                input = .assetListLoaded(id, try await loader.loadAssetList(request.url))
+            case .asset(let id, let index):
+                input = .assetLoaded(id, index, try await loader.loadAsset(request.url, primaryID: configuration.primaryID))
+            case .segment(let url):
+                let bytes = try await loader.loadSegment(url)
+                renderer.enqueue(MediaChunk(url: url, bytes: bytes))
+                input = .segmentLoaded(url)
+            }
+        } catch {
+            input = Task.isCancelled ? .loadCancelled(request.key) : .loadFailed(request.key, "\(error)")
+        }
+        let now = clock.now()
+        var callbacks: [@Sendable () -> Void] = []
+        state.withLockedValue { state in
+            state.inFlight -= 1
+            let actions = state.machine.handle(input, at: now)
+            Self.perform(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+        }
+        for callback in callbacks { callback() }
+        wakeContinuation.yield()
+    }
+}

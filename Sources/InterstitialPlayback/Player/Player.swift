@@ -1,0 +1,307 @@
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Logging
+import NIOConcurrencyHelpers
+
+/// A player of a primary HLS presentation with interstitials (AVFoundation's `AVPlayer` with an
+/// interstitial event monitor, reference §2).
+///
+/// The logic lives in a state machine value; the player is its driver: it loads what the machine
+/// asks for over HTTP, hands media to a ``MediaRenderer``, keeps time on an injected clock and
+/// publishes a trace of ``PlaybackEvent``s and the monitor's notifications as `AsyncSequence`s.
+///
+/// Drive it with ``run(until:)`` (structured: loads are child tasks). With a ``ManualClock`` the
+/// player is virtual: it moves the clock from one thing that happens to the next once every load
+/// has finished, so an hour of playback takes milliseconds and the trace is deterministic.
+public final class Player: Sendable {
+    /// Player settings.
+    public struct Configuration: Sendable {
+        /// The session's `_HLS_primary_id`, also sent as `X-PLAYBACK-SESSION-ID` (R19); a UUID by
+        /// default.
+        public var primaryID: String
+        /// How far ahead of an event its asset list is requested (R18); 10 s by default.
+        public var lookahead: MediaTime
+        /// How much primary media is buffered ahead; 30 s by default.
+        public var forwardBuffer: MediaTime
+        /// Whether media segments are loaded and enqueued in the renderer (playlists and asset
+        /// lists always are); on by default.
+        public var loadsSegments: Bool
+        /// Where primary starts (seconds from its first segment); nil: 0 for VOD, the live start
+        /// point (hold back from the live edge) for live.
+        public var startTime: MediaTime?
+        /// The time allowed for each response (R20); 60 s by default.
+        public var timeout: Duration
+        /// The most redirects followed (R20); 5 by default.
+        public var maximumRedirects: Int
+        /// The most trace events kept in ``Player/trace`` (subscribers get all of them).
+        public var traceLimit: Int
+
+        /// Creates a configuration.
+        public init(
+            primaryID: String = UUID().uuidString, lookahead: MediaTime = MediaTime(seconds: 10),
+            forwardBuffer: MediaTime = MediaTime(seconds: 30), loadsSegments: Bool = true,
+            startTime: MediaTime? = nil, timeout: Duration = .seconds(60), maximumRedirects: Int = 5,
+            traceLimit: Int = 100_000
+        ) {
+            self.primaryID = primaryID
+            self.lookahead = lookahead
+            self.forwardBuffer = forwardBuffer
+            self.loadsSegments = loadsSegments
+            self.startTime = startTime
+            self.timeout = timeout
+            self.maximumRedirects = maximumRedirects
+            self.traceLimit = traceLimit
+        }
+    }
+
+    /// Whether the player is playing, paused or waiting (`AVPlayer.TimeControlStatus`).
+    public enum TimeControlStatus: String, Sendable, Hashable {
+        /// Paused.
+        case paused
+        /// Asked to play, but waiting; see ``reasonForWaitingToPlay``.
+        case waitingToPlayAtSpecifiedRate
+        /// Playing.
+        case playing
+    }
+
+    /// Why the player waits (`AVPlayer.WaitingReason`).
+    public enum WaitingReason: String, Sendable, Hashable {
+        /// Waiting for the completion of an interstitial event (`.interstitialEvent`).
+        case interstitialEvent
+        /// Waiting for media to load (`.toMinimizeStalls`).
+        case toMinimizeStalls
+        /// Waiting for the first load (`.evaluatingBufferingRate`).
+        case evaluatingBufferingRate
+    }
+
+    struct State: Sendable {
+        var machine: PlaybackStateMachine
+        var pendingLoads: [PlaybackStateMachine.LoadRequest] = []
+        var inFlight = 0
+        var trace: [PlaybackEvent] = []
+        var traceSubscribers: [Int: AsyncStream<PlaybackEvent>.Continuation] = [:]
+        var notificationSubscribers: [Int: AsyncStream<InterstitialEventNotification>.Continuation] = [:]
+        var nextSubscriber = 0
+        var scheduled: [(time: Duration, command: PlaybackCommand)] = []
+        var presentation: PrimaryPresentation?
+        var observers = TimelineObservers()
+        var running = false
+        var traceLimit = 100_000
+    }
+
+    /// The item it plays.
+    public let currentItem: PlayerItem
+    /// The player of interstitial assets (an `AVQueuePlayer` in AVFoundation).
+    public let interstitialPlayer: QueuePlayer
+    /// The settings.
+    public let configuration: Configuration
+    let state: NIOLockedValueBox<State>
+    let clock: PlaybackClock
+    let loader: SessionLoader
+    let renderer: any MediaRenderer
+    let wake: AsyncStream<Void>
+    let wakeContinuation: AsyncStream<Void>.Continuation
+    let logger: Logger?
+
+    /// Creates a player for `item` on `clock` (a ``ManualClock`` makes it virtual).
+    public init<C: Clock>(
+        item: PlayerItem, configuration: Configuration = Configuration(), clock: C,
+        renderer: any MediaRenderer = CountingRenderer(), logger: Logger? = nil
+    ) where C.Duration == Duration {
+        self.currentItem = item
+        self.configuration = configuration
+        self.clock = PlaybackClock(clock)
+        self.renderer = renderer
+        self.logger = logger
+        self.loader = SessionLoader(
+            primaryID: configuration.primaryID, timeout: configuration.timeout,
+            maximumRedirects: configuration.maximumRedirects, logger: logger)
+        var machine = PlaybackStateMachine(
+            url: item.url,
+            configuration: .init(
+                primaryID: configuration.primaryID, lookahead: configuration.lookahead,
+                forwardBuffer: configuration.forwardBuffer, loadsSegments: configuration.loadsSegments,
+                startTime: configuration.startTime))
+        let first = machine.start()
+        var initial = State(machine: machine)
+        initial.traceLimit = max(1, configuration.traceLimit)
+        self.state = NIOLockedValueBox(initial)
+        (self.wake, self.wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.interstitialPlayer = QueuePlayer()
+        interstitialPlayer.attach(self)
+        item.attach(self)
+        let actions = first
+        var callbacks: [@Sendable () -> Void] = []
+        _ = state.withLockedValue { state in Self.perform(actions, in: &state, renderer: renderer, callbacks: &callbacks) }
+        if !item.automaticallyHandlesInterstitialEvents {
+            _ = perform(.setAutomaticallyHandlesInterstitialEvents(false))
+        }
+    }
+
+    /// Creates a player on the continuous clock.
+    public convenience init(
+        item: PlayerItem, configuration: Configuration = Configuration(),
+        renderer: any MediaRenderer = CountingRenderer(), logger: Logger? = nil
+    ) {
+        self.init(item: item, configuration: configuration, clock: ContinuousClock(), renderer: renderer, logger: logger)
+    }
+
+    /// Shuts the HTTP client down. Call it when done with the player.
+    public func shutdown() async {
+        state.withLockedValue { state in
+            for continuation in state.traceSubscribers.values { continuation.finish() }
+            for continuation in state.notificationSubscribers.values { continuation.finish() }
+            state.traceSubscribers = [:]
+            state.notificationSubscribers = [:]
+            state.observers.finish()
+        }
+        await loader.shutdown()
+    }
+
+    // MARK: Control
+
+    /// Plays (`play()`).
+    public func play() { perform(.play) }
+
+    /// Pauses (`pause()`).
+    public func pause() { perform(.pause) }
+
+    /// The rate; setting it plays (0 pauses). A rate above 1 is refused while an interstitial with
+    /// X-RESTRICT=SKIP plays (R13).
+    public var rate: Double {
+        get { state.withLockedValue { $0.machine.playing ? $0.machine.rate : 0 } }
+        set { perform(.setRate(newValue)) }
+    }
+
+    /// Seeks primary to `time`; false when a restriction refused it.
+    @discardableResult
+    public func seek(to time: MediaTime) -> Bool {
+        !perform(.seek(time)).contains { $0.kind == .seekRefused }
+    }
+
+    /// Seeks primary to `date`; false when refused or the primary has no dates.
+    @discardableResult
+    public func seek(to date: DateTime) -> Bool {
+        !perform(.seekToDate(date)).contains { $0.kind == .seekRefused }
+    }
+
+    /// Applies a command now and returns the trace events it produced.
+    @discardableResult
+    public func perform(_ command: PlaybackCommand) -> [PlaybackEvent] {
+        let now = clock.now()
+        var callbacks: [@Sendable () -> Void] = []
+        let events = state.withLockedValue { state -> [PlaybackEvent] in
+            let actions = state.machine.handle(.command(command), at: now)
+            return Self.perform(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+        }
+        for callback in callbacks { callback() }
+        wakeContinuation.yield()
+        return events
+    }
+
+    /// Applies `command` when the clock reaches `time` (since the player was created).
+    public func schedule(_ command: PlaybackCommand, at time: Duration) {
+        state.withLockedValue { state in
+            state.scheduled.append((time, command))
+            state.scheduled.sort { $0.time < $1.time }
+        }
+        wakeContinuation.yield()
+    }
+
+    // MARK: State
+
+    /// The primary position (`currentTime()`); during an interstitial, where primary waits.
+    public var currentTime: MediaTime { state.withLockedValue { $0.machine.position } }
+
+    /// The date at the primary position, when the primary has dates.
+    public var currentDate: DateTime? { state.withLockedValue { $0.machine.currentDate } }
+
+    /// Whether the player plays, waits or is paused.
+    public var timeControlStatus: TimeControlStatus {
+        state.withLockedValue { state in
+            let machine = state.machine
+            guard machine.playing, machine.mode != .ended else { return .paused }
+            if machine.mode == .interstitial || machine.mode == .loading || machine.effectiveRate == 0 {
+                return .waitingToPlayAtSpecifiedRate
+            }
+            return .playing
+        }
+    }
+
+    /// Why the player waits: `.interstitialEvent` while an interstitial plays.
+    public var reasonForWaitingToPlay: WaitingReason? {
+        guard timeControlStatus == .waitingToPlayAtSpecifiedRate else { return nil }
+        return state.withLockedValue { state in
+            switch state.machine.mode {
+            case .interstitial: .interstitialEvent
+            case .loading: .evaluatingBufferingRate
+            default: .toMinimizeStalls
+            }
+        }
+    }
+
+    /// Whether playback has ended.
+    public var hasEnded: Bool { state.withLockedValue { $0.machine.mode == .ended } }
+
+    /// The trace so far (the most recent ``Configuration/traceLimit`` events).
+    public var trace: [PlaybackEvent] { state.withLockedValue { $0.trace } }
+
+    /// Clock time since the player was created.
+    public var clockTime: Duration { clock.now() }
+
+    /// The trace as it happens, from now on; it finishes at ``shutdown()``.
+    public func traceEvents() -> AsyncStream<PlaybackEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PlaybackEvent.self)
+        let id = state.withLockedValue { state -> Int in
+            state.nextSubscriber += 1
+            state.traceSubscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLockedValue { $0.traceSubscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// The monitor's notifications, from now on.
+    func notifications() -> AsyncStream<InterstitialEventNotification> {
+        let (stream, continuation) = AsyncStream.makeStream(of: InterstitialEventNotification.self)
+        let id = state.withLockedValue { state -> Int in
+            state.nextSubscriber += 1
+            state.notificationSubscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLockedValue { $0.notificationSubscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: Actions
+
+    /// Carries out the machine's actions under the lock; returns the trace events among them.
+    @discardableResult
+    static func perform(
+        _ actions: [PlaybackStateMachine.Action], in state: inout State, renderer: any MediaRenderer,
+        callbacks: inout [@Sendable () -> Void]
+    ) -> [PlaybackEvent] {
+        var events: [PlaybackEvent] = []
+        for action in actions {
+            switch action {
+            case .load(let request): state.pendingLoads.append(request)
+            case .emit(let event):
+                events.append(event)
+                state.trace.append(event)
+                for continuation in state.traceSubscribers.values { continuation.yield(event) }
+            case .notify(let notification):
+                for continuation in state.notificationSubscribers.values { continuation.yield(notification) }
+            case .flush: renderer.flush()
+            }
+        }
+        if state.trace.count > state.traceLimit { state.trace.removeFirst(state.trace.count - state.traceLimit) }
+        state.observers.update(machine: state.machine, callbacks: &callbacks)
+        state.machine.watchedIntegratedTimes = state.observers.watchedTimes
+        return events
+    }
+}

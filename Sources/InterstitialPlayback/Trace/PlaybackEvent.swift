@@ -1,0 +1,168 @@
+import HLSPlaylist
+
+/// One line of a playback trace: what the engine did, when, and where primary was.
+///
+/// `hlsi play` prints these, one JSON object per line with `t` (clock seconds), `event`,
+/// `primaryTime` and the event's fields, or as a readable log.
+public struct PlaybackEvent: Sendable, Hashable, CustomStringConvertible {
+    /// What happened.
+    public enum Kind: String, Sendable, Hashable, CaseIterable, Codable {
+        /// The schedule's events changed (loaded, reloaded, set by the controller).
+        case eventsChanged
+        /// An asset list was requested (late binding, profile R18).
+        case assetListRequested
+        /// An asset list arrived and was read.
+        case assetListLoaded
+        /// An interstitial event began: primary is suspended.
+        case interstitialStarted
+        /// An asset of the current event began to play.
+        case assetStarted
+        /// The asset ended (played through, skipped, cut by a playout limit or abandoned).
+        case assetEnded
+        /// The event ended; `resumeTime` is where primary resumes after it.
+        case interstitialEnded
+        /// Primary playback resumed (or started).
+        case primaryResumed
+        /// A seek was asked for.
+        case seekRequested
+        /// A seek completed.
+        case seekCompleted
+        /// A seek was refused by a restriction.
+        case seekRefused
+        /// A rate change was refused by a restriction.
+        case rateRefused
+        /// A skip was refused.
+        case skipRefused
+        /// The current event was skipped.
+        case eventSkipped
+        /// The current interstitial was cancelled by the controller.
+        case interstitialCancelled
+        /// An event that had not started was removed from the schedule.
+        case eventUnscheduled
+        /// Playback started or its rate changed.
+        case rateChanged
+        /// Playback paused.
+        case paused
+        /// Primary reached the live edge and waits for the playlist to grow.
+        case stalled
+        /// A live playlist reload brought new segments.
+        case playlistReloaded
+        /// Input that was ignored, with the reason (e.g. a reload that changed a date range value).
+        case warning
+        /// A load or playback error, with its message.
+        case error
+        /// Playback ended.
+        case ended
+    }
+
+    /// A field value.
+    public enum Value: Sendable, Hashable, CustomStringConvertible {
+        /// Text.
+        case string(String)
+        /// A media time, in seconds.
+        case time(MediaTime)
+        /// An integer.
+        case integer(Int)
+        /// A number.
+        case number(Double)
+        /// A truth value.
+        case bool(Bool)
+        /// Nothing (JSON null).
+        case null
+
+        /// The value as JSON.
+        public var json: String {
+            switch self {
+            case .string(let text): PlaybackEvent.quote(text)
+            case .time(let time): time.formatted(fractionDigits: 3)
+            case .integer(let value): String(value)
+            case .number(let value): value.isFinite ? String(value) : "null"
+            case .bool(let value): value ? "true" : "false"
+            case .null: "null"
+            }
+        }
+
+        /// The value for a readable log.
+        public var description: String {
+            switch self {
+            case .string(let text): text
+            default: json
+            }
+        }
+    }
+
+    /// Clock time since the player started.
+    public var time: Duration
+    /// What happened.
+    public var kind: Kind
+    /// The primary position at that moment (the suspended one during an interstitial).
+    public var primaryTime: MediaTime?
+    /// The event's fields, in order.
+    public var fields: [(name: String, value: Value)]
+
+    /// Creates an event.
+    public init(
+        time: Duration, kind: Kind, primaryTime: MediaTime?, fields: [(name: String, value: Value)] = []
+    ) {
+        self.time = time
+        self.kind = kind
+        self.primaryTime = primaryTime
+        self.fields = fields
+    }
+
+    /// The value of a field.
+    public subscript(name: String) -> Value? { fields.first { $0.name == name }?.value }
+
+    /// Clock seconds with millisecond precision.
+    public var seconds: MediaTime {
+        MediaTime(nanoseconds: time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000)
+    }
+
+    /// One JSON object: `{"t":…,"event":…,"primaryTime":…,…}`.
+    public var json: String {
+        var text = "{\"t\":\(seconds.formatted(fractionDigits: 3)),\"event\":\(Self.quote(kind.rawValue))"
+        text += ",\"primaryTime\":" + (primaryTime.map { $0.formatted(fractionDigits: 3) } ?? "null")
+        for field in fields { text += ",\(Self.quote(field.name)):\(field.value.json)" }
+        return text + "}"
+    }
+
+    /// A readable log line: `  12.000  interstitialStarted  primary 12.000  id=ad1`.
+    public var description: String {
+        let clock = seconds.formatted(fractionDigits: 3)
+        let padding = String(repeating: " ", count: max(0, 9 - clock.count))
+        let primary = primaryTime.map { "primary " + $0.formatted(fractionDigits: 3) } ?? "primary -"
+        let name = kind.rawValue.padding(toLength: 21, withPad: " ", startingAt: 0)
+        let details = fields.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
+        return "\(padding)\(clock)  \(name) \(primary)\(details.isEmpty ? "" : "  " + details)"
+    }
+
+    /// Events are equal when every part is.
+    public static func == (lhs: PlaybackEvent, rhs: PlaybackEvent) -> Bool {
+        lhs.time == rhs.time && lhs.kind == rhs.kind && lhs.primaryTime == rhs.primaryTime
+            && lhs.fields.map(\.name) == rhs.fields.map(\.name) && lhs.fields.map(\.value) == rhs.fields.map(\.value)
+    }
+
+    /// Hashes the time and kind.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(time)
+        hasher.combine(kind)
+    }
+
+    static func quote(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
