@@ -91,9 +91,9 @@ extension PlaybackStateMachine {
     func primarySegment(from: MediaTime, to: MediaTime) -> BufferStep? {
         guard configuration.loadsSegments, let timeline, from < to else { return nil }
         for segment in timeline.playlist.segments where segment.endTime > from && segment.startTime < to {
-            let url = StreamValidator.resolve(segment.uri, against: timeline.url)
+            let url = tagged(StreamValidator.resolve(segment.uri, against: timeline.url))
             if !loadedSegments.contains(url) && !failedSegments.contains(url) && !inFlight.contains(.segment(url)) {
-                return .now(.segment(tagged(url)), tagged(url))
+                return .now(.segment(url), url)
             }
         }
         return nil

@@ -69,10 +69,11 @@ extension PlaybackStateMachine {
     /// Whether a group still has a member to play.
     func isPlayable(_ group: Group) -> Bool { group.members.contains { !exhausted.contains($0) } }
 
-    /// The first mid-roll group at or after `time` that will fire.
+    /// The first mid-roll group after `time` (or at it, unless it just played there) that will fire.
     func nextGroup(after time: MediaTime, inclusive: Bool) -> Group? {
         groups.first { group in
-            group.cue == .none && (inclusive ? group.start >= time : group.start > time)
+            group.cue == .none
+                && (group.start > time || (inclusive && group.start == time && group.key != handledKey))
                 && !suppressed.contains(group.key) && isPlayable(group)
         }
     }

@@ -355,9 +355,12 @@ package struct PlaybackStateMachine: Sendable {
     }
 
     /// `url` with `_HLS_primary_id` (R19).
-    func tagged(_ url: String) -> String {
+    func tagged(_ url: String) -> String { Self.tagged(url, primaryID: configuration.primaryID) }
+
+    /// `url` with `_HLS_primary_id=primaryID`, unless it has one.
+    static func tagged(_ url: String, primaryID: String) -> String {
         QueryParameters(url).names.contains("_HLS_primary_id")
-            ? url : QueryParameters.appending("_HLS_primary_id", configuration.primaryID, to: url)
+            ? url : QueryParameters.appending("_HLS_primary_id", primaryID, to: url)
     }
 
     func keyID(_ key: LoadKey) -> String {

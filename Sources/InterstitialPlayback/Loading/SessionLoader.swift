@@ -106,7 +106,6 @@ struct SessionLoader: Sendable {
     }
 
     private func tag(_ url: String, _ primaryID: String) -> String {
-        QueryParameters(url).names.contains("_HLS_primary_id")
-            ? url : QueryParameters.appending("_HLS_primary_id", primaryID, to: url)
+        PlaybackStateMachine.tagged(url, primaryID: primaryID)
     }
 }

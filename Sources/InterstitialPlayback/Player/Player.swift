@@ -149,13 +149,23 @@ public final class Player: Sendable {
 
     /// Shuts the HTTP client down. Call it when done with the player.
     public func shutdown() async {
-        state.withLockedValue { state in
-            for continuation in state.traceSubscribers.values { continuation.finish() }
-            for continuation in state.notificationSubscribers.values { continuation.finish() }
-            state.traceSubscribers = [:]
-            state.notificationSubscribers = [:]
-            state.observers.finish()
+        // Finished outside the lock: finishing runs the streams' termination handlers, which lock.
+        let (traces, notifications, timelines) = state.withLockedValue { state in
+            defer {
+                state.traceSubscribers = [:]
+                state.notificationSubscribers = [:]
+                state.observers.outOfSync = [:]
+                state.observers.periodic = [:]
+                state.observers.boundary = [:]
+            }
+            return (
+                Array(state.traceSubscribers.values), Array(state.notificationSubscribers.values),
+                Array(state.observers.outOfSync.values)
+            )
         }
+        for continuation in traces { continuation.finish() }
+        for continuation in notifications { continuation.finish() }
+        for continuation in timelines { continuation.finish() }
         await loader.shutdown()
     }
 
@@ -240,6 +250,27 @@ public final class Player: Sendable {
             }
         }
     }
+
+    /// Loads only the primary presentation at `url` and tells whether it is live (no EXT-X-ENDLIST),
+    /// to pick a clock before playing. Throws the load error.
+    public static func isLive(url: String, configuration: Configuration = Configuration()) async throws -> Bool {
+        let loader = SessionLoader(
+            primaryID: configuration.primaryID, timeout: configuration.timeout,
+            maximumRedirects: configuration.maximumRedirects, logger: nil)
+        do {
+            let presentation = try await loader.loadPrimary(
+                PlaybackStateMachine.tagged(url, primaryID: configuration.primaryID), reload: nil,
+                primaryID: configuration.primaryID)
+            await loader.shutdown()
+            return presentation.media.isLive
+        } catch {
+            await loader.shutdown()
+            throw error
+        }
+    }
+
+    /// Whether the primary is live (no EXT-X-ENDLIST); nil until it has loaded.
+    public var isLive: Bool? { state.withLockedValue { $0.machine.timeline.map(\.isLive) } }
 
     /// Whether playback has ended.
     public var hasEnded: Bool { state.withLockedValue { $0.machine.mode == .ended } }

@@ -30,13 +30,6 @@ struct TimelineObservers: Sendable {
 
     var isEmpty: Bool { periodic.isEmpty && boundary.isEmpty && outOfSync.isEmpty }
 
-    mutating func finish() {
-        for continuation in outOfSync.values { continuation.finish() }
-        outOfSync = [:]
-        periodic = [:]
-        boundary = [:]
-    }
-
     /// Whether two segments are the same segment of the timeline (as the timeline changes).
     static func same(_ a: IntegratedTimelineSnapshot.Segment, _ b: IntegratedTimelineSnapshot.Segment) -> Bool {
         a.segmentType == b.segmentType && a.interstitialEvent?.identifier == b.interstitialEvent?.identifier
