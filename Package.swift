@@ -123,6 +123,7 @@ let package = Package(
                 "HLSPlaylist",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import Foundation
 import HLSPlaylist
 import Hummingbird
+import Logging
 import InterstitialPlayback
 import NIOConcurrencyHelpers
 import NIOCore
@@ -13,6 +14,7 @@ final class TestOrigin: Sendable {
         var contentType = "application/vnd.apple.mpegurl"
         var body: String
         var location: String? = nil
+        var delay: Duration? = nil
     }
 
     struct Request: Sendable, Hashable {
@@ -61,18 +63,22 @@ final class TestOrigin: Sendable {
             guard let reply = origin.routes.withLockedValue({ $0 })(path, query) else {
                 return Response(status: .notFound, body: .init(byteBuffer: ByteBuffer(string: "not found")))
             }
+            if let delay = reply.delay { try await Task.sleep(for: delay) }
             var headers: HTTPFields = [.contentType: reply.contentType]
             if let location = reply.location { headers[.location] = location }
-            return Response(status: reply.status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: reply.body)))
+            let body = reply.body.replacingOccurrences(of: "{ORIGIN}", with: "http://127.0.0.1:\(origin.port)")
+            return Response(status: reply.status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
         }
         _ = holder
         let (started, startedContinuation) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "test-origin")
+        logger.logLevel = .critical
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in
                 startedContinuation.yield(channel.localAddress?.port ?? 0)
                 startedContinuation.finish()
-            })
+            }, logger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService(gracefulShutdownSignals: []) }
             var iterator = started.makeAsyncIterator()
@@ -89,6 +95,20 @@ final class TestOrigin: Sendable {
                 throw error
             }
         }
+    }
+}
+
+extension TestOrigin {
+    /// Runs `body` with an origin serving `files` (path → body; `.json` as JSON; `{ORIGIN}` in a body
+    /// becomes the origin's base URL).
+    static func with<Result: Sendable>(
+        files: [String: String], _ body: @Sendable (TestOrigin) async throws -> Result
+    ) async throws -> Result {
+        try await with({ path, _ in Self.reply(files, path) }, body)
+    }
+
+    static func reply(_ files: [String: String], _ path: String) -> Reply? {
+        files[path].map { Reply(contentType: path.hasSuffix(".json") ? "application/json" : "application/vnd.apple.mpegurl", body: $0) }
     }
 }
 

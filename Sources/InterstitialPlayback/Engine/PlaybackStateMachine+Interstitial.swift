@@ -229,7 +229,8 @@ extension PlaybackStateMachine {
             offset = scheduledEvent(id)?.resumptionOffset ?? run.event.resumptionOffset?.time ?? playedNow
         }
         run.offsets = run.offsets + offset
-        let resume = run.resumeOverride ?? (run.base + run.offsets)
+        let last = run.memberIndex + 1 >= run.members.count || ending == .cancelled || ending == .seek
+        let resume = last ? resumePoint(run) : run.base + run.offsets
         self.run = run
         notify(
             .eventDidFinish(
@@ -269,6 +270,19 @@ extension PlaybackStateMachine {
         finishRun()
     }
 
+    /// Where primary resumes after a run: the override, or the base plus the members' offsets,
+    /// snapped to a segment boundary when the last member has X-SNAP=IN (R6).
+    func resumePoint(_ run: Run) -> MediaTime {
+        if let override = run.resumeOverride { return override }
+        let resume = run.base + run.offsets
+        let last = activeEvent(run.members[run.members.count - 1]) ?? run.event
+        guard last.alignsResumptionWithPrimarySegmentBoundary, let timeline,
+            let snapped = InterstitialSchedule.snap(
+                resume, in: [timeline.playlist] + (timeline.isLive ? [] : timeline.others), preferLater: true)
+        else { return resume }
+        return snapped
+    }
+
     /// Resumes primary after the group (R5, R6 IN, R8, R10), or ends after POST (R9).
     mutating func finishRun() {
         guard let run else { return }
@@ -280,14 +294,7 @@ extension PlaybackStateMachine {
             position = timeline?.end ?? position
             return
         }
-        var resume = run.resumeOverride ?? (run.base + run.offsets)
-        if run.resumeOverride == nil, let last = activeEvent(run.members[run.members.count - 1]) ?? Optional(run.event),
-            last.alignsResumptionWithPrimarySegmentBoundary, let timeline,
-            let snapped = InterstitialSchedule.snap(
-                resume, in: [timeline.playlist] + (timeline.isLive ? [] : timeline.others), preferLater: true)
-        {
-            resume = snapped
-        }
+        var resume = resumePoint(run)
         if run.group.cue == .join {
             started = true
         } else if resume < run.group.start {
