@@ -37,3 +37,12 @@ func play(
     await player.shutdown()
     return player
 }
+
+import NIOConcurrencyHelpers
+
+/// A locked list for observer blocks.
+final class Recorder<Element: Sendable>: Sendable {
+    private let box = NIOLockedValueBox<[Element]>([])
+    var value: [Element] { box.withLockedValue { $0 } }
+    func append(_ element: Element) { box.withLockedValue { $0.append(element) } }
+}
