@@ -16,7 +16,8 @@ struct PlayoutVector: Sendable, CustomTestStringConvertible {
         let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         let directories = [
             tests.appendingPathComponent("Fixtures/conformance"),
-            tests.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/conformance/schedule"),
+            tests.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                "shared/conformance/schedule"),
         ]
         var seen: Set<String> = []
         var vectors: [PlayoutVector] = []
@@ -55,7 +56,9 @@ struct ConformancePlayoutTests {
         try #require(!vector.playlist.isEmpty, "the vector could not be read")
         // Every ad the vector names is served, as long as the schedule says it plays.
         let ads = "https://ads.example.com"
-        var files: [String: String] = ["/primary.m3u8": vector.playlist.replacingOccurrences(of: ads, with: "{ORIGIN}/ads")]
+        var files: [String: String] = [
+            "/primary.m3u8": vector.playlist.replacingOccurrences(of: ads, with: "{ORIGIN}/ads")
+        ]
         let parsed = try #require(PlaylistParser.parse(vector.playlist).playlist.media)
         for event in ScheduleInput.events(of: parsed) {
             if let uri = event.assetURI, let duration = event.duration ?? event.plannedDuration {

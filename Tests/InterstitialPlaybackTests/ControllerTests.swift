@@ -8,45 +8,64 @@ struct ControllerTests {
     static let server = vod(
         [Content.interstitial("srv", at: 10, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0")], ads)
 
-    static func clientEvent(_ origin: TestOrigin, _ id: String, at seconds: Double, _ uri: String) -> InterstitialEvent {
+    static func clientEvent(_ origin: TestOrigin, _ id: String, at seconds: Double, _ uri: String) -> InterstitialEvent
+    {
         var event = InterstitialEvent(identifier: id, time: s(seconds))
         event.assetURI = origin.url(uri)
         return event
     }
 
-    @Test("automaticallyHandlesInterstitialEvents = false ignores server events; controller events still play (R4: offset 0)")
+    @Test(
+        "automaticallyHandlesInterstitialEvents = false ignores server events; controller events still play (R4: offset 0)"
+    )
     func automaticHandlingOff() async throws {
         let trace = try await TestOrigin.with(files: Self.server) { origin in
-            await play(origin, "/main.m3u8", until: 40, before: { player in
-                player.currentItem.automaticallyHandlesInterstitialEvents = false
-                InterstitialEventController(primaryPlayer: player).events = [Self.clientEvent(origin, "app", at: 20, "/b.m3u8")]
-            }).trace
+            await play(
+                origin, "/main.m3u8", until: 40,
+                before: { player in
+                    player.currentItem.automaticallyHandlesInterstitialEvents = false
+                    InterstitialEventController(primaryPlayer: player).events = [
+                        Self.clientEvent(origin, "app", at: 20, "/b.m3u8")
+                    ]
+                }
+            ).trace
         }
-        #expect(trace.lines([.interstitialStarted, .interstitialEnded], fields: ["id", "resumeTime"]) == [
-            "20.000 interstitialStarted @20.000 id=app", "24.000 interstitialEnded @20.000 id=app resumeTime=20.000",
-        ])
+        #expect(
+            trace.lines([.interstitialStarted, .interstitialEnded], fields: ["id", "resumeTime"]) == [
+                "20.000 interstitialStarted @20.000 id=app",
+                "24.000 interstitialEnded @20.000 id=app resumeTime=20.000",
+            ])
     }
 
     @Test("setting events to nil restores the server's schedule")
     func restoreServerEvents() async throws {
         let trace = try await TestOrigin.with(files: Self.server) { origin in
-            await play(origin, "/main.m3u8", until: 30, before: { player in
-                let controller = InterstitialEventController(primaryPlayer: player)
-                controller.events = [Self.clientEvent(origin, "app", at: 2, "/b.m3u8")]
-                player.schedule(.setEvents(nil), at: .seconds(3))
-            }).trace
+            await play(
+                origin, "/main.m3u8", until: 30,
+                before: { player in
+                    let controller = InterstitialEventController(primaryPlayer: player)
+                    controller.events = [Self.clientEvent(origin, "app", at: 2, "/b.m3u8")]
+                    player.schedule(.setEvents(nil), at: .seconds(3))
+                }
+            ).trace
         }
-        #expect(trace.filter { $0.kind == .interstitialStarted }.compactMap { $0["id"]?.description } == ["app", "srv"])
-        #expect(trace.filter { $0.kind == .eventsChanged }.compactMap { $0["ids"]?.description } == ["app", "app", "srv"])
+        #expect(
+            trace.filter { $0.kind == .interstitialStarted }.compactMap { $0["id"]?.description } == ["app", "srv"])
+        #expect(
+            trace.filter { $0.kind == .eventsChanged }.compactMap { $0["ids"]?.description } == ["app", "app", "srv"])
     }
 
     @Test("cancelCurrentEvent: a time offset, indefinite (wall clock elapsed) and invalid (projected)")
     func cancel() async throws {
         let files = vod(
-            [Content.interstitial("brk", at: 10, "DURATION=10,X-ASSET-URI=\"{ORIGIN}/long.m3u8\",X-RESUME-OFFSET=10")], ads)
+            [Content.interstitial("brk", at: 10, "DURATION=10,X-ASSET-URI=\"{ORIGIN}/long.m3u8\",X-RESUME-OFFSET=10")],
+            ads)
         func resume(_ offset: ResumptionOffset?) async throws -> MediaTime? {
             let trace = try await TestOrigin.with(files: files) { origin in
-                await play(origin, "/main.m3u8", until: 20, script: [(12, .pause), (14, .play), (15, .cancelCurrentEvent(resumptionOffset: offset))]).trace
+                await play(
+                    origin, "/main.m3u8", until: 20,
+                    script: [(12, .pause), (14, .play), (15, .cancelCurrentEvent(resumptionOffset: offset))]
+                ).trace
             }
             return trace.last { $0.kind == .primaryResumed }?.primaryTime
         }
@@ -66,10 +85,12 @@ struct ControllerTests {
         let trace = try await TestOrigin.with(files: files) { origin in
             await play(origin, "/main.m3u8", until: 30, script: [(11, .skipCurrentEvent)]).trace
         }
-        #expect(trace.lines([.eventSkipped, .interstitialStarted, .primaryResumed]) == [
-            "0.000 primaryResumed @0.000", "10.000 interstitialStarted @10.000 id=one", "11.000 eventSkipped @10.000 id=one",
-            "11.000 interstitialStarted @10.000 id=two", "15.000 primaryResumed @15.000",
-        ])
+        #expect(
+            trace.lines([.eventSkipped, .interstitialStarted, .primaryResumed]) == [
+                "0.000 primaryResumed @0.000", "10.000 interstitialStarted @10.000 id=one",
+                "11.000 eventSkipped @10.000 id=one",
+                "11.000 interstitialStarted @10.000 id=two", "15.000 primaryResumed @15.000",
+            ])
     }
 
     @Test("R25: interstitials inside an interstitial asset are ignored")
@@ -88,7 +109,8 @@ struct ControllerTests {
         let files = vod(
             [
                 Content.interstitial("moved", at: 10, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/r1.m3u8\",X-RESUME-OFFSET=0"),
-                Content.interstitial("loop", at: 20, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/loop0.m3u8\",X-RESUME-OFFSET=0"),
+                Content.interstitial(
+                    "loop", at: 20, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/loop0.m3u8\",X-RESUME-OFFSET=0"),
                 Content.interstitial("slow", at: 30, "DURATION=5,X-ASSET-LIST=\"/slow.json\",X-RESUME-OFFSET=3"),
             ], ads)
         let trace = try await TestOrigin.with({ path, _ in
@@ -96,7 +118,9 @@ struct ControllerTests {
             if path.hasPrefix("/loop"), let n = Int(path.dropFirst(5).dropLast(5)) {
                 return .init(status: .found, body: "", location: "/loop\(n + 1).m3u8")
             }
-            if path == "/slow.json" { return .init(contentType: "application/json", body: "{\"ASSETS\":[]}", delay: .seconds(3)) }
+            if path == "/slow.json" {
+                return .init(contentType: "application/json", body: "{\"ASSETS\":[]}", delay: .seconds(3))
+            }
             return TestOrigin.reply(files, path)
         }) { origin in
             await play(origin, "/main.m3u8", until: 60, configure: { $0.timeout = .seconds(1) }).trace
@@ -115,7 +139,8 @@ struct ControllerTests {
             ads.merging(["/list.json": Content.assetList([("{ORIGIN}/a.m3u8", 5)])]) { $1 })
         let received = try await TestOrigin.with(files: files) { origin in
             let player = Player(
-                item: PlayerItem(url: origin.url("/main.m3u8")), configuration: .init(primaryID: "p", loadsSegments: false),
+                item: PlayerItem(url: origin.url("/main.m3u8")),
+                configuration: .init(primaryID: "p", loadsSegments: false),
                 clock: ManualClock())
             let monitor = InterstitialEventMonitor(primaryPlayer: player)
             let all = monitor.notifications
@@ -128,8 +153,10 @@ struct ControllerTests {
                 switch notification {
                 case .eventsDidChange: names.append("events")
                 case .currentEventDidChange(let event): names.append("current:\(event?.identifier ?? "nil")")
-                case .assetListResponseStatusDidChange(let event, let status, _): names.append("list:\(event.identifier):\(status)")
-                case .eventDidFinish(let event, let time, let entire): names.append("finish:\(event.identifier):\(time):\(entire)")
+                case .assetListResponseStatusDidChange(let event, let status, _):
+                    names.append("list:\(event.identifier):\(status)")
+                case .eventDidFinish(let event, let time, let entire):
+                    names.append("finish:\(event.identifier):\(time):\(entire)")
                 default: names.append("\(notification)")
                 }
             }
@@ -147,11 +174,13 @@ struct ControllerTests {
             [
                 Content.interstitial("point", at: 10, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0"),
                 Content.interstitial(
-                    "fill", at: 30, "DURATION=4,X-ASSET-LIST=\"/list.json\",X-RESUME-OFFSET=0,X-TIMELINE-OCCUPIES=\"RANGE\""),
+                    "fill", at: 30,
+                    "DURATION=4,X-ASSET-LIST=\"/list.json\",X-RESUME-OFFSET=0,X-TIMELINE-OCCUPIES=\"RANGE\""),
             ], ads.merging(["/list.json": Content.assetList([("{ORIGIN}/b.m3u8", 4)])]) { $1 })
         try await TestOrigin.with(files: files) { origin in
             let player = Player(
-                item: PlayerItem(url: origin.url("/main.m3u8")), configuration: .init(primaryID: "p", loadsSegments: false),
+                item: PlayerItem(url: origin.url("/main.m3u8")),
+                configuration: .init(primaryID: "p", loadsSegments: false),
                 clock: ManualClock())
             player.play()
             await player.run(until: .seconds(1))
@@ -185,7 +214,10 @@ struct ControllerTests {
     func hours() async throws {
         var ranges: [String] = []
         for minute in stride(from: 10, to: 120, by: 10) {
-            ranges.append(Content.interstitial("ad\(minute)", at: Double(minute * 60), "DURATION=30,X-ASSET-LIST=\"/list.json\",X-RESUME-OFFSET=0"))
+            ranges.append(
+                Content.interstitial(
+                    "ad\(minute)", at: Double(minute * 60), "DURATION=30,X-ASSET-LIST=\"/list.json\",X-RESUME-OFFSET=0")
+            )
         }
         let files = [
             "/main.m3u8": Content.vod(segments: 1200, dateRanges: ranges),
@@ -198,4 +230,3 @@ struct ControllerTests {
         #expect(ContinuousClock.now - start < .seconds(30))
     }
 }
-

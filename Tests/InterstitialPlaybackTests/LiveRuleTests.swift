@@ -18,7 +18,12 @@ func liveFiles(clock: ManualClock, dateRanges: @escaping @Sendable (Double) -> [
             for line in dateRanges(now) { text += line + "\n" }
             for index in first...last { text += "#EXTINF:2.0,\nlive\(index).ts\n" }
             return .init(body: text)
-        default: return TestOrigin.reply(ads.merging(["/pair.json": Content.assetList([("{ORIGIN}/c.m3u8", 6), ("{ORIGIN}/c.m3u8", 6)]), "/longs.json": Content.assetList([("{ORIGIN}/long.m3u8", 10), ("{ORIGIN}/long.m3u8", 10)])]) { $1 }, path)
+        default:
+            return TestOrigin.reply(
+                ads.merging([
+                    "/pair.json": Content.assetList([("{ORIGIN}/c.m3u8", 6), ("{ORIGIN}/c.m3u8", 6)]),
+                    "/longs.json": Content.assetList([("{ORIGIN}/long.m3u8", 10), ("{ORIGIN}/long.m3u8", 10)]),
+                ]) { $1 }, path)
         }
     }
 }
@@ -30,7 +35,8 @@ func playLive(
     let clock = ManualClock()
     return try await TestOrigin.with(liveFiles(clock: clock, dateRanges: dateRanges)) { origin in
         let player = Player(
-            item: PlayerItem(url: origin.url("/live.m3u8")), configuration: .init(primaryID: "live", loadsSegments: false),
+            item: PlayerItem(url: origin.url("/live.m3u8")),
+            configuration: .init(primaryID: "live", loadsSegments: false),
             clock: clock)
         player.play()
         await player.run(until: .nanoseconds(s(seconds).nanoseconds))
@@ -43,7 +49,8 @@ func playLive(
 struct LiveRuleTests {
     @Test("R10: without X-RESUME-OFFSET a live break resumes at its start plus the time played")
     func liveResume() async throws {
-        let (trace, requests) = try await playLive({ _ in [Content.interstitial("brk", at: 80, "DURATION=6,X-ASSET-URI=\"{ORIGIN}/c.m3u8\"")] }, until: 40)
+        let (trace, requests) = try await playLive(
+            { _ in [Content.interstitial("brk", at: 80, "DURATION=6,X-ASSET-URI=\"{ORIGIN}/c.m3u8\"")] }, until: 40)
         // Primary starts 6 s (3 target durations) behind the edge: stream 54 is primary 14.
         #expect(trace.first(.primaryResumed)?.primaryTime == s(14))
         #expect(trace.first(.interstitialStarted, id: "brk")?.seconds == s(26))
@@ -56,34 +63,46 @@ struct LiveRuleTests {
 
     @Test("R10: after a live PRE, primary starts at the start point chosen when it began plus the time played")
     func livePreroll() async throws {
-        let (trace, _) = try await playLive({ _ in [Content.interstitial("pre", at: 0, "CUE=\"PRE\",DURATION=6,X-ASSET-URI=\"{ORIGIN}/c.m3u8\"")] }, until: 10)
-        #expect(trace.lines([.interstitialStarted, .primaryResumed]) == [
-            "0.000 interstitialStarted @14.000 id=pre", "6.000 primaryResumed @20.000",
-        ])
+        let (trace, _) = try await playLive(
+            { _ in [Content.interstitial("pre", at: 0, "CUE=\"PRE\",DURATION=6,X-ASSET-URI=\"{ORIGIN}/c.m3u8\"")] },
+            until: 10)
+        #expect(
+            trace.lines([.interstitialStarted, .primaryResumed]) == [
+                "0.000 interstitialStarted @14.000 id=pre", "6.000 primaryResumed @20.000",
+            ])
     }
 
     @Test("R11: joining inside a break plays it from the offset, with _HLS_start_offset on the asset-list request")
     func joinInsideBreak() async throws {
-        let (trace, requests) = try await playLive({ _ in [Content.interstitial("brk", at: 50, "DURATION=12,X-ASSET-LIST=\"/pair.json\"")] }, until: 12)
+        let (trace, requests) = try await playLive(
+            { _ in [Content.interstitial("brk", at: 50, "DURATION=12,X-ASSET-LIST=\"/pair.json\"")] }, until: 12)
         let list = try #require(requests.first { $0.path == "/pair.json" })
         #expect(list.query["_HLS_start_offset"] == "4.000")
         #expect(trace.first(.interstitialStarted, id: "brk")?["startOffset"] == .time(s(4)))
         // The first asset starts 4 s in; then the second; resumes at 10 + 4 + 8 (R10).
-        #expect(trace.lines([.assetStarted, .interstitialEnded, .primaryResumed], fields: ["index", "resumeTime"]) == [
-            "0.000 assetStarted @14.000 index=0", "2.000 assetStarted @14.000 index=1",
-            "8.000 interstitialEnded @14.000 resumeTime=22.000", "8.000 primaryResumed @22.000",
-        ])
+        #expect(
+            trace.lines([.assetStarted, .interstitialEnded, .primaryResumed], fields: ["index", "resumeTime"]) == [
+                "0.000 assetStarted @14.000 index=0", "2.000 assetStarted @14.000 index=1",
+                "8.000 interstitialEnded @14.000 resumeTime=22.000", "8.000 primaryResumed @22.000",
+            ])
     }
 
-    @Test("R12: a playout limit added while the break plays ends it early; changed values are ignored; removed events are unscheduled")
+    @Test(
+        "R12: a playout limit added while the break plays ends it early; changed values are ignored; removed events are unscheduled"
+    )
     func reloadUpdates() async throws {
         let (trace, _) = try await playLive(
             { now in
                 var lines = [
                     Content.interstitial(
-                        "brk", at: 80, now < 30 ? "DURATION=20,X-ASSET-LIST=\"/longs.json\"" : "DURATION=25,X-ASSET-LIST=\"/longs.json\",X-PLAYOUT-LIMIT=8")
+                        "brk", at: 80,
+                        now < 30
+                            ? "DURATION=20,X-ASSET-LIST=\"/longs.json\""
+                            : "DURATION=25,X-ASSET-LIST=\"/longs.json\",X-PLAYOUT-LIMIT=8")
                 ]
-                if now < 20 { lines.append(Content.interstitial("gone", at: 110, "DURATION=6,X-ASSET-URI=\"{ORIGIN}/c.m3u8\"")) }
+                if now < 20 {
+                    lines.append(Content.interstitial("gone", at: 110, "DURATION=6,X-ASSET-URI=\"{ORIGIN}/c.m3u8\""))
+                }
                 return lines
             }, until: 45)
         #expect(trace.first(.interstitialStarted, id: "brk")?.seconds == s(26))

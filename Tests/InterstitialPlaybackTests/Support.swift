@@ -1,5 +1,6 @@
 import HLSPlaylist
 import InterstitialPlayback
+import NIOConcurrencyHelpers
 import Testing
 
 /// Seconds as a media time.
@@ -24,7 +25,8 @@ extension Array where Element == PlaybackEvent {
 
 /// Plays `path` of `origin` on a manual clock for `duration` seconds (or to the end) and returns the player.
 func play(
-    _ origin: TestOrigin, _ path: String, until seconds: Double? = nil, configure: (inout Player.Configuration) -> Void = { _ in },
+    _ origin: TestOrigin, _ path: String, until seconds: Double? = nil,
+    configure: (inout Player.Configuration) -> Void = { _ in },
     before: (Player) -> Void = { _ in }, script: [(Double, PlaybackCommand)] = []
 ) async -> Player {
     var configuration = Player.Configuration(primaryID: "session-1", loadsSegments: false)
@@ -37,8 +39,6 @@ func play(
     await player.shutdown()
     return player
 }
-
-import NIOConcurrencyHelpers
 
 /// A locked list for observer blocks.
 final class Recorder<Element: Sendable>: Sendable {

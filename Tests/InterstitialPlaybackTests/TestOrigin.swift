@@ -1,8 +1,8 @@
 import Foundation
 import HLSPlaylist
 import Hummingbird
-import Logging
 import InterstitialPlayback
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -108,7 +108,9 @@ extension TestOrigin {
     }
 
     static func reply(_ files: [String: String], _ path: String) -> Reply? {
-        files[path].map { Reply(contentType: path.hasSuffix(".json") ? "application/json" : "application/vnd.apple.mpegurl", body: $0) }
+        files[path].map {
+            Reply(contentType: path.hasSuffix(".json") ? "application/json" : "application/vnd.apple.mpegurl", body: $0)
+        }
     }
 }
 

@@ -102,7 +102,9 @@ struct VODRuleTests {
 
     @Test("R7, R20: a failed asset list cancels the event with offset 0, reported as unavailable")
     func failedList() async throws {
-        let files = vod([Content.interstitial("brk", at: 12, "DURATION=5,X-ASSET-LIST=\"/missing.json\",X-RESUME-OFFSET=4")])
+        let files = vod([
+            Content.interstitial("brk", at: 12, "DURATION=5,X-ASSET-LIST=\"/missing.json\",X-RESUME-OFFSET=4")
+        ])
         try await TestOrigin.with(files: files) { origin in
             let player = Player(
                 item: PlayerItem(url: origin.url("/main.m3u8")),
@@ -136,7 +138,8 @@ struct VODRuleTests {
             ]) { $1 })
         let trace = try await TestOrigin.with(files: files) { await play($0, "/main.m3u8").trace }
         // profile R7: "some" plays its second asset; its offset is the time played (4 s), not 9 s.
-        #expect(trace.lines([.assetStarted], fields: ["id", "index"]) == ["12.000 assetStarted @12.000 id=some index=1"])
+        #expect(
+            trace.lines([.assetStarted], fields: ["id", "index"]) == ["12.000 assetStarted @12.000 id=some index=1"])
         #expect(trace.first(.interstitialEnded, id: "some")?["resumeTime"] == .time(s(16)))
         #expect(trace.first(.interstitialEnded, id: "all")?["resumeTime"] == .time(s(30)))
         #expect(trace.first(.interstitialEnded, id: "all")?["reason"] == .string("failed"))
@@ -145,24 +148,31 @@ struct VODRuleTests {
 
     @Test("R8: a negative offset replays primary without replaying the event, until the user seeks back")
     func negativeOffset() async throws {
-        let files = vod([Content.interstitial("brk", at: 30, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=-10")], ads)
+        let files = vod(
+            [Content.interstitial("brk", at: 30, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=-10")], ads
+        )
         let trace = try await TestOrigin.with(files: files) {
             await play($0, "/main.m3u8", until: 90, script: [(50, .seek(s(10)))]).trace
         }
         // profile R8: played at 30, resumed at 20, crossed 30 again without playing; after the seek
         // back to 10 it plays once more.
-        #expect(trace.lines([.interstitialStarted, .primaryResumed, .seekCompleted]) == [
-            "0.000 primaryResumed @0.000", "30.000 interstitialStarted @30.000 id=brk", "35.000 primaryResumed @20.000",
-            "50.000 seekCompleted @10.000", "70.000 interstitialStarted @30.000 id=brk", "75.000 primaryResumed @20.000",
-        ])
+        #expect(
+            trace.lines([.interstitialStarted, .primaryResumed, .seekCompleted]) == [
+                "0.000 primaryResumed @0.000", "30.000 interstitialStarted @30.000 id=brk",
+                "35.000 primaryResumed @20.000",
+                "50.000 seekCompleted @10.000", "70.000 interstitialStarted @30.000 id=brk",
+                "75.000 primaryResumed @20.000",
+            ])
     }
 
     @Test("R9: PRE plays before primary wherever it starts, POST after the end; ONCE never plays twice")
     func cues() async throws {
         let files = vod(
             [
-                Content.interstitial("pre", at: 0, "CUE=\"PRE\",DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0"),
-                Content.interstitial("once", at: 30, "CUE=\"ONCE\",DURATION=4,X-ASSET-URI=\"{ORIGIN}/b.m3u8\",X-RESUME-OFFSET=0"),
+                Content.interstitial(
+                    "pre", at: 0, "CUE=\"PRE\",DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0"),
+                Content.interstitial(
+                    "once", at: 30, "CUE=\"ONCE\",DURATION=4,X-ASSET-URI=\"{ORIGIN}/b.m3u8\",X-RESUME-OFFSET=0"),
                 Content.interstitial("post", at: 0, "CUE=\"POST\",DURATION=6,X-ASSET-URI=\"{ORIGIN}/c.m3u8\""),
             ], ads)
         let trace = try await TestOrigin.with(files: files) {
@@ -170,19 +180,25 @@ struct VODRuleTests {
         }
         // profile R9: PRE at 0 although primary starts at 20; ONCE at 30 (clock 15) not replayed after
         // seeking back to 10; POST after primary's end, resuming nowhere.
-        #expect(trace.lines([.interstitialStarted, .interstitialEnded, .primaryResumed, .ended]) == [
-            "0.000 interstitialStarted @20.000 id=pre", "5.000 interstitialEnded @20.000 id=pre",
-            "5.000 primaryResumed @20.000", "15.000 interstitialStarted @30.000 id=once",
-            "19.000 interstitialEnded @30.000 id=once", "19.000 primaryResumed @30.000",
-            "75.000 interstitialStarted @60.000 id=post", "81.000 interstitialEnded @60.000 id=post", "81.000 ended @60.000",
-        ])
+        #expect(
+            trace.lines([.interstitialStarted, .interstitialEnded, .primaryResumed, .ended]) == [
+                "0.000 interstitialStarted @20.000 id=pre", "5.000 interstitialEnded @20.000 id=pre",
+                "5.000 primaryResumed @20.000", "15.000 interstitialStarted @30.000 id=once",
+                "19.000 interstitialEnded @30.000 id=once", "19.000 primaryResumed @30.000",
+                "75.000 interstitialStarted @60.000 id=post", "81.000 interstitialEnded @60.000 id=post",
+                "81.000 ended @60.000",
+            ])
         #expect(trace.first(.interstitialEnded, id: "post")?["resumeTime"] == .null)
     }
 
     @Test("R13: under SKIP, forward seeks and rates above 1 are refused; pausing and seeking back inside it are not")
     func skipRestriction() async throws {
         let files = vod(
-            [Content.interstitial("brk", at: 12, "DURATION=10,X-ASSET-URI=\"{ORIGIN}/long.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP\"")], ads)
+            [
+                Content.interstitial(
+                    "brk", at: 12,
+                    "DURATION=10,X-ASSET-URI=\"{ORIGIN}/long.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP\"")
+            ], ads)
         let trace = try await TestOrigin.with(files: files) {
             await play(
                 $0, "/main.m3u8",
@@ -208,9 +224,11 @@ struct VODRuleTests {
     func jumpRestriction() async throws {
         let files = vod(
             [
-                Content.interstitial("j1", at: 20, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"JUMP\""),
+                Content.interstitial(
+                    "j1", at: 20, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"JUMP\""),
                 Content.interstitial("free", at: 30, "DURATION=4,X-ASSET-URI=\"{ORIGIN}/b.m3u8\",X-RESUME-OFFSET=0"),
-                Content.interstitial("j2", at: 40, "DURATION=6,X-ASSET-URI=\"{ORIGIN}/c.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"JUMP\""),
+                Content.interstitial(
+                    "j2", at: 40, "DURATION=6,X-ASSET-URI=\"{ORIGIN}/c.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"JUMP\""),
             ], ads)
         let trace = try await TestOrigin.with(files: files) {
             await play($0, "/main.m3u8", script: [(5, .seek(s(50))), (20, .seek(s(10))), (21, .seek(s(25)))]).trace
@@ -218,18 +236,25 @@ struct VODRuleTests {
         // profile R14: j2 (nearest the target) plays, then the seek completes at 50; "free" is skipped.
         // A seek from 10 to 25 crosses j1: it plays, then the seek lands at 25; playback then goes on
         // through "free" and j2.
-        #expect(trace.lines([.interstitialStarted, .seekCompleted, .primaryResumed]).prefix(10) == [
-            "0.000 primaryResumed @0.000", "5.000 interstitialStarted @40.000 id=j2", "11.000 primaryResumed @50.000",
-            "11.000 seekCompleted @50.000", "20.000 seekCompleted @10.000", "21.000 interstitialStarted @20.000 id=j1",
-            "26.000 primaryResumed @25.000", "26.000 seekCompleted @25.000", "31.000 interstitialStarted @30.000 id=free",
-            "35.000 primaryResumed @30.000",
-        ])
+        #expect(
+            trace.lines([.interstitialStarted, .seekCompleted, .primaryResumed]).prefix(10) == [
+                "0.000 primaryResumed @0.000", "5.000 interstitialStarted @40.000 id=j2",
+                "11.000 primaryResumed @50.000",
+                "11.000 seekCompleted @50.000", "20.000 seekCompleted @10.000",
+                "21.000 interstitialStarted @20.000 id=j1",
+                "26.000 primaryResumed @25.000", "26.000 seekCompleted @25.000",
+                "31.000 interstitialStarted @30.000 id=free",
+                "35.000 primaryResumed @30.000",
+            ])
     }
 
     @Test("R14: JUMP plays an event again even if it was played through earlier")
     func jumpReplays() async throws {
         let files = vod(
-            [Content.interstitial("j", at: 10, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"JUMP\"")], ads)
+            [
+                Content.interstitial(
+                    "j", at: 10, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"JUMP\"")
+            ], ads)
         let trace = try await TestOrigin.with(files: files) {
             await play($0, "/main.m3u8", until: 40, script: [(20, .seek(s(2))), (21, .seek(s(30)))]).trace
         }
@@ -238,15 +263,18 @@ struct VODRuleTests {
 
     @Test("R15: a seek into the resume window of an event with a positive offset starts the event")
     func resumeWindow() async throws {
-        let files = vod([Content.interstitial("brk", at: 20, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=10")], ads)
+        let files = vod(
+            [Content.interstitial("brk", at: 20, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=10")], ads)
         let trace = try await TestOrigin.with(files: files) {
             await play($0, "/main.m3u8", until: 30, script: [(2, .seek(s(25)))]).trace
         }
         // profile R15: lands at 20, plays the event from its start, resumes at 30.
-        #expect(trace.lines([.seekCompleted, .interstitialStarted, .primaryResumed]) == [
-            "0.000 primaryResumed @0.000", "2.000 seekCompleted @20.000", "2.000 interstitialStarted @20.000 id=brk",
-            "7.000 primaryResumed @30.000",
-        ])
+        #expect(
+            trace.lines([.seekCompleted, .interstitialStarted, .primaryResumed]) == [
+                "0.000 primaryResumed @0.000", "2.000 seekCompleted @20.000",
+                "2.000 interstitialStarted @20.000 id=brk",
+                "7.000 primaryResumed @30.000",
+            ])
     }
 
     @Test("R16: skip control opens a window measured from the start of the interstitial, even under SKIP")
@@ -258,17 +286,26 @@ struct VODRuleTests {
                     "DURATION=10,X-ASSET-LIST=\"/ctl.json\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP\",X-SKIP-CONTROL-OFFSET=1,X-SKIP-CONTROL-DURATION=1"
                 ),
                 Content.interstitial("free", at: 30, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0"),
-                Content.interstitial("locked", at: 40, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP\""),
+                Content.interstitial(
+                    "locked", at: 40, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP\""
+                ),
             ],
             // The list's SKIP-CONTROL overrides the tag: the window is [3, 8) across both assets.
-            ads.merging(["/ctl.json": Content.assetList([("{ORIGIN}/a.m3u8", 5), ("{ORIGIN}/a.m3u8", 5)], skipControl: "{\"OFFSET\":3,\"DURATION\":5}")]) { $1 })
+            ads.merging([
+                "/ctl.json": Content.assetList(
+                    [("{ORIGIN}/a.m3u8", 5), ("{ORIGIN}/a.m3u8", 5)], skipControl: "{\"OFFSET\":3,\"DURATION\":5}")
+            ]) { $1 })
         try await TestOrigin.with(files: files) { origin in
             let player = Player(
-                item: PlayerItem(url: origin.url("/main.m3u8")), configuration: .init(primaryID: "p", loadsSegments: false),
+                item: PlayerItem(url: origin.url("/main.m3u8")),
+                configuration: .init(primaryID: "p", loadsSegments: false),
                 clock: ManualClock())
             let controller = InterstitialEventController(primaryPlayer: player)
             let states = controller.currentEventSkippableStateDidChange
-            for (time, command) in [(11.0, PlaybackCommand.skipCurrentEvent), (16, .skipCurrentEvent), (38, .skipCurrentEvent), (50, .skipCurrentEvent)] {
+            for (time, command) in [
+                (11.0, PlaybackCommand.skipCurrentEvent), (16, .skipCurrentEvent), (38, .skipCurrentEvent),
+                (50, .skipCurrentEvent),
+            ] {
                 player.schedule(command, at: .nanoseconds(s(time).nanoseconds))
             }
             player.play()
@@ -276,10 +313,11 @@ struct VODRuleTests {
             await player.shutdown()
             let trace = player.trace
             // profile R16
-            #expect(trace.lines([.skipRefused, .eventSkipped]) == [
-                "11.000 skipRefused @10.000 id=ctl", "16.000 eventSkipped @10.000 id=ctl",
-                "38.000 eventSkipped @30.000 id=free", "50.000 skipRefused @40.000 id=locked",
-            ])
+            #expect(
+                trace.lines([.skipRefused, .eventSkipped]) == [
+                    "11.000 skipRefused @10.000 id=ctl", "16.000 eventSkipped @10.000 id=ctl",
+                    "38.000 eventSkipped @30.000 id=free", "50.000 skipRefused @40.000 id=locked",
+                ])
             var seen: [SkippableEventState] = []
             for await change in states where change.event.identifier == "ctl" { seen.append(change.state) }
             #expect(seen == [.notYetEligible, .eligible])
@@ -289,27 +327,38 @@ struct VODRuleTests {
     @Test("Plan A (WWDC23): ads under SKIP and JUMP allow only play and pause")
     func planA() async throws {
         let files = vod(
-            [Content.interstitial("ad1", at: 10, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\"")], ads)
+            [
+                Content.interstitial(
+                    "ad1", at: 10,
+                    "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\"")
+            ], ads)
         let trace = try await TestOrigin.with(files: files) {
             await play(
                 $0, "/main.m3u8",
                 script: [(11, .seek(s(50))), (12, .setRate(2)), (12.5, .skipCurrentEvent), (13, .pause), (14, .play)]
             ).trace
         }
-        #expect(trace.lines([.seekRefused, .rateRefused, .skipRefused, .paused, .interstitialStarted, .primaryResumed]) == [
-            "0.000 primaryResumed @0.000", "10.000 interstitialStarted @10.000 id=ad1", "11.000 seekRefused @10.000",
-            "12.000 rateRefused @10.000", "12.500 skipRefused @10.000 id=ad1", "13.000 paused @10.000",
-            "16.000 primaryResumed @10.000",
-        ])
+        #expect(
+            trace.lines([.seekRefused, .rateRefused, .skipRefused, .paused, .interstitialStarted, .primaryResumed]) == [
+                "0.000 primaryResumed @0.000", "10.000 interstitialStarted @10.000 id=ad1",
+                "11.000 seekRefused @10.000",
+                "12.000 rateRefused @10.000", "12.500 skipRefused @10.000 id=ad1", "13.000 paused @10.000",
+                "16.000 primaryResumed @10.000",
+            ])
         #expect(trace.filter { $0.kind == .interstitialStarted }.map(\.seconds) == [s(10)])
     }
 
     @Test("Plan B (WWDC23): an app that sets no events plays no ads")
     func planB() async throws {
         let files = vod(
-            [Content.interstitial("ad1", at: 10, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\"")], ads)
+            [
+                Content.interstitial(
+                    "ad1", at: 10,
+                    "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\"")
+            ], ads)
         let trace = try await TestOrigin.with(files: files) { origin in
-            await play(origin, "/main.m3u8", before: { InterstitialEventController(primaryPlayer: $0).events = [] }).trace
+            await play(origin, "/main.m3u8", before: { InterstitialEventController(primaryPlayer: $0).events = [] })
+                .trace
         }
         #expect(!trace.contains { $0.kind == .interstitialStarted })
         #expect(trace.last?.kind == .ended && trace.last?.seconds == s(60))
@@ -319,12 +368,17 @@ struct VODRuleTests {
     func planC() async throws {
         let files = vod(
             [
-                Content.interstitial("ad1", at: 10, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\""),
-                Content.interstitial("ad2", at: 30, "DURATION=4,X-ASSET-URI=\"{ORIGIN}/b.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\""),
+                Content.interstitial(
+                    "ad1", at: 10,
+                    "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\""),
+                Content.interstitial(
+                    "ad2", at: 30,
+                    "DURATION=4,X-ASSET-URI=\"{ORIGIN}/b.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\""),
             ], ads)
         let trace = try await TestOrigin.with(files: files) { origin in
             let player = Player(
-                item: PlayerItem(url: origin.url("/main.m3u8")), configuration: .init(primaryID: "p", loadsSegments: false),
+                item: PlayerItem(url: origin.url("/main.m3u8")),
+                configuration: .init(primaryID: "p", loadsSegments: false),
                 clock: ManualClock())
             let controller = InterstitialEventController(primaryPlayer: player)
             player.play()

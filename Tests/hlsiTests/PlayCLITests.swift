@@ -21,9 +21,13 @@ struct PlayCLITests {
         let run = try CLITests.run(["play", base + "/demo/vod/master.m3u8", "--json", "--primary-id", "cli-session"])
         #expect(run.status == 0, "\(run.standardError)")
         let events = try Self.objects(run.standardOutput)
-        let started = events.filter { $0["event"] as? String == "interstitialStarted" }.compactMap { $0["id"] as? String }
+        let started = events.filter { $0["event"] as? String == "interstitialStarted" }.compactMap {
+            $0["id"] as? String
+        }
         #expect(started == ["preroll", "midroll-1", "midroll-2", "postroll"])
-        let resumed = events.filter { $0["event"] as? String == "primaryResumed" }.compactMap { $0["primaryTime"] as? Double }
+        let resumed = events.filter { $0["event"] as? String == "primaryResumed" }.compactMap {
+            $0["primaryTime"] as? Double
+        }
         #expect(resumed == [0, 12, 26])
         #expect(events.last?["event"] as? String == "ended")
         let listURL = events.first { $0["event"] as? String == "assetListRequested" }?["url"] as? String
@@ -45,7 +49,8 @@ struct PlayCLITests {
         // At 5 the pre-roll (a 6 s ad for this session) still plays: the seek ends it and crosses
         // midroll-1 (JUMP), which plays first; inside it (SKIP) a forward seek and rate 2 are refused.
         let run = try CLITests.run([
-            "play", base + "/demo/vod/master.m3u8", "--json", "--no-segments", "--primary-id", "cli-script", "--script", "at 5 seek 20; at 7 seek 30; at 8 rate 2",
+            "play", base + "/demo/vod/master.m3u8", "--json", "--no-segments", "--primary-id", "cli-script", "--script",
+            "at 5 seek 20; at 7 seek 30; at 8 rate 2",
         ])
         #expect(run.status == 0, "\(run.standardError)")
         let events = try Self.objects(run.standardOutput)
@@ -68,7 +73,9 @@ struct PlayCLITests {
     func badInput() throws {
         let script = try CLITests.run(["play", "/nonexistent.m3u8", "--script", "at 5 seek 40; at x skip"])
         #expect(script.status == 2)
-        #expect(script.standardError.contains("script:1:18: error: [script-syntax] expected non-negative seconds, found 'x'"))
+        #expect(
+            script.standardError.contains(
+                "script:1:18: error: [script-syntax] expected non-negative seconds, found 'x'"))
         #expect(script.standardError.contains("                 ^"))
         let missing = try CLITests.run(["play", "/nonexistent.m3u8"])
         #expect(missing.status == 1)

@@ -234,7 +234,8 @@ extension PlaybackStateMachine {
         self.run = run
         notify(
             .eventDidFinish(
-                run.event, playoutTime: playedNow - min(playedNow, run.joinOffset), didPlayEntireEvent: ending == .completed))
+                run.event, playoutTime: playedNow - min(playedNow, run.joinOffset),
+                didPlayEntireEvent: ending == .completed))
         var fields: [(name: String, value: PlaybackEvent.Value)] = [
             ("id", .string(id)), ("playedDuration", .time(playedNow - min(playedNow, run.joinOffset))),
             ("resumeTime", run.group.cue == .leave ? .null : .time(resume)),

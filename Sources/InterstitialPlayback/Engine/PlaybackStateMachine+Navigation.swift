@@ -63,7 +63,8 @@ extension PlaybackStateMachine {
                     (
                         "reason",
                         .string(
-                            "interstitial \"\(run.eventID)\" has X-RESTRICT=SKIP: no rate above 1 until it ends (App. D.2)")
+                            "interstitial \"\(run.eventID)\" has X-RESTRICT=SKIP: no rate above 1 until it ends (App. D.2)"
+                        )
                     ),
                 ])
             return
@@ -122,7 +123,12 @@ extension PlaybackStateMachine {
         // R15: into a resume window, the event plays from its beginning.
         if let window = resumeWindow(containing: to) {
             position = window.start
-            emit(.seekCompleted, [("to", .time(window.start)), ("reason", .string("inside the resume window of \"\(window.key)\" (R15)"))])
+            emit(
+                .seekCompleted,
+                [
+                    ("to", .time(window.start)),
+                    ("reason", .string("inside the resume window of \"\(window.key)\" (R15)")),
+                ])
             return
         }
         // R14: crossing JUMP events plays the last one crossed, then the seek completes.

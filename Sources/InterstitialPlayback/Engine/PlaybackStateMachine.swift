@@ -339,7 +339,9 @@ package struct PlaybackStateMachine: Sendable {
 
     /// Queues an action.
     mutating func emit(_ kind: PlaybackEvent.Kind, _ fields: [(name: String, value: PlaybackEvent.Value)] = []) {
-        actions.append(.emit(PlaybackEvent(time: clock, kind: kind, primaryTime: timeline == nil ? nil : position, fields: fields)))
+        actions.append(
+            .emit(PlaybackEvent(time: clock, kind: kind, primaryTime: timeline == nil ? nil : position, fields: fields))
+        )
     }
 
     mutating func notify(_ notification: InterstitialEventNotification) { actions.append(.notify(notification)) }

@@ -78,7 +78,9 @@ struct PrimaryTimeline: Sendable {
         return update
     }
 
-    private mutating func mergeEvents(of media: MediaPlaylist) -> (changed: Bool, removed: [InterstitialEvent], conflicts: [String]) {
+    private mutating func mergeEvents(
+        of media: MediaPlaylist
+    ) -> (changed: Bool, removed: [InterstitialEvent], conflicts: [String]) {
         var changed = false
         var conflicts: [String] = []
         var seen: Set<String> = []

@@ -24,7 +24,8 @@ struct SessionLoader: Sendable {
 
     /// Loads the primary: a media playlist, or a multivariant playlist's first variant and its
     /// default audio rendition. A reload passes the URLs of the first load.
-    func loadPrimary(_ url: String, reload: PrimaryPresentation?, primaryID: String) async throws -> PrimaryPresentation {
+    func loadPrimary(_ url: String, reload: PrimaryPresentation?, primaryID: String) async throws -> PrimaryPresentation
+    {
         if let reload {
             let media = try await media(reload.mediaURL)
             var others: [MediaPlaylist] = []
@@ -45,7 +46,9 @@ struct SessionLoader: Sendable {
             var others: [MediaPlaylist] = []
             var otherURLs: [String] = []
             if let group = variant.audio {
-                let candidates = multivariant.renditions.filter { $0.type == "AUDIO" && $0.groupID == group && $0.uri != nil }
+                let candidates = multivariant.renditions.filter {
+                    $0.type == "AUDIO" && $0.groupID == group && $0.uri != nil
+                }
                 if let audio = candidates.first(where: \.isDefault) ?? candidates.first, let uri = audio.uri {
                     let audioURL = tag(StreamValidator.resolve(uri, against: resource.finalLocation), primaryID)
                     others.append(try await self.media(audioURL).playlist)
@@ -83,7 +86,9 @@ struct SessionLoader: Sendable {
             base = loaded.url
         }
         guard playlist.hasEndList else {
-            throw LoadError(.notAPlaylist, location: url, "interstitial assets \"MUST be VOD assets\" (App. D.1); this playlist has no EXT-X-ENDLIST")
+            throw LoadError(
+                .notAPlaylist, location: url,
+                "interstitial assets \"MUST be VOD assets\" (App. D.1); this playlist has no EXT-X-ENDLIST")
         }
         return AssetMedia(
             duration: playlist.duration,

@@ -39,7 +39,8 @@ public final class IntegratedTimeline: Sendable {
         forInterval interval: MediaTime, using block: @escaping @Sendable (MediaTime) -> Void
     ) -> Observer {
         register { observers, id in
-            observers.periodic[id] = TimelineObservers.Periodic(interval: max(interval, MediaTime(nanoseconds: 1_000_000)), block: block)
+            observers.periodic[id] = TimelineObservers.Periodic(
+                interval: max(interval, MediaTime(nanoseconds: 1_000_000)), block: block)
         }
     }
 

@@ -54,7 +54,8 @@ public class InterstitialEventMonitor: @unchecked Sendable {
     }
 
     /// Posted when the current event's skippable state changes.
-    public var currentEventSkippableStateDidChange: AsyncStream<(event: InterstitialEvent, state: SkippableEventState)> {
+    public var currentEventSkippableStateDidChange: AsyncStream<(event: InterstitialEvent, state: SkippableEventState)>
+    {
         filtered {
             if case .currentEventSkippableStateDidChange(let event, let state) = $0 { (event, state) } else { nil }
         }
@@ -71,8 +72,7 @@ public class InterstitialEventMonitor: @unchecked Sendable {
     }
 
     /// Posted when an event finishes, or is cancelled after it began.
-    public var eventDidFinish:
-        AsyncStream<(event: InterstitialEvent, playoutTime: MediaTime, didPlayEntireEvent: Bool)>
+    public var eventDidFinish: AsyncStream<(event: InterstitialEvent, playoutTime: MediaTime, didPlayEntireEvent: Bool)>
     {
         filtered {
             if case .eventDidFinish(let event, let time, let entire) = $0 { (event, time, entire) } else { nil }

@@ -96,7 +96,8 @@ extension Player {
             case .assetList(let id):
                 input = .assetListLoaded(id, try await loader.loadAssetList(request.url))
             case .asset(let id, let index):
-                input = .assetLoaded(id, index, try await loader.loadAsset(request.url, primaryID: configuration.primaryID))
+                input = .assetLoaded(
+                    id, index, try await loader.loadAsset(request.url, primaryID: configuration.primaryID))
             case .segment(let url):
                 let bytes = try await loader.loadSegment(url)
                 renderer.enqueue(MediaChunk(url: url, bytes: bytes))

@@ -133,7 +133,9 @@ public final class Player: Sendable {
         item.attach(self)
         let actions = first
         var callbacks: [@Sendable () -> Void] = []
-        _ = state.withLockedValue { state in Self.perform(actions, in: &state, renderer: renderer, callbacks: &callbacks) }
+        _ = state.withLockedValue { state in
+            Self.perform(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+        }
         if !item.automaticallyHandlesInterstitialEvents {
             _ = perform(.setAutomaticallyHandlesInterstitialEvents(false))
         }
@@ -144,7 +146,8 @@ public final class Player: Sendable {
         item: PlayerItem, configuration: Configuration = Configuration(),
         renderer: any MediaRenderer = CountingRenderer(), logger: Logger? = nil
     ) {
-        self.init(item: item, configuration: configuration, clock: ContinuousClock(), renderer: renderer, logger: logger)
+        self.init(
+            item: item, configuration: configuration, clock: ContinuousClock(), renderer: renderer, logger: logger)
     }
 
     /// Shuts the HTTP client down. Call it when done with the player.

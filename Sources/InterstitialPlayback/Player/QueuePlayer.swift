@@ -47,7 +47,9 @@ public final class QueuePlayer: Sendable {
     }
 
     /// The rate it plays at: the primary's rate, at most 1 under X-RESTRICT=SKIP; 0 when idle.
-    public var rate: Double { player?.state.withLockedValue { $0.machine.mode == .interstitial ? $0.machine.effectiveRate : 0 } ?? 0 }
+    public var rate: Double {
+        player?.state.withLockedValue { $0.machine.mode == .interstitial ? $0.machine.effectiveRate : 0 } ?? 0
+    }
 
     /// Seeks in the current item; forward is refused under X-RESTRICT=SKIP (R13). False when refused.
     @discardableResult

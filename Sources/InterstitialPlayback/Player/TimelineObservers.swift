@@ -51,7 +51,8 @@ struct TimelineObservers: Sendable {
         var watched: [MediaTime] = []
         for (id, var observer) in periodic {
             let jumped = observer.lastTime.map { now < $0 } ?? true
-            if jumped || observer.next.map({ now >= $0 }) ?? true || observer.lastSegment != snapshot.currentSegmentIndex
+            if jumped || observer.next.map({ now >= $0 }) ?? true
+                || observer.lastSegment != snapshot.currentSegmentIndex
                 || observer.lastMoving != moving
             {
                 let block = observer.block

@@ -67,12 +67,15 @@ public struct PlaybackScript: Sendable, Hashable {
             }
             func seconds(_ index: Int, signed: Bool = false) throws(ParseError) -> MediaTime {
                 guard index < words.count else { throw fail(index, "expected a number of seconds") }
-                guard let value = Double(words[index].text), value.isFinite, signed || value >= 0, abs(value) < 1e9 else {
+                guard let value = Double(words[index].text), value.isFinite, signed || value >= 0, abs(value) < 1e9
+                else {
                     throw fail(index, "expected \(signed ? "" : "non-negative ")seconds, found '\(words[index].text)'")
                 }
                 return MediaTime(seconds: value)
             }
-            guard words[0].text == "at" else { throw fail(0, "a statement starts with 'at SECONDS', found '\(words[0].text)'") }
+            guard words[0].text == "at" else {
+                throw fail(0, "a statement starts with 'at SECONDS', found '\(words[0].text)'")
+            }
             let time = try seconds(1)
             guard words.count > 2 else { throw fail(2, "expected a command after 'at \(words[1].text)'") }
             let verb = words[2].text
@@ -115,7 +118,9 @@ public struct PlaybackScript: Sendable, Hashable {
                 command = .setEvents(words[3].text == "none" ? [] : nil)
                 expected = 4
             case "restrict":
-                guard words.count > 4 else { throw fail(words.count, "'restrict' takes an event ID and SKIP,JUMP or none") }
+                guard words.count > 4 else {
+                    throw fail(words.count, "'restrict' takes an event ID and SKIP,JUMP or none")
+                }
                 var restrictions = InterstitialEvent.Restrictions()
                 if words[4].text != "none" {
                     for token in words[4].text.split(separator: ",") {
@@ -128,7 +133,9 @@ public struct PlaybackScript: Sendable, Hashable {
                 command = .setRestrictions(eventID: words[3].text, restrictions)
                 expected = 5
             case "auto":
-                guard words.count > 3, ["on", "off"].contains(words[3].text) else { throw fail(3, "'auto' takes on or off") }
+                guard words.count > 3, ["on", "off"].contains(words[3].text) else {
+                    throw fail(3, "'auto' takes on or off")
+                }
                 command = .setAutomaticallyHandlesInterstitialEvents(words[3].text == "on")
                 expected = 4
             default:

@@ -40,7 +40,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "manual (as fast as possible) or real (default: manual for VOD, real for live).")
     var clock: ClockKind?
 
-    @Option(name: .long, help: "Stop after this many clock seconds (default: the end of a VOD; live runs until interrupted).")
+    @Option(
+        name: .long,
+        help: "Stop after this many clock seconds (default: the end of a VOD; live runs until interrupted).")
     var duration: Double?
 
     @Flag(name: .long, help: "Print one JSON object per line.")
@@ -56,9 +58,15 @@ struct PlayCommand: AsyncParsableCommand {
     var primaryID: String?
 
     func validate() throws {
-        if let start, !(start.isFinite && start >= 0) { throw ValidationError("--start must be a non-negative number of seconds") }
-        if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
-        if !(lookahead.isFinite && lookahead >= 0) { throw ValidationError("--lookahead must be a non-negative number of seconds") }
+        if let start, !(start.isFinite && start >= 0) {
+            throw ValidationError("--start must be a non-negative number of seconds")
+        }
+        if let duration, !(duration.isFinite && duration > 0) {
+            throw ValidationError("--duration must be a positive number of seconds")
+        }
+        if !(lookahead.isFinite && lookahead >= 0) {
+            throw ValidationError("--lookahead must be a non-negative number of seconds")
+        }
     }
 
     func run() async throws {
