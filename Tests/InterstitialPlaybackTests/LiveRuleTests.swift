@@ -114,3 +114,23 @@ struct LiveRuleTests {
         #expect(trace.first(.interstitialStarted, id: "gone") == nil)
     }
 }
+
+@Suite("Playback rules: preload hints")
+struct PreloadTests {
+    @Test("R18: a com.apple.hls.preload range moves the asset-list request earlier, to a point inside it")
+    func preload() async throws {
+        let preload =
+            "#EXT-X-DATERANGE:ID=\"pre-brk\",CLASS=\"com.apple.hls.preload\",START-DATE=\"\(Content.date(70))\",END-DATE=\"\(Content.date(80))\",X-ASSET-LIST=\"/pair.json\""
+        let (hinted, _) = try await playLive(
+            { _ in [Content.interstitial("brk", at: 100, "DURATION=12,X-ASSET-LIST=\"/pair.json\""), preload] },
+            until: 40)
+        let (plain, _) = try await playLive(
+            { _ in [Content.interstitial("brk", at: 100, "DURATION=12,X-ASSET-LIST=\"/pair.json\"")] }, until: 40)
+        // The break is primary 60 (clock 46): without the hint, the list comes 10 s before (clock 36);
+        // with it, somewhere in primary [30, 40), i.e. clock [16, 26).
+        #expect(plain.first(.assetListRequested, id: "brk")?.seconds == s(36))
+        let early = try #require(hinted.first(.assetListRequested, id: "brk")?.seconds)
+        #expect(early >= s(16) && early < s(26))
+        #expect(hinted.filter { $0.kind == .assetListRequested }.count == 1)
+    }
+}

@@ -35,8 +35,64 @@ extension PlaybackStateMachine {
         return distance
     }
 
-    /// The first thing of the buffering sequence that is not loaded yet.
+    /// The first thing of the buffering sequence that is not loaded yet; a preload hint that is due
+    /// comes first, and one that is not yet due bounds the wait (R18).
     func nextBufferStep() -> BufferStep? {
+        let preload = preloadStep()
+        if case .now? = preload { return preload }
+        let step = sequenceStep()
+        guard case .later(let hint)? = preload else { return step }
+        switch step {
+        case .later(let distance)?: return .later(min(distance, hint))
+        case nil: return preload
+        default: return step
+        }
+    }
+
+    /// The asset list of an upcoming event that a `com.apple.hls.preload` hint names, once the
+    /// playhead passes the hint's point (App. F): never later than without the hint.
+    func preloadStep() -> BufferStep? {
+        guard mode == .primary, started, let timeline else { return nil }
+        var wait: MediaTime?
+        for hint in timeline.preloads {
+            guard let point = preloadPoints[hint.id] else { continue }
+            let target = StreamValidator.resolve(hint.uri, against: timeline.url)
+            guard
+                let event = activeEvents.first(where: { event in
+                    event.assetListURI.map { StreamValidator.resolve($0, against: timeline.url) == target } == true
+                        && lists[event.identifier] == nil && !exhausted.contains(event.identifier)
+                        && (scheduledEvent(event.identifier)?.start ?? .zero) > position
+                })
+            else { continue }
+            if point <= position {
+                return .now(.assetList(event.identifier), tagged(target))
+            }
+            wait = min(wait ?? point - position, point - position)
+        }
+        return wait.map { .later($0) }
+    }
+
+    /// Picks the point of each new preload hint: a pseudo-random point of its range (stable for a
+    /// session), its start clamped to the playhead.
+    mutating func placePreloads() {
+        guard let timeline else { return }
+        for hint in timeline.preloads where preloadPoints[hint.id] == nil {
+            let start = max(hint.start, position)
+            guard hint.end > start else {
+                preloadPoints[hint.id] = start
+                continue
+            }
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in (configuration.primaryID + "/" + hint.id).utf8 {
+                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+            }
+            let span = hint.end.nanoseconds - start.nanoseconds
+            preloadPoints[hint.id] = start + MediaTime(nanoseconds: Int64(hash % UInt64(span)))
+        }
+    }
+
+    /// The next step of the sequence itself.
+    func sequenceStep() -> BufferStep? {
         guard let timeline, mode == .primary || mode == .interstitial else { return nil }
         let forward = configuration.forwardBuffer
         switch mode {

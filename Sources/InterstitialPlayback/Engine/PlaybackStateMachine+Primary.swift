@@ -96,12 +96,14 @@ extension PlaybackStateMachine {
             recompute()
             position = startPosition(timeline)
             mode = .primary
+            placePreloads()
             emitEventsChanged()
             if timeline.isLive { nextReload = clock + .nanoseconds(timeline.targetDuration.nanoseconds) }
             return
         }
         let update = timeline.merge(presentation)
         self.timeline = timeline
+        placePreloads()
         for conflict in update.conflicts { emit(.warning, [("message", .string(conflict))]) }
         if update.newSegments > 0 { stalled = false }
         if update.eventsChanged {

@@ -161,6 +161,8 @@ package struct PlaybackStateMachine: Sendable {
     var loadedSegments: Set<String> = []
     var failedSegments: Set<String> = []
     var pendingSeekCompletion: MediaTime?
+    /// The point of each preload hint at which its load starts (App. F: a random point of its range).
+    var preloadPoints: [String: MediaTime] = [:]
     var actions: [Action] = []
 
     /// Creates a machine for the item at `url`.

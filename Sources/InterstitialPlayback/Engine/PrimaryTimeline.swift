@@ -25,6 +25,8 @@ struct PrimaryTimeline: Sendable {
     private(set) var others: [MediaPlaylist]
     /// The server's interstitial events, in the order first seen.
     private(set) var events: [InterstitialEvent]
+    /// `com.apple.hls.preload` date ranges (App. F): what to load early, and when.
+    private(set) var preloads: [Preload] = []
     /// Each event's merged attributes.
     private var attributes: [String: AttributeList]
 
@@ -35,6 +37,31 @@ struct PrimaryTimeline: Sendable {
         events = []
         attributes = [:]
         _ = mergeEvents(of: presentation.media)
+        preloads = Self.preloads(of: presentation.media, in: playlist)
+    }
+
+    /// A preload hint: load `uri` at a point of [start, end) of primary time.
+    struct Preload: Sendable, Hashable {
+        var id: String
+        var start: MediaTime
+        var end: MediaTime
+        var uri: String
+    }
+
+    /// The preload hints of a playlist, placed on the accumulated timeline; none once the playlist
+    /// has EXT-X-ENDLIST ("clients SHOULD ignore preload tags" then, App. F).
+    static func preloads(of media: MediaPlaylist, in timeline: MediaPlaylist) -> [Preload] {
+        guard !media.hasEndList else { return [] }
+        return media.dateRanges.compactMap { range in
+            guard range.className == "com.apple.hls.preload", let date = range.startDate,
+                let uri = range.attributes["X-ASSET-LIST"]?.quotedString
+                    ?? range.attributes["X-ASSET-URI"]?.quotedString,
+                let start = timeline.time(at: date)
+            else { return nil }
+            let end =
+                range.endDate.flatMap { timeline.time(at: $0) } ?? range.resolvedDuration.map { start + $0 } ?? start
+            return Preload(id: range.id, start: start, end: max(start, end), uri: uri)
+        }
     }
 
     /// Whether the playlist has no EXT-X-ENDLIST yet.
@@ -72,6 +99,7 @@ struct PrimaryTimeline: Sendable {
         url = presentation.mediaURL
         if !presentation.others.isEmpty { others = presentation.others }
         let eventUpdate = mergeEvents(of: reloaded)
+        preloads = Self.preloads(of: reloaded, in: playlist)
         update.eventsChanged = eventUpdate.changed
         update.removed = eventUpdate.removed
         update.conflicts = eventUpdate.conflicts
