@@ -113,7 +113,7 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// Appends a JSON string literal.
-    static func writeString(_ value: String, to text: inout String) {
+    package static func writeString(_ value: String, to text: inout String) {
         text += "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -285,29 +285,23 @@ public final class Player: Sendable {
     public var clockTime: Duration { clock.now() }
 
     /// The trace as it happens, from now on; it finishes at ``shutdown()``.
-    public func traceEvents() -> AsyncStream<PlaybackEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: PlaybackEvent.self)
-        let id = state.withLockedValue { state -> Int in
-            state.nextSubscriber += 1
-            state.traceSubscribers[state.nextSubscriber] = continuation
-            return state.nextSubscriber
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLockedValue { $0.traceSubscribers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    public func traceEvents() -> AsyncStream<PlaybackEvent> { subscribe(\.traceSubscribers) }
 
     /// The monitor's notifications, from now on.
-    func notifications() -> AsyncStream<InterstitialEventNotification> {
-        let (stream, continuation) = AsyncStream.makeStream(of: InterstitialEventNotification.self)
+    func notifications() -> AsyncStream<InterstitialEventNotification> { subscribe(\.notificationSubscribers) }
+
+    /// A new stream registered in one of the subscriber tables, removed when it terminates.
+    private func subscribe<Element: Sendable>(
+        _ table: WritableKeyPath<State, [Int: AsyncStream<Element>.Continuation]> & Sendable
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
         let id = state.withLockedValue { state -> Int in
             state.nextSubscriber += 1
-            state.notificationSubscribers[state.nextSubscriber] = continuation
+            state[keyPath: table][state.nextSubscriber] = continuation
             return state.nextSubscriber
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLockedValue { $0.notificationSubscribers.removeValue(forKey: id) }
+            _ = self?.state.withLockedValue { $0[keyPath: table].removeValue(forKey: id) }
         }
         return stream
     }

@@ -1,3 +1,4 @@
+import HLSInterstitials
 import HLSPlaylist
 
 /// One line of a playback trace: what the engine did, when, and where primary was.
@@ -149,20 +150,8 @@ public struct PlaybackEvent: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func quote(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        var result = ""
+        JSONValue.writeString(text, to: &result)
+        return result
     }
 }
