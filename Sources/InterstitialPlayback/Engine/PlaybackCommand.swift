@@ -42,7 +42,9 @@ public enum PlaybackCommand: Sendable, Hashable, CustomStringConvertible {
         case .seekInInterstitial(let time): "seek-interstitial \(time)"
         case .skipCurrentEvent: "skip"
         case .cancelCurrentEvent(let offset): "cancel \(offset.map(\.description) ?? "invalid")"
-        case .setEvents(let events): events == nil ? "events server" : "events none"
+        case .setEvents(let events):
+            events.map { $0.isEmpty ? "events none" : "events \($0.map(\.identifier).joined(separator: ","))" }
+                ?? "events server"
         case .setRestrictions(let id, let restrictions):
             "restrict \(id) \(restrictions.isEmpty ? "none" : restrictions.tokens.joined(separator: ","))"
         case .setAutomaticallyHandlesInterstitialEvents(let on): "auto \(on ? "on" : "off")"

@@ -23,7 +23,9 @@ extension PlaybackStateMachine {
         guard bufferLoad == nil, case .now(let key, let url)? = nextBufferStep() else { return }
         bufferLoad = key
         request(key, url: url)
+        if case .asset(let id, let index) = key { assets[id, default: [:]][index] = .requested }
         if case .assetList(let id) = key {
+            lists[id] = .requested
             listURLs[id] = url
             emit(.assetListRequested, [("id", .string(id)), ("url", .string(url))])
         }

@@ -199,7 +199,7 @@ package struct PlaybackStateMachine: Sendable {
         case .loadCancelled(let key):
             inFlight.remove(key)
             finishBufferLoad(key)
-            if key == .assetList(keyID(key)) { lists.removeValue(forKey: keyID(key)) }
+            if case .assetList(let id) = key { lists.removeValue(forKey: id) }
             if case .asset(let id, let index) = key { assets[id]?.removeValue(forKey: index) }
         }
         settle()
@@ -365,14 +365,6 @@ package struct PlaybackStateMachine: Sendable {
     static func tagged(_ url: String, primaryID: String) -> String {
         QueryParameters(url).names.contains("_HLS_primary_id")
             ? url : QueryParameters.appending("_HLS_primary_id", primaryID, to: url)
-    }
-
-    func keyID(_ key: LoadKey) -> String {
-        switch key {
-        case .assetList(let id), .asset(let id, _): id
-        case .segment(let url): url
-        case .primary: ""
-        }
     }
 
     mutating func finishBufferLoad(_ key: LoadKey) {
