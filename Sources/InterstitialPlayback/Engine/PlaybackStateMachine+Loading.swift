@@ -177,8 +177,8 @@ extension PlaybackStateMachine {
             case nil:
                 return .now(.asset(id, index), tagged(StreamValidator.resolve(asset.uri, against: base)))
             case .loaded(let media)? where configuration.loadsSegments:
-                for segment in media.segments {
-                    let url = tagged(segment.url)
+                for segmentURL in media.segmentURLs {
+                    let url = tagged(segmentURL)
                     if !loadedSegments.contains(url) && !failedSegments.contains(url)
                         && !inFlight.contains(.segment(url))
                     {

@@ -176,24 +176,11 @@ package struct PrimaryPresentation: Sendable {
 package struct AssetMedia: Sendable, Hashable {
     /// The sum of its segments' durations.
     package var duration: MediaTime
-    /// Its media segments' URLs and ranges in the asset's timeline.
-    package var segments: [SegmentReference]
+    /// Its media segments' absolute URLs, in order.
+    package var segmentURLs: [String]
 
-    package init(duration: MediaTime, segments: [SegmentReference]) {
+    package init(duration: MediaTime, segmentURLs: [String]) {
         self.duration = duration
-        self.segments = segments
-    }
-}
-
-/// A media segment to load.
-package struct SegmentReference: Sendable, Hashable {
-    /// Its absolute URL.
-    package var url: String
-    /// Its range in its playlist's timeline.
-    package var range: Range<MediaTime>
-
-    package init(url: String, range: Range<MediaTime>) {
-        self.url = url
-        self.range = range
+        self.segmentURLs = segmentURLs
     }
 }

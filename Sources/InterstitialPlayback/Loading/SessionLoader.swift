@@ -92,9 +92,7 @@ struct SessionLoader: Sendable {
         }
         return AssetMedia(
             duration: playlist.duration,
-            segments: playlist.segments.map {
-                SegmentReference(url: StreamValidator.resolve($0.uri, against: base), range: $0.startTime..<$0.endTime)
-            })
+            segmentURLs: playlist.segments.map { StreamValidator.resolve($0.uri, against: base) })
     }
 
     /// Loads a media segment's bytes.
