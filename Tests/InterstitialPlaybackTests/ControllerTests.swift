@@ -138,10 +138,7 @@ struct ControllerTests {
             [Content.interstitial("brk", at: 10, "DURATION=5,X-ASSET-LIST=\"/list.json\",X-RESUME-OFFSET=0")],
             ads.merging(["/list.json": Content.assetList([("{ORIGIN}/a.m3u8", 5)])]) { $1 })
         let received = try await TestOrigin.with(files: files) { origin in
-            let player = Player(
-                item: PlayerItem(url: origin.url("/main.m3u8")),
-                configuration: .init(primaryID: "p", loadsSegments: false),
-                clock: ManualClock())
+            let player = makePlayer(origin)
             let monitor = InterstitialEventMonitor(primaryPlayer: player)
             let all = monitor.notifications
             let finished = monitor.eventDidFinish
@@ -178,10 +175,7 @@ struct ControllerTests {
                     "DURATION=4,X-ASSET-LIST=\"/list.json\",X-RESUME-OFFSET=0,X-TIMELINE-OCCUPIES=\"RANGE\""),
             ], ads.merging(["/list.json": Content.assetList([("{ORIGIN}/b.m3u8", 4)])]) { $1 })
         try await TestOrigin.with(files: files) { origin in
-            let player = Player(
-                item: PlayerItem(url: origin.url("/main.m3u8")),
-                configuration: .init(primaryID: "p", loadsSegments: false),
-                clock: ManualClock())
+            let player = makePlayer(origin)
             player.play()
             await player.run(until: .seconds(1))
             let timeline = try #require(player.currentItem.integratedTimeline)
@@ -228,5 +222,38 @@ struct ControllerTests {
         #expect(trace.filter { $0.kind == .interstitialStarted }.count == 11)
         #expect(trace.last?.kind == .ended && trace.last?.seconds == s(7200 + 11 * 15))
         #expect(ContinuousClock.now - start < .seconds(30))
+    }
+}
+
+@Suite("Playback: bad input")
+struct BadInputTests {
+    @Test("an invalid asset list is an error naming the JSON path, and the event resumes at 0 (R7)")
+    func invalidAssetList() async throws {
+        let files = vod(
+            [Content.interstitial("brk", at: 10, "DURATION=5,X-ASSET-LIST=\"/bad.json\",X-RESUME-OFFSET=2")],
+            ["/bad.json": "{\"ASSETS\":[{\"URI\":\"x\"}]}"])
+        let trace = try await TestOrigin.with(files: files) { await play($0, "/main.m3u8").trace }
+        let message = try #require(trace.first(.error, id: "brk")?["message"]?.description)
+        #expect(message.contains("ASSETS[0].DURATION"))
+        #expect(trace.first(.interstitialEnded, id: "brk")?["resumeTime"] == .time(s(10)))
+        #expect(trace.last?.kind == .ended)
+    }
+
+    @Test("a primary that is not a playlist ends playback with the reason")
+    func notAPlaylist() async throws {
+        let trace = try await TestOrigin.with(files: ["/main.m3u8": "<html>"]) { await play($0, "/main.m3u8").trace }
+        #expect(trace.first(.error)?["message"]?.description.contains("must start with #EXTM3U") == true)
+        #expect(trace.last?.kind == .ended && trace.last?["reason"] != nil)
+    }
+
+    @Test("rates that are negative, not finite or absurdly large are refused")
+    func rates() async throws {
+        let trace = try await TestOrigin.with(files: vod([])) {
+            await play(
+                $0, "/main.m3u8", until: 5, script: [(1, .setRate(-1)), (2, .setRate(1e308)), (3, .setRate(.nan))]
+            ).trace
+        }
+        #expect(trace.filter { $0.kind == .rateRefused }.count == 3)
+        #expect(trace.last { $0.kind == .rateChanged }?["rate"] == .number(1))
     }
 }

@@ -34,10 +34,7 @@ func playLive(
 ) async throws -> (trace: [PlaybackEvent], requests: [TestOrigin.Request]) {
     let clock = ManualClock()
     return try await TestOrigin.with(liveFiles(clock: clock, dateRanges: dateRanges)) { origin in
-        let player = Player(
-            item: PlayerItem(url: origin.url("/live.m3u8")),
-            configuration: .init(primaryID: "live", loadsSegments: false),
-            clock: clock)
+        let player = makePlayer(origin, "/live.m3u8", clock: clock)
         player.play()
         await player.run(until: .nanoseconds(s(seconds).nanoseconds))
         await player.shutdown()

@@ -23,6 +23,13 @@ extension Array where Element == PlaybackEvent {
     }
 }
 
+/// A player of `path` on `origin`, on a manual clock, loading playlists only.
+func makePlayer(_ origin: TestOrigin, _ path: String = "/main.m3u8", clock: ManualClock = ManualClock()) -> Player {
+    Player(
+        item: PlayerItem(url: origin.url(path)), configuration: .init(primaryID: "p", loadsSegments: false),
+        clock: clock)
+}
+
 /// Plays `path` of `origin` on a manual clock for `duration` seconds (or to the end) and returns the player.
 func play(
     _ origin: TestOrigin, _ path: String, until seconds: Double? = nil,

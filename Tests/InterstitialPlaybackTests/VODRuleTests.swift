@@ -61,9 +61,7 @@ struct VODRuleTests {
             [Content.interstitial("brk", at: 12, "DURATION=9,X-ASSET-LIST=\"/list.json\",X-RESUME-OFFSET=0")],
             ads.merging(["/list.json": Content.assetList([("{ORIGIN}/a.m3u8", 5), ("{ORIGIN}/b.m3u8", 4)])]) { $1 })
         try await TestOrigin.with(files: files) { origin in
-            let player = Player(
-                item: PlayerItem(url: origin.url("/main.m3u8")),
-                configuration: .init(primaryID: "p", loadsSegments: false), clock: ManualClock())
+            let player = makePlayer(origin)
             let monitor = InterstitialEventMonitor(primaryPlayer: player)
             player.play()
             await player.run(until: .seconds(18))
@@ -106,9 +104,7 @@ struct VODRuleTests {
             Content.interstitial("brk", at: 12, "DURATION=5,X-ASSET-LIST=\"/missing.json\",X-RESUME-OFFSET=4")
         ])
         try await TestOrigin.with(files: files) { origin in
-            let player = Player(
-                item: PlayerItem(url: origin.url("/main.m3u8")),
-                configuration: .init(primaryID: "p", loadsSegments: false), clock: ManualClock())
+            let player = makePlayer(origin)
             let statuses = InterstitialEventMonitor(primaryPlayer: player).assetListResponseStatusDidChange
             player.play()
             await player.run()
@@ -296,10 +292,7 @@ struct VODRuleTests {
                     [("{ORIGIN}/a.m3u8", 5), ("{ORIGIN}/a.m3u8", 5)], skipControl: "{\"OFFSET\":3,\"DURATION\":5}")
             ]) { $1 })
         try await TestOrigin.with(files: files) { origin in
-            let player = Player(
-                item: PlayerItem(url: origin.url("/main.m3u8")),
-                configuration: .init(primaryID: "p", loadsSegments: false),
-                clock: ManualClock())
+            let player = makePlayer(origin)
             let controller = InterstitialEventController(primaryPlayer: player)
             let states = controller.currentEventSkippableStateDidChange
             for (time, command) in [
@@ -376,10 +369,7 @@ struct VODRuleTests {
                     "DURATION=4,X-ASSET-URI=\"{ORIGIN}/b.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\""),
             ], ads)
         let trace = try await TestOrigin.with(files: files) { origin in
-            let player = Player(
-                item: PlayerItem(url: origin.url("/main.m3u8")),
-                configuration: .init(primaryID: "p", loadsSegments: false),
-                clock: ManualClock())
+            let player = makePlayer(origin)
             let controller = InterstitialEventController(primaryPlayer: player)
             player.play()
             await player.run(until: .seconds(1))

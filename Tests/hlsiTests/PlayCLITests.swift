@@ -83,3 +83,15 @@ struct PlayCLITests {
         #expect(try CLITests.run(["play", "/x.m3u8", "--duration", "-1"]).status == 2)
     }
 }
+
+extension PlayCLITests {
+    @Test("out-of-range numbers are usage errors, not crashes")
+    func ranges() throws {
+        for arguments in [
+            ["--start", "1e300"], ["--duration", "inf"], ["--lookahead", "-2"], ["--script", "at 1 rate 1e999"],
+        ] {
+            let run = try CLITests.run(["play", "/x.m3u8"] + arguments)
+            #expect(run.status == 2, "\(arguments)")
+        }
+    }
+}

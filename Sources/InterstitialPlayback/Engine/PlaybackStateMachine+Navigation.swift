@@ -46,8 +46,11 @@ extension PlaybackStateMachine {
     var currentEventRestrictsSkip: Bool { mode == .interstitial && run?.event.restrictions.contains(.skip) == true }
 
     mutating func setRate(_ value: Double) {
-        guard value.isFinite, value >= 0 else {
-            emit(.rateRefused, [("rate", .number(value)), ("reason", .string("reverse playback is not supported"))])
+        guard value.isFinite, value >= 0, value <= Self.maximumRate else {
+            let reason =
+                value > Self.maximumRate
+                ? "rates above \(Int(Self.maximumRate)) are not supported" : "reverse playback is not supported"
+            emit(.rateRefused, [("rate", .number(value)), ("reason", .string(reason))])
             return
         }
         if value == 0 {
@@ -73,6 +76,9 @@ extension PlaybackStateMachine {
         playing = true
         emit(.rateChanged, [("rate", .number(value))])
     }
+
+    /// The fastest rate accepted.
+    static let maximumRate: Double = 64
 
     /// Seeks primary to `target` (R8, R13, R14, R15).
     mutating func seek(to target: MediaTime) {

@@ -11,31 +11,6 @@ import HLSPlaylist
 /// event's assets back to back, and primary resumes at the resumption point. Where the sources leave
 /// a choice it follows the behavior profile (R7–R20, R25).
 package struct PlaybackStateMachine: Sendable {
-    /// Engine settings.
-    package struct Configuration: Sendable {
-        /// The `_HLS_primary_id` of this playback session (R19).
-        package var primaryID: String
-        /// How far ahead of an event its asset list is requested (R18).
-        package var lookahead: MediaTime
-        /// How much primary media is buffered ahead of the playhead.
-        package var forwardBuffer: MediaTime
-        /// Whether media segments are loaded (the renderer gets them); playlists always are.
-        package var loadsSegments: Bool
-        /// Where primary starts; nil: 0 for VOD, the live start point for live.
-        package var startTime: MediaTime?
-
-        package init(
-            primaryID: String, lookahead: MediaTime = MediaTime(seconds: 10),
-            forwardBuffer: MediaTime = MediaTime(seconds: 30), loadsSegments: Bool = true, startTime: MediaTime? = nil
-        ) {
-            self.primaryID = primaryID
-            self.lookahead = lookahead
-            self.forwardBuffer = forwardBuffer
-            self.loadsSegments = loadsSegments
-            self.startTime = startTime
-        }
-    }
-
     /// What a load is for.
     package enum LoadKey: Hashable, Sendable {
         /// The primary presentation (first load and live reloads).
@@ -119,7 +94,9 @@ package struct PlaybackStateMachine: Sendable {
         case failed(String)
     }
 
-    let configuration: Configuration
+    /// The settings: the player's (the machine reads the primary ID, look-ahead, forward buffer,
+    /// segment loading and start time).
+    let configuration: Player.Configuration
     /// The URL of the item.
     let itemURL: String
     /// The clock time of the last input.
@@ -166,7 +143,7 @@ package struct PlaybackStateMachine: Sendable {
     var actions: [Action] = []
 
     /// Creates a machine for the item at `url`.
-    package init(url: String, configuration: Configuration) {
+    package init(url: String, configuration: Player.Configuration) {
         self.itemURL = url
         self.configuration = configuration
     }

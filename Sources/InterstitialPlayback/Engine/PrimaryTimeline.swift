@@ -161,14 +161,10 @@ package struct PrimaryPresentation: Sendable {
     package var mediaURL: String
     /// The other media playlists (audio) that play with it.
     package var others: [MediaPlaylist]
-    /// Their URLs.
-    package var otherURLs: [String]
-
-    package init(media: MediaPlaylist, mediaURL: String, others: [MediaPlaylist] = [], otherURLs: [String] = []) {
+    package init(media: MediaPlaylist, mediaURL: String, others: [MediaPlaylist] = []) {
         self.media = media
         self.mediaURL = mediaURL
         self.others = others
-        self.otherURLs = otherURLs
     }
 }
 

@@ -23,15 +23,12 @@ struct SessionLoader: Sendable {
     func shutdown() async { try? await loader.shutdown() }
 
     /// Loads the primary: a media playlist, or a multivariant playlist's first variant and its
-    /// default audio rendition. A reload passes the URLs of the first load.
-    func loadPrimary(_ url: String, reload: PrimaryPresentation?, primaryID: String) async throws -> PrimaryPresentation
-    {
-        if let reload {
-            let media = try await media(reload.mediaURL)
-            var others: [MediaPlaylist] = []
-            for other in reload.otherURLs { others.append(try await self.media(other).playlist) }
-            return PrimaryPresentation(
-                media: media.playlist, mediaURL: reload.mediaURL, others: others, otherURLs: reload.otherURLs)
+    /// default audio rendition. A live reload (`mediaOnly`) fetches the media playlist at `url` only:
+    /// the other renditions serve X-SNAP, which uses them for VOD only.
+    func loadPrimary(_ url: String, mediaOnly: Bool, primaryID: String) async throws -> PrimaryPresentation {
+        if mediaOnly {
+            let media = try await media(url)
+            return PrimaryPresentation(media: media.playlist, mediaURL: url)
         }
         let (resource, result) = try await loader.loadPlaylist(url)
         switch result.playlist {
@@ -41,21 +38,21 @@ struct SessionLoader: Sendable {
             guard let variant = multivariant.variants.first else {
                 throw LoadError(.notAPlaylist, location: url, "the multivariant playlist has no variant stream")
             }
-            let mediaURL = tag(StreamValidator.resolve(variant.uri, against: resource.finalLocation), primaryID)
+            let mediaURL = PlaybackStateMachine.tagged(
+                StreamValidator.resolve(variant.uri, against: resource.finalLocation), primaryID: primaryID)
             let media = try await media(mediaURL)
             var others: [MediaPlaylist] = []
-            var otherURLs: [String] = []
             if let group = variant.audio {
                 let candidates = multivariant.renditions.filter {
                     $0.type == "AUDIO" && $0.groupID == group && $0.uri != nil
                 }
                 if let audio = candidates.first(where: \.isDefault) ?? candidates.first, let uri = audio.uri {
-                    let audioURL = tag(StreamValidator.resolve(uri, against: resource.finalLocation), primaryID)
+                    let audioURL = PlaybackStateMachine.tagged(
+                        StreamValidator.resolve(uri, against: resource.finalLocation), primaryID: primaryID)
                     others.append(try await self.media(audioURL).playlist)
-                    otherURLs.append(audioURL)
                 }
             }
-            return PrimaryPresentation(media: media.playlist, mediaURL: mediaURL, others: others, otherURLs: otherURLs)
+            return PrimaryPresentation(media: media.playlist, mediaURL: mediaURL, others: others)
         }
     }
 
@@ -81,7 +78,8 @@ struct SessionLoader: Sendable {
             guard let variant = multivariant.variants.first else {
                 throw LoadError(.notAPlaylist, location: url, "the asset's multivariant playlist has no variant stream")
             }
-            let loaded = try await media(tag(StreamValidator.resolve(variant.uri, against: base), primaryID))
+            let loaded = try await media(
+                PlaybackStateMachine.tagged(StreamValidator.resolve(variant.uri, against: base), primaryID: primaryID))
             playlist = loaded.playlist
             base = loaded.url
         }
@@ -108,7 +106,4 @@ struct SessionLoader: Sendable {
         return (playlist, resource.finalLocation)
     }
 
-    private func tag(_ url: String, _ primaryID: String) -> String {
-        PlaybackStateMachine.tagged(url, primaryID: primaryID)
-    }
 }

@@ -29,23 +29,26 @@ extension Player {
                     let observerDeadline = state.observers.watchedTimes.compactMap {
                         state.machine.clockTime(whenIntegratedReaches: $0)
                     }.min()
-                    let deadline = [due, machineDeadline, observerDeadline].compactMap { $0 }.min()
-                    return (loads, state.inFlight, deadline, state.machine.mode == .ended, state.scheduled.isEmpty)
+                    return (
+                        loads: loads, inFlight: state.inFlight,
+                        deadline: [due, machineDeadline, observerDeadline].compactMap { $0 }.min(),
+                        ended: state.machine.mode == .ended, nothingScheduled: state.scheduled.isEmpty
+                    )
                 }
-                for load in status.0 {
+                for load in status.loads {
                     group.addTask { await self.load(load) }
                 }
-                if status.3 && status.4 { break }
+                if status.ended && status.nothingScheduled { break }
                 // On a manual clock loads take no time: the limit waits for them.
-                if let limit, now >= limit, clock.manual == nil || status.1 == 0 { break }
-                let target = [status.2, limit].compactMap { $0 }.min()
+                if let limit, now >= limit, clock.manual == nil || status.inFlight == 0 { break }
+                let target = [status.deadline, limit].compactMap { $0 }.min()
                 if clock.manual != nil {
-                    if status.1 > 0 {
+                    if status.inFlight > 0 {
                         _ = await wakes.next()
                         continue
                     }
                     guard let target else { break }
-                    if status.3, status.2 == nil || target == limit { break }
+                    if status.ended, status.deadline == nil || target == limit { break }
                     clock.advance(to: max(target, now))
                     tick()
                 } else {
@@ -74,10 +77,10 @@ extension Player {
             while let first = state.scheduled.first, first.time <= now {
                 state.scheduled.removeFirst()
                 let actions = state.machine.handle(.command(first.command), at: first.time)
-                Self.perform(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+                Self.carryOut(actions, in: &state, renderer: renderer, callbacks: &callbacks)
             }
             let actions = state.machine.advance(to: now)
-            Self.perform(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+            Self.carryOut(actions, in: &state, renderer: renderer, callbacks: &callbacks)
         }
         for callback in callbacks { callback() }
     }
@@ -88,11 +91,9 @@ extension Player {
         do {
             switch request.key {
             case .primary:
-                let previous = state.withLockedValue { $0.presentation }
-                let presentation = try await loader.loadPrimary(
-                    request.url, reload: previous, primaryID: configuration.primaryID)
-                if previous == nil { state.withLockedValue { $0.presentation = presentation } }
-                input = .primaryLoaded(presentation)
+                let reload = state.withLockedValue { $0.machine.timeline != nil }
+                input = .primaryLoaded(
+                    try await loader.loadPrimary(request.url, mediaOnly: reload, primaryID: configuration.primaryID))
             case .assetList(let id):
                 input = .assetListLoaded(id, try await loader.loadAssetList(request.url))
             case .asset(let id, let index):
@@ -111,7 +112,7 @@ extension Player {
         state.withLockedValue { state in
             state.inFlight -= 1
             let actions = state.machine.handle(input, at: now)
-            Self.perform(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+            Self.carryOut(actions, in: &state, renderer: renderer, callbacks: &callbacks)
         }
         for callback in callbacks { callback() }
         wakeContinuation.yield()

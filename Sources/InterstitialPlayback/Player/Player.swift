@@ -84,7 +84,6 @@ public final class Player: Sendable {
         var notificationSubscribers: [Int: AsyncStream<InterstitialEventNotification>.Continuation] = [:]
         var nextSubscriber = 0
         var scheduled: [(time: Duration, command: PlaybackCommand)] = []
-        var presentation: PrimaryPresentation?
         var observers = TimelineObservers()
         var running = false
         var traceLimit = 100_000
@@ -117,12 +116,7 @@ public final class Player: Sendable {
         self.loader = SessionLoader(
             primaryID: configuration.primaryID, timeout: configuration.timeout,
             maximumRedirects: configuration.maximumRedirects, logger: logger)
-        var machine = PlaybackStateMachine(
-            url: item.url,
-            configuration: .init(
-                primaryID: configuration.primaryID, lookahead: configuration.lookahead,
-                forwardBuffer: configuration.forwardBuffer, loadsSegments: configuration.loadsSegments,
-                startTime: configuration.startTime))
+        var machine = PlaybackStateMachine(url: item.url, configuration: configuration)
         let first = machine.start()
         var initial = State(machine: machine)
         initial.traceLimit = max(1, configuration.traceLimit)
@@ -134,7 +128,7 @@ public final class Player: Sendable {
         let actions = first
         var callbacks: [@Sendable () -> Void] = []
         _ = state.withLockedValue { state in
-            Self.perform(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+            Self.carryOut(actions, in: &state, renderer: renderer, callbacks: &callbacks)
         }
         if !item.automaticallyHandlesInterstitialEvents {
             _ = perform(.setAutomaticallyHandlesInterstitialEvents(false))
@@ -206,7 +200,7 @@ public final class Player: Sendable {
         var callbacks: [@Sendable () -> Void] = []
         let events = state.withLockedValue { state -> [PlaybackEvent] in
             let actions = state.machine.handle(.command(command), at: now)
-            return Self.perform(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+            return Self.carryOut(actions, in: &state, renderer: renderer, callbacks: &callbacks)
         }
         for callback in callbacks { callback() }
         wakeContinuation.yield()
@@ -262,7 +256,7 @@ public final class Player: Sendable {
             maximumRedirects: configuration.maximumRedirects, logger: nil)
         do {
             let presentation = try await loader.loadPrimary(
-                PlaybackStateMachine.tagged(url, primaryID: configuration.primaryID), reload: nil,
+                PlaybackStateMachine.tagged(url, primaryID: configuration.primaryID), mediaOnly: false,
                 primaryID: configuration.primaryID)
             await loader.shutdown()
             return presentation.media.isLive
@@ -310,7 +304,7 @@ public final class Player: Sendable {
 
     /// Carries out the machine's actions under the lock; returns the trace events among them.
     @discardableResult
-    static func perform(
+    static func carryOut(
         _ actions: [PlaybackStateMachine.Action], in state: inout State, renderer: any MediaRenderer,
         callbacks: inout [@Sendable () -> Void]
     ) -> [PlaybackEvent] {

@@ -46,8 +46,6 @@ public struct PlaybackEvent: Sendable, Hashable, CustomStringConvertible {
         case paused
         /// Primary reached the live edge and waits for the playlist to grow.
         case stalled
-        /// A live playlist reload brought new segments.
-        case playlistReloaded
         /// Input that was ignored, with the reason (e.g. a reload that changed a date range value).
         case warning
         /// A load or playback error, with its message.

@@ -58,14 +58,15 @@ struct PlayCommand: AsyncParsableCommand {
     var primaryID: String?
 
     func validate() throws {
-        if let start, !(start.isFinite && start >= 0) {
-            throw ValidationError("--start must be a non-negative number of seconds")
+        // Under a billion seconds (about 31 years): times are nanoseconds in 64 bits.
+        if let start, !(start >= 0 && start < 1e9) {
+            throw ValidationError("--start must be a non-negative number of seconds, under 1e9")
         }
-        if let duration, !(duration.isFinite && duration > 0) {
-            throw ValidationError("--duration must be a positive number of seconds")
+        if let duration, !(duration > 0 && duration < 1e9) {
+            throw ValidationError("--duration must be a positive number of seconds, under 1e9")
         }
-        if !(lookahead.isFinite && lookahead >= 0) {
-            throw ValidationError("--lookahead must be a non-negative number of seconds")
+        if !(lookahead >= 0 && lookahead < 1e9) {
+            throw ValidationError("--lookahead must be a non-negative number of seconds, under 1e9")
         }
     }
 
