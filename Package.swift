@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
         .library(name: "HLSInterstitials", targets: ["HLSInterstitials"]),
         .library(name: "HLSLoading", targets: ["HLSLoading"]),
+        .library(name: "PlaybackCoordination", targets: ["PlaybackCoordination"]),
         .library(name: "InterstitialPlayback", targets: ["InterstitialPlayback"]),
         .library(name: "InterstitialServer", targets: ["InterstitialServer"]),
         .executable(name: "hlsi", targets: ["hlsi"]),
@@ -21,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
     ],
     targets: [
         // Pure core: parsing, model, writing, diagnostics. No I/O.
@@ -39,6 +41,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Pure core: the coordinated-group protocol, its hub as a value, and hand-off sessions. No I/O.
+        .target(name: "PlaybackCoordination", dependencies: ["HLSPlaylist", "HLSInterstitials"]),
         // The client engine: a pure playback state machine and a thin driver that loads over HTTP.
         .target(
             name: "InterstitialPlayback",
@@ -46,6 +50,11 @@ let package = Package(
                 "HLSPlaylist",
                 "HLSInterstitials",
                 "HLSLoading",
+                "PlaybackCoordination",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -57,7 +66,9 @@ let package = Package(
                 "HLSPlaylist",
                 "HLSInterstitials",
                 "HLSLoading",
+                "PlaybackCoordination",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -119,6 +130,7 @@ let package = Package(
             name: "InterstitialPlaybackTests",
             dependencies: [
                 "InterstitialPlayback",
+                "PlaybackCoordination",
                 "HLSInterstitials",
                 "HLSPlaylist",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -9,6 +9,8 @@ struct PlaybackClock: Sendable {
     let sleep: @Sendable (Duration) async throws -> Void
     /// The manual clock, when the player is virtual.
     let manual: ManualClock?
+    /// The manual clock's ``ManualClock/elapsed`` when the player was created (0 on other clocks).
+    let origin: Duration
 
     init<C: Clock>(_ clock: C) where C.Duration == Duration {
         if let manual = clock as? ManualClock {
@@ -16,12 +18,14 @@ struct PlaybackClock: Sendable {
             self.now = { origin.duration(to: manual.now) }
             self.sleep = { try await manual.sleep(until: origin.advanced(by: $0)) }
             self.manual = manual
+            self.origin = origin.offset
             return
         }
         let origin = clock.now
         self.now = { origin.duration(to: clock.now) }
         self.sleep = { try await clock.sleep(until: origin.advanced(by: $0), tolerance: nil) }
         self.manual = nil
+        self.origin = .zero
     }
 
     /// Moves a manual clock to `time` since the origin.

@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import PlaybackCoordination
 
 /// Something an application (or a script) asks the player to do.
 public enum PlaybackCommand: Sendable, Hashable, CustomStringConvertible {
@@ -29,6 +30,11 @@ public enum PlaybackCommand: Sendable, Hashable, CustomStringConvertible {
     case setRestrictions(eventID: String, InterstitialEvent.Restrictions)
     /// Set the item's `automaticallyHandlesInterstitialEvents`.
     case setAutomaticallyHandlesInterstitialEvents(Bool)
+    /// Select the primary's audio rendition that matches the option (language, then
+    /// characteristics); nil: the default one. Interstitial assets loaded later match it.
+    case selectAudio(MediaOption?)
+    /// Select the primary's subtitle rendition that matches the option; nil turns subtitles off.
+    case selectSubtitles(MediaOption?)
 
     /// The command as a script would write it.
     public var description: String {
@@ -48,6 +54,25 @@ public enum PlaybackCommand: Sendable, Hashable, CustomStringConvertible {
         case .setRestrictions(let id, let restrictions):
             "restrict \(id) \(restrictions.isEmpty ? "none" : restrictions.tokens.joined(separator: ","))"
         case .setAutomaticallyHandlesInterstitialEvents(let on): "auto \(on ? "on" : "off")"
+        case .selectAudio(let option): "select audio \(option.map(Self.describe) ?? "default")"
+        case .selectSubtitles(let option): "select subtitles \(option.map(Self.describe) ?? "off")"
+        }
+    }
+
+    /// `en` or `en,public.accessibility.describes-video` (the language, then characteristics).
+    static func describe(_ option: MediaOption) -> String {
+        ([option.language ?? "und"] + option.characteristics).joined(separator: ",")
+    }
+
+    /// Whether the command moves or times playback, so that a coordinated group applies it to all.
+    var isTiming: Bool {
+        switch self {
+        case .play, .pause, .setRate, .seek, .seekToDate, .seekIntegrated, .seekInInterstitial, .skipCurrentEvent,
+            .cancelCurrentEvent:
+            true
+        case .setEvents, .setRestrictions, .setAutomaticallyHandlesInterstitialEvents, .selectAudio,
+            .selectSubtitles:
+            false
         }
     }
 }

@@ -27,6 +27,9 @@ extension PlaybackStateMachine {
         var projectedResume: MediaTime
         /// For a live join inside the first member (R11): the offset into it.
         var joinOffset: MediaTime = .zero
+        /// Where the current member starts once its assets are known (a coordinated group is
+        /// further in).
+        var seekOffset: MediaTime?
 
         /// The current member as last seen (kept if the server removes it: it runs to completion).
         package internal(set) var event: InterstitialEvent
@@ -137,8 +140,10 @@ extension PlaybackStateMachine {
                 return false
             }
             run.skipControl = run.event.skipControl.overridden(by: list.skipControl)
-            if run.joinOffset > .zero {
-                if let start = list.startPosition(at: run.joinOffset) {
+            let skip = max(run.joinOffset, run.seekOffset ?? .zero)
+            run.seekOffset = nil
+            if skip > .zero {
+                if let start = list.startPosition(at: skip) {
                     run.plan = Array(start.index..<list.assets.count)
                     run.startOffsetInFirstAsset = start.offset
                 } else {
@@ -164,9 +169,8 @@ extension PlaybackStateMachine {
                 run.currentMedia = media
                 run.assetPosition = run.planPosition == 0 ? run.startOffsetInFirstAsset : .zero
                 run.waiting = false
-                let uri = playList(for: run.event)?.assets[index].uri ?? ""
                 self.run = run
-                emit(.assetStarted, [("id", .string(id)), ("index", .integer(index)), ("uri", .string(uri))])
+                emitAssetStarted(index, media: media)
                 return true
             case .failed?:
                 run.planPosition += 1
@@ -197,6 +201,21 @@ extension PlaybackStateMachine {
             return true
         }
         return false
+    }
+
+    /// Records that asset `index` of the current member started, with the renditions chosen to
+    /// match the primary's.
+    mutating func emitAssetStarted(_ index: Int, media: AssetMedia) {
+        guard let run else { return }
+        var fields: [(name: String, value: PlaybackEvent.Value)] = [
+            ("id", .string(run.eventID)), ("index", .integer(index)),
+            ("uri", .string(playList(for: run.event)?.assets[index].uri ?? "")),
+        ]
+        if let tracks = media.tracks {
+            fields.append(("audio", tracks.audio.map { .string($0.description) } ?? .null))
+            fields.append(("subtitles", tracks.subtitles.map { .string($0.description) } ?? .null))
+        }
+        emit(.assetStarted, fields)
     }
 
     /// The skippable state at the member's elapsed time (R16).
@@ -243,22 +262,8 @@ extension PlaybackStateMachine {
         if ending != .completed { fields.append(("reason", .string(ending.rawValue))) }
         emit(.interstitialEnded, fields)
         if run.memberIndex + 1 < run.members.count, ending != .cancelled, ending != .seek {
-            let next = run.members[run.memberIndex + 1]
-            run.memberIndex += 1
-            run.event = activeEvent(next) ?? run.event
-            run.memberStarted = false
-            run.elapsed = .zero
-            run.joinOffset = .zero
-            run.plan = nil
-            run.planPosition = 0
-            run.startOffsetInFirstAsset = .zero
-            run.assetIndex = nil
-            run.currentMedia = nil
-            run.assetPosition = .zero
-            run.skipControl = SkipControl()
-            run.skippable = .notSkippable
-            run.waiting = false
             self.run = run
+            switchMember(to: run.memberIndex + 1)
             return
         }
         if ending == .seek {
@@ -269,6 +274,27 @@ extension PlaybackStateMachine {
             return
         }
         finishRun()
+    }
+
+    /// Makes member `index` of the current group the current one, not yet started.
+    mutating func switchMember(to index: Int) {
+        guard var run, run.members.indices.contains(index) else { return }
+        run.memberIndex = index
+        run.event = activeEvent(run.members[index]) ?? run.event
+        run.memberStarted = false
+        run.elapsed = .zero
+        run.joinOffset = .zero
+        run.seekOffset = nil
+        run.plan = nil
+        run.planPosition = 0
+        run.startOffsetInFirstAsset = .zero
+        run.assetIndex = nil
+        run.currentMedia = nil
+        run.assetPosition = .zero
+        run.skipControl = SkipControl()
+        run.skippable = .notSkippable
+        run.waiting = false
+        self.run = run
     }
 
     /// Where primary resumes after a run: the override, or the base plus the members' offsets,

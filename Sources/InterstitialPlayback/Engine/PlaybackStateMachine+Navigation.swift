@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import PlaybackCoordination
 
 extension PlaybackStateMachine {
     /// Applies a command.
@@ -39,7 +40,30 @@ extension PlaybackStateMachine {
             automaticallyHandles = on
             recompute()
             emitEventsChanged()
+        case .selectAudio(let option): select(option, type: "AUDIO")
+        case .selectSubtitles(let option): select(option, type: "SUBTITLES")
         }
+    }
+
+    /// Selects the primary's rendition of a TYPE that matches `option` (``TrackMatcher``); assets
+    /// loaded from now on match the new selection.
+    mutating func select(_ option: MediaOption?, type: String) {
+        let candidates = renditions.filter { $0.type == type }
+        guard !candidates.isEmpty else {
+            emit(.warning, [("message", .string("the primary offers no \(type) renditions to select"))])
+            return
+        }
+        let chosen = TrackMatcher.select(candidates, matching: option, type: type).map(TrackMatcher.option)
+        if option != nil && chosen == nil {
+            emit(.warning, [("message", .string("no \(type) rendition matches \(option?.description ?? ""); subtitles are off"))])
+        }
+        if type == "AUDIO" { tracks.audio = chosen } else { tracks.subtitles = chosen }
+        emit(
+            .tracksSelected,
+            [
+                ("audio", tracks.audio.map { .string($0.description) } ?? .null),
+                ("subtitles", tracks.subtitles.map { .string($0.description) } ?? .null),
+            ])
     }
 
     /// Whether the current event forbids advancing: X-RESTRICT=SKIP (R13).
@@ -175,7 +199,7 @@ extension PlaybackStateMachine {
     /// Seeks inside the current event; forward is refused under SKIP (R13), backward is allowed.
     mutating func seekInInterstitial(_ offset: MediaTime) {
         emit(.seekRequested, [("interstitialTime", .time(offset))])
-        guard mode == .interstitial, var run else {
+        guard mode == .interstitial, let run else {
             emit(.seekRefused, [("reason", .string("no interstitial is playing"))])
             return
         }
@@ -193,10 +217,21 @@ extension PlaybackStateMachine {
                 ])
             return
         }
-        guard let plan = run.plan, let list = playList(for: run.event) else {
+        guard run.plan != nil else {
             emit(.seekRefused, [("reason", .string("the interstitial's assets are not loaded yet"))])
             return
         }
+        guard moveInMember(to: offset) else {
+            emit(.seekRefused, [("reason", .string("the interstitial has no playable asset"))])
+            return
+        }
+        emit(.seekCompleted, [("interstitialTime", .time(offset))])
+    }
+
+    /// Moves to `offset` (from where the member's playback began) in the current member's assets;
+    /// false when none of them is playable.
+    mutating func moveInMember(to offset: MediaTime) -> Bool {
+        guard var run, let plan = run.plan else { return false }
         // Find the asset at `offset` along the plan.
         var start = MediaTime.zero
         var target: (position: Int, index: Int, media: AssetMedia, offset: MediaTime)?
@@ -210,10 +245,7 @@ extension PlaybackStateMachine {
             }
             start = start + length
         }
-        guard let target else {
-            emit(.seekRefused, [("reason", .string("the interstitial has no playable asset"))])
-            return
-        }
+        guard let target else { return false }
         if run.assetIndex != target.index, let index = run.assetIndex {
             emit(.assetEnded, [("id", .string(run.eventID)), ("index", .integer(index)), ("reason", .string("seek"))])
         }
@@ -224,16 +256,8 @@ extension PlaybackStateMachine {
         run.assetPosition = target.offset
         run.elapsed = run.joinOffset + offset
         self.run = run
-        _ = list
-        if changed {
-            emit(
-                .assetStarted,
-                [
-                    ("id", .string(run.eventID)), ("index", .integer(target.index)),
-                    ("uri", .string(playList(for: run.event)?.assets[target.index].uri ?? "")),
-                ])
-        }
-        emit(.seekCompleted, [("interstitialTime", .time(offset))])
+        if changed { emitAssetStarted(target.index, media: target.media) }
+        return true
     }
 
     /// Skips the current event (R16): allowed inside the skip control window even under SKIP;

@@ -93,11 +93,14 @@ extension PlaybackStateMachine {
         guard var timeline else {
             let timeline = PrimaryTimeline(presentation)
             self.timeline = timeline
+            tracks = presentation.tracks
+            renditions = presentation.renditions
             recompute()
             position = startPosition(timeline)
             mode = .primary
             placePreloads()
             emitEventsChanged()
+            placePending()
             if timeline.isLive { nextReload = clock + .nanoseconds(timeline.targetDuration.nanoseconds) }
             return
         }

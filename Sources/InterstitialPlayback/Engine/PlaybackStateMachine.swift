@@ -1,6 +1,7 @@
 import HLSInterstitials
 import HLSLoading
 import HLSPlaylist
+import PlaybackCoordination
 
 /// The playback engine as a value: inputs (commands, load results, the passing of time) go in,
 /// actions (loads to start, trace events, monitor notifications) come out. No I/O, no clock of its
@@ -47,6 +48,25 @@ package struct PlaybackStateMachine: Sendable {
         case loadFailed(LoadKey, String)
         /// A load was abandoned before it finished (the driver stopped); it may be asked for again.
         case loadCancelled(LoadKey)
+        /// The player joined (true) or left (false) a coordinated group.
+        case setCoordinated(Bool)
+        /// Place playback where the group is: at `location` as of clock time `anchor` (nil: now),
+        /// then play forward to now.
+        case coordinate(CoordinatedLocation, playing: Bool, rate: Double, anchor: Duration?)
+        /// Continue a handed-off session (before the primary loads).
+        case restore(PlaybackSession)
+        /// The session went to another player (at `to`): this one stops.
+        case handedOff(to: String)
+    }
+
+    /// What the coordinator must tell its group.
+    package enum Signal: Sendable, Hashable {
+        /// A local command changed where or how playback moves: propose the new state.
+        case changed
+        /// An interstitial group whose content may vary started: the player plays it on its own.
+        case suspended(String)
+        /// That group ended; the player waits at `resume` for the others.
+        case arrived(String, MediaTime)
     }
 
     /// An action for the driver.
@@ -59,6 +79,8 @@ package struct PlaybackStateMachine: Sendable {
         case notify(InterstitialEventNotification)
         /// Drop buffered media (after a seek).
         case flush
+        /// Tell the coordinated group.
+        case signal(Signal)
     }
 
     /// Where playback is.
@@ -140,7 +162,20 @@ package struct PlaybackStateMachine: Sendable {
     var pendingSeekCompletion: MediaTime?
     /// The point of each preload hint at which its load starts (App. F: a random point of its range).
     var preloadPoints: [String: MediaTime] = [:]
+    /// The primary's selected renditions.
+    package internal(set) var tracks = TrackSelection()
+    /// The renditions the primary offers.
+    var renditions: [Rendition] = []
+    /// Whether the player is in a coordinated group.
+    package internal(set) var coordinated = false
+    /// Waiting for the group after an interstitial played on its own.
+    package internal(set) var held = false
+    /// The group (of events whose content may vary) being played on its own while coordinated.
+    var independentKey: String?
+    /// A group state or a session to apply once the primary loads.
+    var pendingPlacement: (location: CoordinatedLocation, anchor: Duration?, continuing: Bool)?
     var actions: [Action] = []
+    var signalChange = false
 
     /// Creates a machine for the item at `url`.
     package init(url: String, configuration: Player.Configuration) {
@@ -160,7 +195,25 @@ package struct PlaybackStateMachine: Sendable {
     package mutating func handle(_ input: Input, at now: Duration) -> [Action] {
         move(to: now)
         switch input {
-        case .command(let command): apply(command)
+        case .command(let command):
+            let alone = independentKey != nil || held
+            let before = actions.count
+            apply(command)
+            let refused = actions[before...].contains {
+                if case .emit(let event) = $0 { return [.seekRefused, .rateRefused, .skipRefused].contains(event.kind) }
+                return false
+            }
+            if coordinated, !alone, !refused, command.isTiming { signalChange = true }
+        case .setCoordinated(let on):
+            coordinated = on
+            held = held && on
+        case .coordinate(let location, let playing, let rate, let anchor):
+            coordinate(location, playing: playing, rate: rate, anchor: anchor, continuing: false)
+        case .restore(let session): restore(session)
+        case .handedOff(let target):
+            playing = false
+            mode = .ended
+            emit(.handedOff, [("to", .string(target))])
         case .primaryLoaded(let presentation): primaryLoaded(presentation)
         case .assetListLoaded(let id, let list): assetListLoaded(id, list)
         case .assetLoaded(let id, let index, let media):
@@ -180,6 +233,11 @@ package struct PlaybackStateMachine: Sendable {
             if case .asset(let id, let index) = key { assets[id]?.removeValue(forKey: index) }
         }
         settle()
+        trackIndependence()
+        if signalChange {
+            signalChange = false
+            actions.append(.signal(.changed))
+        }
         return take()
     }
 
@@ -187,6 +245,7 @@ package struct PlaybackStateMachine: Sendable {
     package mutating func advance(to now: Duration) -> [Action] {
         move(to: now)
         settle()
+        trackIndependence()
         return take()
     }
 
@@ -216,7 +275,7 @@ package struct PlaybackStateMachine: Sendable {
 
     /// The rate media moves at now: 0 when paused, waiting or stalled; at most 1 under SKIP (R13).
     var effectiveRate: Double {
-        guard playing, rate > 0 else { return 0 }
+        guard playing, rate > 0, !held else { return 0 }
         switch mode {
         case .loading, .ended: return 0
         case .primary: return stalled || !started ? 0 : rate

@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import PlaybackCoordination
 
 /// The primary presentation as the player knows it: its media playlist (for live, every segment seen
 /// since the first load, on one stable timeline), the other media playlists, and the server's
@@ -161,10 +162,19 @@ package struct PrimaryPresentation: Sendable {
     package var mediaURL: String
     /// The other media playlists (audio) that play with it.
     package var others: [MediaPlaylist]
-    package init(media: MediaPlaylist, mediaURL: String, others: [MediaPlaylist] = []) {
+    /// The audio and subtitle renditions the variant offers (empty for a media playlist).
+    package var renditions: [Rendition]
+    /// The selected renditions.
+    package var tracks: TrackSelection
+    package init(
+        media: MediaPlaylist, mediaURL: String, others: [MediaPlaylist] = [], renditions: [Rendition] = [],
+        tracks: TrackSelection = TrackSelection()
+    ) {
         self.media = media
         self.mediaURL = mediaURL
         self.others = others
+        self.renditions = renditions
+        self.tracks = tracks
     }
 }
 
@@ -174,9 +184,12 @@ package struct AssetMedia: Sendable, Hashable {
     package var duration: MediaTime
     /// Its media segments' absolute URLs, in order.
     package var segmentURLs: [String]
+    /// The renditions selected to match the primary's; nil when the asset offers none.
+    package var tracks: TrackSelection?
 
-    package init(duration: MediaTime, segmentURLs: [String]) {
+    package init(duration: MediaTime, segmentURLs: [String], tracks: TrackSelection? = nil) {
         self.duration = duration
         self.segmentURLs = segmentURLs
+        self.tracks = tracks
     }
 }

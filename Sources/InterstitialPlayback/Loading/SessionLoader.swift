@@ -2,6 +2,7 @@ import HLSInterstitials
 import HLSLoading
 import HLSPlaylist
 import Logging
+import PlaybackCoordination
 
 /// Loads what a playback session needs over HTTP (or from files): the primary presentation, asset
 /// lists, interstitial assets and media segments.
@@ -22,10 +23,13 @@ struct SessionLoader: Sendable {
 
     func shutdown() async { try? await loader.shutdown() }
 
-    /// Loads the primary: a media playlist, or a multivariant playlist's first variant and its
-    /// default audio rendition. A live reload (`mediaOnly`) fetches the media playlist at `url` only:
-    /// the other renditions serve X-SNAP, which uses them for VOD only.
-    func loadPrimary(_ url: String, mediaOnly: Bool, primaryID: String) async throws -> PrimaryPresentation {
+    /// Loads the primary: a media playlist, or a multivariant playlist's first variant and the audio
+    /// rendition that matches the preference (the default one without). A live reload
+    /// (`mediaOnly`) fetches the media playlist at `url` only: the other renditions serve X-SNAP,
+    /// which uses them for VOD only.
+    func loadPrimary(
+        _ url: String, mediaOnly: Bool, primaryID: String, preferred: TrackSelection = TrackSelection()
+    ) async throws -> PrimaryPresentation {
         if mediaOnly {
             let media = try await media(url)
             return PrimaryPresentation(media: media.playlist, mediaURL: url)
@@ -42,17 +46,14 @@ struct SessionLoader: Sendable {
                 StreamValidator.resolve(variant.uri, against: resource.finalLocation), primaryID: primaryID)
             let media = try await media(mediaURL)
             var others: [MediaPlaylist] = []
-            if let group = variant.audio {
-                let candidates = multivariant.renditions.filter {
-                    $0.type == "AUDIO" && $0.groupID == group && $0.uri != nil
-                }
-                if let audio = candidates.first(where: \.isDefault) ?? candidates.first, let uri = audio.uri {
-                    let audioURL = PlaybackStateMachine.tagged(
-                        StreamValidator.resolve(uri, against: resource.finalLocation), primaryID: primaryID)
-                    others.append(try await self.media(audioURL).playlist)
-                }
+            let (renditions, selected, tracks) = Self.select(in: multivariant, variant: variant, matching: preferred)
+            if let uri = selected?.uri {
+                let audioURL = PlaybackStateMachine.tagged(
+                    StreamValidator.resolve(uri, against: resource.finalLocation), primaryID: primaryID)
+                others.append(try await self.media(audioURL).playlist)
             }
-            return PrimaryPresentation(media: media.playlist, mediaURL: mediaURL, others: others)
+            return PrimaryPresentation(
+                media: media.playlist, mediaURL: mediaURL, others: others, renditions: renditions, tracks: tracks)
         }
     }
 
@@ -66,18 +67,39 @@ struct SessionLoader: Sendable {
         }
     }
 
-    /// Loads an interstitial asset: a media playlist, or a multivariant playlist's first variant.
-    /// Its own interstitials are ignored (R25).
-    func loadAsset(_ url: String, primaryID: String) async throws -> AssetMedia {
+    /// The audio and subtitle renditions a variant offers, the audio one to load (if it has a URI),
+    /// and the selection that matches `wanted` (``TrackMatcher``).
+    static func select(
+        in multivariant: MultivariantPlaylist, variant: VariantStream, matching wanted: TrackSelection
+    ) -> (renditions: [Rendition], audio: Rendition?, tracks: TrackSelection) {
+        let audio = multivariant.renditions.filter { $0.type == "AUDIO" && $0.groupID == variant.audio }
+        let subtitles = multivariant.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == variant.subtitles }
+        let chosenAudio = TrackMatcher.select(audio, matching: wanted.audio, type: "AUDIO")
+        let chosenSubtitles = TrackMatcher.select(subtitles, matching: wanted.subtitles, type: "SUBTITLES")
+        return (
+            audio + subtitles, chosenAudio,
+            TrackSelection(audio: chosenAudio.map(TrackMatcher.option), subtitles: chosenSubtitles.map(TrackMatcher.option))
+        )
+    }
+
+    /// Loads an interstitial asset: a media playlist, or a multivariant playlist's first variant with
+    /// the audio and subtitle renditions that match the primary's `tracks`. Its own interstitials
+    /// are ignored (R25).
+    func loadAsset(_ url: String, primaryID: String, tracks: TrackSelection = TrackSelection()) async throws
+        -> AssetMedia
+    {
         let (resource, result) = try await loader.loadPlaylist(url)
         var playlist: MediaPlaylist
         var base = resource.finalLocation
+        var selected: TrackSelection?
         switch result.playlist {
         case .media(let media): playlist = media
         case .multivariant(let multivariant):
             guard let variant = multivariant.variants.first else {
                 throw LoadError(.notAPlaylist, location: url, "the asset's multivariant playlist has no variant stream")
             }
+            let choice = Self.select(in: multivariant, variant: variant, matching: tracks)
+            if !choice.renditions.isEmpty { selected = choice.tracks }
             let loaded = try await media(
                 PlaybackStateMachine.tagged(StreamValidator.resolve(variant.uri, against: base), primaryID: primaryID))
             playlist = loaded.playlist
@@ -90,7 +112,7 @@ struct SessionLoader: Sendable {
         }
         return AssetMedia(
             duration: playlist.duration,
-            segmentURLs: playlist.segments.map { StreamValidator.resolve($0.uri, against: base) })
+            segmentURLs: playlist.segments.map { StreamValidator.resolve($0.uri, against: base) }, tracks: selected)
     }
 
     /// Loads a media segment's bytes.

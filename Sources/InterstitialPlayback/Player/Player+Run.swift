@@ -7,12 +7,7 @@ extension Player {
     /// Loads run as child tasks; those still in flight when it returns are cancelled and asked for
     /// again by a later call. Only one call runs at a time; a second returns at once.
     public func run(until limit: Duration? = nil) async {
-        let claimed = state.withLockedValue { state -> Bool in
-            if state.running { return false }
-            state.running = true
-            return true
-        }
-        guard claimed else { return }
+        guard claimRun() else { return }
         defer { state.withLockedValue { $0.running = false } }
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
@@ -20,21 +15,7 @@ extension Player {
             var wakes = wake.makeAsyncIterator()
             while !Task.isCancelled {
                 let now = clock.now()
-                let status = state.withLockedValue { state in
-                    let loads = state.pendingLoads
-                    state.pendingLoads = []
-                    state.inFlight += loads.count
-                    let due = state.scheduled.first?.time
-                    let machineDeadline = state.machine.nextDeadline
-                    let observerDeadline = state.observers.watchedTimes.compactMap {
-                        state.machine.clockTime(whenIntegratedReaches: $0)
-                    }.min()
-                    return (
-                        loads: loads, inFlight: state.inFlight,
-                        deadline: [due, machineDeadline, observerDeadline].compactMap { $0 }.min(),
-                        ended: state.machine.mode == .ended, nothingScheduled: state.scheduled.isEmpty
-                    )
-                }
+                let status = collect()
                 for load in status.loads {
                     group.addTask { await self.load(load) }
                 }
@@ -69,6 +50,97 @@ extension Player {
         }
     }
 
+    /// Marks the player as driven; false when a run already drives it.
+    func claimRun() -> Bool {
+        state.withLockedValue { state -> Bool in
+            if state.running { return false }
+            state.running = true
+            return true
+        }
+    }
+
+    /// What the run loop needs to know now: the loads to start (now counted in flight), the loads
+    /// in flight, the next deadline (a scheduled command, the machine's, an observer's), whether
+    /// playback ended and whether commands are still scheduled.
+    func collect() -> (
+        loads: [PlaybackStateMachine.LoadRequest], inFlight: Int, deadline: Duration?, ended: Bool,
+        nothingScheduled: Bool
+    ) {
+        state.withLockedValue { state in
+            let loads = state.pendingLoads
+            state.pendingLoads = []
+            state.inFlight += loads.count
+            let due = state.scheduled.first?.time
+            let machineDeadline = state.machine.nextDeadline
+            let observerDeadline = state.observers.watchedTimes.compactMap {
+                state.machine.clockTime(whenIntegratedReaches: $0)
+            }.min()
+            return (
+                loads: loads, inFlight: state.inFlight,
+                deadline: [due, machineDeadline, observerDeadline].compactMap { $0 }.min(),
+                ended: state.machine.mode == .ended, nothingScheduled: state.scheduled.isEmpty
+            )
+        }
+    }
+
+    /// Drives several players together until the clock reaches `limit` (since the first player was
+    /// created), all of them end, or nothing more can happen.
+    ///
+    /// On one shared ``ManualClock`` (players in a coordinated group in a test) the clock moves only
+    /// when no player has a load in flight, to the earliest deadline of any of them, and every
+    /// player catches up to it: loads take no time for any player, so the group stays exact. On
+    /// other clocks each player runs on its own.
+    public static func run(_ players: [Player], until limit: Duration? = nil) async {
+        guard let first = players.first else { return }
+        guard let manual = first.clock.manual, players.allSatisfy({ $0.clock.manual === manual }) else {
+            await withTaskGroup(of: Void.self) { group in
+                for player in players {
+                    let local = limit.map { $0 + first.clock.origin - player.clock.origin }
+                    group.addTask { await player.run(until: local) }
+                }
+            }
+            return
+        }
+        let claimed = players.filter { $0.claimRun() }
+        defer { for player in claimed { player.state.withLockedValue { $0.running = false } } }
+        guard claimed.count == players.count else { return }
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let end = limit.map { first.clock.origin + $0 }
+        await withTaskGroup(of: Void.self) { group in
+            var iterator = wakes.makeAsyncIterator()
+            while !Task.isCancelled {
+                let now = manual.elapsed
+                var inFlight = 0
+                var deadline: Duration?
+                var allEnded = true
+                for player in players {
+                    let status = player.collect()
+                    for load in status.loads {
+                        group.addTask {
+                            await player.load(load)
+                            wake.yield()
+                        }
+                    }
+                    inFlight += status.inFlight
+                    if let due = status.deadline.map({ $0 + player.clock.origin }) {
+                        deadline = min(deadline ?? due, due)
+                    }
+                    allEnded = allEnded && status.ended && status.nothingScheduled
+                }
+                if allEnded && inFlight == 0 { break }
+                if let end, now >= end, inFlight == 0 { break }
+                if inFlight > 0 {
+                    _ = await iterator.next()
+                    continue
+                }
+                guard let target = [deadline, end].compactMap({ $0 }).min() else { break }
+                if target > now { manual.advance(by: target - now) }
+                for player in players { player.tick() }
+            }
+            group.cancelAll()
+        }
+    }
+
     /// Applies the scheduled commands that are due and lets time pass.
     func tick() {
         let now = clock.now()
@@ -93,12 +165,15 @@ extension Player {
             case .primary:
                 let reload = state.withLockedValue { $0.machine.timeline != nil }
                 input = .primaryLoaded(
-                    try await loader.loadPrimary(request.url, mediaOnly: reload, primaryID: configuration.primaryID))
+                    try await loader.loadPrimary(
+                        request.url, mediaOnly: reload, primaryID: configuration.primaryID,
+                        preferred: configuration.preferredTracks))
             case .assetList(let id):
                 input = .assetListLoaded(id, try await loader.loadAssetList(request.url))
             case .asset(let id, let index):
+                let tracks = state.withLockedValue { $0.machine.tracks }
                 input = .assetLoaded(
-                    id, index, try await loader.loadAsset(request.url, primaryID: configuration.primaryID))
+                    id, index, try await loader.loadAsset(request.url, primaryID: configuration.primaryID, tracks: tracks))
             case .segment(let url):
                 let bytes = try await loader.loadSegment(url)
                 renderer.enqueue(MediaChunk(url: url, bytes: bytes))

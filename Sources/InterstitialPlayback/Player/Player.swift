@@ -3,6 +3,7 @@ import HLSInterstitials
 import HLSPlaylist
 import Logging
 import NIOConcurrencyHelpers
+import PlaybackCoordination
 
 /// A player of a primary HLS presentation with interstitials (AVFoundation's `AVPlayer` with an
 /// interstitial event monitor, reference §2).
@@ -36,14 +37,18 @@ public final class Player: Sendable {
         public var maximumRedirects: Int
         /// The most trace events kept in ``Player/trace`` (subscribers get all of them).
         public var traceLimit: Int
+        /// The audio and subtitles to select in the primary (language, then characteristics;
+        /// ``TrackMatcher``); by default its DEFAULT=YES audio and no subtitles.
+        public var preferredTracks: TrackSelection
 
         /// Creates a configuration.
         public init(
             primaryID: String = UUID().uuidString, lookahead: MediaTime = MediaTime(seconds: 10),
             forwardBuffer: MediaTime = MediaTime(seconds: 30), loadsSegments: Bool = true,
             startTime: MediaTime? = nil, timeout: Duration = .seconds(60), maximumRedirects: Int = 5,
-            traceLimit: Int = 100_000
+            traceLimit: Int = 100_000, preferredTracks: TrackSelection = TrackSelection()
         ) {
+            self.preferredTracks = preferredTracks
             self.primaryID = primaryID
             self.lookahead = lookahead
             self.forwardBuffer = forwardBuffer
@@ -73,6 +78,8 @@ public final class Player: Sendable {
         case toMinimizeStalls
         /// Waiting for the first load (`.evaluatingBufferingRate`).
         case evaluatingBufferingRate
+        /// Waiting for the other participants of a coordinated group (`.waitingForCoordinatedPlayback`).
+        case waitingForCoordinatedPlayback
     }
 
     struct State: Sendable {
@@ -87,6 +94,8 @@ public final class Player: Sendable {
         var observers = TimelineObservers()
         var running = false
         var traceLimit = 100_000
+        /// Where the machine's signals go while the player is in a coordinated group.
+        var coordination: (@Sendable (PlaybackStateMachine.Signal) -> Void)?
     }
 
     /// The item it plays.
@@ -195,11 +204,15 @@ public final class Player: Sendable {
 
     /// Applies a command now and returns the trace events it produced.
     @discardableResult
-    public func perform(_ command: PlaybackCommand) -> [PlaybackEvent] {
+    public func perform(_ command: PlaybackCommand) -> [PlaybackEvent] { handle(.command(command)) }
+
+    /// Hands an input to the machine now and returns the trace events it produced.
+    @discardableResult
+    func handle(_ input: PlaybackStateMachine.Input) -> [PlaybackEvent] {
         let now = clock.now()
         var callbacks: [@Sendable () -> Void] = []
         let events = state.withLockedValue { state -> [PlaybackEvent] in
-            let actions = state.machine.handle(.command(command), at: now)
+            let actions = state.machine.handle(input, at: now)
             return Self.carryOut(actions, in: &state, renderer: renderer, callbacks: &callbacks)
         }
         for callback in callbacks { callback() }
@@ -229,7 +242,7 @@ public final class Player: Sendable {
         state.withLockedValue { state in
             let machine = state.machine
             guard machine.playing, machine.mode != .ended else { return .paused }
-            if machine.mode == .interstitial || machine.mode == .loading || machine.effectiveRate == 0 {
+            if machine.held || machine.mode == .interstitial || machine.mode == .loading || machine.effectiveRate == 0 {
                 return .waitingToPlayAtSpecifiedRate
             }
             return .playing
@@ -240,7 +253,8 @@ public final class Player: Sendable {
     public var reasonForWaitingToPlay: WaitingReason? {
         guard timeControlStatus == .waitingToPlayAtSpecifiedRate else { return nil }
         return state.withLockedValue { state in
-            switch state.machine.mode {
+            if state.machine.held { return .waitingForCoordinatedPlayback }
+            return switch state.machine.mode {
             case .interstitial: .interstitialEvent
             case .loading: .evaluatingBufferingRate
             default: .toMinimizeStalls
@@ -264,6 +278,18 @@ public final class Player: Sendable {
             await loader.shutdown()
             throw error
         }
+    }
+
+    /// Where playback is, in the terms a coordinated group shares.
+    public var coordinatedLocation: CoordinatedLocation { state.withLockedValue { $0.machine.coordinatedLocation } }
+
+    /// The primary's selected audio and subtitles; interstitial assets select renditions that match
+    /// them.
+    public var tracks: TrackSelection { state.withLockedValue { $0.machine.tracks } }
+
+    /// The session as it is now, to continue on another player (``Player/init(session:configuration:clock:renderer:logger:)``).
+    public func session() -> PlaybackSession {
+        state.withLockedValue { $0.machine.session(url: currentItem.url) }
     }
 
     /// Whether the primary is live (no EXT-X-ENDLIST); nil until it has loaded.
@@ -319,6 +345,8 @@ public final class Player: Sendable {
             case .notify(let notification):
                 for continuation in state.notificationSubscribers.values { continuation.yield(notification) }
             case .flush: renderer.flush()
+            case .signal(let signal):
+                if let coordination = state.coordination { callbacks.append { coordination(signal) } }
             }
         }
         if state.trace.count > state.traceLimit { state.trace.removeFirst(state.trace.count - state.traceLimit) }

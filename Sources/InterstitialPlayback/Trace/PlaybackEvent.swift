@@ -52,6 +52,15 @@ public struct PlaybackEvent: Sendable, Hashable, CustomStringConvertible {
         case error
         /// Playback ended.
         case ended
+        /// The player placed itself where its coordinated group is (``PlaybackCoordinator``).
+        case coordinated
+        /// The player finished an interstitial whose content may vary and waits for the others of
+        /// its group to finish theirs.
+        case waitingForGroup
+        /// The audio or subtitle selection changed (the application's, or an asset's to match it).
+        case tracksSelected
+        /// The session was handed off to another player; this one stopped.
+        case handedOff
     }
 
     /// A field value.

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HLSPlaylist
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -65,12 +66,21 @@ public struct InterstitialServer: Service {
         let library = ContentLibrary(
             configuration: configuration, state: state, inventory: inventory ?? StoredInventory(state: state),
             client: client, logger: logger, now: now)
-        let router = Routes(library: library, admin: AdminAPI(library: library)).router()
+        let router = Routes(library: library, admin: AdminAPI(library: library), mailbox: HandoffMailbox()).router()
+        let hub = GroupHub(logger: logger)
+        let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+        webSocketRouter.ws("/group/:name") { _, context in
+            JSONObjectReader.isIdentifier(context.parameters.get("name") ?? "") ? .upgrade([:]) : .dontUpgrade
+        } onUpgrade: { inbound, outbound, context in
+            let name = context.requestContext.parameters.get("name") ?? ""
+            try await hub.serve(name: name, inbound: inbound, outbound: outbound)
+        }
         let onServerRunning = onServerRunning
         let logger = logger
         let configuration = configuration
         return Application(
             router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "hlsi"),
             onServerRunning: { channel in

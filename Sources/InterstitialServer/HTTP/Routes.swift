@@ -2,11 +2,13 @@ import Foundation
 import HLSInterstitials
 import Hummingbird
 import NIOCore
+import PlaybackCoordination
 
 /// The server's routes: the web page, content, ads, and the admin API.
 struct Routes {
     let library: ContentLibrary
     let admin: AdminAPI
+    let mailbox: HandoffMailbox
 
     var configuration: ServerConfiguration { library.configuration }
 
@@ -49,6 +51,7 @@ struct Routes {
             return try await file(adFile, ContentResponse.contentType(of: adFile), "max-age=3600", context)
         }
         admin.register(on: router.group("admin/v1"))
+        registerHandoff(on: router)
         router.get("/**") { request, context in
             guard let mounted = library.mounted(request.uri.path) else { throw APIError.notFound(request.uri.path) }
             let base = try request.baseURL(fallback: fallback)
@@ -61,5 +64,50 @@ struct Routes {
             }
         }
         return router
+    }
+
+    /// `POST /handoff/NAME` stores a session (``PlaybackSession`` JSON, checked); `GET
+    /// /handoff/NAME?wait=S` takes it, waiting up to S seconds (at most 60): 200 with the session,
+    /// or 204 when none came.
+    func registerHandoff(on router: Router<BasicRequestContext>) {
+        let mailbox = mailbox
+        @Sendable func name(_ context: BasicRequestContext) throws -> String {
+            let name = context.parameters.get("name") ?? ""
+            guard JSONObjectReader.isIdentifier(name) else {
+                throw APIError.badRequest(
+                    code: "bad-name", path: "name", "\"\(name)\" is not a name: use 1 to 64 of A-Z a-z 0-9 - _ .")
+            }
+            return name
+        }
+        router.post("/handoff/:name") { request, context in
+            let name = try name(context)
+            let body = try await request.body.collect(upTo: 4 << 20)
+            let session: PlaybackSession
+            do throws(CoordinationError) {
+                session = try PlaybackSession(json: Array(buffer: body))
+            } catch {
+                throw APIError.badRequest(code: error.code, path: error.path, error.message)
+            }
+            mailbox.put(name, session)
+            var response = Response.bytes(
+                Array(JSONValue.object(["handoff": .string(name), "url": .string(session.url)]).description.utf8),
+                contentType: "application/json", cacheControl: "no-store")
+            response.status = .accepted
+            return response
+        }
+        router.get("/handoff/:name") { request, context in
+            let name = try name(context)
+            var wait = 0.0
+            if let text = request.uri.queryParameters.get("wait") {
+                guard let seconds = Double(text), seconds >= 0, seconds <= 60 else {
+                    throw APIError.badRequest(code: "bad-wait", path: "wait", "expected 0 to 60 seconds, found \"\(text)\"")
+                }
+                wait = seconds
+            }
+            guard let session = await mailbox.take(name, wait: .milliseconds(Int64(wait * 1000))) else {
+                return Response(status: .noContent)
+            }
+            return Response.bytes(Array(session.utf8), contentType: "application/json", cacheControl: "no-store")
+        }
     }
 }
