@@ -86,6 +86,7 @@ let package = Package(
                 "HLSLoading",
                 "InterstitialServer",
                 "InterstitialPlayback",
+                "PlaybackCoordination",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -32,8 +32,8 @@ public enum CoordinatedLocation: Hashable, Sendable, CustomStringConvertible {
     /// `primary 12.000` or `interstitial midroll-1 +1.500`.
     public var description: String {
         switch self {
-        case .primary(let time, _): "primary \(time)"
-        case .interstitial(_, let event, let offset, _): "interstitial \(event) +\(offset)"
+        case .primary(let time, _): "primary \(time.formatted(fractionDigits: 3))"
+        case .interstitial(_, let event, let offset, _): "interstitial \(event) +\(offset.formatted(fractionDigits: 3))"
         }
     }
 

@@ -12,7 +12,7 @@ struct HLSI: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             InspectCommand.self, ValidateCommand.self, InsertCommand.self, ScheduleCommand.self, TimelineCommand.self,
-            GenerateCommand.self, ServeCommand.self, AdminCommand.self, PlayCommand.self,
+            GenerateCommand.self, ServeCommand.self, AdminCommand.self, PlayCommand.self, HandoffCommand.self,
             RulesCommand.self,
         ]
     )

@@ -25,22 +25,35 @@ struct CLITests {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }
 
-    static func run(_ arguments: [String]) throws -> Run {
+    static func run(_ arguments: [String]) throws -> Run { try start(arguments).finish() }
+
+    /// A started `hlsi` process, to run several at once.
+    struct Started {
+        let process: Process
+        let output: Pipe
+        let error: Pipe
+
+        /// Waits for the process and collects what it printed.
+        func finish() -> Run {
+            let outputData = output.fileHandleForReading.readDataToEndOfFile()
+            let errorData = error.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Run(
+                status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
+                standardError: String(decoding: errorData, as: UTF8.self))
+        }
+    }
+
+    static func start(_ arguments: [String]) throws -> Started {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = packageRoot
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
+        let started = Started(process: process, output: Pipe(), error: Pipe())
+        process.standardOutput = started.output
+        process.standardError = started.error
         try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData, as: UTF8.self))
+        return started
     }
 
     static func golden(_ name: String, _ actual: String) throws {

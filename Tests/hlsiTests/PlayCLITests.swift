@@ -95,3 +95,109 @@ extension PlayCLITests {
         }
     }
 }
+
+/// Coordinated groups and hand-off between `hlsi play` processes through a real `hlsi serve --demo`.
+@Suite("hlsi play --group, --receive and hlsi handoff")
+struct GroupCLITests {
+    static func events(_ output: String, _ name: String, id: String? = nil) throws -> [[String: Any]] {
+        try PlayCLITests.objects(output).filter {
+            $0["event"] as? String == name && (id == nil || $0["id"] as? String == id)
+        }
+    }
+
+    @Test("two processes play the demo VOD in sync through its interstitials")
+    func twoProcesses() async throws {
+        let (server, base, log) = try ServeCLITests.startServer()
+        defer {
+            if server.isRunning { server.terminate() }
+            try? FileManager.default.removeItem(at: log)
+        }
+        let group = "ws" + base.dropFirst("http".count) + "/group/cli-\(UUID().uuidString.prefix(8))"
+        func member(_ name: String) -> [String] {
+            [
+                "play", base + "/demo/vod/master.m3u8", "--group", group, "--json", "--no-segments", "--duration", "24",
+                "--primary-id", name,
+            ]
+        }
+        let first = try CLITests.start(member("first"))
+        try await Task.sleep(for: .milliseconds(700))
+        let second = try CLITests.start(member("second")).finish()
+        let one = first.finish()
+        #expect(one.status == 0, "\(one.standardError)")
+        #expect(second.status == 0, "\(second.standardError)")
+        // Each played its own pre-roll (its content may vary), then the group resumed together;
+        // midroll-1 (X-CONTENT-MAY-VARY="NO") started and ended at the same group time for both.
+        for (name, id) in [("interstitialStarted", "midroll-1"), ("interstitialEnded", "midroll-1")] {
+            let a = try #require(try Self.events(one.standardOutput, name, id: id).first?["groupTime"] as? Double)
+            let b = try #require(try Self.events(second.standardOutput, name, id: id).first?["groupTime"] as? Double)
+            #expect(abs(a - b) < 0.1, "\(name) \(id): \(a) vs \(b)")
+        }
+        let releases = try [one, second].map {
+            try #require(try Self.events($0.standardOutput, "coordinated").last?["groupTime"] as? Double)
+        }
+        #expect(abs(releases[0] - releases[1]) < 0.1)
+        #expect(try Self.events(one.standardOutput, "waitingForGroup").count + Self.events(second.standardOutput, "waitingForGroup").count >= 1)
+    }
+
+    @Test("a hand-off through the server carries the overridden restrictions, which the receiver enforces")
+    func handOff() async throws {
+        let (server, base, log) = try ServeCLITests.startServer()
+        defer {
+            if server.isRunning { server.terminate() }
+            try? FileManager.default.removeItem(at: log)
+        }
+        let endpoint = base + "/handoff/tv-\(UUID().uuidString.prefix(8))"
+        // The sender removes midroll-1's JUMP (keeping SKIP) and hands off. The receiver seeks to 11:
+        // midroll-1 starts at 12 and a forward seek in it is refused (SKIP still holds).
+        let receiver = try CLITests.start([
+            "play", "--receive", endpoint, "--json", "--no-segments", "--clock", "manual", "--script",
+            "at 1 seek 11; at 2.5 seek 30", "--duration", "6",
+        ])
+        try await Task.sleep(for: .milliseconds(800))
+        let sessionFile = FileManager.default.temporaryDirectory.appendingPathComponent("session-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: sessionFile) }
+        let sender = try CLITests.run([
+            "play", base + "/demo/vod/master.m3u8", "--json", "--no-segments", "--audio", "fr", "--script",
+            "at 8 restrict midroll-1 SKIP; at 9 handoff \(endpoint)", "--session-out", sessionFile.path,
+        ])
+        #expect(sender.status == 0, "\(sender.standardError)")
+        #expect(try Self.events(sender.standardOutput, "handedOff").count == 1)
+        let received = receiver.finish()
+        #expect(received.status == 0, "\(received.standardError)")
+        let output = received.standardOutput
+        // The pre-roll is ONCE and played on the sender: not again.
+        #expect(try Self.events(output, "interstitialStarted", id: "preroll").isEmpty)
+        #expect(try Self.events(output, "interstitialStarted", id: "midroll-1").first?["t"] as? Double == 2)
+        #expect(try Self.events(output, "seekRefused").first?["t"] as? Double == 2.5)
+        let session = String(decoding: try Data(contentsOf: sessionFile), as: UTF8.self)
+        #expect(session.contains("X-RESTRICT=\\\"SKIP\\\""))
+        #expect(session.contains("\"language\":\"fr\""))
+    }
+
+    @Test("hlsi handoff sends a session document; bad documents are refused with their JSON path")
+    func handoffCommand() throws {
+        let (server, base, log) = try ServeCLITests.startServer()
+        defer {
+            if server.isRunning { server.terminate() }
+            try? FileManager.default.removeItem(at: log)
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("handoff-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let endpoint = base + "/handoff/cli"
+        try Data(#"{"url":"\#(base)/demo/vod/master.m3u8","location":{"primary":20},"rate":1}"#.utf8).write(to: file)
+        let sent = try CLITests.run(["handoff", file.path, "--to", endpoint])
+        #expect(sent.status == 0, "\(sent.standardError)")
+        #expect(sent.standardOutput.contains("at primary 20.000"))
+        let played = try CLITests.run([
+            "play", "--receive", endpoint, "--json", "--no-segments", "--duration", "1", "--clock", "manual",
+        ])
+        #expect(played.status == 0, "\(played.standardError)")
+        #expect(try Self.events(played.standardOutput, "coordinated").first?["location"] as? String == "primary 20.000")
+        try Data(#"{"url":"x","location":{"primary":"soon"}}"#.utf8).write(to: file)
+        let bad = try CLITests.run(["handoff", file.path, "--to", endpoint])
+        #expect(bad.status == 2)
+        #expect(bad.standardError.contains("[session-schema] location.primary: expected a number, found a string"))
+        let usage = try CLITests.run(["play", "--receive", endpoint, base + "/demo/vod/master.m3u8"])
+        #expect(usage.status == 2)
+    }
+}

@@ -17,6 +17,7 @@ public final class WebSocketCoordinationTransport: CoordinationTransport {
         var bestRoundTrip: Int64 = .max
         var connection: Task<Void, Never>?
         var joined: CheckedContinuation<Void, any Error>?
+        var closing = false
     }
 
     /// The group's WebSocket URL.
@@ -67,14 +68,14 @@ public final class WebSocketCoordinationTransport: CoordinationTransport {
                 } catch {
                     failure = error
                 }
-                let waiting = self.state.withLockedValue { state in
+                let (waiting, closing) = self.state.withLockedValue { state in
                     defer { state.joined = nil }
-                    return state.joined
+                    return (state.joined, state.closing)
                 }
                 let reason = failure.map { "\($0)" } ?? "closed by the server"
                 if let waiting {
                     waiting.resume(throwing: CoordinationError(code: "group-connect", path: url, "could not join the group: \(reason)"))
-                } else {
+                } else if !closing {
                     logger.warning("the group connection to \(url) ended: \(reason)")
                     receive(.error("the group connection ended: \(reason)"))
                 }
@@ -116,7 +117,10 @@ public final class WebSocketCoordinationTransport: CoordinationTransport {
 
     public func disconnect() async {
         let (outgoing, task) = state.withLockedValue { state in
-            defer { state.outgoing = nil }
+            defer {
+                state.outgoing = nil
+                state.closing = true
+            }
             return (state.outgoing, state.connection)
         }
         outgoing?.finish()

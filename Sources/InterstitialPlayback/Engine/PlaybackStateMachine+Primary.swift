@@ -213,6 +213,7 @@ extension PlaybackStateMachine {
     mutating func settle() {
         var count = 0
         while count < 10_000, transition() { count += 1 }
+        trackIndependence()
         issueLoads()
     }
 

@@ -233,7 +233,6 @@ package struct PlaybackStateMachine: Sendable {
             if case .asset(let id, let index) = key { assets[id]?.removeValue(forKey: index) }
         }
         settle()
-        trackIndependence()
         if signalChange {
             signalChange = false
             actions.append(.signal(.changed))
@@ -245,7 +244,6 @@ package struct PlaybackStateMachine: Sendable {
     package mutating func advance(to now: Duration) -> [Action] {
         move(to: now)
         settle()
-        trackIndependence()
         return take()
     }
 

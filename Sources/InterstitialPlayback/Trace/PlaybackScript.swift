@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import PlaybackCoordination
 
 /// A timed list of commands: `at 5 seek 40; at 20 rate 2; at 30 skip`.
 ///
@@ -7,7 +8,9 @@ import HLSPlaylist
 /// being clock time since playback started. Commands: `play`, `pause`, `rate R`, `seek T` (primary
 /// time), `seek-date ISO-8601`, `seek-integrated T`, `seek-interstitial T` (offset into the current
 /// event), `skip`, `cancel [T|indefinite|invalid]`, `events server|none`, `restrict ID SKIP,JUMP|none`
-/// and `auto on|off` (`automaticallyHandlesInterstitialEvents`).
+/// `auto on|off` (`automaticallyHandlesInterstitialEvents`), `select audio LANG[,CHARACTERISTIC…]|default`,
+/// `select subtitles LANG[,CHARACTERISTIC…]|off`, and `handoff URL` (hand the session off there and
+/// stop; in ``handOffs``).
 public struct PlaybackScript: Sendable, Hashable {
     /// One timed command.
     public struct Entry: Sendable, Hashable {
@@ -38,10 +41,21 @@ public struct PlaybackScript: Sendable, Hashable {
 
     /// The commands, sorted by time (stable).
     public var entries: [Entry]
+    /// The `handoff URL` statements, sorted by time.
+    public var handOffs: [HandOff]
+
+    /// A hand-off at a time.
+    public struct HandOff: Sendable, Hashable {
+        /// When, in clock time since playback started.
+        public var time: MediaTime
+        /// The hand-off endpoint (`http://host/handoff/NAME`).
+        public var url: String
+    }
 
     /// Reads a script.
     public init(parsing source: String) throws(ParseError) {
         var entries: [Entry] = []
+        var handOffs: [HandOff] = []
         var offset = 0
         for statement in source.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ";" || $0 == "\n" }) {
             defer { offset += statement.count + 1 }
@@ -138,10 +152,26 @@ public struct PlaybackScript: Sendable, Hashable {
                 }
                 command = .setAutomaticallyHandlesInterstitialEvents(words[3].text == "on")
                 expected = 4
+            case "select":
+                guard words.count > 4, ["audio", "subtitles"].contains(words[3].text) else {
+                    throw fail(
+                        3, "'select' takes audio or subtitles and a language with characteristics (en,public.easy-to-read)")
+                }
+                let audio = words[3].text == "audio"
+                let option = Self.option(words[4].text, off: audio ? "default" : "off")
+                command = audio ? .selectAudio(option) : .selectSubtitles(option)
+                expected = 5
+            case "handoff":
+                guard words.count > 3, words[3].text.contains("://") else {
+                    throw fail(3, "'handoff' takes the URL of a hand-off endpoint, e.g. http://host:8080/handoff/tv")
+                }
+                if words.count > 4 { throw fail(4, "unexpected '\(words[4].text)' after 'handoff'") }
+                handOffs.append(HandOff(time: time, url: words[3].text))
+                continue
             default:
                 throw fail(
                     2,
-                    "unknown command '\(verb)'; use play, pause, rate, seek, seek-date, seek-integrated, seek-interstitial, skip, cancel, events, restrict or auto"
+                    "unknown command '\(verb)'; use play, pause, rate, seek, seek-date, seek-integrated, seek-interstitial, skip, cancel, events, restrict, auto, select or handoff"
                 )
             }
             if words.count > expected { throw fail(expected, "unexpected '\(words[expected].text)' after '\(verb)'") }
@@ -149,5 +179,13 @@ public struct PlaybackScript: Sendable, Hashable {
         }
         self.entries = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
             .map(\.element)
+        self.handOffs = handOffs.sorted { $0.time < $1.time }
+    }
+
+    /// A rendition preference written `LANG[,CHARACTERISTIC…]`; nil for `off`.
+    public static func option(_ text: String, off: String = "off") -> MediaOption? {
+        guard text != off else { return nil }
+        let parts = text.split(separator: ",").map(String.init)
+        return MediaOption(language: parts.first, characteristics: Array(parts.dropFirst()))
     }
 }

@@ -34,6 +34,8 @@ extension ServerConfiguration {
         restricted.duration = MediaTime(seconds: 4)
         restricted.resumeOffset = .zero
         restricted.restrict = ["SKIP", "JUMP"]
+        // The same ad for everyone: a coordinated group watches it together.
+        restricted.contentMayVary = "NO"
         var listed = InsertionRequest(id: "midroll-2")
         listed.at = MediaTime(seconds: 26)
         listed.duration = MediaTime(seconds: 10)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HLSPlaylist
 import InterstitialPlayback
+import PlaybackCoordination
 
 /// `hlsi play`: a headless conformance player that prints what an Apple player would do.
 struct PlayCommand: AsyncParsableCommand {
@@ -16,7 +17,14 @@ struct PlayCommand: AsyncParsableCommand {
 
             --script runs commands at clock times: "at 5 seek 40; at 20 rate 2; at 30 skip". Commands: \
             play, pause, rate R, seek T, seek-date ISO-8601, seek-integrated T, seek-interstitial T, skip, \
-            cancel [T|indefinite|invalid], events server|none, restrict ID SKIP,JUMP|none, auto on|off.
+            cancel [T|indefinite|invalid], events server|none, restrict ID SKIP,JUMP|none, auto on|off, \
+            select audio LANG[,CHARACTERISTIC...]|default, select subtitles LANG[,CHARACTERISTIC...]|off, \
+            handoff URL (hand the session to a receiver there, e.g. http://host:8080/handoff/tv, and stop).
+
+            --group ws://host:8080/group/NAME joins a coordinated group through hlsi serve: play, pause, \
+            rate and seeks of any member apply to all, on the real clock; JSON lines then carry groupTime \
+            (the server's clock, seconds since 1970). --receive http://host:8080/handoff/NAME waits for a \
+            session handed off there (hlsi handoff, or a script's handoff) and continues it.
 
             Every line of --json output is an object with t (clock seconds), event, primaryTime and the \
             event's fields. Exit status: 0 when playback ran, 1 when the primary could not be loaded, \
@@ -28,8 +36,26 @@ struct PlayCommand: AsyncParsableCommand {
         case manual, real
     }
 
-    @Argument(help: "The primary playlist: an http(s) URL or a file.")
-    var url: String
+    @Argument(help: "The primary playlist: an http(s) URL or a file (not with --receive).")
+    var url: String?
+
+    @Option(name: .long, help: "Join the coordinated group at this WebSocket URL (ws://host:port/group/NAME).")
+    var group: String?
+
+    @Option(name: .long, help: "Wait for a session handed off to this URL (http://host:port/handoff/NAME) and play it.")
+    var receive: String?
+
+    @Option(name: .long, help: "Seconds --receive waits for a session (default 300).")
+    var receiveTimeout: Double = 300
+
+    @Option(name: .long, help: "The audio to select: LANG[,CHARACTERISTIC...] (default: the DEFAULT=YES rendition).")
+    var audio: String?
+
+    @Option(name: .long, help: "The subtitles to select: LANG[,CHARACTERISTIC...] (default: off).")
+    var subtitles: String?
+
+    @Option(name: .long, help: "Write the session (for hlsi handoff) to this file when playback stops.")
+    var sessionOut: String?
 
     @Option(name: .long, help: "Where primary starts, in seconds from its first segment.")
     var start: Double?
@@ -68,12 +94,26 @@ struct PlayCommand: AsyncParsableCommand {
         if !(lookahead >= 0 && lookahead < 1e9) {
             throw ValidationError("--lookahead must be a non-negative number of seconds, under 1e9")
         }
+        if !(receiveTimeout > 0 && receiveTimeout < 1e6) {
+            throw ValidationError("--receive-timeout must be a positive number of seconds, under 1e6")
+        }
+        switch (url, receive) {
+        case (nil, nil): throw ValidationError("give the URL of a stream to play, or --receive URL")
+        case (_?, _?): throw ValidationError("--receive plays the session it receives: give no stream URL with it")
+        default: break
+        }
+        if let group, !(group.hasPrefix("ws://") || group.hasPrefix("wss://") || group.hasPrefix("http")) {
+            throw ValidationError("--group takes a ws:// URL such as ws://127.0.0.1:8080/group/demo")
+        }
+        if group != nil && clock == .manual {
+            throw ValidationError("--group plays on the real clock: a manual clock cannot stay in sync with other processes")
+        }
     }
 
     func run() async throws {
-        let entries: [PlaybackScript.Entry]
+        let parsed: PlaybackScript
         do {
-            entries = try script.map { try PlaybackScript(parsing: $0).entries } ?? []
+            parsed = try PlaybackScript(parsing: script ?? "")
         } catch {
             throw CommandFailure(message: "error: --script: \(error)", exitCode: 2)
         }
@@ -82,7 +122,22 @@ struct PlayCommand: AsyncParsableCommand {
         configuration.startTime = start.map { MediaTime(seconds: $0) }
         configuration.loadsSegments = !noSegments
         configuration.lookahead = MediaTime(seconds: lookahead)
+        configuration.preferredTracks = TrackSelection(
+            audio: audio.flatMap { PlaybackScript.option($0, off: "default") },
+            subtitles: subtitles.flatMap { PlaybackScript.option($0) })
         let limit = duration.map { Duration.nanoseconds(MediaTime(seconds: $0).nanoseconds) }
+
+        var session: PlaybackSession?
+        if let receive {
+            FileHandle.standardError.write(Data("waiting for a session at \(receive)\n".utf8))
+            do {
+                session = try await Player.receiveSession(
+                    from: receive, timeout: .nanoseconds(MediaTime(seconds: receiveTimeout).nanoseconds))
+            } catch {
+                throw CommandFailure(message: "error: \(error)", exitCode: 1)
+            }
+        }
+        let url = session?.url ?? self.url ?? ""
 
         // Whether the stream is live picks (or checks) the clock.
         let live: Bool
@@ -91,28 +146,75 @@ struct PlayCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(message: "error: \(error)", exitCode: 1)
         }
-        let kind = clock ?? (live ? .real : .manual)
+        let kind = clock ?? (live || group != nil ? .real : .manual)
         if kind == .manual && live {
             throw CommandFailure(
                 message:
                     "error: \(url) is live: its server adds segments in real time, which a manual clock cannot follow; use --clock real",
                 exitCode: 2)
         }
-        let player: Player =
-            kind == .manual
-            ? Player(item: PlayerItem(url: url), configuration: configuration, clock: ManualClock())
-            : Player(item: PlayerItem(url: url), configuration: configuration, clock: ContinuousClock())
-        for entry in entries { player.schedule(entry.command, at: .nanoseconds(entry.time.nanoseconds)) }
-        let printer = Task { [json] in
+        let player: Player
+        switch (kind, session) {
+        case (.manual, let session?): player = Player(session: session, configuration: configuration, clock: ManualClock())
+        case (.manual, nil): player = Player(item: PlayerItem(url: url), configuration: configuration, clock: ManualClock())
+        case (.real, let session?):
+            player = Player(session: session, configuration: configuration, clock: ContinuousClock())
+        case (.real, nil):
+            player = Player(item: PlayerItem(url: url), configuration: configuration, clock: ContinuousClock())
+        }
+        for entry in parsed.entries { player.schedule(entry.command, at: .nanoseconds(entry.time.nanoseconds)) }
+
+        var joined: PlaybackCoordinator?
+        if let group {
+            let socket = group.hasPrefix("http") ? "ws" + group.dropFirst("http".count) : group
+            let joining = PlaybackCoordinator(player: player, transport: WebSocketCoordinationTransport(url: socket))
+            do {
+                try await joining.join(name: primaryID ?? "hlsi")
+            } catch {
+                await player.shutdown()
+                throw CommandFailure(message: "error: \(error)", exitCode: 1)
+            }
+            joined = joining
+        }
+        let coordinator = joined
+        let printer = Task { [json, coordinator] in
             for await event in player.traceEvents() {
+                var event = event
+                if let coordinator {
+                    let time = Double(coordinator.referenceTime(ofPlayerTime: event.time)) / 1e9
+                    event.fields.append(("groupTime", .number((time * 1000).rounded() / 1000)))
+                }
                 FileHandle.standardOutput.write(Data(((json ? event.json : event.description) + "\n").utf8))
             }
         }
-        player.play()
-        await player.run(until: limit)
+        // A group that already has a state decides; a received session plays as it was.
+        if coordinator?.groupState == nil && session == nil { player.play() }
+        var failure: (any Error)?
+        for handOff in parsed.handOffs {
+            let at = Duration.nanoseconds(handOff.time.nanoseconds)
+            if let limit, at > limit { break }
+            await player.run(until: at)
+            if player.hasEnded { break }
+            do {
+                try await player.handOff(to: handOff.url)
+            } catch {
+                failure = error
+            }
+            break
+        }
+        if failure == nil { await player.run(until: limit) }
+        await coordinator?.leave()
         let failed = player.trace.contains { $0.kind == .ended && $0["reason"] != nil }
+        if let sessionOut {
+            do {
+                try Data((player.session().text + "\n").utf8).write(to: URL(fileURLWithPath: sessionOut))
+            } catch {
+                failure = failure ?? CommandFailure(message: "error: cannot write \(sessionOut): \(error)", exitCode: 1)
+            }
+        }
         await player.shutdown()
         await printer.value
+        if let failure { throw CommandFailure(message: "error: \(failure)", exitCode: 1) }
         if failed { throw ExitCode(1) }
     }
 }
