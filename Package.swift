@@ -128,6 +128,10 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "PlaybackCoordinationTests",
+            dependencies: ["PlaybackCoordination", "HLSInterstitials", "HLSPlaylist"]
+        ),
+        .testTarget(
             name: "InterstitialPlaybackTests",
             dependencies: [
                 "InterstitialPlayback",
