@@ -129,6 +129,7 @@ def run_checks(args, base):
                                     args=["--autoplay-policy=no-user-gesture-required"])
         try:
             vod(browser, base, resume)
+            group(browser, base)
             live(browser, base, args.hlsi)
         finally:
             browser.close()
@@ -191,6 +192,31 @@ def vod(browser, base, resume):
     ads = [url for _, url in resources if "/ads/" in url and "master.m3u8" in url]
     check(ads and all("_HLS_primary_id=" in url and "_HLS_interstitial_id=" in url for url in ads),
           f"ad requests carry _HLS_interstitial_id and _HLS_primary_id ({len(ads)})")
+    page.close()
+
+
+def group(browser, base):
+    print("== Coordinated group: the page's two players through /group/NAME", flush=True)
+    page = browser.new_page()
+    page.goto(f"{base}/?autoplay=0&group=e2e-page")
+    page.click("#group-start")
+    state = lambda: page.evaluate("""() => window.groupMembers.map(m => ({ paused: m.video.paused,
+        t: m.hls && m.hls.interstitialsManager ? m.hls.interstitialsManager.primary.currentTime : m.video.currentTime }))""")
+    deadline = time.time() + 30
+    while time.time() < deadline and not all(not m["paused"] for m in state()):
+        page.wait_for_timeout(250)
+    check(all(not m["paused"] for m in state()), f"starting one member plays both: {state()}")
+    page.wait_for_timeout(8000)
+    page.evaluate("() => window.groupMembers[0].video.pause()")
+    page.wait_for_timeout(1500)
+    paused = state()
+    check(all(m["paused"] for m in paused), f"pausing member A pauses member B: {paused}")
+    page.evaluate("() => { window.groupMembers[1].hls.interstitialsManager.primary.currentTime = 9; }")
+    page.wait_for_timeout(2500)
+    seeked = state()
+    check(all(abs(m["t"] - 9) < 1.0 for m in seeked), f"a seek on member B moves member A: {seeked}")
+    trace = page.evaluate("() => window.groupTrace")
+    check(len(trace) >= 2, f"group states applied: {len(trace)}")
     page.close()
 
 

@@ -72,7 +72,9 @@ struct JSONReader {
 
     mutating func integer(_ key: String) throws(CoordinationError) -> Int64? {
         guard let value = take(key) else { return nil }
-        guard case .integer(let number) = value else { throw error(key, "expected an integer, found \(value.typeName)") }
+        guard case .integer(let number) = value else {
+            throw error(key, "expected an integer, found \(value.typeName)")
+        }
         return number
     }
 

@@ -55,8 +55,9 @@ public struct PlaybackSession: Hashable, Sendable {
                     events.map { event in
                         var fields: [String: JSONValue] = ["tag": .string(event.dateRangeTag.description)]
                         if let time = event.time { fields["time"] = time.json }
-                        if let list = event.assetList, let value = try? JSONReader.parse(
-                            Array(list.encoded().utf8), code: "session")
+                        if let list = event.assetList,
+                            let value = try? JSONReader.parse(
+                                Array(list.encoded().utf8), code: "session")
                         {
                             fields["assetList"] = value
                         }

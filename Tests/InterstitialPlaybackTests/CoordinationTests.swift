@@ -54,7 +54,8 @@ struct Group {
 struct CoordinationTests {
     static let files = vod(
         [
-            Content.interstitial("same", at: 20, "DURATION=5,X-ASSET-URI=\"/a.m3u8\",X-RESUME-OFFSET=0,X-CONTENT-MAY-VARY=\"NO\""),
+            Content.interstitial(
+                "same", at: 20, "DURATION=5,X-ASSET-URI=\"/a.m3u8\",X-RESUME-OFFSET=0,X-CONTENT-MAY-VARY=\"NO\""),
             Content.interstitial("own", at: 40, "DURATION=5,X-ASSET-LIST=\"/list.json\",X-RESUME-OFFSET=0"),
         ], ads)
 

@@ -9,14 +9,16 @@ struct HandoffTests {
     static let files = vod(
         [
             Content.interstitial("pre", at: 0, "DURATION=4,X-ASSET-URI=\"/b.m3u8\",CUE=\"PRE,ONCE\""),
-            Content.interstitial("brk", at: 20, "DURATION=5,X-ASSET-URI=\"/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\""),
+            Content.interstitial(
+                "brk", at: 20, "DURATION=5,X-ASSET-URI=\"/a.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP,JUMP\""),
         ], ads)
 
     /// A receiver on its own manual clock, run for `seconds` with a script.
     func receive(
         _ session: PlaybackSession, _ seconds: Double, script: [(Double, PlaybackCommand)] = []
     ) async -> Player {
-        let player = Player(session: session, configuration: .init(primaryID: "rx", loadsSegments: false), clock: ManualClock())
+        let player = Player(
+            session: session, configuration: .init(primaryID: "rx", loadsSegments: false), clock: ManualClock())
         for (time, command) in script { player.schedule(command, at: .nanoseconds(s(time).nanoseconds)) }
         await player.run(until: .nanoseconds(s(seconds).nanoseconds))
         await player.shutdown()

@@ -10,7 +10,9 @@ func multivariant(_ media: [String], variant: String = "video.m3u8") -> String {
         + "#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS=\"avc1.4d401f,mp4a.40.2\",AUDIO=\"aud\",SUBTITLES=\"subs\"\n\(variant)\n"
 }
 
-func audio(_ name: String, _ language: String?, default isDefault: Bool = false, characteristics: String? = nil) -> String {
+func audio(
+    _ name: String, _ language: String?, default isDefault: Bool = false, characteristics: String? = nil
+) -> String {
     "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aud\",NAME=\"\(name)\"" + (language.map { ",LANGUAGE=\"\($0)\"" } ?? "")
         + ",DEFAULT=\(isDefault ? "YES" : "NO"),AUTOSELECT=YES"
         + (characteristics.map { ",CHARACTERISTICS=\"\($0)\"" } ?? "") + ",URI=\"\(name).m3u8\""
@@ -37,7 +39,8 @@ struct TrackMatchingTests {
 
     @Test("the same language wins, whatever is DEFAULT")
     func sameLanguage() throws {
-        #expect(try Self.pick([audio("en", "en", default: true), audio("fr", "fr")], MediaOption(language: "fr")) == "fr")
+        #expect(
+            try Self.pick([audio("en", "en", default: true), audio("fr", "fr")], MediaOption(language: "fr")) == "fr")
         #expect(try Self.pick([audio("en", "EN", default: true)], MediaOption(language: "en")) == "en")
     }
 
@@ -51,7 +54,8 @@ struct TrackMatchingTests {
     @Test("within the language, the same characteristics win (audio description)")
     func characteristics() throws {
         let lines = [
-            audio("main", "en", default: true), audio("ad", "en", characteristics: "public.accessibility.describes-video"),
+            audio("main", "en", default: true),
+            audio("ad", "en", characteristics: "public.accessibility.describes-video"),
             audio("fr-ad", "fr", characteristics: "public.accessibility.describes-video"),
         ]
         let described = MediaOption(language: "en", characteristics: ["public.accessibility.describes-video"])
@@ -63,14 +67,17 @@ struct TrackMatchingTests {
 
     @Test("among equals DEFAULT=YES wins; with no wanted option audio takes DEFAULT=YES, then the first")
     func defaults() throws {
-        #expect(try Self.pick([audio("one", "en"), audio("two", "en", default: true)], MediaOption(language: "en")) == "two")
+        #expect(
+            try Self.pick([audio("one", "en"), audio("two", "en", default: true)], MediaOption(language: "en")) == "two"
+        )
         #expect(try Self.pick([audio("one", "en"), audio("two", "de", default: true)], nil) == "two")
         #expect(try Self.pick([audio("one", "en"), audio("two", "de")], nil) == "one")
     }
 
     @Test("audio in no matching language falls back to DEFAULT=YES (there must be sound)")
     func audioFallback() throws {
-        #expect(try Self.pick([audio("en", "en", default: true), audio("fr", "fr")], MediaOption(language: "de")) == "en")
+        #expect(
+            try Self.pick([audio("en", "en", default: true), audio("fr", "fr")], MediaOption(language: "de")) == "en")
     }
 
     @Test("subtitles follow the primary: the matching language, off when it is off or nothing matches")
@@ -91,11 +98,16 @@ struct TrackMatchingTests {
     /// A primary and an ad that both offer English and French audio and subtitles.
     static let files: [String: String] = [
         "/master.m3u8": multivariant(
-            [audio("en", "en", default: true), audio("fr", "fr"), subtitles("en-sub", "en"), subtitles("fr-sub", "fr")],
+            [
+                audio("en", "en", default: true), audio("fr", "fr"), subtitles("en-sub", "en"),
+                subtitles("fr-sub", "fr"),
+            ],
             variant: "main.m3u8"),
         "/main.m3u8": Content.vod(
             segments: 10,
-            dateRanges: [Content.interstitial("brk", at: 12, "DURATION=5,X-ASSET-URI=\"/ad/master.m3u8\",X-RESUME-OFFSET=0")]),
+            dateRanges: [
+                Content.interstitial("brk", at: 12, "DURATION=5,X-ASSET-URI=\"/ad/master.m3u8\",X-RESUME-OFFSET=0")
+            ]),
         "/en.m3u8": Content.vod(segments: 10), "/fr.m3u8": Content.vod(segments: 10),
         "/ad/master.m3u8": multivariant(
             [
@@ -110,7 +122,10 @@ struct TrackMatchingTests {
         try await TestOrigin.with(files: Self.files) { origin in
             let player = await play(
                 origin, "/master.m3u8", until: 30,
-                configure: { $0.preferredTracks = TrackSelection(audio: MediaOption(language: "fr"), subtitles: MediaOption(language: "fr")) })
+                configure: {
+                    $0.preferredTracks = TrackSelection(
+                        audio: MediaOption(language: "fr"), subtitles: MediaOption(language: "fr"))
+                })
             #expect(player.tracks.audio?.name == "fr")
             let started = try #require(player.trace.first(.assetStarted, id: "brk"))
             #expect(started["audio"] == .string("fr"))
@@ -122,7 +137,9 @@ struct TrackMatchingTests {
             // A selection made while playing applies to assets loaded after it.
             let changed = await play(
                 origin, "/master.m3u8", until: 30,
-                script: [(1, .selectSubtitles(MediaOption(language: "en"))), (1, .selectAudio(MediaOption(language: "fr")))])
+                script: [
+                    (1, .selectSubtitles(MediaOption(language: "en"))), (1, .selectAudio(MediaOption(language: "fr"))),
+                ])
             #expect(changed.trace.first(.tracksSelected) != nil)
             #expect(changed.trace.first(.assetStarted, id: "brk")?["audio"] == .string("fr"))
             #expect(changed.trace.first(.assetStarted, id: "brk")?["subtitles"] == .string("en"))
@@ -131,7 +148,8 @@ struct TrackMatchingTests {
             #expect(session.tracks.audio?.language == "fr" && session.tracks.subtitles?.language == "en")
             var early = session
             early.location = .primary(s(2))
-            let receiver = Player(session: early, configuration: .init(primaryID: "rx", loadsSegments: false), clock: ManualClock())
+            let receiver = Player(
+                session: early, configuration: .init(primaryID: "rx", loadsSegments: false), clock: ManualClock())
             await receiver.run(until: .seconds(20))
             await receiver.shutdown()
             #expect(receiver.tracks == session.tracks)

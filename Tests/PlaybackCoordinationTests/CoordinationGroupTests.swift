@@ -11,24 +11,35 @@ struct CoordinationGroupTests {
         originator: "p1", playing: true, rate: 1.5,
         location: .interstitial(group: "brk", event: "ad-2", offset: s(1.25), resume: s(40)), referenceTime: 123)
 
-    @Test("messages round-trip through their JSON text", arguments: [
-        CoordinationMessage.join(name: "tv"), .propose(state), .state(state), .suspend(group: "brk"),
-        .arrive(group: "brk", resume: s(20)), .ping(sent: 5), .welcome(participant: "p2", state: nil, participants: ["p1", "p2"]),
-        .welcome(participant: "p2", state: state, participants: ["p2"]), .release(group: "brk", state: state),
-        .participants(["p1"]), .pong(sent: 5, time: 9), .error("no"),
-    ])
+    @Test(
+        "messages round-trip through their JSON text",
+        arguments: [
+            CoordinationMessage.join(name: "tv"), .propose(state), .state(state), .suspend(group: "brk"),
+            .arrive(group: "brk", resume: s(20)), .ping(sent: 5),
+            .welcome(participant: "p2", state: nil, participants: ["p1", "p2"]),
+            .welcome(participant: "p2", state: state, participants: ["p2"]), .release(group: "brk", state: state),
+            .participants(["p1"]), .pong(sent: 5, time: 9), .error("no"),
+        ])
     func roundTrip(_ message: CoordinationMessage) throws {
         #expect(try CoordinationMessage(text: message.text) == message)
     }
 
-    @Test("bad messages are refused with the JSON path and the reason", arguments: [
-        ("{", "coordination-json", ""),
-        (##"{"type":"dance"}"##, "coordination-schema", "type"),
-        (##"{"type":"propose","state":{"playing":true,"location":{"primary":1},"referenceTime":1,"rate":-1}}"##, "coordination-schema", "state.rate"),
-        (##"{"type":"propose","state":{"playing":true,"location":{"primary":"x"},"referenceTime":1}}"##, "coordination-schema", "state.location.primary"),
-        (##"{"type":"arrive","group":"g"}"##, "coordination-schema", "resume"),
-        (##"{"type":"join","name":"a","extra":1}"##, "coordination-schema", "extra"),
-    ])
+    @Test(
+        "bad messages are refused with the JSON path and the reason",
+        arguments: [
+            ("{", "coordination-json", ""),
+            (##"{"type":"dance"}"##, "coordination-schema", "type"),
+            (
+                ##"{"type":"propose","state":{"playing":true,"location":{"primary":1},"referenceTime":1,"rate":-1}}"##,
+                "coordination-schema", "state.rate"
+            ),
+            (
+                ##"{"type":"propose","state":{"playing":true,"location":{"primary":"x"},"referenceTime":1}}"##,
+                "coordination-schema", "state.location.primary"
+            ),
+            (##"{"type":"arrive","group":"g"}"##, "coordination-schema", "resume"),
+            (##"{"type":"join","name":"a","extra":1}"##, "coordination-schema", "extra"),
+        ])
     func badMessages(_ text: String, _ code: String, _ path: String) {
         #expect {
             try CoordinationMessage(text: text)
@@ -54,7 +65,10 @@ struct CoordinationGroupTests {
         #expect(accepted.revision == 1 && accepted.originator == b)
         #expect(group.receive(.propose(proposed), from: a, now: 11).count == 1)
         #expect(group.state?.revision == 2)
-        #expect(group.receive(.state(proposed), from: a, now: 12) == [.send(to: a, .error("a participant cannot send a state message"))])
+        #expect(
+            group.receive(.state(proposed), from: a, now: 12) == [
+                .send(to: a, .error("a participant cannot send a state message"))
+            ])
         #expect(group.receive(.ping(sent: 3), from: a, now: 12) == [.send(to: a, .pong(sent: 3, time: 12))])
     }
 
@@ -76,7 +90,9 @@ struct CoordinationGroupTests {
         #expect(released.referenceTime == 9 && released.rate == 1.5 && released.playing)
     }
 
-    @Test("a participant that played an event alone (a late pre-roll) rejoins the group's state; leaving completes a barrier")
+    @Test(
+        "a participant that played an event alone (a late pre-roll) rejoins the group's state; leaving completes a barrier"
+    )
     func outOfStepAndLeave() {
         var group = CoordinationGroup(name: "room")
         let a = group.join(name: "a").id
@@ -84,9 +100,10 @@ struct CoordinationGroupTests {
         let late = group.join(name: "late").id
         _ = group.receive(.suspend(group: "pre"), from: late, now: 2)
         let current = group.state!
-        #expect(group.receive(.arrive(group: "pre", resume: s(0)), from: late, now: 3) == [
-            .send(to: late, .release(group: "pre", state: current))
-        ])
+        #expect(
+            group.receive(.arrive(group: "pre", resume: s(0)), from: late, now: 3) == [
+                .send(to: late, .release(group: "pre", state: current))
+            ])
         #expect(group.state == current)
         // Both in an event; one arrives, the other leaves: the barrier completes.
         _ = group.receive(.suspend(group: "brk"), from: a, now: 4)
@@ -105,21 +122,34 @@ struct CoordinationGroupTests {
         let session = PlaybackSession(
             url: "https://x/main.m3u8", location: .primary(s(12), after: "brk"), playing: false, rate: 2,
             events: [event], automaticallyHandlesInterstitialEvents: false, playedOnce: ["pre"],
-            tracks: TrackSelection(audio: MediaOption(language: "fr", characteristics: ["public.accessibility.describes-video"], name: "FR AD")))
+            tracks: TrackSelection(
+                audio: MediaOption(
+                    language: "fr", characteristics: ["public.accessibility.describes-video"], name: "FR AD")))
         let decoded = try PlaybackSession(json: Array(session.text.utf8))
         #expect(decoded == session)
         #expect(decoded.events?.first?.restrictions == [.skip])
         #expect(session.text.contains(##""tag":"#EXT-X-DATERANGE:ID=\"mine\""##))
     }
 
-    @Test("bad sessions name the path", arguments: [
-        (##"{"location":{"primary":1}}"##, "url"),
-        (##"{"url":"u","location":{"primary":1},"events":[{"tag":"#EXT-X-DATERANGE:ID=\"a\""}]}"##, "events[0].tag"),
-        (##"{"url":"u","location":{"primary":1},"events":[{"tag":"#EXT-X-DATERANGE:ID=\"a\",CLASS=\"com.apple.hls.interstitial\""}]}"##, "events[0].time"),
-        (##"{"url":"u","location":{"primary":1},"events":[{"tag":"#EXT-X-DATERANGE:ID=\"a\",CLASS=\"com.apple.hls.interstitial\"","time":1,"assetList":{"ASSETS":[{"URI":"a"}]}}]}"##, "events[0].assetList.ASSETS[0].DURATION"),
-        (##"{"url":"u","location":{"primary":1},"tracks":{"audio":{"language":3}}}"##, "tracks.audio.language"),
-        (##"{"url":"u","location":{"group":"g","event":"e"}}"##, "location.offset"),
-    ])
+    @Test(
+        "bad sessions name the path",
+        arguments: [
+            (##"{"location":{"primary":1}}"##, "url"),
+            (
+                ##"{"url":"u","location":{"primary":1},"events":[{"tag":"#EXT-X-DATERANGE:ID=\"a\""}]}"##,
+                "events[0].tag"
+            ),
+            (
+                ##"{"url":"u","location":{"primary":1},"events":[{"tag":"#EXT-X-DATERANGE:ID=\"a\",CLASS=\"com.apple.hls.interstitial\""}]}"##,
+                "events[0].time"
+            ),
+            (
+                ##"{"url":"u","location":{"primary":1},"events":[{"tag":"#EXT-X-DATERANGE:ID=\"a\",CLASS=\"com.apple.hls.interstitial\"","time":1,"assetList":{"ASSETS":[{"URI":"a"}]}}]}"##,
+                "events[0].assetList.ASSETS[0].DURATION"
+            ),
+            (##"{"url":"u","location":{"primary":1},"tracks":{"audio":{"language":3}}}"##, "tracks.audio.language"),
+            (##"{"url":"u","location":{"group":"g","event":"e"}}"##, "location.offset"),
+        ])
     func badSessions(_ text: String, _ path: String) {
         #expect {
             try PlaybackSession(json: Array(text.utf8))

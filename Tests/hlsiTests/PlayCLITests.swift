@@ -116,7 +116,7 @@ struct GroupCLITests {
         func member(_ name: String) -> [String] {
             [
                 "play", base + "/demo/vod/master.m3u8", "--group", group, "--json", "--no-segments", "--duration", "24",
-                "--primary-id", name,
+                "--primary-id", name, "--group-size", "2",
             ]
         }
         let first = try CLITests.start(member("first"))
@@ -136,7 +136,9 @@ struct GroupCLITests {
             try #require(try Self.events($0.standardOutput, "coordinated").last?["groupTime"] as? Double)
         }
         #expect(abs(releases[0] - releases[1]) < 0.1)
-        #expect(try Self.events(one.standardOutput, "waitingForGroup").count + Self.events(second.standardOutput, "waitingForGroup").count >= 1)
+        #expect(
+            try Self.events(one.standardOutput, "waitingForGroup").count
+                + Self.events(second.standardOutput, "waitingForGroup").count >= 1)
     }
 
     @Test("a hand-off through the server carries the overridden restrictions, which the receiver enforces")

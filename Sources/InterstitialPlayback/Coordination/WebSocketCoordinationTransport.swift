@@ -74,7 +74,9 @@ public final class WebSocketCoordinationTransport: CoordinationTransport {
                 }
                 let reason = failure.map { "\($0)" } ?? "closed by the server"
                 if let waiting {
-                    waiting.resume(throwing: CoordinationError(code: "group-connect", path: url, "could not join the group: \(reason)"))
+                    waiting.resume(
+                        throwing: CoordinationError(
+                            code: "group-connect", path: url, "could not join the group: \(reason)"))
                 } else if !closing {
                     logger.warning("the group connection to \(url) ended: \(reason)")
                     receive(.error("the group connection ended: \(reason)"))

@@ -119,7 +119,14 @@ extension PlaybackStateMachine {
             actions.append(.flush)
         case .interstitial(let key, let event, let offset, let resume):
             guard let group = groups.first(where: { $0.key == key }) else {
-                emit(.warning, [("message", .string("the group is in interstitial \"\(key)\", which this player does not schedule"))])
+                emit(
+                    .warning,
+                    [
+                        (
+                            "message",
+                            .string("the group is in interstitial \"\(key)\", which this player does not schedule")
+                        )
+                    ])
                 return
             }
             if run?.group.key != key {
@@ -137,7 +144,14 @@ extension PlaybackStateMachine {
                 }
             }
             guard var run, let index = run.members.firstIndex(of: event) else {
-                emit(.warning, [("message", .string("the group plays \"\(event)\", which this player does not (ONCE, or not scheduled)"))])
+                emit(
+                    .warning,
+                    [
+                        (
+                            "message",
+                            .string("the group plays \"\(event)\", which this player does not (ONCE, or not scheduled)")
+                        )
+                    ])
                 return
             }
             run.resumeOverride = resume ?? run.resumeOverride

@@ -55,7 +55,9 @@ extension PlaybackStateMachine {
         }
         let chosen = TrackMatcher.select(candidates, matching: option, type: type).map(TrackMatcher.option)
         if option != nil && chosen == nil {
-            emit(.warning, [("message", .string("no \(type) rendition matches \(option?.description ?? ""); subtitles are off"))])
+            emit(
+                .warning,
+                [("message", .string("no \(type) rendition matches \(option?.description ?? ""); subtitles are off"))])
         }
         if type == "AUDIO" { tracks.audio = chosen } else { tracks.subtitles = chosen }
         emit(

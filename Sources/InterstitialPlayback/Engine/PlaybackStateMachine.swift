@@ -200,7 +200,9 @@ package struct PlaybackStateMachine: Sendable {
             let before = actions.count
             apply(command)
             let refused = actions[before...].contains {
-                if case .emit(let event) = $0 { return [.seekRefused, .rateRefused, .skipRefused].contains(event.kind) }
+                if case .emit(let event) = $0 {
+                    return [.seekRefused, .rateRefused, .skipRefused].contains(event.kind)
+                }
                 return false
             }
             if coordinated, !alone, !refused, command.isTiming { signalChange = true }

@@ -78,14 +78,17 @@ struct SessionLoader: Sendable {
         let chosenSubtitles = TrackMatcher.select(subtitles, matching: wanted.subtitles, type: "SUBTITLES")
         return (
             audio + subtitles, chosenAudio,
-            TrackSelection(audio: chosenAudio.map(TrackMatcher.option), subtitles: chosenSubtitles.map(TrackMatcher.option))
+            TrackSelection(
+                audio: chosenAudio.map(TrackMatcher.option), subtitles: chosenSubtitles.map(TrackMatcher.option))
         )
     }
 
     /// Loads an interstitial asset: a media playlist, or a multivariant playlist's first variant with
     /// the audio and subtitle renditions that match the primary's `tracks`. Its own interstitials
     /// are ignored (R25).
-    func loadAsset(_ url: String, primaryID: String, tracks: TrackSelection = TrackSelection()) async throws
+    func loadAsset(
+        _ url: String, primaryID: String, tracks: TrackSelection = TrackSelection()
+    ) async throws
         -> AssetMedia
     {
         let (resource, result) = try await loader.loadPlaylist(url)

@@ -57,7 +57,9 @@ extension Player {
     ///
     /// - Throws: ``CoordinationError`` with code `handoff-receive` on a timeout or an error answer,
     ///   or the session's schema error.
-    public static func receiveSession(from url: String, timeout: Duration = .seconds(300)) async throws
+    public static func receiveSession(
+        from url: String, timeout: Duration = .seconds(300)
+    ) async throws
         -> PlaybackSession
     {
         let clock = ContinuousClock()

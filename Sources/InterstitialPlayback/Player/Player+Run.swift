@@ -173,7 +173,8 @@ extension Player {
             case .asset(let id, let index):
                 let tracks = state.withLockedValue { $0.machine.tracks }
                 input = .assetLoaded(
-                    id, index, try await loader.loadAsset(request.url, primaryID: configuration.primaryID, tracks: tracks))
+                    id, index,
+                    try await loader.loadAsset(request.url, primaryID: configuration.primaryID, tracks: tracks))
             case .segment(let url):
                 let bytes = try await loader.loadSegment(url)
                 renderer.enqueue(MediaChunk(url: url, bytes: bytes))

@@ -155,7 +155,9 @@ public struct PlaybackScript: Sendable, Hashable {
             case "select":
                 guard words.count > 4, ["audio", "subtitles"].contains(words[3].text) else {
                     throw fail(
-                        3, "'select' takes audio or subtitles and a language with characteristics (en,public.easy-to-read)")
+                        3,
+                        "'select' takes audio or subtitles and a language with characteristics (en,public.easy-to-read)"
+                    )
                 }
                 let audio = words[3].text == "audio"
                 let option = Self.option(words[4].text, off: audio ? "default" : "off")

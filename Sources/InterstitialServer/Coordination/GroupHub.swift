@@ -75,7 +75,11 @@ final class GroupHub: Sendable {
     }
 
     private func leave(name: String, _ id: String) {
-        deliver(name: name) { $0.leave(id, now: Self.now()) } register: { $0.connections.removeValue(forKey: id) }
+        deliver(name: name) {
+            $0.leave(id, now: Self.now())
+        } register: {
+            $0.connections.removeValue(forKey: id)
+        }
         rooms.withLockedValue { rooms in
             if rooms[name]?.connections.isEmpty == true { rooms.removeValue(forKey: name) }
         }

@@ -2,6 +2,11 @@
 /// Safari) and draws the integrated timeline with its interstitials.
 ///
 /// For tests it keeps a trace of the player's interstitial events in `window.trace`.
+///
+/// Below, two more players form a coordinated group through the server's `/group/NAME` WebSocket
+/// (the protocol `hlsi play --group` speaks, so terminal players can join the same group): play,
+/// pause, rate and seeks on either apply to both. They coordinate primary time; hls.js plays the
+/// interstitials of each on its own and the group follows its primary position.
 enum DemoPage {
     static func html(configuration: ServerConfiguration, hlsjs: String) -> String {
         var sources: [(String, String)] = []
@@ -56,6 +61,15 @@ enum DemoPage {
         <div id="times"></div>
         <h3>Events</h3>
         <div id="log"></div>
+        <h3>Coordinated group</h3>
+        <p>Two players in group <code id="group-name"></code>: play, pause, seek or change the rate of one and
+          the other follows (join from a terminal with <code id="group-command"></code>).
+          <button id="group-start">Start both</button></p>
+        <div style="display:flex;gap:8px">
+          <video id="member-a" controls muted playsinline style="width:50%"></video>
+          <video id="member-b" controls muted playsinline style="width:50%"></video>
+        </div>
+        <div id="group-status"></div>
         <script type="module">
         window.trace = [];
         const video = document.getElementById("video");
@@ -156,6 +170,62 @@ enum DemoPage {
           }
           video.play().catch((error) => log({ event: "PLAY_FAILED", details: String(error) }));
         }
+
+        // A coordinated group: each member speaks the /group protocol over its own WebSocket.
+        const groupName = params.get("group") || "demo-page";
+        const groupURL = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/group/" + encodeURIComponent(groupName);
+        document.getElementById("group-name").textContent = groupName;
+        document.getElementById("group-command").textContent = "hlsi play " + location.origin + (select.options[0] ? select.options[0].value : "") + " --group " + groupURL;
+        window.groupTrace = [];
+        function member(name, element) {
+          const m = { name, video: element, socket: null, offset: 0, applyingUntil: 0, hls: null };
+          const primaryTime = () => (m.hls && m.hls.interstitialsManager) ? m.hls.interstitialsManager.primary.currentTime : element.currentTime;
+          const seek = (t) => { if (m.hls && m.hls.interstitialsManager) m.hls.interstitialsManager.primary.currentTime = t; else element.currentTime = t; };
+          // hls.js pauses, seeks and plays the element itself around interstitials: only primary playback proposes.
+          const inInterstitial = () => !!(m.hls && m.hls.interstitialsManager && m.hls.interstitialsManager.playingItem && m.hls.interstitialsManager.playingItem.event);
+          const now = () => Date.now() * 1e6 + m.offset;
+          m.propose = () => {
+            if (!m.socket || m.socket.readyState !== 1 || performance.now() < m.applyingUntil || inInterstitial()) return;
+            m.socket.send(JSON.stringify({ type: "propose", state: { playing: !element.paused, rate: element.playbackRate || 1,
+              location: { primary: primaryTime() }, referenceTime: Math.round(now()) } }));
+          };
+          m.apply = (state) => {
+            m.applyingUntil = performance.now() + 400;
+            const gone = state.playing ? (now() - state.referenceTime) / 1e9 * state.rate : 0;
+            const target = (state.location.primary !== undefined ? state.location.primary : primaryTime()) + Math.max(0, gone);
+            if (Math.abs(primaryTime() - target) > 0.25) seek(target);
+            if (element.playbackRate !== state.rate) element.playbackRate = state.rate;
+            if (state.playing && element.paused) element.play().catch(() => {});
+            if (!state.playing && !element.paused) element.pause();
+            window.groupTrace.push({ member: name, revision: state.revision, playing: state.playing, target });
+          };
+          m.connect = () => {
+            m.socket = new WebSocket(groupURL);
+            m.socket.onopen = () => { m.socket.send(JSON.stringify({ type: "ping", sent: Date.now() * 1e6 })); m.socket.send(JSON.stringify({ type: "join", name })); };
+            m.socket.onmessage = (message) => {
+              const data = JSON.parse(message.data);
+              if (data.type === "pong") m.offset = data.time - (data.sent + (Date.now() * 1e6 - data.sent) / 2);
+              else if (data.type === "welcome") { m.id = data.participant; if (data.state) m.apply(data.state); else m.propose(); }
+              else if (data.type === "state" && data.state.originator !== m.id) m.apply(data.state);
+              else if (data.type === "release") m.apply(data.state);
+              else if (data.type === "participants") document.getElementById("group-status").textContent = data.participants.length + " in the group";
+            };
+          };
+          for (const type of ["play", "pause", "seeked", "ratechange"]) element.addEventListener(type, () => m.propose());
+          return m;
+        }
+        const members = [member("page-a", document.getElementById("member-a")), member("page-b", document.getElementById("member-b"))];
+        window.groupMembers = members;
+        document.getElementById("group-start").addEventListener("click", async () => {
+          if (!Hls) {
+            try { const module = await import("{{HLSJS}}"); Hls = module.default || module.Hls; } catch (error) { return; }
+          }
+          for (const m of members) {
+            if (!m.hls && Hls && Hls.isSupported()) { m.hls = new Hls(); m.hls.loadSource(select.options[0].value); m.hls.attachMedia(m.video); }
+            if (!m.socket) m.connect();
+          }
+          members[0].video.play().catch(() => {});
+        });
 
         document.getElementById("load").addEventListener("click", load);
         window.currentTime = () => video.currentTime;

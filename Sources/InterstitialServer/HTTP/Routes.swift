@@ -100,7 +100,8 @@ struct Routes {
             var wait = 0.0
             if let text = request.uri.queryParameters.get("wait") {
                 guard let seconds = Double(text), seconds >= 0, seconds <= 60 else {
-                    throw APIError.badRequest(code: "bad-wait", path: "wait", "expected 0 to 60 seconds, found \"\(text)\"")
+                    throw APIError.badRequest(
+                        code: "bad-wait", path: "wait", "expected 0 to 60 seconds, found \"\(text)\"")
                 }
                 wait = seconds
             }

@@ -42,6 +42,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Join the coordinated group at this WebSocket URL (ws://host:port/group/NAME).")
     var group: String?
 
+    @Option(name: .long, help: "With --group: wait until the group has this many members, then all start together.")
+    var groupSize: Int?
+
     @Option(name: .long, help: "Wait for a session handed off to this URL (http://host:port/handoff/NAME) and play it.")
     var receive: String?
 
@@ -105,8 +108,12 @@ struct PlayCommand: AsyncParsableCommand {
         if let group, !(group.hasPrefix("ws://") || group.hasPrefix("wss://") || group.hasPrefix("http")) {
             throw ValidationError("--group takes a ws:// URL such as ws://127.0.0.1:8080/group/demo")
         }
+        if let groupSize, group == nil || !(1...64).contains(groupSize) {
+            throw ValidationError("--group-size takes 1 to 64 and needs --group")
+        }
         if group != nil && clock == .manual {
-            throw ValidationError("--group plays on the real clock: a manual clock cannot stay in sync with other processes")
+            throw ValidationError(
+                "--group plays on the real clock: a manual clock cannot stay in sync with other processes")
         }
     }
 
@@ -155,8 +162,10 @@ struct PlayCommand: AsyncParsableCommand {
         }
         let player: Player
         switch (kind, session) {
-        case (.manual, let session?): player = Player(session: session, configuration: configuration, clock: ManualClock())
-        case (.manual, nil): player = Player(item: PlayerItem(url: url), configuration: configuration, clock: ManualClock())
+        case (.manual, let session?):
+            player = Player(session: session, configuration: configuration, clock: ManualClock())
+        case (.manual, nil):
+            player = Player(item: PlayerItem(url: url), configuration: configuration, clock: ManualClock())
         case (.real, let session?):
             player = Player(session: session, configuration: configuration, clock: ContinuousClock())
         case (.real, nil):
@@ -187,8 +196,24 @@ struct PlayCommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data(((json ? event.json : event.description) + "\n").utf8))
             }
         }
-        // A group that already has a state decides; a received session plays as it was.
-        if coordinator?.groupState == nil && session == nil { player.play() }
+        if let coordinator, let groupSize {
+            // Everyone starts together once the group is complete.
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .seconds(60))
+            while coordinator.participants.count < groupSize && clock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            guard coordinator.participants.count >= groupSize else {
+                await coordinator.leave()
+                await player.shutdown()
+                throw CommandFailure(
+                    message: "error: the group did not reach \(groupSize) members in 60 s", exitCode: 1)
+            }
+            player.play()
+        } else if coordinator?.groupState == nil && session == nil {
+            // A group that already has a state decides; a received session plays as it was.
+            player.play()
+        }
         var failure: (any Error)?
         for handOff in parsed.handOffs {
             let at = Duration.nanoseconds(handOff.time.nanoseconds)
