@@ -83,8 +83,9 @@ extension Player {
         }
     }
 
-    /// Drives several players together until the clock reaches `limit` (since the first player was
-    /// created), all of them end, or nothing more can happen.
+    /// Drives several players together until the clock reaches `limit`, all of them end, or nothing
+    /// more can happen. On a shared manual clock `limit` counts from the first player's creation;
+    /// otherwise from each player's.
     ///
     /// On one shared ``ManualClock`` (players in a coordinated group in a test) the clock moves only
     /// when no player has a load in flight, to the earliest deadline of any of them, and every
