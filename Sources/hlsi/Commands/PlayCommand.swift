@@ -71,7 +71,8 @@ struct PlayCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: "Stop after this many clock seconds (default: the end of a VOD; live runs until interrupted).")
+        help: "Stop after this many clock seconds of playback (default: the end of a VOD; live runs until interrupted)."
+    )
     var duration: Double?
 
     @Flag(name: .long, help: "Print one JSON object per line.")
@@ -132,7 +133,6 @@ struct PlayCommand: AsyncParsableCommand {
         configuration.preferredTracks = TrackSelection(
             audio: audio.flatMap { PlaybackScript.option($0, off: "default") },
             subtitles: subtitles.flatMap { PlaybackScript.option($0) })
-        let limit = duration.map { Duration.nanoseconds(MediaTime(seconds: $0).nanoseconds) }
 
         var session: PlaybackSession?
         if let receive {
@@ -214,6 +214,9 @@ struct PlayCommand: AsyncParsableCommand {
             // A group that already has a state decides; a received session plays as it was.
             player.play()
         }
+        // --duration counts from the start of playback (after waiting for a group to fill).
+        let started = player.clockTime
+        let limit = duration.map { started + .nanoseconds(MediaTime(seconds: $0).nanoseconds) }
         var failure: (any Error)?
         for handOff in parsed.handOffs {
             let at = Duration.nanoseconds(handOff.time.nanoseconds)
