@@ -1,3 +1,4 @@
+import Foundation
 import HLSInterstitials
 import HLSPlaylist
 
@@ -34,6 +35,10 @@ public struct GroupState: Hashable, Sendable {
         self.referenceTime = referenceTime
     }
 
+    /// The wall clock in nanoseconds since 1970: the reference clock of groups served over the
+    /// network.
+    public static func wallClockNow() -> Int64 { Int64((Date().timeIntervalSince1970 * 1e9).rounded()) }
+
     /// The JSON form.
     public var jsonValue: JSONValue {
         .object([
@@ -48,8 +53,7 @@ public struct GroupState: Hashable, Sendable {
         let revision = try reader.integer("revision") ?? 0
         let originator = try reader.string("originator") ?? ""
         guard let playing = try reader.bool("playing") else { throw reader.error("playing", "missing") }
-        let rate = try reader.number("rate") ?? 1
-        guard rate > 0, rate <= 64 else { throw reader.error("rate", "expected a rate above 0 and at most 64") }
+        let rate = try reader.rate("rate")
         guard let location = reader.take("location") else { throw reader.error("location", "missing") }
         guard let reference = try reader.integer("referenceTime") else {
             throw reader.error("referenceTime", "missing")

@@ -78,6 +78,13 @@ struct JSONReader {
         return number
     }
 
+    /// A playback rate: above 0 and at most 64 (the player's limit); 1 when absent.
+    mutating func rate(_ key: String) throws(CoordinationError) -> Double {
+        let rate = try number(key) ?? 1
+        guard rate > 0, rate <= 64 else { throw error(key, "expected a rate above 0 and at most 64, found \(rate)") }
+        return rate
+    }
+
     /// Seconds as a media time: a finite number within ±9e9 (non-negative unless `signed`).
     mutating func time(_ key: String, signed: Bool = false) throws(CoordinationError) -> MediaTime? {
         guard let seconds = try number(key) else { return nil }

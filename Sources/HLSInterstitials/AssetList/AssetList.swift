@@ -131,6 +131,15 @@ public struct AssetList: Hashable, Sendable {
     /// The JSON text: ASSETS, then SKIP-CONTROL, then the other keys in sorted order.
     public func encoded() -> String {
         var text = ""
+        JSONValue.writeObject(members, to: &text)
+        return text
+    }
+
+    /// The asset list as a JSON value (object keys sorted, unlike ``encoded()``).
+    public var jsonValue: JSONValue { .object(Dictionary(members, uniquingKeysWith: { first, _ in first })) }
+
+    /// The top-level members in writing order: ASSETS, SKIP-CONTROL, then the other keys sorted.
+    private var members: [(key: String, value: JSONValue)] {
         var members: [(key: String, value: JSONValue)] = []
         members.append(
             (
@@ -151,8 +160,7 @@ public struct AssetList: Hashable, Sendable {
             members.append(("SKIP-CONTROL", .object(fields)))
         }
         members += otherKeys.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        JSONValue.writeObject(members, to: &text)
-        return text
+        return members
     }
 
     private static func json(_ time: MediaTime) -> JSONValue {

@@ -1,4 +1,3 @@
-import Foundation
 import HummingbirdWSClient
 import Logging
 import NIOConcurrencyHelpers
@@ -33,10 +32,7 @@ public final class WebSocketCoordinationTransport: CoordinationTransport {
         self.logger = logger
     }
 
-    /// The wall clock, in nanoseconds since 1970.
-    static func wallNow() -> Int64 { Int64((Date().timeIntervalSince1970 * 1e9).rounded()) }
-
-    public func referenceNow() -> Int64 { Self.wallNow() + state.withLockedValue { $0.offset } }
+    public func referenceNow() -> Int64 { GroupState.wallClockNow() + state.withLockedValue { $0.offset } }
 
     public func send(_ message: CoordinationMessage) {
         _ = state.withLockedValue { $0.outgoing }?.yield(message)
@@ -45,7 +41,7 @@ public final class WebSocketCoordinationTransport: CoordinationTransport {
     public func connect(name: String, receive: @escaping @Sendable (CoordinationMessage) -> Void) async throws {
         let (outgoing, continuation) = AsyncStream.makeStream(of: CoordinationMessage.self)
         state.withLockedValue { $0.outgoing = continuation }
-        for _ in 0..<Self.pings { continuation.yield(.ping(sent: Self.wallNow())) }
+        for _ in 0..<Self.pings { continuation.yield(.ping(sent: GroupState.wallClockNow())) }
         continuation.yield(.join(name: name))
         try await withCheckedThrowingContinuation { (joined: CheckedContinuation<Void, any Error>) in
             state.withLockedValue { $0.joined = joined }
@@ -98,7 +94,7 @@ public final class WebSocketCoordinationTransport: CoordinationTransport {
         }
         switch message {
         case .pong(let sent, let time):
-            let now = Self.wallNow()
+            let now = GroupState.wallClockNow()
             state.withLockedValue { state in
                 let roundTrip = now - sent
                 guard roundTrip >= 0, roundTrip < state.bestRoundTrip else { return }

@@ -1,4 +1,3 @@
-import Foundation
 import HummingbirdWebSocket
 import Logging
 import NIOConcurrencyHelpers
@@ -16,8 +15,6 @@ final class GroupHub: Sendable {
     let logger: Logger
 
     init(logger: Logger) { self.logger = logger }
-
-    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1e9).rounded()) }
 
     /// Serves one WebSocket connection of group `name` until it closes.
     func serve(
@@ -46,9 +43,9 @@ final class GroupHub: Sendable {
                     continue
                 }
                 if case .ping(let sent) = message {
-                    continuation.yield(.pong(sent: sent, time: Self.now()))
+                    continuation.yield(.pong(sent: sent, time: GroupState.wallClockNow()))
                 } else if let participant {
-                    deliver(name: name) { $0.receive(message, from: participant, now: Self.now()) }
+                    deliver(name: name) { $0.receive(message, from: participant, now: GroupState.wallClockNow()) }
                 } else if case .join(let who) = message {
                     participant = join(name: name, who: who, connection: continuation)
                 } else {
@@ -76,7 +73,7 @@ final class GroupHub: Sendable {
 
     private func leave(name: String, _ id: String) {
         deliver(name: name) {
-            $0.leave(id, now: Self.now())
+            $0.leave(id, now: GroupState.wallClockNow())
         } register: {
             $0.connections.removeValue(forKey: id)
         }

@@ -160,17 +160,11 @@ struct PlayCommand: AsyncParsableCommand {
                     "error: \(url) is live: its server adds segments in real time, which a manual clock cannot follow; use --clock real",
                 exitCode: 2)
         }
-        let player: Player
-        switch (kind, session) {
-        case (.manual, let session?):
-            player = Player(session: session, configuration: configuration, clock: ManualClock())
-        case (.manual, nil):
-            player = Player(item: PlayerItem(url: url), configuration: configuration, clock: ManualClock())
-        case (.real, let session?):
-            player = Player(session: session, configuration: configuration, clock: ContinuousClock())
-        case (.real, nil):
-            player = Player(item: PlayerItem(url: url), configuration: configuration, clock: ContinuousClock())
+        func makePlayer<C: Clock>(_ clock: C) -> Player where C.Duration == Duration {
+            session.map { Player(session: $0, configuration: configuration, clock: clock) }
+                ?? Player(item: PlayerItem(url: url), configuration: configuration, clock: clock)
         }
+        let player = kind == .manual ? makePlayer(ManualClock()) : makePlayer(ContinuousClock())
         for entry in parsed.entries { player.schedule(entry.command, at: .nanoseconds(entry.time.nanoseconds)) }
 
         var joined: PlaybackCoordinator?
