@@ -40,10 +40,10 @@ final class HandoffMailbox: Sendable {
             state.nextID += 1
             return state.nextID
         }
-        return await withTaskGroup(of: Void.self) { group -> String? in
+        let session = await withTaskGroup(of: Void.self) { group -> String? in
             group.addTask {
                 try? await Task.sleep(for: wait)
-                self.expire(name, id)
+                if !Task.isCancelled { self.expire(name, id) }
             }
             let result = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
                 let ready = state.withLockedValue { state -> String?? in
@@ -57,6 +57,9 @@ final class HandoffMailbox: Sendable {
             group.cancelAll()
             return result
         }
+        // An expiry that found no waiter (it had been served) leaves its mark: drop it.
+        state.withLockedValue { _ = $0.expired.remove(id) }
+        return session
     }
 
     private func expire(_ name: String, _ id: Int) {
