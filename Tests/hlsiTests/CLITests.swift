@@ -35,12 +35,37 @@ struct CLITests {
 
         /// Waits for the process and collects what it printed.
         func finish() -> Run {
+            // Both pipes are drained at once: a process that fills one while the other is read would block.
+            let errorHandle = error.fileHandleForReading
+            let errorBox = ErrorBox()
+            let reader = Thread { errorBox.set(errorHandle.readDataToEndOfFile()) }
+            reader.start()
             let outputData = output.fileHandleForReading.readDataToEndOfFile()
-            let errorData = error.fileHandleForReading.readDataToEndOfFile()
+            let errorData = errorBox.wait()
             process.waitUntilExit()
             return Run(
                 status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
                 standardError: String(decoding: errorData, as: UTF8.self))
+        }
+    }
+
+    /// The standard error a reader thread collected, handed over once.
+    final class ErrorBox: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var data: Data?
+
+        func set(_ value: Data) {
+            condition.lock()
+            data = value
+            condition.signal()
+            condition.unlock()
+        }
+
+        func wait() -> Data {
+            condition.lock()
+            defer { condition.unlock() }
+            while data == nil { condition.wait() }
+            return data ?? Data()
         }
     }
 

@@ -29,7 +29,8 @@ struct GenerateCommand: ParsableCommand {
     var hours = 3.0
 
     func validate() throws {
-        guard segments >= 0 else { throw ValidationError("--segments must not be negative") }
+        // A million segments is a 60 MB playlist: the largest a load test needs, and a bounded cost.
+        guard (0...1_000_000).contains(segments) else { throw ValidationError("--segments must be 0 to 1000000") }
         guard interstitialEvery >= 0 else { throw ValidationError("--interstitial-every must not be negative") }
         guard hours > 0, hours <= 24 * 30 else { throw ValidationError("--hours must be in (0, 720]") }
     }

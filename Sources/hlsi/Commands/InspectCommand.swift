@@ -25,6 +25,10 @@ struct InspectCommand: AsyncParsableCommand {
     @Option(name: .long, help: "How many date ranges, variants or renditions to list in the text summary.")
     var limit = 20
 
+    func validate() throws {
+        guard (0...1_000_000).contains(limit) else { throw ValidationError("--limit must be 0 to 1000000") }
+    }
+
     func run() async throws {
         let (resource, result): (PlaylistLoader.Resource, ParseResult)
         do {

@@ -32,15 +32,18 @@ struct ValidateCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Follow media playlists, asset lists and assets, and check the cross-playlist rules.")
     var recursive = false
 
-    @Option(name: .long, help: "Reload a live media playlist this many times, checking the reload rules.")
+    @Option(
+        name: .long, help: "Reload a live media playlist this many times (at most 10000), checking the reload rules.")
     var watch: Int?
 
     @Option(name: .long, help: "Seconds between reloads with --watch (default: the target duration).")
     var interval: Double?
 
     func validate() throws {
-        if let watch, watch < 1 { throw ValidationError("--watch needs a positive number of reloads") }
-        if let interval, !(interval > 0) { throw ValidationError("--interval needs a positive number of seconds") }
+        if let watch, !(1...10_000).contains(watch) { throw ValidationError("--watch needs 1 to 10000 reloads") }
+        if let interval, !(interval > 0 && interval <= 3600) {
+            throw ValidationError("--interval needs a positive number of seconds, at most 3600")
+        }
         if interval != nil, watch == nil { throw ValidationError("--interval applies only with --watch") }
     }
 
