@@ -67,6 +67,86 @@ struct RequestLimitTests {
         try configuration.check()
     }
 
+    @Test("A long request line is 414, large header fields are 431, bad bytes are 400; then the connection closes")
+    func headLimits() async throws {
+        try await Harness.withServer(try Self.configuration()) { client in
+            let port = try #require(client.port)
+            let long = "GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\nHost: x\r\n\r\n"
+            let uri = try await RawConnection.open(port: port).exchange(long)
+            #expect(uri.text.hasPrefix("HTTP/1.1 414 "), "\(uri.text.prefix(100))")
+            #expect(uri.text.contains("\"code\":\"request-line-too-long\""))
+            #expect(uri.closed)
+            // Longer than NIO's own limit (80 KB), which used to close without an answer.
+            let huge = "GET /" + String(repeating: "a", count: 100_000) + " HTTP/1.1\r\nHost: x\r\n\r\n"
+            #expect(try await RawConnection.open(port: port).exchange(huge).text.hasPrefix("HTTP/1.1 414 "))
+            let fields =
+                "GET / HTTP/1.1\r\nHost: x\r\n"
+                + String(repeating: "X-Filler: \(String(repeating: "b", count: 1000))\r\n", count: 40) + "\r\n"
+            let large = try await RawConnection.open(port: port).exchange(fields)
+            #expect(large.text.hasPrefix("HTTP/1.1 431 "), "\(large.text.prefix(100))")
+            #expect(large.closed)
+            let many = "GET / HTTP/1.1\r\n" + (0..<150).map { "X-\($0): 1\r\n" }.joined() + "\r\n"
+            #expect(try await RawConnection.open(port: port).exchange(many).text.hasPrefix("HTTP/1.1 431 "))
+            for bad in [
+                "GET /a\u{1}b HTTP/1.1\r\nHost: x\r\n\r\n", "GET / HTTP/9\r\n\r\n", "G(T / HTTP/1.1\r\n\r\n",
+                "GET / HTTP/1.1\r\nBad Name: x\r\n\r\n",
+                "POST /handoff/x HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+            ] {
+                let answer = try await RawConnection.open(port: port).exchange(bad)
+                #expect(answer.text.hasPrefix("HTTP/1.1 400 "), "\(bad.debugDescription): \(answer.text.prefix(100))")
+                #expect(answer.closed)
+            }
+            let high = try await RawConnection.open(port: port).exchange(
+                [0x47, 0x45, 0x54, 0x20, 0x2F, 0xFF, 0x20] + Array("HTTP/1.1\r\n\r\n".utf8))
+            #expect(high.text.hasPrefix("HTTP/1.1 400 "))
+            // After a good request on the same connection: its answer first, then the refusal.
+            let pipelined = "GET /favicon.ico HTTP/1.1\r\nHost: x\r\n\r\n" + long
+            let both = try await RawConnection.open(port: port).exchange(pipelined)
+            #expect(both.text.hasPrefix("HTTP/1.1 204 "), "\(both.text.prefix(300))")
+            #expect(both.text.contains("HTTP/1.1 414 "))
+            #expect(both.closed)
+            // Bodies (by length and chunked) and blank lines between requests are framed correctly.
+            let session = #"{"url":"http://x/main.m3u8","location":{"primary":1}}"#
+            let chunked =
+                "POST /handoff/c1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + String(session.utf8.count, radix: 16) + ";ext=1\r\n" + session + "\r\n0\r\nTrailer: 1\r\n\r\n\r\n"
+                + "POST /handoff/c2 HTTP/1.1\r\nHost: x\r\nContent-Length: \(session.utf8.count)\r\n\r\n" + session
+                + "GET /handoff/c1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            let framed = try await RawConnection.open(port: port).exchange(chunked)
+            #expect(framed.text.components(separatedBy: "HTTP/1.1 202 ").count == 3, "\(framed.text)")
+            #expect(framed.text.contains("HTTP/1.1 200 "))
+            #expect(framed.closed)
+        }
+    }
+
+    @Test("Slow heads get 408 and idle connections close, after the configured timeouts")
+    func slowAndIdleConnections() async throws {
+        try await Harness.withServer(try Self.configuration()) { client in
+            let port = try #require(client.port)
+            let slow = try await RawConnection.open(port: port).exchange("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            #expect(slow.text.hasPrefix("HTTP/1.1 408 "), "\(slow.text.prefix(100))")
+            #expect(slow.closed)
+            let silent = try await RawConnection.open(port: port).exchange("")
+            #expect(silent.closed)
+            #expect(silent.text.isEmpty)
+            let kept = try await RawConnection.open(port: port).exchange("GET /favicon.ico HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(kept.text.hasPrefix("HTTP/1.1 204 "))
+            #expect(kept.closed, "a kept-alive connection closes once idle")
+            // Many at once: all closed.
+            let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        let connection = try await RawConnection.open(port: port)
+                        return try await connection.exchange(index.isMultiple(of: 2) ? "" : "GET / HTTP/1.1\r\n").closed
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(results.allSatisfy { $0 })
+            #expect(try await get(port: port, "/favicon.ico").status == 204, "the server still answers")
+        }
+    }
+
     @Test("Body limits: 413 over 64 KiB for the admin API and hand-off sessions")
     func bodyLimits() async throws {
         try await Harness.withServer(try Self.configuration()) { client in

@@ -97,9 +97,21 @@ public struct InterstitialServer: Service {
         let configuration = configuration
         let state = state
         let limits = configuration.limits
-        let http1 = HTTP1Channel.Configuration(idleTimeout: .nanoseconds(limits.idleTimeout.nanoseconds))
-        let server = HTTPServerBuilder.http1WebSocketUpgrade(
-            webSocketRouter: webSocketRouter, configuration: .init(http1: http1))
+        var decoder = HTTP1Channel.Configuration.DecoderConfiguration()
+        // The guard refuses heads over the limits first; the decoder's limits only back it up.
+        decoder.maxHeaderFieldSize = limits.requestLineBytes + limits.headerBytes + 1024
+        decoder.maxHeaderListSize = limits.requestLineBytes + limits.headerBytes + 1024
+        decoder.maxHeaderFieldCount = limits.headerCount + 1
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: .nanoseconds(limits.idleTimeout.nanoseconds), httpDecoderConfiguration: decoder)
+        let webSocketResponder = webSocketRouter.buildResponder()
+        let server = HTTPServerBuilder { responder in
+            GuardedChildChannel(
+                base: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init(http1: http1)),
+                limits: RequestGuard.Limits(limits))
+        }
         var application = Application(
             router: router,
             server: server,
