@@ -17,10 +17,11 @@ public struct ServerLimits: Hashable, Sendable {
     public var headerBytes = 32 * 1024
     /// The most header fields in one request (`headerCount`, 100); more gets 431.
     public var headerCount = 100
-    /// How long a client has to send a whole request head, from its connection or from the first
-    /// byte of the head (`headerTimeout`, 10 s); then the connection gets 408 and is closed.
+    /// How long a client has to send a whole request head, from its first byte (`headerTimeout`,
+    /// 10 s); then the connection gets 408 and is closed.
     public var headerTimeout = MediaTime(seconds: 10)
-    /// How long a connection may stay open with no request in progress (`idleTimeout`, 60 s).
+    /// How long a connection may stay open with no request in progress, before its first request
+    /// too (`idleTimeout`, 60 s); then it is closed.
     public var idleTimeout = MediaTime(seconds: 60)
     /// How long an upstream playlist (or any body the server reads whole) may take, from the
     /// request to its last byte; and how long a streamed upstream file may wait for its response

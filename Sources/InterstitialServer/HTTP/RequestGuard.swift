@@ -6,14 +6,14 @@ import NIOCore
 
 /// A channel handler in front of the HTTP/1 decoder that bounds what a client may send before the
 /// server has a request: the request line (414), the header fields (431), their syntax (400) and
-/// the time to send them (408).
+/// the time to send them (408), and the time a new connection may wait before it sends anything.
 ///
 /// It reads the bytes of each request head, checks them as they come, and passes the head to the
 /// decoder only once it is whole and valid; bodies pass straight through (their framing, by
 /// Content-Length or chunked, tells where the next head starts). A refused request gets a JSON
 /// error response (the server's usual `{"error":{…}}`), after the responses to the earlier requests
-/// on its connection, and the connection is closed. A connection that sends nothing within the
-/// header timeout is closed without an answer. A WebSocket upgrade request (`Upgrade: websocket`)
+/// on its connection, and the connection is closed. A new connection that sends nothing within the
+/// idle timeout is closed without an answer (later, Hummingbird's idle handler watches it). A WebSocket upgrade request (`Upgrade: websocket`)
 /// ends the guarding of its connection: the server either upgrades it or closes it.
 final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
@@ -27,12 +27,14 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         var headerBytes: Int
         var headerCount: Int
         var headerTimeout: TimeAmount
+        var idleTimeout: TimeAmount
 
         init(_ limits: ServerLimits) {
             requestLineBytes = limits.requestLineBytes
             headerBytes = limits.headerBytes
             headerCount = limits.headerCount
             headerTimeout = .nanoseconds(limits.headerTimeout.nanoseconds)
+            idleTimeout = .nanoseconds(limits.idleTimeout.nanoseconds)
         }
     }
 
@@ -72,7 +74,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Events
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { armTimer(context) }
+        if context.channel.isActive { armTimer(context, after: limits.idleTimeout) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -80,7 +82,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        armTimer(context)
+        armTimer(context, after: limits.idleTimeout)
         context.fireChannelActive()
     }
 
@@ -168,7 +170,9 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if head.isEmpty {
             // Blank lines before a request line are ignored (RFC 9112 §2.2).
             if byte == 0x0D || byte == 0x0A { return .more }
-            if requests > 0 { armTimer(context) }
+            // The head has begun: it has the header timeout (a new connection had the idle timeout).
+            cancelTimer()
+            armTimer(context, after: limits.headerTimeout)
         }
         head.append(byte)
         if lineStart == 0 {
@@ -351,9 +355,11 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    private func armTimer(_ context: ChannelHandlerContext) {
+    /// Arms the timer of a connection waiting for its first request (the idle timeout) or of a head
+    /// being read (the header timeout).
+    private func armTimer(_ context: ChannelHandlerContext, after delay: TimeAmount) {
         guard timer == nil else { return }
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: limits.headerTimeout) { [self] in
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
             timer = nil
             guard case .head = phase, requests == 0 || !head.isEmpty else { return }
             guard !head.isEmpty else {

@@ -50,7 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds a client connection may stay idle (default 60).")
     var idleTimeout: Double?
 
-    @Option(name: .long, help: "Seconds a client has to send a request's head (default 10).")
+    @Option(name: .long, help: "Seconds a client has to finish a request head once begun (default 10).")
     var headerTimeout: Double?
 
     @Option(name: .long, help: "Seconds an upstream playlist may take, whole (default 10).")
