@@ -38,7 +38,7 @@ struct UpstreamLimitTests {
         var configuration = try Harness.demo()
         configuration.allowedOrigins = [origin.origin]
         configuration.vod.append(.init(id: "up", path: "/up", origin: .upstream(origin.origin + "/media.m3u8")))
-        configuration.limits.upstreamTimeout = MediaTime(seconds: 0.5)
+        configuration.limits.upstreamTimeout = MediaTime(seconds: 1)
         configuration.limits.upstreamPlaylistBytes = 4096
         configuration.limits.upstreamFileBytes = 256 * 1024
         return configuration
