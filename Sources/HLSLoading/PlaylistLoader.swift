@@ -8,14 +8,15 @@ import NIOHTTP1
 /// Loads playlists (and other small resources such as asset lists) from files and http(s) URLs.
 ///
 /// HTTP requests follow at most ``Configuration/maximumRedirects`` redirects (5 by default) and
-/// allow ``Configuration/timeout`` for a response (60 s by default, behavior profile R20). Failures
+/// allow ``Configuration/timeout`` for the whole response, body included (60 s by default, behavior
+/// profile R20); bodies larger than ``Configuration/maximumBodySize`` (64 MiB) are refused. Failures
 /// are thrown as ``LoadError`` with a stable code: HTTP statuses, timeouts, content that is not a
 /// playlist, bytes that are not UTF-8. The loader owns an HTTP client: call ``shutdown()`` when done,
 /// or use ``withLoader(configuration:logger:_:)``.
 public final class PlaylistLoader: Sendable {
     /// Loader settings.
     public struct Configuration: Sendable {
-        /// The time allowed for a whole response.
+        /// The time allowed for a whole response: connecting, redirects, the head and the body.
         public var timeout: Duration
         /// The most redirects followed.
         public var maximumRedirects: Int
@@ -26,7 +27,7 @@ public final class PlaylistLoader: Sendable {
 
         /// Creates a configuration.
         public init(
-            timeout: Duration = .seconds(60), maximumRedirects: Int = 5, maximumBodySize: Int = 256 << 20,
+            timeout: Duration = .seconds(60), maximumRedirects: Int = 5, maximumBodySize: Int = 64 << 20,
             headers: [(name: String, value: String)] = []
         ) {
             self.timeout = timeout
@@ -48,6 +49,8 @@ public final class PlaylistLoader: Sendable {
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.redirectConfiguration = .follow(max: configuration.maximumRedirects, allowCycles: false)
         clientConfiguration.decompression = .enabled(limit: .ratio(50))
+        // A refused connection is an answer: report it at once instead of retrying until the timeout.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 
@@ -110,25 +113,37 @@ public final class PlaylistLoader: Sendable {
 
     /// Throws unless the bytes look like a playlist in UTF-8.
     public static func checkPlaylistContent(_ resource: Resource) throws {
-        var bytes = resource.bytes[...]
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        if !bytes.starts(with: Array("#EXTM3U".utf8)) {
-            let preview = String(decoding: bytes.prefix(40), as: UTF8.self)
+        try checkPlaylistContent(resource.bytes, location: resource.location, contentType: resource.contentType)
+    }
+
+    /// Throws unless `bytes` look like a playlist in UTF-8: `#EXTM3U` first (after a byte order
+    /// mark), and valid UTF-8.
+    ///
+    /// - Parameters:
+    ///   - bytes: The content.
+    ///   - location: Where it came from, for the error.
+    ///   - contentType: The Content-Type it came with, for the error.
+    public static func checkPlaylistContent(
+        _ bytes: [UInt8], location: String, contentType: String?
+    ) throws(LoadError) {
+        var content = bytes[...]
+        if content.starts(with: [0xEF, 0xBB, 0xBF]) { content = content.dropFirst(3) }
+        if !content.starts(with: Array("#EXTM3U".utf8)) {
+            let preview = String(decoding: content.prefix(40), as: UTF8.self)
                 .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
-            let type = resource.contentType.map { " (Content-Type: \($0))" } ?? ""
+            let type = contentType.map { " (Content-Type: \($0))" } ?? ""
             throw LoadError(
-                .notAPlaylist, location: resource.location,
+                .notAPlaylist, location: location,
                 "not a playlist\(type): it must start with #EXTM3U, but starts with \"\(preview)\"")
         }
-        if String(validating: resource.bytes, as: UTF8.self) == nil {
+        if String(validating: bytes, as: UTF8.self) == nil {
             // The parser locates the first bad byte.
-            let diagnostics = PlaylistParser.parse(resource.bytes, options: ParseOptions(file: resource.location))
-                .diagnostics
-            let location =
+            let diagnostics = PlaylistParser.parse(bytes, options: ParseOptions(file: location)).diagnostics
+            let located =
                 diagnostics.first { $0.rule == Rule.playlistEncoding.id && $0.message.contains("UTF-8") }?
-                .location.description ?? resource.location
+                .location.description ?? location
             throw LoadError(
-                .notUTF8, location: location,
+                .notUTF8, location: located,
                 "the content is not valid UTF-8; §4.1: \"Playlist files MUST be encoded in UTF-8\"")
         }
     }
@@ -159,19 +174,34 @@ public final class PlaylistLoader: Sendable {
         let timeout = TimeAmount.nanoseconds(
             configuration.timeout.components.seconds * 1_000_000_000 + configuration.timeout.components.attoseconds
                 / 1_000_000_000)
+        let client = client
+        let logger = logger
+        let maximumBodySize = configuration.maximumBodySize
         do {
-            let response = try await client.execute(request, timeout: timeout, logger: logger)
-            let finalLocation = response.url?.absoluteString ?? location
-            guard (200..<300).contains(response.status.code) else {
-                throw LoadError(
-                    .httpStatus, location: location,
-                    "HTTP \(response.status.code) \(response.status.reasonPhrase)\(finalLocation != location ? " from \(finalLocation)" : "")",
-                    httpStatus: Int(response.status.code))
+            // The client's timeout covers the response head; the time limit covers the body too.
+            return try await withTimeLimit(configuration.timeout) { [request] in
+                let response = try await client.execute(request, timeout: timeout, logger: logger)
+                let finalLocation = response.url?.absoluteString ?? location
+                guard (200..<300).contains(response.status.code) else {
+                    throw LoadError(
+                        .httpStatus, location: location,
+                        "HTTP \(response.status.code) \(response.status.reasonPhrase)\(finalLocation != location ? " from \(finalLocation)" : "")",
+                        httpStatus: Int(response.status.code))
+                }
+                if let length = response.headers.first(name: "content-length").flatMap({ Int($0) }),
+                    length > maximumBodySize
+                {
+                    throw LoadError(
+                        .tooLarge, location: location,
+                        "the response is \(length) bytes, larger than \(maximumBodySize) bytes")
+                }
+                let body = try await response.body.collect(upTo: maximumBodySize)
+                return Resource(
+                    location: location, finalLocation: finalLocation, bytes: Array(buffer: body),
+                    contentType: response.headers.first(name: "content-type"))
             }
-            let body = try await response.body.collect(upTo: configuration.maximumBodySize)
-            return Resource(
-                location: location, finalLocation: finalLocation, bytes: Array(buffer: body),
-                contentType: response.headers.first(name: "content-type"))
+        } catch is TimeLimitExceeded {
+            throw LoadError(.timeout, location: location, "no complete response within \(configuration.timeout)")
         } catch let error as LoadError {
             throw error
         } catch let error as HTTPClientError {
@@ -191,6 +221,8 @@ public final class PlaylistLoader: Sendable {
             _ = error
             throw LoadError(
                 .tooLarge, location: location, "the response is larger than \(configuration.maximumBodySize) bytes")
+        } catch let error as IOError where error.errnoCode == ECONNREFUSED {
+            throw LoadError(.network, location: location, "connection refused: nothing answers at that address")
         } catch {
             throw LoadError(.network, location: location, "\(error)")
         }

@@ -20,6 +20,8 @@ struct PlaylistLoaderTests {
         case "/html": return .init(headers: [("Content-Type", "text/html")], body: Array("<html>Not found</html>".utf8))
         case "/latin1.m3u8": return .init(body: Array("#EXTM3U\n#EXTINF:6,caf".utf8) + [0xE9] + Array("\na.ts\n".utf8))
         case "/slow.m3u8": return .init(body: playlist, delay: .seconds(12))
+        case "/stall.m3u8": return .init(body: playlist, stallAfter: 10)
+        case "/big.m3u8": return .init(body: playlist + Array(repeating: 0x0A, count: 5000))
         default: return .init(status: .notFound, body: Array("nope".utf8))
         }
     }
@@ -69,6 +71,27 @@ struct PlaylistLoaderTests {
             await expectLoadError(.tooManyRedirects) { _ = try await loader.loadPlaylist(server.url("/redirect/5")) }
             await expectLoadError(.tooManyRedirects) { _ = try await loader.loadPlaylist(server.url("/loop")) }
         }
+    }
+
+    @Test("The timeout covers the whole response: a server that sends its head and stalls times out; bodies are capped")
+    func wholeResponseTimeout() async throws {
+        try await TestHTTPServer.withServerAndLoader(
+            routes: Self.routes, timeout: .milliseconds(500), maximumBodySize: 1000, started: { _ in }
+        ) { server, loader in
+            let stalled = await loadError { _ = try await loader.loadPlaylist(server.url("/stall.m3u8")) }
+            #expect(stalled?.code == .timeout)
+            #expect(stalled?.message.contains("no complete response") == true)
+            await expectLoadError(.tooLarge) { _ = try await loader.loadPlaylist(server.url("/big.m3u8")) }
+            let loaded = try await loader.loadPlaylist(server.url("/ok.m3u8"))
+            #expect(loaded.1.playlist.media != nil)
+        }
+        let started = ContinuousClock.now
+        let refused = try await PlaylistLoader.withLoader { loader in
+            await loadError { _ = try await loader.loadPlaylist("http://127.0.0.1:1/x.m3u8") }
+        }
+        #expect(refused?.code == .network)
+        #expect(refused?.description.contains("http://127.0.0.1:1/x.m3u8: error: [load-network]") == true)
+        #expect(ContinuousClock.now - started < .seconds(5), "a refused connection is reported at once")
     }
 
     @Test("HTTP errors, non-playlist content, non-UTF-8 bytes and timeouts are clear errors")

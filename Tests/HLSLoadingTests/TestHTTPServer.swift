@@ -10,6 +10,8 @@ final class TestHTTPServer: Sendable {
         var headers: [(String, String)] = [("Content-Type", "application/vnd.apple.mpegurl")]
         var body: [UInt8] = []
         var delay: TimeAmount? = nil
+        /// Send the head and this many bytes of the body, then nothing more.
+        var stallAfter: Int? = nil
     }
 
     typealias Routes = @Sendable (_ path: String) -> Response
@@ -38,12 +40,13 @@ final class TestHTTPServer: Sendable {
 
     /// Runs `body` with a server on `routes` and a loader, and shuts both down, also on failure.
     static func withServerAndLoader(
-        routes: @escaping Routes, timeout: Duration, started: (TestHTTPServer) -> Void = { _ in },
+        routes: @escaping Routes, timeout: Duration, maximumBodySize: Int = 64 << 20,
+        started: (TestHTTPServer) -> Void = { _ in },
         _ body: (TestHTTPServer, PlaylistLoader) async throws -> Void
     ) async throws {
         let server = try await start(routes: routes)
         started(server)
-        let loader = PlaylistLoader(configuration: .init(timeout: timeout))
+        let loader = PlaylistLoader(configuration: .init(timeout: timeout, maximumBodySize: maximumBodySize))
         do {
             try await body(server, loader)
         } catch {
@@ -78,6 +81,11 @@ final class TestHTTPServer: Sendable {
                         wrapOutboundOut(
                             .head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))),
                         promise: nil)
+                    if let stallAfter = response.stallAfter {
+                        let part = ByteBuffer(bytes: response.body.prefix(stallAfter))
+                        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(part))), promise: nil)
+                        return
+                    }
                     context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
                     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                 }

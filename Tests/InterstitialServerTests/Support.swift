@@ -45,7 +45,7 @@ enum Harness {
         let server = try InterstitialServer(
             configuration: configuration, store: store, inventory: inventory, logger: logger,
             now: { clock?.now ?? DateTime(Date()) })
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let client = server.makeHTTPClient()
         do {
             try await server.application(client: client).test(.live) { client in try await body(client) }
         } catch {

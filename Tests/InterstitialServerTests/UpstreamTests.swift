@@ -92,7 +92,7 @@ struct UpstreamTests {
     func upstreamFailures() async throws {
         var configuration = try Harness.demo()
         configuration.allowedOrigins = ["http://127.0.0.1:1"]
-        configuration.upstreamTimeout = MediaTime(seconds: 1)
+        configuration.limits.upstreamTimeout = MediaTime(seconds: 1)
         configuration.vod = [.init(id: "demo", path: "/demo/vod", origin: .upstream("http://127.0.0.1:1/master.m3u8"))]
         try await Harness.withServer(configuration) { client in
             let response = try await client.get("/demo/vod/master.m3u8")

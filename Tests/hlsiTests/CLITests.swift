@@ -180,6 +180,14 @@ struct CLITests {
         let refused = try Self.run(["inspect", "http://127.0.0.1:9/a.m3u8"])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("[load-network]"))
+        let validate = try Self.run(["validate", "http://127.0.0.1:1/x"])
+        #expect(validate.status == 2)
+        #expect(
+            validate.standardError.hasPrefix("http://127.0.0.1:1/x: error: [load-network]"), "\(validate.standardError)"
+        )
+        let interval = try Self.run(["validate", "x.m3u8", "--watch", "1", "--interval", "1e300"])
+        #expect(interval.status != 0)
+        #expect(interval.standardError.contains("--interval"))
     }
 
     @Test("generate writes playlists that inspect cleanly")

@@ -14,10 +14,12 @@ import HLSPlaylist
 ///  "live": [{"id": "channel", "loop": "media/movie", "epoch": "2026-01-01T00:00:00Z", "windowSegments": 6},
 ///           {"id": "sports", "upstream": "https://upstream.example.com/sports/master.m3u8"}],
 ///  "ads": "media/ads",
+///  "limits": {"idleTimeout": 30, "upstreamConcurrency": 16},
 ///  "seed": {"inventory": [...], "schedules": [...], "breaks": [...]}}
 /// ```
 /// Relative directories are resolved against the configuration file's folder. `seed` entries are
-/// stored on the first start with a new database; after that the admin API owns them.
+/// stored on the first start with a new database; after that the admin API owns them. `limits`
+/// holds any of the ``ServerLimits``. `publicURL` is required unless `host` is a loopback address.
 public struct ServerConfiguration: Sendable {
     /// Where primary content comes from.
     public enum Origin: Hashable, Sendable {
@@ -73,8 +75,10 @@ public struct ServerConfiguration: Sendable {
     public var database: String? = "hlsi-server.sqlite"
     /// The bearer token of the admin API; without one the admin API refuses every request.
     public var adminToken: String?
-    /// The scheme, host and port viewers reach the server at, for absolute URLs (X-ASSET-URI, asset
-    /// lists); by default taken from each request's Host header.
+    /// The scheme, host and port viewers reach the server at, for the absolute URLs it writes
+    /// (X-ASSET-URI, asset-list URIs). Without it the server writes `http://host:port` of the
+    /// address it listens on, which must then be a loopback address: a request's Host header is
+    /// never used.
     public var publicURL: String?
     /// The URL (or local file, served at `/assets/hls.mjs`) of the hls.js ES module the web page uses.
     public var hlsjs = ServerConfiguration.defaultHLSJS
@@ -90,10 +94,8 @@ public struct ServerConfiguration: Sendable {
     public var seed = Seed()
     /// How long an asset-list request may wait for the inventory before answering with no ads.
     public var assetListDeadline = MediaTime(seconds: 1)
-    /// The largest request body accepted, in bytes.
-    public var maxBodyBytes = 64 * 1024
-    /// How long upstream requests may take.
-    public var upstreamTimeout = MediaTime(seconds: 10)
+    /// Sizes, timeouts and counts that bound what clients and upstream origins may cost.
+    public var limits = ServerLimits()
 
     /// Entries stored when the database lacks them.
     public struct Seed: Hashable, Sendable {
@@ -133,9 +135,6 @@ extension ServerConfiguration {
         configuration.database = try reader.string("database").map { resolve($0, base: base) } ?? configuration.database
         configuration.adminToken = try reader.string("adminToken")
         configuration.publicURL = try reader.string("publicURL")
-        if let url = configuration.publicURL, !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
-            throw reader.error("publicURL", "expected http://… or https://…, found \"\(url)\"")
-        }
         if let hlsjs = try reader.string("hlsjs") {
             configuration.hlsjs = hlsjs.contains("://") ? hlsjs : resolve(hlsjs, base: base)
         }
@@ -159,8 +158,9 @@ extension ServerConfiguration {
         }
         configuration.adDirectory = try reader.string("ads").map { resolve($0, base: base) }
         if let deadline = try reader.seconds("assetListDeadline") { configuration.assetListDeadline = deadline }
-        if let limit = try reader.integer("maxBodyBytes") { configuration.maxBodyBytes = max(1024, limit) }
-        if let timeout = try reader.seconds("upstreamTimeout") { configuration.upstreamTimeout = timeout }
+        if let limits = reader.take("limits") {
+            configuration.limits = try ServerLimits.decode(limits, path: reader.fieldPath("limits"))
+        }
         if let seed = reader.take("seed") {
             var inner = try JSONObjectReader(seed, path: "seed")
             for (key, path) in [
@@ -185,8 +185,23 @@ extension ServerConfiguration {
         return configuration
     }
 
-    /// Checks what fields cannot check alone: unique IDs and paths, allowed upstream origins.
+    /// Checks what fields cannot check alone: unique IDs and paths, allowed upstream origins, a
+    /// public URL when the server listens on an address that is not loopback.
     public func check() throws(APIError) {
+        if let url = publicURL {
+            guard Self.origin(of: url) != nil, !url.hasSuffix("/"),
+                url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x3F && $0 != 0x23 })
+            else {
+                throw .badRequest(
+                    code: "config", path: "publicURL",
+                    "expected http(s)://host[:port][/path] with no query and no final /, found \"\(url)\"")
+            }
+        } else if !Self.isLoopback(host) {
+            throw .badRequest(
+                code: "config", path: "publicURL",
+                "the server listens on \(host), which viewers reach under a name the server cannot verify: set publicURL (hlsi serve --public-url) to the scheme://host[:port] they use; the absolute URLs the server writes (X-ASSET-URI, asset lists) come from it"
+            )
+        }
         var paths: Set<String> = ["/", "/admin", "/ads", "/assets"]
         for (kind, list) in [("vod", vod), ("live", live)] {
             var ids: Set<String> = []
@@ -208,6 +223,20 @@ extension ServerConfiguration {
                 }
             }
         }
+    }
+
+    /// The `scheme://host[:port]` the absolute URLs the server writes start with: ``publicURL``, or
+    /// the loopback address it listens on with the port it is bound to.
+    func publicBase(boundPort: Int) -> String {
+        if let publicURL { return publicURL }
+        let name = host.contains(":") ? "[\(host)]" : host
+        return "http://\(name):\(boundPort)"
+    }
+
+    /// Whether `host` is a loopback address or `localhost`.
+    static func isLoopback(_ host: String) -> Bool {
+        let name = host.lowercased()
+        return name == "localhost" || name == "::1" || name == "[::1]" || name.hasPrefix("127.")
     }
 
     /// `scheme://host[:port]` of an http(s) URL.

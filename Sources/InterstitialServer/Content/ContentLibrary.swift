@@ -1,7 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import HLSInterstitials
+import HLSLoading
 import HLSPlaylist
+import Hummingbird
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -25,6 +27,10 @@ final class ContentLibrary: Sendable {
     private let loops = NIOLockedValueBox<[String: LiveLoop]>([:])
     private let rendered = NIOLockedValueBox<[String: [UInt8]]>([:])
     private let tracker = ProgramDateTimeTracker()
+    /// Requests in progress per upstream origin.
+    private let upstreamRequests = NIOLockedValueBox<[String: Int]>([:])
+    /// The start of the absolute URLs written (``ServerConfiguration/publicBase(boundPort:)``).
+    private let base: NIOLockedValueBox<String>
 
     init(
         configuration: ServerConfiguration, state: ServerState, inventory: any AdInventory, client: HTTPClient,
@@ -36,7 +42,17 @@ final class ContentLibrary: Sendable {
         self.client = client
         self.logger = logger
         self.now = now
+        base = NIOLockedValueBox(configuration.publicBase(boundPort: configuration.port))
     }
+
+    /// Records the port the server is bound to (the configured one may be 0), for absolute URLs.
+    func serverBound(port: Int) {
+        base.withLockedValue { $0 = configuration.publicBase(boundPort: port) }
+    }
+
+    /// The `scheme://host[:port]` absolute URLs start with; it comes from the configuration, never
+    /// from a request.
+    var publicBase: String { base.withLockedValue { $0 } }
 
     /// The content whose path is the longest prefix of `path`.
     func mounted(_ path: String) -> Mounted? {
@@ -54,13 +70,13 @@ final class ContentLibrary: Sendable {
     }
 
     /// Answers a GET under a content path.
-    func get(_ mounted: Mounted, query: [String: String], base: String) async throws(APIError) -> ContentResponse {
+    func get(_ mounted: Mounted, query: [String: String]) async throws(APIError) -> ContentResponse {
         switch mounted.rest {
-        case "asset-list.json": return try await assetList(mounted, query: query, base: base)
+        case "asset-list.json": return try await assetList(mounted, query: query)
         case "timeline.json" where mounted.target.kind == .vod:
-            return .json(try await timeline(mounted, base: base).json)
+            return .json(try await timeline(mounted).json)
         case "timeline.svg" where mounted.target.kind == .vod:
-            let schedule = try await timeline(mounted, base: base).schedule
+            let schedule = try await timeline(mounted).schedule
             return ContentResponse(
                 body: .bytes(Array(TimelinePicture.svg(schedule, title: mounted.content.path).utf8)),
                 contentType: "image/svg+xml", cacheControl: "no-cache")
@@ -79,34 +95,34 @@ final class ContentLibrary: Sendable {
                     body: .file(file), contentType: ContentResponse.contentType(of: file), cacheControl: "max-age=3600")
             }
             let result = try playlist(file: file, name: mounted.content.path + "/" + path.text)
-            return try render(result, mounted: mounted, path: path, base: base)
+            return try render(result, mounted: mounted, path: path)
         case .upstream(let entry):
             let url = Self.upstreamURL(entry: entry, path: path, query: query)
-            let (bytes, type) = try await fetch(url)
-            guard isPlaylist || type.contains("mpegurl") else {
+            switch try await fetch(url, playlist: isPlaylist) {
+            case .file(let body, let type):
                 return ContentResponse(
-                    body: .bytes(bytes), contentType: type.isEmpty ? ContentResponse.contentType(of: path.text) : type,
+                    body: .stream(body), contentType: type.isEmpty ? ContentResponse.contentType(of: path.text) : type,
                     cacheControl: "max-age=60")
+            case .playlist(let result):
+                return try render(result, mounted: mounted, path: path, upstream: true)
             }
-            let result = PlaylistParser.parse(bytes, options: ParseOptions(file: url, playlistURL: url))
-            return try render(result, mounted: mounted, path: path, base: base, upstream: true)
         }
     }
 
     // MARK: Playlists
 
     private func render(
-        _ result: ParseResult, mounted: Mounted, path: SafePath, base: String, upstream: Bool = false
+        _ result: ParseResult, mounted: Mounted, path: SafePath, upstream: Bool = false
     ) throws(APIError) -> ContentResponse {
         guard case .media(let playlist) = result.playlist else {
             return .playlist(result.document.write(), live: mounted.target.kind == .live)
         }
         guard !playlist.segments.isEmpty else { return .playlist(result.document.write(), live: !playlist.hasEndList) }
-        let planner = planner(for: mounted, base: base)
+        let planner = planner(for: mounted)
         switch mounted.target.kind {
         case .vod:
             let (timeline, _) = Self.vodTimeline(playlist)
-            return .playlist(try insert(planner.plan(timeline), into: result, target: mounted.target), live: false)
+            return .playlist(try insert(served(planner, timeline), into: result), live: false)
         case .live where upstream:
             var source = result
             if !playlist.segments.contains(where: { $0.programDateTime != nil }) {
@@ -118,7 +134,7 @@ final class ContentLibrary: Sendable {
             let timeline = BreakPlanner.Timeline.live(
                 epoch: mounted.content.epoch, window: first..<(lastDate + last.duration),
                 lookahead: mounted.content.lookahead)
-            return .playlist(try insert(planner.plan(timeline), into: source, target: mounted.target), live: true)
+            return .playlist(try insert(served(planner, timeline), into: source), live: true)
         case .live:
             guard let loop = loop(for: mounted.content, path: path, playlist: playlist) else {
                 throw APIError(status: 500, code: "live-loop", "\(path.text) cannot be looped")
@@ -126,7 +142,7 @@ final class ContentLibrary: Sendable {
             let at = now()
             let sequence = loop.range(at: at).upperBound
             let (state, version) = state.versioned
-            let key = "\(mounted.content.id)|\(path.text)|\(sequence)|\(version)|\(base)"
+            let key = "\(mounted.content.id)|\(path.text)|\(sequence)|\(version)"
             if let bytes = rendered.withLockedValue({ $0[key] }) { return .playlist(bytes, live: true) }
             let window = loop.window(at: at)
             let result = PlaylistParser.parse(window.text, options: ParseOptions(file: path.text))
@@ -134,7 +150,7 @@ final class ContentLibrary: Sendable {
                 epoch: mounted.content.epoch, window: window.start..<window.end, lookahead: mounted.content.lookahead)
             var planner = planner
             planner.state = state
-            let bytes = try insert(planner.plan(timeline), into: result, target: mounted.target)
+            let bytes = try insert(served(planner, timeline), into: result)
             rendered.withLockedValue { cache in
                 if cache.count > 512 { cache.removeAll(keepingCapacity: true) }
                 cache[key] = bytes
@@ -143,25 +159,34 @@ final class ContentLibrary: Sendable {
         }
     }
 
-    private func insert(
-        _ planned: [BreakPlanner.Planned], into result: ParseResult, target: Target
-    ) throws(APIError)
-        -> [UInt8]
-    {
+    /// The date ranges to serve from `planner` on `timeline`, with the first serving of new ones
+    /// decided: a request that loses the race to another plans again with the values decided first.
+    private func served(_ planner: BreakPlanner, _ timeline: BreakPlanner.Timeline) -> [BreakPlanner.Planned] {
+        var planner = planner
+        for _ in 0..<4 {
+            let planned = planner.plan(timeline)
+            let target = planner.target
+            let entries = planned.compactMap { entry in
+                entry.firstServing.map { (ServedKey(target, entry.event.identifier), $0) }
+            }
+            if state.claimServed(entries) { return planned }
+            planner.state = state.snapshot
+        }
+        return planner.plan(timeline)
+    }
+
+    private func insert(_ planned: [BreakPlanner.Planned], into result: ParseResult) throws(APIError) -> [UInt8] {
         let output: InterstitialInserter.Output
         do {
             output = try InterstitialInserter.insert(events: planned.map(\.event), into: result)
         } catch {
             throw APIError(status: 502, code: "playlist", "cannot add interstitials: \(error.message)")
         }
-        state.recordServed(
-            planned.compactMap { entry in entry.firstServing.map { (ServedKey(target, entry.event.identifier), $0) } },
-            logger: logger)
         return output.document.write()
     }
 
-    func planner(for mounted: Mounted, base: String) -> BreakPlanner {
-        let publicBase = configuration.publicURL ?? base
+    func planner(for mounted: Mounted) -> BreakPlanner {
+        let publicBase = publicBase
         return BreakPlanner(
             target: mounted.target, state: state.snapshot, assetListURI: mounted.content.path + "/asset-list.json",
             adURI: { ad in ad.uri.contains("://") ? ad.uri : publicBase + ad.uri })
@@ -225,7 +250,7 @@ final class ContentLibrary: Sendable {
     // MARK: Asset lists
 
     private func assetList(
-        _ mounted: Mounted, query: [String: String], base: String
+        _ mounted: Mounted, query: [String: String]
     ) async throws(APIError)
         -> ContentResponse
     {
@@ -243,8 +268,13 @@ final class ContentLibrary: Sendable {
             offset = value
         }
         let viewer = query["_HLS_primary_id"].flatMap { $0.isEmpty ? nil : $0 }
+        if let viewer, viewer.utf8.count > configuration.limits.viewerIDBytes {
+            throw APIError.badRequest(
+                code: "asset-list-request", path: "_HLS_primary_id",
+                "the viewer ID is longer than \(configuration.limits.viewerIDBytes) bytes")
+        }
         let timeline = try await referenceTimeline(mounted)
-        let planner = planner(for: mounted, base: base)
+        let planner = planner(for: mounted)
         guard let planned = planner.lookup(id: id, timeline), planned.source?.usesServerAssetList ?? true,
             let duration = BreakPlanner.fillDuration(of: planned.event)
         else { throw APIError.notFound("break \"\(id)\" of \(mounted.target)") }
@@ -254,7 +284,7 @@ final class ContentLibrary: Sendable {
         if !(once && attempt > 0) {
             ads = await candidates(for: mounted.target, breakID: id)
         }
-        let publicBase = configuration.publicURL ?? base
+        let publicBase = publicBase
         let list = AdDecision.assetList(
             duration: duration, startOffset: offset, ads: ads, viewer: viewer, breakID: id, attempt: attempt,
             skipControl: planned.source?.assetListSkipControl,
@@ -321,7 +351,10 @@ final class ContentLibrary: Sendable {
             case .directory(let directory): return try playlist(file: safe.file(in: directory), name: path)
             case .upstream(let entry):
                 let url = Self.upstreamURL(entry: entry, path: safe, query: [:])
-                return PlaylistParser.parse(try await fetch(url).0, options: ParseOptions(file: url))
+                guard case .playlist(let result) = try await fetch(url, playlist: true) else {
+                    throw APIError(status: 502, code: "upstream-not-playlist", "\(url) is not a playlist")
+                }
+                return result
             }
         }
         let entry = try await load(mounted.content.entry)
@@ -341,13 +374,13 @@ final class ContentLibrary: Sendable {
     // MARK: Timeline
 
     private func timeline(
-        _ mounted: Mounted, base: String
+        _ mounted: Mounted
     ) async throws(APIError)
         -> (schedule: InterstitialSchedule, json: String)
     {
         let media = try await referenceMedia(mounted)
         let (timeline, dated) = Self.vodTimeline(media)
-        let events = planner(for: mounted, base: base).plan(timeline).map(\.event)
+        let events = planner(for: mounted).plan(timeline).map(\.event)
         let schedule = InterstitialSchedule.resolve(ScheduleInput(primary: dated, events: events, isLive: false))
         var items: [JSONValue] = []
         for item in schedule.items {
@@ -385,26 +418,148 @@ final class ContentLibrary: Sendable {
             ?? text
     }
 
-    /// Fetches an upstream resource from an allowed origin; failures are 502 or 504 with the reason.
-    func fetch(_ url: String) async throws(APIError) -> ([UInt8], String) {
+    /// What an upstream origin answered.
+    enum Upstream: Sendable {
+        /// A playlist, read whole and checked.
+        case playlist(ParseResult)
+        /// Another file, streamed, with its Content-Type.
+        case file(ResponseBody, String)
+    }
+
+    /// Fetches an upstream resource from an allowed origin, within the limits: one of the origin's
+    /// request slots (503 when none is free), the whole-response timeout and size cap of a playlist
+    /// (`playlist`, or a response whose type says it is one), or the head and chunk timeouts, the
+    /// transfer timeout and the size cap of a streamed file. Failures are 502, 503 or 504 with the reason.
+    func fetch(_ url: String, playlist: Bool) async throws(APIError) -> Upstream {
         guard let origin = ServerConfiguration.origin(of: url), configuration.allowedOrigins.contains(origin) else {
             throw APIError(status: 502, code: "upstream-origin", "\(url) is not on an allowed origin")
         }
+        let limits = configuration.limits
+        let slot = try takeSlot(origin)
+        let started = ContinuousClock.now
+        let client = client
         do {
-            let request = HTTPClientRequest(url: url)
-            let timeout = TimeAmount.nanoseconds(configuration.upstreamTimeout.nanoseconds)
-            let response = try await client.execute(request, timeout: timeout)
+            let response = try await client.execute(
+                HTTPClientRequest(url: url), timeout: .nanoseconds(limits.upstreamTimeout.nanoseconds))
             guard response.status == .ok else {
                 throw APIError(status: 502, code: "upstream-status", "\(url) answered \(response.status.code)")
             }
-            let body = try await response.body.collect(upTo: 64 * 1024 * 1024)
-            return (Array(buffer: body), response.headers.first(name: "content-type") ?? "")
+            let type = response.headers.first(name: "content-type") ?? ""
+            let length = response.headers.first(name: "content-length").flatMap { Int($0) }
+            guard playlist || type.lowercased().contains("mpegurl") else {
+                if let length, length > limits.upstreamFileBytes {
+                    throw APIError(
+                        status: 502, code: "upstream-too-large",
+                        "\(url) is \(length) bytes, more than the \(limits.upstreamFileBytes) allowed")
+                }
+                return .file(stream(response.body, length: length, url: url, slot: slot), type)
+            }
+            defer { slot.release() }
+            if let length, length > limits.upstreamPlaylistBytes {
+                throw APIError(
+                    status: 502, code: "upstream-too-large",
+                    "the playlist \(url) is \(length) bytes, more than the \(limits.upstreamPlaylistBytes) allowed")
+            }
+            let remaining = limits.upstreamTimeout.duration - (ContinuousClock.now - started)
+            let body = try await withTimeLimit(remaining) {
+                try await response.body.collect(upTo: limits.upstreamPlaylistBytes)
+            }
+            return .playlist(try Self.checkedPlaylist(Array(buffer: body), url: url, contentType: type))
         } catch let error as APIError {
+            slot.release()
             throw error
+        } catch let error as NIOTooManyBytesError {
+            _ = error
+            slot.release()
+            throw APIError(
+                status: 502, code: "upstream-too-large",
+                "the playlist \(url) is larger than the \(limits.upstreamPlaylistBytes) bytes allowed")
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            slot.release()
             throw APIError(status: 504, code: "upstream-timeout", "\(url) did not answer in time")
+        } catch is TimeLimitExceeded {
+            slot.release()
+            throw APIError(
+                status: 504, code: "upstream-timeout", "\(url) did not answer whole within \(limits.upstreamTimeout) s")
         } catch {
+            slot.release()
             throw APIError(status: 502, code: "upstream-failed", "\(url) failed: \(error)")
+        }
+    }
+
+    /// An upstream playlist, if it is one: `#EXTM3U` first, UTF-8, a media or multivariant
+    /// playlist whose structure parses; else 502 with the reason.
+    static func checkedPlaylist(_ bytes: [UInt8], url: String, contentType: String) throws(APIError) -> ParseResult {
+        do {
+            try PlaylistLoader.checkPlaylistContent(bytes, location: url, contentType: contentType)
+        } catch {
+            throw APIError(status: 502, code: "upstream-not-playlist", "\(url): \(error.message)")
+        }
+        let result = PlaylistParser.parse(bytes, options: ParseOptions(file: url, playlistURL: url))
+        let fatal: Set<RuleID> = [
+            Rule.playlistHeader.id, Rule.playlistEncoding.id, Rule.playlistKind.id, Rule.segmentURI.id,
+            Rule.streamURI.id, Rule.tagMissing.id,
+        ]
+        if let problem = result.diagnostics.first(where: { $0.severity == .error && fatal.contains($0.rule) }) {
+            throw APIError(
+                status: 502, code: "upstream-not-playlist", "\(url) is not a usable playlist: \(problem.message)")
+        }
+        return result
+    }
+
+    /// The body of an upstream file, passed on chunk by chunk: cut off beyond
+    /// ``ServerLimits/upstreamFileBytes`` or ``ServerLimits/upstreamTransferTimeout`` (a stalled
+    /// upstream is cut by the HTTP client's read timeout, ``ServerLimits/upstreamTimeout``).
+    private func stream(
+        _ body: HTTPClientResponse.Body, length: Int?, url: String, slot: UpstreamSlot
+    ) -> ResponseBody {
+        let limits = configuration.limits
+        let deadline = ContinuousClock.now + limits.upstreamTransferTimeout.duration
+        let logger = logger
+        return ResponseBody(contentLength: length) { writer in
+            defer { slot.release() }
+            var received = 0
+            do {
+                for try await chunk in body {
+                    received += chunk.readableBytes
+                    guard received <= limits.upstreamFileBytes else {
+                        throw APIError(
+                            status: 502, code: "upstream-too-large",
+                            "\(url) is larger than the \(limits.upstreamFileBytes) bytes allowed")
+                    }
+                    guard ContinuousClock.now < deadline else {
+                        throw APIError(
+                            status: 504, code: "upstream-timeout",
+                            "\(url) took longer than \(limits.upstreamTransferTimeout) s")
+                    }
+                    try await writer.write(chunk)
+                }
+            } catch {
+                logger.warning("cut off the upstream body of \(url) after \(received) bytes: \(error)")
+                throw error
+            }
+            try await writer.finish(nil)
+        }
+    }
+
+    /// Takes one of the origin's ``ServerLimits/upstreamConcurrency`` request slots, or fails with 503.
+    private func takeSlot(_ origin: String) throws(APIError) -> UpstreamSlot {
+        let limit = configuration.limits.upstreamConcurrency
+        let counts = upstreamRequests
+        let taken = counts.withLockedValue { counts in
+            guard counts[origin, default: 0] < limit else { return false }
+            counts[origin, default: 0] += 1
+            return true
+        }
+        guard taken else {
+            throw APIError(
+                status: 503, code: "upstream-busy", "\(limit) requests to \(origin) are in progress; try again soon")
+        }
+        return UpstreamSlot {
+            counts.withLockedValue { counts in
+                counts[origin, default: 1] -= 1
+                if counts[origin] == 0 { counts[origin] = nil }
+            }
         }
     }
 
@@ -422,4 +577,21 @@ extension ContentLibrary {
         else { return now }
         return loop.window(at: now).end
     }
+}
+
+/// One request's hold on an upstream origin's slots, released once (explicitly, or when dropped).
+final class UpstreamSlot: Sendable {
+    private let onRelease: NIOLockedValueBox<(@Sendable () -> Void)?>
+
+    init(_ onRelease: @escaping @Sendable () -> Void) { self.onRelease = NIOLockedValueBox(onRelease) }
+
+    func release() {
+        let action = onRelease.withLockedValue { action in
+            defer { action = nil }
+            return action
+        }
+        action?()
+    }
+
+    deinit { release() }
 }

@@ -1,8 +1,12 @@
-/// What the content side answers: bytes or a file, its type and caching.
+import Hummingbird
+
+/// What the content side answers: bytes, a file or a stream, its type and caching.
 struct ContentResponse: Sendable {
     enum Body: Sendable {
         case bytes([UInt8])
         case file(String)
+        /// A body streamed from an upstream origin.
+        case stream(ResponseBody)
     }
 
     var body: Body

@@ -1,40 +1,78 @@
 import NIOConcurrencyHelpers
-import PlaybackCoordination
 
 /// Sessions handed off through the server: one waiting session per name, taken by the first
 /// receiver (`POST /handoff/NAME` stores, `GET /handoff/NAME?wait=S` takes, waiting up to S s).
+///
+/// It holds at most `capacity` sessions; a session nobody takes within `expiry` is dropped.
 final class HandoffMailbox: Sendable {
     struct Waiter: Sendable {
         var id: Int
         var continuation: CheckedContinuation<String?, Never>
     }
 
+    struct Stored: Sendable {
+        var text: String
+        var expires: ContinuousClock.Instant
+    }
+
     struct State: Sendable {
-        var sessions: [String: String] = [:]
+        var sessions: [String: Stored] = [:]
         var waiters: [String: [Waiter]] = [:]
         var expired: Set<Int> = []
         var nextID = 0
     }
 
     private let state = NIOLockedValueBox(State())
+    private let capacity: Int
+    private let expiry: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    /// Stores a session (validated JSON) for `name`, handing it straight to a waiting receiver.
-    func put(_ name: String, _ session: PlaybackSession) {
-        let waiter = state.withLockedValue { state -> Waiter? in
+    init(
+        capacity: Int, expiry: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        self.capacity = capacity
+        self.expiry = expiry
+        self.now = now
+    }
+
+    /// Stores a session (the JSON of a validated ``PlaybackSession``) for `name`, handing it
+    /// straight to a waiting receiver; replaces one waiting under the same name.
+    ///
+    /// - Throws: 503 `mailbox-full` when `capacity` sessions wait under other names.
+    func put(_ name: String, _ session: String) throws(APIError) {
+        let now = now()
+        let capacity = capacity
+        let outcome = state.withLockedValue { state -> (waiter: Waiter?, stored: Bool) in
             if var waiting = state.waiters[name], !waiting.isEmpty {
                 let first = waiting.removeFirst()
                 state.waiters[name] = waiting.isEmpty ? nil : waiting
-                return first
+                return (first, true)
             }
-            state.sessions[name] = session.text
-            return nil
+            state.sessions = state.sessions.filter { $0.value.expires > now }
+            guard state.sessions[name] != nil || state.sessions.count < capacity else { return (nil, false) }
+            state.sessions[name] = Stored(text: session, expires: now + expiry)
+            return (nil, true)
         }
-        waiter?.continuation.resume(returning: session.text)
+        guard outcome.stored else {
+            throw APIError(
+                status: 503, code: "mailbox-full",
+                "\(capacity) hand-off sessions are waiting to be taken; try again later")
+        }
+        outcome.waiter?.continuation.resume(returning: session)
+    }
+
+    /// The number of sessions waiting (expired ones included until the next store).
+    var count: Int { state.withLockedValue { $0.sessions.count } }
+
+    /// Takes the session for `name` unless it expired.
+    private func takeStored(_ name: String, from state: inout State) -> String? {
+        guard let stored = state.sessions.removeValue(forKey: name), stored.expires > now() else { return nil }
+        return stored.text
     }
 
     /// Takes the session for `name`, waiting up to `wait` for one; nil when none came.
     func take(_ name: String, wait: Duration) async -> String? {
-        if let ready = state.withLockedValue({ $0.sessions.removeValue(forKey: name) }) { return ready }
+        if let ready = state.withLockedValue({ takeStored(name, from: &$0) }) { return ready }
         guard wait > .zero else { return nil }
         let id = state.withLockedValue { state in
             state.nextID += 1
@@ -47,7 +85,7 @@ final class HandoffMailbox: Sendable {
             }
             let result = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
                 let ready = state.withLockedValue { state -> String?? in
-                    if let session = state.sessions.removeValue(forKey: name) { return .some(session) }
+                    if let session = takeStored(name, from: &state) { return .some(session) }
                     if state.expired.remove(id) != nil { return .some(nil) }
                     state.waiters[name, default: []].append(Waiter(id: id, continuation: continuation))
                     return .none

@@ -12,7 +12,7 @@ struct AdminAPI {
 
     func register(on group: RouterGroup<BasicRequestContext>) {
         group.add(middleware: BearerTokenMiddleware(token: configuration.adminToken))
-        let limit = configuration.maxBodyBytes
+        let limit = configuration.limits.adminBodyBytes
 
         group.get("content") { _, _ in Response.json(contentList) }
 
@@ -28,12 +28,12 @@ struct AdminAPI {
             let schedule = try BreakSchedule.decode(try await request.jsonBody(context: context, limit: limit))
             try checkTarget(schedule.target, path: "target")
             try checkAd(schedule.ad, path: "ad")
-            try state.change { store, state throws in
-                guard state.schedules[schedule.target] == nil else {
+            try await state.change { transaction in
+                guard transaction.state.schedules[schedule.target] == nil else {
                     throw APIError.conflict(
                         code: "exists", "\(schedule.target) already has a schedule; PUT it to replace it")
                 }
-                try store.put(schedule, in: &state)
+                transaction.apply(.saveSchedule(schedule))
             }
             return Response.json(schedule.jsonValue, status: .created)
         }
@@ -50,15 +50,16 @@ struct AdminAPI {
             let schedule = try BreakSchedule.decode(try Self.filling(body, "target", with: target.description))
             try checkTarget(target, path: "target")
             try checkAd(schedule.ad, path: "ad")
-            try state.change { store, state in try store.put(schedule, in: &state) }
+            try await state.change { transaction in transaction.apply(.saveSchedule(schedule)) }
             return Response.json(schedule.jsonValue)
         }
         group.delete("schedules/:kind/:id") { _, context in
             let target = try target(context)
-            try state.change { store, state throws in
-                guard state.schedules[target] != nil else { throw APIError.notFound("the schedule of \(target)") }
-                try store.deleteSchedule(target)
-                state.schedules[target] = nil
+            try await state.change { transaction in
+                guard transaction.state.schedules[target] != nil else {
+                    throw APIError.notFound("the schedule of \(target)")
+                }
+                transaction.apply(.deleteSchedule(target))
             }
             return Response(status: .noContent)
         }
@@ -72,12 +73,12 @@ struct AdminAPI {
         group.post("breaks") { request, context in
             let item = try Break.decode(try await request.jsonBody(context: context, limit: limit))
             try checkBreak(item)
-            try state.change { store, state throws in
-                guard state.breaks[item.id] == nil else {
+            try await state.change { transaction in
+                guard transaction.state.breaks[item.id] == nil else {
                     throw APIError.conflict(code: "exists", "break \"\(item.id)\" exists; PUT it to replace it")
                 }
-                try refuseServedID(item, state)
-                try store.put(item, in: &state)
+                try refuseServedID(item, transaction.state)
+                transaction.apply(.saveBreak(item))
             }
             return Response.json(item.jsonValue, status: .created)
         }
@@ -91,22 +92,22 @@ struct AdminAPI {
             let body = try await request.jsonBody(context: context, limit: limit)
             let item = try Break.decode(try Self.filling(body, "id", with: id))
             try checkBreak(item)
-            try state.change { store, state throws in
-                if let old = state.breaks[id], old.target != item.target {
+            try await state.change { transaction in
+                if let old = transaction.state.breaks[id], old.target != item.target {
                     throw APIError.badRequest(
                         code: "json-schema", path: "target", "a break cannot move to another target")
                 }
-                try refuseServedID(item, state)
-                try store.put(item, in: &state)
+                try refuseServedID(item, transaction.state)
+                transaction.apply(.saveBreak(item))
             }
             return Response.json(item.jsonValue)
         }
         group.delete("breaks/:id") { _, context in
             let id = try identifier(context)
             let now = library.now()
-            try state.change { store, state throws in
-                guard let item = state.breaks[id] else { throw APIError.notFound("break \"\(id)\"") }
-                if item.target.kind == .live, let served = state.served[ServedKey(item.target, id)],
+            try await state.change { transaction in
+                guard let item = transaction.state.breaks[id] else { throw APIError.notFound("break \"\(id)\"") }
+                if item.target.kind == .live, let served = transaction.state.served[ServedKey(item.target, id)],
                     let event = InterstitialEvent(attributes: served), let start = event.date,
                     start + (BreakPlanner.fillDuration(of: event) ?? .zero) + MediaTime(seconds: 120) > now
                 {
@@ -115,8 +116,7 @@ struct AdminAPI {
                         "break \"\(id)\" has been served and may still be in the live window, where §6.2.1 forbids removing it; end it early with POST /admin/v1/channels/\(item.target.id)/return"
                     )
                 }
-                try store.deleteBreak(id: id)
-                state.breaks[id] = nil
+                transaction.apply(.deleteBreak(id: id))
             }
             return Response(status: .noContent)
         }
@@ -128,11 +128,11 @@ struct AdminAPI {
         }
         group.post("inventory") { request, context in
             let ad = try Ad.decode(try await request.jsonBody(context: context, limit: limit))
-            try state.change { store, state throws in
-                guard state.ads[ad.id] == nil else {
+            try await state.change { transaction in
+                guard transaction.state.ads[ad.id] == nil else {
                     throw APIError.conflict(code: "exists", "ad \"\(ad.id)\" exists; PUT it to replace it")
                 }
-                try store.put(ad, in: &state)
+                transaction.apply(.saveAd(ad))
             }
             return Response.json(ad.jsonValue, status: .created)
         }
@@ -145,20 +145,19 @@ struct AdminAPI {
             let id = try identifier(context)
             let body = try await request.jsonBody(context: context, limit: limit)
             let ad = try Ad.decode(try Self.filling(body, "id", with: id))
-            try state.change { store, state in try store.put(ad, in: &state) }
+            try await state.change { transaction in transaction.apply(.saveAd(ad)) }
             return Response.json(ad.jsonValue)
         }
         group.delete("inventory/:id") { _, context in
             let id = try identifier(context)
-            try state.change { store, state throws in
-                guard state.ads[id] != nil else { throw APIError.notFound("ad \"\(id)\"") }
-                if let user = state.breaks.values.first(where: { $0.ad == id })?.id
-                    ?? state.schedules.values.first(where: { $0.ad == id })?.target.description
+            try await state.change { transaction in
+                guard transaction.state.ads[id] != nil else { throw APIError.notFound("ad \"\(id)\"") }
+                if let user = transaction.state.breaks.values.first(where: { $0.ad == id })?.id
+                    ?? transaction.state.schedules.values.first(where: { $0.ad == id })?.target.description
                 {
                     throw APIError.conflict(code: "ad-in-use", "ad \"\(id)\" fills \(user); change that first")
                 }
-                try store.deleteAd(id: id)
-                state.ads[id] = nil
+                transaction.apply(.deleteAd(id: id))
             }
             return Response(status: .noContent)
         }
@@ -167,12 +166,12 @@ struct AdminAPI {
         group.post("channels/:id/breaks") { request, context in
             let channel = try channel(context)
             let body = try await request.jsonBody(context: context, limit: limit)
-            return Response.json(try breakNow(channel, body: body).jsonValue, status: .created)
+            return Response.json(try await breakNow(channel, body: body).jsonValue, status: .created)
         }
         group.post("channels/:id/return") { request, context in
             let channel = try channel(context)
             let body = try await request.jsonBody(context: context, limit: limit)
-            return Response.json(try earlyReturn(channel, body: body))
+            return Response.json(try await earlyReturn(channel, body: body))
         }
     }
 
@@ -252,7 +251,7 @@ struct AdminAPI {
     }
 
     /// Schedules a break on a live channel starting at its live edge.
-    private func breakNow(_ channel: ServerConfiguration.Content, body: JSONValue) throws(APIError) -> Break {
+    private func breakNow(_ channel: ServerConfiguration.Content, body: JSONValue) async throws(APIError) -> Break {
         var reader = try JSONObjectReader(body, path: "")
         let now = library.now()
         let target = Target(.live, channel.id)
@@ -275,23 +274,25 @@ struct AdminAPI {
         let item = Break(target: target, interstitial: request, ad: ad)
         try item.check(path: "")
         try checkBreak(item)
-        try state.change { store, state throws in
-            guard state.breaks[id] == nil, state.served[ServedKey(target, id)] == nil else {
+        try await state.change { transaction in
+            guard transaction.state.breaks[id] == nil, transaction.state.served[ServedKey(target, id)] == nil else {
                 throw APIError.conflict(code: "exists", "break \"\(id)\" exists")
             }
-            try store.put(item, in: &state)
+            transaction.apply(.saveBreak(item))
         }
         return item
     }
 
     /// Ends the current break of a live channel now: adds X-PLAYOUT-LIMIT (and DURATION, END-DATE).
-    private func earlyReturn(_ channel: ServerConfiguration.Content, body: JSONValue) throws(APIError) -> JSONValue {
+    private func earlyReturn(
+        _ channel: ServerConfiguration.Content, body: JSONValue
+    ) async throws(APIError) -> JSONValue {
         var reader = try JSONObjectReader(body, path: "")
         let requested = try reader.string("break")
         try reader.finish()
         let now = library.now()
         let target = Target(.live, channel.id)
-        let planner = library.planner(for: ContentLibrary.Mounted(content: channel, target: target, rest: ""), base: "")
+        let planner = library.planner(for: ContentLibrary.Mounted(content: channel, target: target, rest: ""))
         let timeline = BreakPlanner.Timeline.live(
             epoch: channel.epoch, window: (now - MediaTime(seconds: 3600))..<now, lookahead: .zero)
         let planned: BreakPlanner.Planned
@@ -319,13 +320,12 @@ struct AdminAPI {
         if let planned = BreakPlanner.fillDuration(of: event), limit >= planned {
             throw APIError.conflict(code: "break-over", "break \"\(event.identifier)\" has already ended")
         }
-        try state.change { store, state throws in
-            guard state.earlyReturns[key] == nil else {
+        try await state.change { transaction in
+            guard transaction.state.earlyReturns[key] == nil else {
                 throw APIError.conflict(
                     code: "already-returned", "break \"\(event.identifier)\" has already returned early")
             }
-            try store.recordEarlyReturn(key, playoutLimit: limit)
-            state.earlyReturns[key] = limit
+            transaction.apply(.earlyReturn(key, playoutLimit: limit))
         }
         return .object([
             "id": .string(event.identifier), "playoutLimit": .seconds(limit), "start": .string(start.iso8601),

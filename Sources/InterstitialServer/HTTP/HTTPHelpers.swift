@@ -32,23 +32,21 @@ extension Request {
         return result
     }
 
-    /// `http://host[:port]` as the client addressed the server, from the Host header.
-    func baseURL(fallback: String) throws(APIError) -> String {
-        guard let authority = head.authority, !authority.isEmpty else { return fallback }
-        guard authority.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x2F && $0 != 0x5C }) else {
-            throw APIError.badRequest(code: "bad-host", path: "Host", "the Host header is not a host[:port]")
+    /// The body, at most `limit` bytes; a larger one is a 413.
+    func collectBody(upTo limit: Int) async throws(APIError) -> ByteBuffer {
+        if let length = headers[.contentLength].flatMap(Int.init), length > limit {
+            throw APIError(status: 413, code: "body-too-large", "the request body is larger than \(limit) bytes")
         }
-        return "http://\(authority)"
+        do {
+            return try await body.collect(upTo: limit)
+        } catch {
+            throw APIError(status: 413, code: "body-too-large", "the request body is larger than \(limit) bytes")
+        }
     }
 
     /// The body as JSON, at most `limit` bytes.
     func jsonBody(context: some RequestContext, limit: Int) async throws(APIError) -> JSONValue {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await body.collect(upTo: limit)
-        } catch {
-            throw APIError(status: 413, code: "body-too-large", "the request body is larger than \(limit) bytes")
-        }
+        let buffer = try await collectBody(upTo: limit)
         if buffer.readableBytes == 0 { return .object([:]) }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(buffer: buffer))

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HLSPlaylist
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -22,11 +23,13 @@ public struct InterstitialServer: Service {
     let now: @Sendable () -> DateTime
     let onServerRunning: @Sendable (Int) async -> Void
 
-    /// Creates the server, opening the store and storing the configuration's seed.
+    /// Creates the server, opening the store (the configuration's seed is stored when it starts).
     ///
     /// - Parameters:
     ///   - configuration: What to serve.
-    ///   - store: Where state lives; by default SQLite at `configuration.database` (in memory if `nil`).
+    ///   - store: Where state lives; by default SQLite at `configuration.database` (in memory if `nil`),
+    ///     which fails with ``StoreError`` when another server holds that file, and is closed when
+    ///     the server stops. A store given here stays open.
     ///   - inventory: Where ads come from; by default the stored inventory.
     ///   - logger: Where the server logs.
     ///   - now: The wall clock, for live windows and early returns.
@@ -38,8 +41,9 @@ public struct InterstitialServer: Service {
     ) throws {
         try configuration.check()
         self.configuration = configuration
-        state = try ServerState(store: store ?? SQLiteStore(path: configuration.database))
-        try state.seed(configuration.seed)
+        state = try ServerState(
+            store: store ?? SQLiteStore(path: configuration.database), ownsStore: store == nil,
+            limits: configuration.limits)
         self.inventory = inventory
         self.logger = logger
         self.now = now
@@ -48,10 +52,7 @@ public struct InterstitialServer: Service {
 
     /// Serves until cancelled or gracefully shut down.
     public func run() async throws {
-        var clientConfiguration = HTTPClient.Configuration()
-        clientConfiguration.redirectConfiguration = .disallow
-        clientConfiguration.timeout.connect = .seconds(5)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        let client = makeHTTPClient()
         do {
             try await application(client: client).run()
         } catch {
@@ -61,12 +62,28 @@ public struct InterstitialServer: Service {
         try await client.shutdown()
     }
 
+    /// The HTTP client for upstream origins: no redirects, a read timeout of
+    /// ``ServerLimits/upstreamTimeout`` (a stalled body fails), and a connection pool of
+    /// ``ServerLimits/upstreamConcurrency`` per origin. Shut it down after the application.
+    func makeHTTPClient() -> HTTPClient {
+        var clientConfiguration = HTTPClient.Configuration()
+        clientConfiguration.redirectConfiguration = .disallow
+        clientConfiguration.timeout.connect = .seconds(5)
+        clientConfiguration.timeout.read = .nanoseconds(configuration.limits.upstreamTimeout.nanoseconds)
+        clientConfiguration.connectionPool = .init(
+            idleTimeout: .seconds(60),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.limits.upstreamConcurrency)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+    }
+
     /// The Hummingbird application, for running inside another service group or testing.
     func application(client: HTTPClient) -> some ApplicationProtocol {
         let library = ContentLibrary(
             configuration: configuration, state: state, inventory: inventory ?? StoredInventory(state: state),
             client: client, logger: logger, now: now)
-        let router = Routes(library: library, admin: AdminAPI(library: library), mailbox: HandoffMailbox()).router()
+        let mailbox = HandoffMailbox(
+            capacity: configuration.limits.handoffSessions, expiry: configuration.limits.handoffExpiry.duration)
+        let router = Routes(library: library, admin: AdminAPI(library: library), mailbox: mailbox).router()
         let hub = GroupHub(logger: logger)
         let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
         webSocketRouter.ws("/group/:name") { _, context in
@@ -78,16 +95,37 @@ public struct InterstitialServer: Service {
         let onServerRunning = onServerRunning
         let logger = logger
         let configuration = configuration
-        return Application(
+        let state = state
+        let limits = configuration.limits
+        var decoder = HTTP1Channel.Configuration.DecoderConfiguration()
+        // The guard refuses heads over the limits first; the decoder's limits only back it up.
+        decoder.maxHeaderFieldSize = limits.requestLineBytes + limits.headerBytes + 1024
+        decoder.maxHeaderListSize = limits.requestLineBytes + limits.headerBytes + 1024
+        decoder.maxHeaderFieldCount = limits.headerCount + 1
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: .nanoseconds(limits.idleTimeout.nanoseconds), httpDecoderConfiguration: decoder)
+        let webSocketResponder = webSocketRouter.buildResponder()
+        let server = HTTPServerBuilder { responder in
+            GuardedChildChannel(
+                base: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init(http1: http1)),
+                limits: RequestGuard.Limits(limits))
+        }
+        var application = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
+            server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "hlsi"),
+            services: [StateService(state: state, logger: logger)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
+                library.serverBound(port: port)
                 logger.info("serving on http://\(configuration.host):\(port)/")
                 await onServerRunning(port)
             },
             logger: logger)
+        application.beforeServerStarts { try await state.seed(configuration.seed) }
+        return application
     }
 }

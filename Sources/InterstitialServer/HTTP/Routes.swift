@@ -27,7 +27,6 @@ struct Routes {
             return Response(
                 status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
         }
-        let fallback = "http://\(configuration.host):\(configuration.port)"
         let localHLSJS = configuration.hlsjs.contains("://") ? nil : configuration.hlsjs
         let page = DemoPage.html(
             configuration: configuration, hlsjs: localHLSJS == nil ? configuration.hlsjs : "/assets/hls.mjs")
@@ -54,13 +53,18 @@ struct Routes {
         registerHandoff(on: router)
         router.get("/**") { request, context in
             guard let mounted = library.mounted(request.uri.path) else { throw APIError.notFound(request.uri.path) }
-            let base = try request.baseURL(fallback: fallback)
-            let response = try await library.get(mounted, query: request.queryDictionary, base: base)
+            let response = try await library.get(mounted, query: request.queryDictionary)
             switch response.body {
             case .bytes(let bytes):
                 return Response.bytes(bytes, contentType: response.contentType, cacheControl: response.cacheControl)
             case .file(let path):
                 return try await file(path, response.contentType, response.cacheControl, context)
+            case .stream(let body):
+                var headers = HTTPFields()
+                headers[.contentType] = response.contentType
+                headers[.cacheControl] = response.cacheControl
+                headers[.accessControlAllowOrigin] = "*"
+                return Response(status: .ok, headers: headers, body: body)
             }
         }
         return router
@@ -71,6 +75,7 @@ struct Routes {
     /// or 204 when none came.
     func registerHandoff(on router: Router<BasicRequestContext>) {
         let mailbox = mailbox
+        let limit = configuration.limits.handoffBodyBytes
         @Sendable func name(_ context: BasicRequestContext) throws -> String {
             let name = context.parameters.get("name") ?? ""
             guard JSONObjectReader.isIdentifier(name) else {
@@ -81,14 +86,14 @@ struct Routes {
         }
         router.post("/handoff/:name") { request, context in
             let name = try name(context)
-            let body = try await request.body.collect(upTo: 4 << 20)
+            let body = try await request.collectBody(upTo: limit)
             let session: PlaybackSession
             do throws(CoordinationError) {
                 session = try PlaybackSession(json: Array(buffer: body))
             } catch {
                 throw APIError.badRequest(code: error.code, path: error.path, error.message)
             }
-            mailbox.put(name, session)
+            try mailbox.put(name, session.text)
             var response = Response.bytes(
                 Array(JSONValue.object(["handoff": .string(name), "url": .string(session.url)]).description.utf8),
                 contentType: "application/json", cacheControl: "no-store")

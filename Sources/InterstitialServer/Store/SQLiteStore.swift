@@ -7,16 +7,25 @@ import HLSPlaylist
 ///
 /// Schedules, breaks and ads are stored as the JSON that the admin API reads and writes; served date
 /// ranges as their attribute lists, exactly as written.
+///
+/// One server at a time uses a database file: the store holds an exclusive lock on `FILE.lock`
+/// while it is open, and opening a file another store holds fails with ``StoreError``.
 public struct SQLiteStore: ServerStore {
     private let database: DatabaseQueue
+    private let lock: FileLock?
 
     /// Opens (creating if needed) the database at `path`, or an in-memory one for `nil`, and migrates it.
+    ///
+    /// - Throws: ``StoreError`` when another server holds the file; GRDB's errors when it cannot be
+    ///   opened or migrated.
     public init(path: String?) throws {
         if let path {
+            lock = try FileLock(database: path)
             var configuration = Configuration()
             configuration.busyMode = .timeout(5)
             database = try DatabaseQueue(path: path, configuration: configuration)
         } else {
+            lock = nil
             database = try DatabaseQueue()
         }
         try Self.migrator.migrate(database)
@@ -92,63 +101,50 @@ public struct SQLiteStore: ServerStore {
         }
     }
 
-    public func markSeeded() throws {
-        try database.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('seeded', ?)", arguments: [Date()])
+    /// Closes the database and releases its lock file, so that another server may open it.
+    public func close() throws {
+        defer { lock?.release() }
+        try database.close()
+    }
+
+    public func write(_ changes: [StoreChange]) async throws {
+        guard !changes.isEmpty else { return }
+        try await database.write { db in
+            for change in changes { try Self.apply(change, db) }
         }
     }
 
-    public func save(_ schedule: BreakSchedule) throws {
-        try database.write { db in
+    /// Writes one change inside the caller's transaction.
+    private static func apply(_ change: StoreChange, _ db: Database) throws {
+        switch change {
+        case .saveSchedule(let schedule):
             try db.execute(
                 sql: "INSERT OR REPLACE INTO schedule (target, json) VALUES (?, ?)",
                 arguments: [schedule.target.description, schedule.jsonValue.description])
-        }
-    }
-
-    public func deleteSchedule(_ target: Target) throws {
-        try database.write { db in
+        case .deleteSchedule(let target):
             try db.execute(sql: "DELETE FROM schedule WHERE target = ?", arguments: [target.description])
-        }
-    }
-
-    public func save(_ item: Break) throws {
-        try database.write { db in
+        case .saveBreak(let item):
             try db.execute(
                 sql: "INSERT OR REPLACE INTO break (id, target, json) VALUES (?, ?, ?)",
                 arguments: [item.id, item.target.description, item.jsonValue.description])
-        }
-    }
-
-    public func deleteBreak(id: String) throws {
-        try database.write { db in try db.execute(sql: "DELETE FROM break WHERE id = ?", arguments: [id]) }
-    }
-
-    public func save(_ ad: Ad) throws {
-        try database.write { db in
+        case .deleteBreak(let id):
+            try db.execute(sql: "DELETE FROM break WHERE id = ?", arguments: [id])
+        case .saveAd(let ad):
             try db.execute(
                 sql: "INSERT OR REPLACE INTO ad (id, json) VALUES (?, ?)", arguments: [ad.id, ad.jsonValue.description])
-        }
-    }
-
-    public func deleteAd(id: String) throws {
-        try database.write { db in try db.execute(sql: "DELETE FROM ad WHERE id = ?", arguments: [id]) }
-    }
-
-    public func recordServed(_ key: ServedKey, attributes: AttributeList) throws {
-        let text = String(decoding: try JSONEncoder().encode(attributes), as: UTF8.self)
-        try database.write { db in
+        case .deleteAd(let id):
+            try db.execute(sql: "DELETE FROM ad WHERE id = ?", arguments: [id])
+        case .served(let key, let attributes):
+            let text = String(decoding: try JSONEncoder().encode(attributes), as: UTF8.self)
             try db.execute(
                 sql: "INSERT OR IGNORE INTO served (target, id, attributes, servedAt) VALUES (?, ?, ?, ?)",
                 arguments: [key.target.description, key.id, text, Date()])
-        }
-    }
-
-    public func recordEarlyReturn(_ key: ServedKey, playoutLimit: MediaTime) throws {
-        try database.write { db in
+        case .earlyReturn(let key, let limit):
             try db.execute(
                 sql: "INSERT OR REPLACE INTO earlyReturn (target, id, playoutLimitNanoseconds) VALUES (?, ?, ?)",
-                arguments: [key.target.description, key.id, playoutLimit.nanoseconds])
+                arguments: [key.target.description, key.id, limit.nanoseconds])
+        case .seeded:
+            try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('seeded', ?)", arguments: [Date()])
         }
     }
 

@@ -34,28 +34,61 @@ public struct ServedKey: Hashable, Sendable {
     }
 }
 
+/// One write to a ``ServerStore``.
+public enum StoreChange: Hashable, Sendable {
+    /// Creates or replaces a schedule.
+    case saveSchedule(BreakSchedule)
+    /// Removes a schedule.
+    case deleteSchedule(Target)
+    /// Creates or replaces a break.
+    case saveBreak(Break)
+    /// Removes a break.
+    case deleteBreak(id: String)
+    /// Creates or replaces an ad.
+    case saveAd(Ad)
+    /// Removes an ad.
+    case deleteAd(id: String)
+    /// Records a date range as first served; a later record of the same key is ignored.
+    case served(ServedKey, AttributeList)
+    /// Records an early return.
+    case earlyReturn(ServedKey, playoutLimit: MediaTime)
+    /// Records that the seed was stored.
+    case seeded
+}
+
+extension StoredState {
+    /// Applies a change in memory, as the store applies it on disk.
+    public mutating func apply(_ change: StoreChange) {
+        switch change {
+        case .saveSchedule(let schedule): schedules[schedule.target] = schedule
+        case .deleteSchedule(let target): schedules[target] = nil
+        case .saveBreak(let item): breaks[item.id] = item
+        case .deleteBreak(let id): breaks[id] = nil
+        case .saveAd(let ad): ads[ad.id] = ad
+        case .deleteAd(let id): ads[id] = nil
+        case .served(let key, let attributes): if served[key] == nil { served[key] = attributes }
+        case .earlyReturn(let key, let limit): earlyReturns[key] = limit
+        case .seeded: isSeeded = true
+        }
+    }
+}
+
 /// Where the server keeps its state; SQLite (``SQLiteStore``) by default.
 ///
-/// Calls are synchronous and short; the server keeps the whole state in memory and writes through.
+/// The server reads everything once at start and keeps it in memory; changes are written through
+/// ``write(_:)``, one call at a time (the server serializes its writers), never while a request
+/// that only reads waits.
 public protocol ServerStore: Sendable {
     /// Reads everything.
     func load() throws -> StoredState
-    /// Creates or replaces a schedule.
-    func save(_ schedule: BreakSchedule) throws
-    /// Removes a schedule.
-    func deleteSchedule(_ target: Target) throws
-    /// Creates or replaces a break.
-    func save(_ break: Break) throws
-    /// Removes a break.
-    func deleteBreak(id: String) throws
-    /// Creates or replaces an ad.
-    func save(_ ad: Ad) throws
-    /// Removes an ad.
-    func deleteAd(id: String) throws
-    /// Records a date range as first served; a second record of the same key is ignored.
-    func recordServed(_ key: ServedKey, attributes: AttributeList) throws
-    /// Records an early return.
-    func recordEarlyReturn(_ key: ServedKey, playoutLimit: MediaTime) throws
-    /// Records that the seed was stored.
-    func markSeeded() throws
+    /// Writes `changes` in one transaction: all of them, or none and an error.
+    func write(_ changes: [StoreChange]) async throws
+    /// Closes the store when the server stops (releasing what it holds, such as a file lock);
+    /// nothing is read or written after.
+    func close() throws
+}
+
+extension ServerStore {
+    /// Nothing to release.
+    public func close() throws {}
 }

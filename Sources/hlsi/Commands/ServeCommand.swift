@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HLSPlaylist
 import InterstitialServer
 import Logging
 import ServiceLifecycle
@@ -39,8 +40,24 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The URL or local file of the hls.js ES module the web page loads.")
     var hlsjs: String?
 
-    @Option(name: .long, help: "The scheme://host[:port] viewers use, for absolute URLs.")
+    @Option(
+        name: .long,
+        help:
+            "The scheme://host[:port] viewers use, for the absolute URLs the server writes (required unless --host is a loopback address)."
+    )
     var publicURL: String?
+
+    @Option(name: .long, help: "Seconds a client connection may stay idle (default 60).")
+    var idleTimeout: Double?
+
+    @Option(name: .long, help: "Seconds a client has to finish a request head once begun (default 10).")
+    var headerTimeout: Double?
+
+    @Option(name: .long, help: "Seconds an upstream playlist may take, whole (default 10).")
+    var upstreamTimeout: Double?
+
+    @Option(name: .long, help: "The most concurrent requests to one upstream origin (default 32).")
+    var upstreamConcurrency: Int?
 
     func run() async throws {
         var configuration: ServerConfiguration
@@ -73,6 +90,26 @@ struct ServeCommand: AsyncParsableCommand {
             throw CommandFailure(message: "error: the hls.js module \(configuration.hlsjs) does not exist", exitCode: 2)
         }
         if let publicURL { configuration.publicURL = publicURL }
+        for (value, name, keyPath) in [
+            (idleTimeout, "--idle-timeout", \ServerLimits.idleTimeout),
+            (headerTimeout, "--header-timeout", \ServerLimits.headerTimeout),
+            (upstreamTimeout, "--upstream-timeout", \ServerLimits.upstreamTimeout),
+        ] {
+            guard let value else { continue }
+            guard value > 0, value < 86400 else {
+                throw ValidationError("\(name) must be more than 0 seconds and less than a day")
+            }
+            configuration.limits[keyPath: keyPath] = MediaTime(seconds: value)
+        }
+        if let upstreamConcurrency {
+            guard upstreamConcurrency > 0 else { throw ValidationError("--upstream-concurrency must be at least 1") }
+            configuration.limits.upstreamConcurrency = upstreamConcurrency
+        }
+        do {
+            try configuration.check()
+        } catch {
+            throw CommandFailure(message: "error: \(error)", exitCode: 2)
+        }
         var logger = Logger(label: "hlsi.serve")
         logger.logLevel = .info
         if let token = adminToken ?? ProcessInfo.processInfo.environment["HLSI_ADMIN_TOKEN"] {
@@ -86,6 +123,8 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             server = try InterstitialServer(configuration: configuration, logger: logger)
         } catch let error as APIError {
+            throw CommandFailure(message: "error: \(error)", exitCode: 2)
+        } catch let error as StoreError {
             throw CommandFailure(message: "error: \(error)", exitCode: 2)
         } catch {
             throw CommandFailure(message: "error: cannot start the server: \(error)", exitCode: 2)

@@ -1,0 +1,97 @@
+import HLSInterstitials
+import HLSPlaylist
+
+/// The bounds on what clients and upstream origins may cost the server: sizes, timeouts, counts.
+///
+/// Every limit has a safe default and a key in the configuration file's `limits` object
+/// (`{"limits": {"idleTimeout": 30, "handoffSessions": 64}}`); SECURITY.md lists them.
+public struct ServerLimits: Hashable, Sendable {
+    /// The largest admin API request body, in bytes (`adminBodyBytes`, 64 KiB); larger gets 413.
+    public var adminBodyBytes = 64 * 1024
+    /// The largest hand-off session body, in bytes (`handoffBodyBytes`, 64 KiB); larger gets 413.
+    public var handoffBodyBytes = 64 * 1024
+    /// The longest request line (method, target, version), in bytes (`requestLineBytes`, 8 KiB);
+    /// longer gets 414 and the connection is closed.
+    public var requestLineBytes = 8 * 1024
+    /// The most bytes of header fields of one request (`headerBytes`, 32 KiB); more gets 431.
+    public var headerBytes = 32 * 1024
+    /// The most header fields in one request (`headerCount`, 100); more gets 431.
+    public var headerCount = 100
+    /// How long a client has to send a whole request head, from its first byte (`headerTimeout`,
+    /// 10 s); then the connection gets 408 and is closed.
+    public var headerTimeout = MediaTime(seconds: 10)
+    /// How long a connection may stay open with no request in progress, before its first request
+    /// too (`idleTimeout`, 60 s); then it is closed.
+    public var idleTimeout = MediaTime(seconds: 60)
+    /// How long an upstream playlist (or any body the server reads whole) may take, from the
+    /// request to its last byte; and how long a streamed upstream file may wait for its response
+    /// head or for each chunk (`upstreamTimeout`, 10 s). Exceeded: 504.
+    public var upstreamTimeout = MediaTime(seconds: 10)
+    /// How long a streamed upstream file (a segment) may take as a whole (`upstreamTransferTimeout`, 120 s).
+    public var upstreamTransferTimeout = MediaTime(seconds: 120)
+    /// The most concurrent requests to one upstream origin (`upstreamConcurrency`, 32); more get 503
+    /// at once. It is also the size of the HTTP client's connection pool per origin.
+    public var upstreamConcurrency = 32
+    /// The largest upstream playlist, in bytes (`upstreamPlaylistBytes`, 4 MiB); larger gets 502.
+    public var upstreamPlaylistBytes = 4 * 1024 * 1024
+    /// The largest upstream segment or other file, in bytes (`upstreamFileBytes`, 64 MiB), streamed
+    /// to the client and cut off beyond the limit.
+    public var upstreamFileBytes = 64 * 1024 * 1024
+    /// The most hand-off sessions waiting in the mailbox (`handoffSessions`, 256); more get 503.
+    public var handoffSessions = 256
+    /// How long a hand-off session waits to be taken (`handoffExpiry`, 600 s).
+    public var handoffExpiry = MediaTime(seconds: 600)
+    /// The longest viewer ID (`_HLS_primary_id`) accepted, in bytes (`viewerIDBytes`, 128); longer gets 400.
+    public var viewerIDBytes = 128
+    /// The most (viewer, break) entries the rebinding ledger keeps (`ledgerEntries`, 100,000).
+    public var ledgerEntries = 100_000
+    /// The most bytes of keys the rebinding ledger keeps (`ledgerBytes`, 16 MiB).
+    public var ledgerBytes = 16 * 1024 * 1024
+
+    /// The defaults.
+    public init() {}
+}
+
+extension ServerLimits {
+    /// Reads the `limits` object of a configuration file; absent keys keep their defaults.
+    static func decode(_ value: JSONValue, path: String) throws(APIError) -> ServerLimits {
+        var reader = try JSONObjectReader(value, path: path)
+        var limits = ServerLimits()
+        func bytes(_ key: String, _ keyPath: WritableKeyPath<ServerLimits, Int>, minimum: Int) throws(APIError) {
+            guard let value = reader.take(key) else { return }
+            guard case .integer(let number) = value, number >= minimum, number <= 1 << 40 else {
+                throw reader.error(key, "expected a whole number of at least \(minimum), found \(value)")
+            }
+            limits[keyPath: keyPath] = Int(number)
+        }
+        func seconds(_ key: String, _ keyPath: WritableKeyPath<ServerLimits, MediaTime>) throws(APIError) {
+            guard let time = try reader.seconds(key) else { return }
+            guard time > .zero else { throw reader.error(key, "must be more than 0 seconds") }
+            limits[keyPath: keyPath] = time
+        }
+        try bytes("adminBodyBytes", \.adminBodyBytes, minimum: 1024)
+        try bytes("handoffBodyBytes", \.handoffBodyBytes, minimum: 1024)
+        try bytes("requestLineBytes", \.requestLineBytes, minimum: 256)
+        try bytes("headerBytes", \.headerBytes, minimum: 1024)
+        try bytes("headerCount", \.headerCount, minimum: 8)
+        try seconds("headerTimeout", \.headerTimeout)
+        try seconds("idleTimeout", \.idleTimeout)
+        try seconds("upstreamTimeout", \.upstreamTimeout)
+        try seconds("upstreamTransferTimeout", \.upstreamTransferTimeout)
+        try bytes("upstreamConcurrency", \.upstreamConcurrency, minimum: 1)
+        try bytes("upstreamPlaylistBytes", \.upstreamPlaylistBytes, minimum: 1024)
+        try bytes("upstreamFileBytes", \.upstreamFileBytes, minimum: 1024)
+        try bytes("handoffSessions", \.handoffSessions, minimum: 1)
+        try seconds("handoffExpiry", \.handoffExpiry)
+        try bytes("viewerIDBytes", \.viewerIDBytes, minimum: 16)
+        try bytes("ledgerEntries", \.ledgerEntries, minimum: 16)
+        try bytes("ledgerBytes", \.ledgerBytes, minimum: 4096)
+        try reader.finish()
+        return limits
+    }
+}
+
+extension MediaTime {
+    /// The time as a `Duration`.
+    var duration: Duration { .nanoseconds(nanoseconds) }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Why a store cannot be opened.
+public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable code: `database-in-use` or `database-lock`.
+    public var code: String
+    /// What went wrong and what to do.
+    public var message: String
+
+    /// Creates an error.
+    public init(code: String, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}
+
+/// An exclusive `flock` on `DATABASE.lock`, held while the object lives, so that two servers never
+/// serve from one database file (each would keep its own served values).
+final class FileLock: Sendable {
+    /// The open lock file, until released.
+    private let descriptor: NIOLockedValueBox<Int32?>
+
+    init(database: String) throws(StoreError) {
+        let path = database + ".lock"
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw StoreError(
+                code: "database-lock",
+                "cannot open the lock file \(path) of the database \(database): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let reason = errno
+            close(descriptor)
+            guard reason == EWOULDBLOCK else {
+                throw StoreError(
+                    code: "database-lock", "cannot lock \(path): \(String(cString: strerror(reason)))")
+            }
+            throw StoreError(
+                code: "database-in-use",
+                "the database \(database) is in use by another hlsi server (it holds \(path)); stop that server, or give this one another database (--database FILE)"
+            )
+        }
+        self.descriptor = NIOLockedValueBox(descriptor)
+    }
+
+    /// Releases the lock (once; later calls do nothing).
+    func release() {
+        descriptor.withLockedValue { descriptor in
+            if let open = descriptor { close(open) }
+            descriptor = nil
+        }
+    }
+
+    deinit { release() }
+}

@@ -1,0 +1,152 @@
+import AsyncHTTPClient
+import Foundation
+import HLSLoading
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Testing
+
+/// A raw TCP client, for requests no HTTP client would send.
+struct RawConnection {
+    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+
+    static func open(port: Int) async throws -> RawConnection {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return RawConnection(channel: channel)
+    }
+
+    /// Sends `text`, then reads until the server closes the connection (at most `limit`), and
+    /// returns what it answered and whether it closed.
+    func exchange(_ text: String, limit: Duration = .seconds(20)) async throws -> (text: String, closed: Bool) {
+        try await exchange(Array(text.utf8), limit: limit)
+    }
+
+    func exchange(_ bytes: [UInt8], limit: Duration = .seconds(20)) async throws -> (text: String, closed: Bool) {
+        let answer = NIOLockedValueBox<[UInt8]>([])
+        let closed: Bool
+        do {
+            closed = try await withTimeLimit(limit) { [channel] in
+                try await channel.executeThenClose { inbound, outbound in
+                    if !bytes.isEmpty { try await outbound.write(ByteBuffer(bytes: bytes)) }
+                    for try await buffer in inbound { answer.withLockedValue { $0 += Array(buffer: buffer) } }
+                }
+                return true
+            }
+        } catch is TimeLimitExceeded {
+            closed = false
+        } catch {
+            // The server closed the connection while we wrote or closed (a reset, or I/O on a closed channel).
+            closed = true
+        }
+        return (String(decoding: answer.withLockedValue { $0 }, as: UTF8.self), closed)
+    }
+}
+
+/// A tiny upstream origin on 127.0.0.1 whose routes can answer a head and then stall.
+final class TestOrigin: Sendable {
+    struct Answer: Sendable {
+        var status: HTTPResponseStatus = .ok
+        var contentType = "application/vnd.apple.mpegurl"
+        var body: [UInt8] = []
+        /// Send the head and this many bytes of the body, then nothing more.
+        var stallAfter: Int? = nil
+    }
+
+    typealias Routes = @Sendable (_ path: String) -> Answer
+
+    private let channel: any Channel
+    let port: Int
+    /// Requests received, by path.
+    let received: NIOLockedValueBox<[String: Int]>
+
+    private init(channel: any Channel, received: NIOLockedValueBox<[String: Int]>) {
+        self.channel = channel
+        self.received = received
+        port = channel.localAddress?.port ?? 0
+    }
+
+    var origin: String { "http://127.0.0.1:\(port)" }
+
+    func count(_ path: String) -> Int { received.withLockedValue { $0[path, default: 0] } }
+
+    static func withOrigin(routes: @escaping Routes, _ body: (TestOrigin) async throws -> Void) async throws {
+        let counter = NIOLockedValueBox<[String: Int]>([:])
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
+                    try channel.pipeline.syncOperations.addHandler(Handler(routes: routes, received: counter))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let origin = TestOrigin(channel: channel, received: counter)
+        do {
+            try await body(origin)
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+        try await channel.close()
+    }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        let routes: Routes
+        let received: NIOLockedValueBox<[String: Int]>
+        var path = "/"
+
+        init(routes: @escaping Routes, received: NIOLockedValueBox<[String: Int]>) {
+            self.routes = routes
+            self.received = received
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head): path = String(head.uri.split(separator: "?").first ?? "")
+            case .body: break
+            case .end:
+                received.withLockedValue { $0[path, default: 0] += 1 }
+                let answer = routes(path)
+                var headers = HTTPHeaders([("Content-Type", answer.contentType)])
+                headers.add(name: "Content-Length", value: String(answer.body.count))
+                context.write(
+                    wrapOutboundOut(
+                        .head(HTTPResponseHead(version: .http1_1, status: answer.status, headers: headers))),
+                    promise: nil)
+                let sent = answer.stallAfter.map { min($0, answer.body.count) } ?? answer.body.count
+                context.write(
+                    wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: answer.body.prefix(sent))))), promise: nil)
+                if answer.stallAfter == nil {
+                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                } else {
+                    context.flush()
+                }
+            }
+        }
+    }
+}
+
+/// GET on a connection of its own (the test client sends its requests one after another on one).
+func get(port: Int, _ path: String) async throws -> (status: Int, body: String) {
+    let response = try await HTTPClient.shared.execute(
+        HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(20))
+    let body = try await response.body.collect(upTo: 16 << 20)
+    return (Int(response.status.code), String(buffer: body))
+}
+
+/// Waits until `condition` holds, checking after each yield (at most `limit`).
+func eventually(_ limit: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
+    let end = ContinuousClock.now + limit
+    while ContinuousClock.now < end {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    return try await condition()
+}

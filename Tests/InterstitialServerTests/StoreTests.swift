@@ -1,0 +1,161 @@
+import Foundation
+import GRDB
+import HLSInterstitials
+import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import InterstitialServer
+
+/// A store whose writes wait at a gate while it is closed, like a database another process has locked.
+final class GatedStore: ServerStore {
+    let base: SQLiteStore
+    private let state = NIOLockedValueBox<(closed: Bool, waiting: Int, waiters: [CheckedContinuation<Void, Never>])>(
+        (false, 0, []))
+
+    init() throws { base = try SQLiteStore(path: nil) }
+
+    func close() { state.withLockedValue { $0.closed = true } }
+
+    func open() {
+        let waiters = state.withLockedValue { state in
+            defer { state = (false, state.waiting, []) }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Writes waiting at the gate.
+    var waiting: Int { state.withLockedValue { $0.waiting } }
+
+    func load() throws -> StoredState { try base.load() }
+
+    func write(_ changes: [StoreChange]) async throws {
+        await withCheckedContinuation { continuation in
+            let wait = state.withLockedValue { state in
+                guard state.closed else { return false }
+                state.waiting += 1
+                state.waiters.append(continuation)
+                return true
+            }
+            if !wait { continuation.resume() }
+        }
+        state.withLockedValue { if $0.waiting > 0 { $0.waiting -= 1 } }
+        try await base.write(changes)
+    }
+}
+
+/// Issue 14, item 7: no disk write under the shared state lock, one server per database file, and
+/// all-or-nothing store transactions.
+@Suite("Store and shared state")
+struct StoreTests {
+    @Test("A stuck admin write does not hold up playlist GETs")
+    func readersDoNotWaitForWriters() async throws {
+        let store = try GatedStore()
+        try await Harness.withServer(store: store) { client in
+            // Served values of the first GET are recorded in the background; let them land.
+            _ = try await client.text("/demo/vod/video/main.m3u8")
+            #expect(try await eventually { try store.load().served.count == 4 })
+            store.close()
+            let port = try #require(client.port)
+            let post = Task {
+                try await client.admin(.post, "breaks", #"{"id":"late","target":"vod/demo","at":20,"duration":4}"#)
+            }
+            #expect(try await eventually { store.waiting == 1 }, "the POST is writing")
+            // Other connections (the test client's requests queue behind the POST on its own).
+            #expect(try await get(port: port, "/demo/vod/video/main.m3u8").status == 200)
+            #expect(try await get(port: port, "/demo/vod/audio-en/main.m3u8").status == 200)
+            #expect(try await get(port: port, "/demo/vod/video/seg001.m4s").status == 200)
+            #expect(try await get(port: port, "/demo/vod/timeline.json").status == 200)
+            store.open()
+            #expect(try await post.value.status == .created)
+            #expect(try await client.admin(.get, "breaks/late").status == .ok)
+        }
+    }
+
+    @Test("The first serving of a date range is decided at once, stored in the background, and served by everyone")
+    func servedValuesRecordedOutsideTheLock() async throws {
+        let store = try GatedStore()
+        try await Harness.withServer(store: store) { client in
+            store.close()
+            let first = try await client.text("/demo/vod/video/main.m3u8")
+            #expect(dateRangeLines(first).count == 4)
+            #expect(try await client.text("/demo/vod/audio-fr/main.m3u8").contains(dateRangeLines(first)[0]))
+            #expect(try store.load().served.isEmpty, "not stored yet: the store is stuck")
+            store.open()
+            #expect(try await eventually { try store.load().served.count == 4 })
+            #expect(try await client.text("/demo/vod/video/main.m3u8") == first)
+        }
+    }
+
+    @Test("The first request to serve a date range wins; another request's values are refused")
+    func firstServingWins() throws {
+        let state = try ServerState(store: SQLiteStore(path: nil))
+        let key = ServedKey(Target(.vod, "a"), "b")
+        let one: AttributeList = [("ID", AttributeValue(rawValue: "\"b\"")), ("X-N", .integer(1))]
+        let two: AttributeList = [("ID", AttributeValue(rawValue: "\"b\"")), ("X-N", .integer(2))]
+        #expect(state.claimServed([(key, one)]))
+        #expect(!state.claimServed([(key, two)]))
+        #expect(state.claimServed([(key, one)]))
+        #expect(state.snapshot.served[key] == one)
+    }
+
+    @Test("A second server on the same database file refuses to start, naming the file")
+    func oneServerPerDatabase() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("state.sqlite").path
+        var configuration = try Harness.demo()
+        configuration.database = path
+        do {
+            let first = try InterstitialServer(configuration: configuration, logger: Harness.logger)
+            do {
+                _ = try InterstitialServer(configuration: configuration, logger: Harness.logger)
+                Issue.record("a second server opened \(path)")
+            } catch let error as StoreError {
+                #expect(error.code == "database-in-use")
+                #expect(error.message.contains(path))
+            }
+            #expect(throws: StoreError.self) { try SQLiteStore(path: path) }
+            _ = first
+        }
+        // Once the first is gone, the file can be opened again.
+        _ = try SQLiteStore(path: path)
+    }
+
+    @Test("A store transaction writes all of its changes or none: the seed is never half stored")
+    func seedIsOneTransaction() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("state.sqlite").path
+        do {
+            let store = try SQLiteStore(path: path)
+            _ = try store.load()
+        }
+        // The database refuses one ad of the seed, as a full disk or a constraint would.
+        let database = try DatabaseQueue(path: path)
+        try await database.write { db in
+            try db.execute(
+                sql:
+                    "CREATE TRIGGER refuse BEFORE INSERT ON ad WHEN NEW.id = 'boom' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
+        }
+        try database.close()
+        let store = try SQLiteStore(path: path)
+        let state = try ServerState(store: store)
+        var seed = try ServerConfiguration.demo().seed
+        seed.inventory.append(Ad(id: "boom", uri: "/boom.m3u8", duration: MediaTime(seconds: 1)))
+        await #expect(throws: (any Error).self) { try await state.seed(seed) }
+        let stored = try store.load()
+        #expect(stored.ads.isEmpty && stored.breaks.isEmpty && stored.schedules.isEmpty && !stored.isSeeded)
+        #expect(state.snapshot.ads.isEmpty, "memory is unchanged too")
+        seed.inventory.removeLast()
+        try await state.seed(seed)
+        #expect(try store.load().ads.count == 3)
+        #expect(try store.load().isSeeded)
+    }
+}
