@@ -25,6 +25,10 @@ struct InspectCommand: AsyncParsableCommand {
     @Option(name: .long, help: "How many date ranges, variants or renditions to list in the text summary.")
     var limit = 20
 
+    func validate() throws {
+        if limit < 0 { throw ValidationError("--limit needs a number of entries, 0 or more") }
+    }
+
     func run() async throws {
         let (resource, result): (PlaylistLoader.Resource, ParseResult)
         do {

@@ -40,7 +40,9 @@ struct ValidateCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let watch, watch < 1 { throw ValidationError("--watch needs a positive number of reloads") }
-        if let interval, !(interval > 0) { throw ValidationError("--interval needs a positive number of seconds") }
+        if let interval, !(interval > 0 && interval <= 86_400) {
+            throw ValidationError("--interval needs a positive number of seconds, at most 86400")
+        }
         if interval != nil, watch == nil { throw ValidationError("--interval applies only with --watch") }
     }
 
