@@ -286,6 +286,18 @@ struct RobustnessTests {
         #expect(Array(lines[1])[lines[2].distance(from: lines[2].startIndex, to: caret)] == "!")
     }
 
+    @Test("a window inside a long run of invalid UTF-8 stays bounded (found by the fuzzer)")
+    func renderInvalidUTF8() {
+        let bytes =
+            Array("#EXTM3U\n#EXT-X-DATERANGE:ID=\"a".utf8) + [UInt8](repeating: 0xBC, count: 5000) + Array("\"\n".utf8)
+        let result = PlaylistParser.parse(bytes)
+        for column in [1, 20, 2000, 5100] {
+            let diagnostic = Diagnostic(.error, "x", at: SourceLocation(file: "f", line: 2, column: column), "m")
+            let rendered = diagnostic.render(in: result.document)
+            #expect(rendered.utf8.count <= diagnostic.description.utf8.count + 3 * Diagnostic.renderedLineWidth + 140)
+        }
+    }
+
     @Test("the rendered output of 200,000 bad attributes stays bounded")
     func renderedOutputBounded() {
         var line = "#EXT-X-DATERANGE:ID=\"a\""

@@ -81,9 +81,10 @@ public struct Diagnostic: Hashable, Sendable, Codable, CustomStringConvertible {
         var start = Swift.max(0, caret - half)
         var end = Swift.min(count, start + renderedLineWidth)
         if end - start < renderedLineWidth { start = Swift.max(0, end - renderedLineWidth) }
-        // Cut on character boundaries (UTF-8 continuation bytes are 10xxxxxx).
-        while start > 0, start < count, bytes[base + start] & 0xC0 == 0x80 { start -= 1 }
-        while end < count, end > start, bytes[base + end] & 0xC0 == 0x80 { end -= 1 }
+        // Cut on character boundaries (UTF-8 continuation bytes are 10xxxxxx); a character has at most
+        // three, so invalid runs of them move the cut no further.
+        for _ in 0..<3 where start > 0 && start < count && bytes[base + start] & 0xC0 == 0x80 { start -= 1 }
+        for _ in 0..<3 where end < count && end > start && bytes[base + end] & 0xC0 == 0x80 { end -= 1 }
         func visible(_ from: Int, _ to: Int) -> String {
             var text = ""
             for character in String(decoding: bytes[(base + from)..<(base + to)], as: UTF8.self) {
