@@ -1,7 +1,8 @@
 // libFuzzer entry point for the playlist parser and the interstitial layer. Built by Fuzz/run.sh
 // together with the HLSPlaylist and HLSInterstitials sources: every input must parse without
 // crashing or hanging, round-trip byte for byte, re-interpret after writing, render its
-// diagnostics, validate, convert every interstitial to an event and back losslessly, and decode
+// diagnostics in bounded space, validate, convert every interstitial to an event and back
+// losslessly, resolve its schedule and build the integrated timeline and its drawings, and decode
 // as an asset list without crashing.
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -9,12 +10,15 @@ public func playlistFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let result = PlaylistParser.parse(bytes, options: ParseOptions(file: "fuzz.m3u8"))
     guard result.document.write() == bytes else { fatalError("round trip failed") }
+    guard result.diagnostics.count <= Diagnostic.maximumPerFile + 1 else { fatalError("diagnostics not capped") }
     for diagnostic in result.diagnostics {
         let index = diagnostic.location.line - 1
         // An empty document's diagnostics point at line 1, column 1.
         guard index >= 0, index <= result.document.lines.count else { fatalError("diagnostic outside the document") }
-        if index < result.document.lines.count {
-            _ = diagnostic.render(sourceLine: result.document.text(ofLine: index))
+        let rendered = diagnostic.render(in: result.document)
+        // The summary, a window of the source line and the caret line.
+        guard rendered.utf8.count <= diagnostic.description.utf8.count + 4 * (Diagnostic.renderedLineWidth + 8) else {
+            fatalError("rendered diagnostic not bounded")
         }
     }
     _ = PlaylistParser.interpret(result.document)
@@ -26,11 +30,25 @@ public func playlistFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int
     if case .media(let playlist) = result.playlist {
         for range in playlist.dateRanges {
             guard let event = InterstitialEvent(dateRange: range) else { continue }
-            guard event.dateRangeAttributes == range.attributes else { fatalError("event conversion lost data") }
-            guard InterstitialEvent(attributes: event.dateRangeAttributes) == event else {
-                fatalError("event conversion not stable")
+            // A tag whose values cannot be written canonically is refused, never written broken.
+            guard (try? range.attributes.checkWritable()) != nil else {
+                if (try? event.dateRangeAttributes) != nil { fatalError("an unwritable value was written") }
+                continue
             }
+            guard let written = try? event.dateRangeAttributes, written == range.attributes else {
+                fatalError("event conversion lost data")
+            }
+            guard InterstitialEvent(attributes: written) == event else { fatalError("event conversion not stable") }
         }
+        let schedule = InterstitialSchedule.resolve(
+            ScheduleInput(primary: playlist, events: ScheduleInput.events(of: playlist)))
+        for item in schedule.items {
+            guard item.playout.lowerBound <= item.playout.upperBound else { fatalError("bad playout range") }
+        }
+        let snapshot = IntegratedTimelineSnapshot(schedule: schedule, primary: playlist)
+        if let first = snapshot.segments.first { _ = snapshot.map(first.timeMapping.target.lowerBound) }
+        _ = TimelinePicture.ansi(schedule, width: 40, colors: false)
+        _ = TimelinePicture.svg(schedule)
     }
     if let list = try? AssetList.decode(bytes) {
         guard (try? AssetList.decode(Array(list.encoded().utf8))) == list else { fatalError("asset list round trip") }

@@ -1,20 +1,39 @@
 #!/usr/bin/env bash
-# Builds the playlist parser and the interstitial validator with libFuzzer and AddressSanitizer and
-# fuzzes them for a bounded time.
-# Usage: Fuzz/run.sh [SECONDS]   (default 60). Seeds: the test fixture corpus.
+# Builds two libFuzzer targets with AddressSanitizer and fuzzes each for half of a bounded time:
+# - playlist-fuzzer (Fuzz/PlaylistFuzzer.swift): the playlist parser, the validators, the schedule
+#   and the integrated timeline, over the test fixtures and Fuzz/seeds;
+# - admin-fuzzer (Fuzz/AdminFuzzer.swift): the admin API's JSON bodies (Break, BreakSchedule, Ad,
+#   InsertionRequest) and asset-list query parameters, over Fuzz/admin-seeds.
+# Usage: Fuzz/run.sh [SECONDS]   (default 60; each target gets half). Exits non-zero on a crash; each
+# target is limited to 2 GB of RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
+half=$(((seconds + 1) / 2))
 out=.build/fuzz
-mkdir -p "$out" Fuzz/corpus-run
-# One module: the HLSInterstitials sources lose their `import HLSPlaylist`.
-rm -rf "$out/interstitials" && mkdir -p "$out/interstitials"
-for file in $(find Sources/HLSInterstitials -name '*.swift'); do
-    sed '/^import HLSPlaylist$/d' "$file" > "$out/interstitials/$(echo "$file" | tr / _)"
-done
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name PlaylistFuzz -package-name hls_interstitials \
+mkdir -p "$out" Fuzz/corpus-run Fuzz/corpus-admin
+# One module per target: the sources lose their imports of the package's own modules.
+strip() {
+    local directory="$1"
+    shift
+    rm -rf "$directory" && mkdir -p "$directory"
+    for file in "$@"; do
+        sed -e '/^import HLSPlaylist$/d' -e '/^import HLSInterstitials$/d' "$file" \
+            > "$directory/$(echo "$file" | tr / _)"
+    done
+}
+strip "$out/interstitials" $(find Sources/HLSInterstitials -name '*.swift')
+strip "$out/model" $(find Sources/InterstitialServer/Model -name '*.swift')
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name hls_interstitials)
+swiftc "${flags[@]}" -module-name PlaylistFuzz \
     $(find Sources/HLSPlaylist -name '*.swift') "$out"/interstitials/*.swift Fuzz/PlaylistFuzzer.swift \
     -o "$out/playlist-fuzzer"
+swiftc "${flags[@]}" -module-name AdminFuzz \
+    $(find Sources/HLSPlaylist -name '*.swift') "$out"/interstitials/*.swift "$out"/model/*.swift \
+    Fuzz/AdminFuzzer.swift -o "$out/admin-fuzzer"
 cp Tests/Fixtures/playlists/*.m3u8 Tests/Fixtures/invalid/*.m3u8 Fuzz/seeds/* Fuzz/corpus-run/
-"$out/playlist-fuzzer" Fuzz/corpus-run -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
+cp Fuzz/admin-seeds/* Fuzz/corpus-admin/
+"$out/playlist-fuzzer" Fuzz/corpus-run -max_total_time="$half" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix=Fuzz/
+"$out/admin-fuzzer" Fuzz/corpus-admin -max_total_time="$half" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix=Fuzz/admin-

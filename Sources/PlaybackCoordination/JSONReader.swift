@@ -85,13 +85,17 @@ struct JSONReader {
         return rate
     }
 
-    /// Seconds as a media time: a finite number within ±9e9 (non-negative unless `signed`).
+    /// Seconds as a media time: a finite number within ``MediaTime/userInputLimit`` either way
+    /// (non-negative unless `signed`).
     mutating func time(_ key: String, signed: Bool = false) throws(CoordinationError) -> MediaTime? {
         guard let seconds = try number(key) else { return nil }
-        guard abs(seconds) < 9e9, signed || seconds >= 0 else {
-            throw error(key, "expected \(signed ? "" : "a non-negative ")number of seconds below 9e9, found \(seconds)")
+        guard signed || seconds >= 0, let time = MediaTime(exactlySeconds: seconds) else {
+            throw error(
+                key,
+                "expected \(signed ? "a " : "a non-negative ")number of seconds of at most \(MediaTime.userInputLimit), found \(seconds)"
+            )
         }
-        return MediaTime(seconds: seconds)
+        return time
     }
 
     mutating func requiredTime(_ key: String, signed: Bool = false) throws(CoordinationError) -> MediaTime {

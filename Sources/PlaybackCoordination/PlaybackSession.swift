@@ -42,7 +42,8 @@ public struct PlaybackSession: Hashable, Sendable {
     }
 
     /// The JSON form. Each event is its EXT-X-DATERANGE tag (`"tag"`), with `"time"` for an event
-    /// placed by primary time and `"assetList"` for assets the application gave in place of a URI.
+    /// placed by primary time and `"assetList"` for assets the application gave in place of a URI; an
+    /// event whose tag cannot be written (``InterstitialEvent/dateRangeTag`` throws) is left out.
     public var jsonValue: JSONValue {
         var members: [String: JSONValue] = [
             "url": .string(url), "location": location.jsonValue, "playing": .bool(playing), "rate": .number(rate),
@@ -52,8 +53,10 @@ public struct PlaybackSession: Hashable, Sendable {
         members["events"] =
             events.map { events in
                 .array(
-                    events.map { event in
-                        var fields: [String: JSONValue] = ["tag": .string(event.dateRangeTag.description)]
+                    events.compactMap { event in
+                        // An event that cannot be written as a well-formed tag is left out.
+                        guard let tag = try? event.dateRangeTag else { return nil }
+                        var fields: [String: JSONValue] = ["tag": .string(tag.description)]
                         if let time = event.time { fields["time"] = time.json }
                         if let list = event.assetList,
                             let value = try? JSONReader.parse(

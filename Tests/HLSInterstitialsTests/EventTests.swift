@@ -47,19 +47,19 @@ struct EventTests {
     }
 
     @Test("writes an untouched event back byte for byte")
-    func untouchedRoundTrip() {
-        #expect(Self.event().dateRangeAttributes.description == Self.full)
-        #expect(Self.event().dateRangeTag.description == "#EXT-X-DATERANGE:" + Self.full)
+    func untouchedRoundTrip() throws {
+        #expect(try Self.event().dateRangeAttributes.description == Self.full)
+        #expect(try Self.event().dateRangeTag.description == "#EXT-X-DATERANGE:" + Self.full)
     }
 
     @Test("rewrites only the edited attributes, keeping unknown values and the order")
-    func editedRoundTrip() {
+    func editedRoundTrip() throws {
         var event = Self.event()
         event.restrictions = [.jump]
         event.duration = MediaTime(seconds: 20)
         event.willPlayOnce = false
-        event.userDefinedAttributes["X-NEW"] = .quoted("added")
-        let written = event.dateRangeAttributes.description
+        event.userDefinedAttributes["X-NEW"] = try .quoted("added")
+        let written = try event.dateRangeAttributes.description
         #expect(written.contains("X-RESTRICT=\"JUMP,FUTURE\""))
         #expect(written.contains("DURATION=20,"))
         #expect(written.contains("CUE=\"PRE,LATER\""))
@@ -67,12 +67,12 @@ struct EventTests {
         #expect(written.contains("PLANNED-DURATION=15.5,"))
         #expect(written.hasSuffix(",SCTE35-OUT=0xFC00,X-NEW=\"added\""))
         // Reading it again gives the edited event.
-        let again = InterstitialEvent(attributes: event.dateRangeAttributes)!
+        let again = InterstitialEvent(attributes: try event.dateRangeAttributes)!
         #expect(again == event)
     }
 
     @Test("keeps invalid values and duplicates instead of dropping them")
-    func keepsInvalidValues() {
+    func keepsInvalidValues() throws {
         let text =
             Sample.interstitial + ",X-RESUME-OFFSET=\"soon\",X-SKIP-CONTROL-OFFSET=2.5,X-TIMELINE-OCCUPIES=\"LINE\""
         let event = Self.event(text)
@@ -81,7 +81,7 @@ struct EventTests {
         #expect(event.otherAttributes.map(\.name) == ["X-RESUME-OFFSET", "X-SKIP-CONTROL-OFFSET"])
         #expect(event.timelineOccupiesValue == "LINE")
         #expect(event.timelineOccupancy == .singlePoint)
-        #expect(event.dateRangeAttributes.description == text)
+        #expect(try event.dateRangeAttributes.description == text)
     }
 
     @Test("defaults follow the schema and profile R24: POINT, HIGHLIGHT, content may vary")
@@ -99,7 +99,7 @@ struct EventTests {
     }
 
     @Test("client events resume where they were scheduled (profile R4)")
-    func clientEventDefaults() {
+    func clientEventDefaults() throws {
         let byTime = InterstitialEvent(identifier: "c", time: MediaTime(seconds: 30))
         #expect(byTime.resumptionOffset == .time(.zero))
         #expect(byTime.time == MediaTime(seconds: 30))
@@ -107,20 +107,20 @@ struct EventTests {
         let date = DateTime(iso8601: "2026-01-01T00:00:30.000Z")!
         let byDate = InterstitialEvent(identifier: "d", date: date)
         #expect(byDate.resumptionOffset == .time(.zero))
-        #expect(byDate.dateRangeAttributes["START-DATE"]?.quotedString == "2026-01-01T00:00:30.000Z")
+        #expect(try byDate.dateRangeAttributes["START-DATE"]?.quotedString == "2026-01-01T00:00:30.000Z")
         var indefinite = byDate
         indefinite.resumptionOffset = .indefinite
-        #expect(indefinite.dateRangeAttributes["X-RESUME-OFFSET"] == nil)
+        #expect(try indefinite.dateRangeAttributes["X-RESUME-OFFSET"] == nil)
     }
 
     @Test("is not made from other classes or from tags without a quoted ID")
-    func otherClasses() {
+    func otherClasses() throws {
         let playlist = Sample.mediaPlaylist(
             Sample.media(["ID=\"x\",CLASS=\"com.example.other\",START-DATE=\"2026-01-01T00:00:10.000Z\""]))
         #expect(InterstitialEvent(dateRange: playlist.dateRanges[0]) == nil)
         #expect(
             InterstitialEvent(
-                attributes: AttributeList([Attribute(name: "CLASS", value: .quoted(InterstitialEvent.className))]))
+                attributes: AttributeList([Attribute(name: "CLASS", value: try .quoted(InterstitialEvent.className))]))
                 == nil)
     }
 

@@ -132,13 +132,13 @@ struct InserterTests {
             ({ @Sendable (r: inout InsertionRequest) in r.id = "" }, "id"),
             (
                 { @Sendable (r: inout InsertionRequest) in
-                    r.attributes = AttributeList([Attribute(name: "X-ASSET-URI", value: .quoted("x"))])
+                    r.attributes = AttributeList([Attribute(name: "X-ASSET-URI", value: try! .quoted("x"))])
                 },
                 "attributes.X-ASSET-URI"
             ),
             (
                 { @Sendable (r: inout InsertionRequest) in
-                    r.attributes = AttributeList([Attribute(name: "X-BAD", value: .enumerated("WORD"))])
+                    r.attributes = AttributeList([Attribute(name: "X-BAD", value: try! .enumerated("WORD"))])
                 },
                 "attributes.X-BAD"
             ),

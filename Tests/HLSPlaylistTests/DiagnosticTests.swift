@@ -21,7 +21,7 @@ struct DiagnosticTests {
         Case(
             file: "attribute-syntax.m3u8",
             expected: [
-                ("attribute-syntax", 2, 41), ("attribute-syntax", 4, 19), ("attribute-syntax", 4, 33),
+                ("attribute-syntax", 2, 41), ("attribute-name", 4, 19), ("attribute-syntax", 4, 33),
                 ("attribute-missing", 4, 1), ("attribute-enumeration", 6, 14), ("attribute-type", 7, 19),
                 ("stream-uri", 7, 1), ("attribute-missing", 8, 1),
             ]),

@@ -60,7 +60,9 @@ struct RoundTripTests {
         document.lines[index].content = .tag(Tag(.extinf, .extinf(duration: MediaTime(decimal: "5.5")!, title: "")))
         document.insert(
             .tag(
-                Tag(.dateRange, attributes: [("ID", .quoted("new")), ("DURATION", .decimal(MediaTime(seconds: 10)))])),
+                Tag(
+                    .dateRange,
+                    attributes: try [("ID", .quoted("new")), ("DURATION", .decimal(MediaTime(seconds: 10)))])),
             at: index)
         let text = document.writeString()
         let expected = String(decoding: bytes, as: UTF8.self).replacingOccurrences(

@@ -44,36 +44,37 @@ struct ValueTests {
     }
 
     @Test("attribute value readers for every §4.2 type")
-    func attributeTypes() {
-        #expect(AttributeValue(rawValue: "18446744073709551615").decimalInteger == UInt64.max)
-        #expect(AttributeValue(rawValue: "18446744073709551616").decimalInteger == nil)
-        #expect(AttributeValue(rawValue: "-1").decimalInteger == nil)
-        #expect(AttributeValue(rawValue: "1.5").decimalFloatingPoint == MediaTime(decimal: "1.5"))
-        #expect(AttributeValue(rawValue: "-1.5").decimalFloatingPoint == nil)
-        #expect(AttributeValue(rawValue: "-1.5").signedDecimal == MediaTime(decimal: "-1.5"))
-        #expect(AttributeValue(rawValue: "\"a b\"").quotedString == "a b")
-        #expect(AttributeValue(rawValue: "a").quotedString == nil)
-        #expect(AttributeValue(rawValue: "0xABC").hexadecimalSequence == [0x0A, 0xBC])
-        #expect(AttributeValue(rawValue: "0xZZ").hexadecimalSequence == nil)
-        #expect(AttributeValue(rawValue: "YES").enumeratedString == "YES")
-        #expect(AttributeValue(rawValue: "\"YES\"").enumeratedString == nil)
-        #expect(AttributeValue(rawValue: "\"SKIP,FUTURE,JUMP\"").enumeratedStringList == ["SKIP", "FUTURE", "JUMP"])
-        #expect(AttributeValue(rawValue: "\"\"").enumeratedStringList == [])
-        #expect(AttributeValue(rawValue: "1920x1080").resolution == Resolution(width: 1920, height: 1080))
-        #expect(AttributeValue(rawValue: "1920x").resolution == nil)
+    func attributeTypes() throws {
+        #expect(try AttributeValue(rawValue: "18446744073709551615").decimalInteger == UInt64.max)
+        #expect(try AttributeValue(rawValue: "18446744073709551616").decimalInteger == nil)
+        #expect(try AttributeValue(rawValue: "-1").decimalInteger == nil)
+        #expect(try AttributeValue(rawValue: "1.5").decimalFloatingPoint == MediaTime(decimal: "1.5"))
+        #expect(try AttributeValue(rawValue: "-1.5").decimalFloatingPoint == nil)
+        #expect(try AttributeValue(rawValue: "-1.5").signedDecimal == MediaTime(decimal: "-1.5"))
+        #expect(try AttributeValue(rawValue: "\"a b\"").quotedString == "a b")
+        #expect(try AttributeValue(rawValue: "a").quotedString == nil)
+        #expect(try AttributeValue(rawValue: "0xABC").hexadecimalSequence == [0x0A, 0xBC])
+        #expect(try AttributeValue(rawValue: "0xZZ").hexadecimalSequence == nil)
+        #expect(try AttributeValue(rawValue: "YES").enumeratedString == "YES")
+        #expect(try AttributeValue(rawValue: "\"YES\"").enumeratedString == nil)
+        #expect(
+            try AttributeValue(rawValue: "\"SKIP,FUTURE,JUMP\"").enumeratedStringList == ["SKIP", "FUTURE", "JUMP"])
+        #expect(try AttributeValue(rawValue: "\"\"").enumeratedStringList == [])
+        #expect(try AttributeValue(rawValue: "1920x1080").resolution == Resolution(width: 1920, height: 1080))
+        #expect(try AttributeValue(rawValue: "1920x").resolution == nil)
         #expect(AttributeValue.hexadecimal([0xDE, 0xAD]).rawValue == "0xDEAD")
-        #expect(AttributeValue.enumeratedList(["OUT", "IN"]).rawValue == "\"OUT,IN\"")
-        #expect(AttributeValue(rawValue: "123").kind == .signedDecimalFloatingPoint)
-        #expect(AttributeValue(rawValue: "0x1F").kind == .hexadecimalSequence)
-        #expect(AttributeValue(rawValue: "\"x\"").kind == .quotedString)
-        #expect(AttributeValue(rawValue: "PQ").kind == .enumeratedString)
+        #expect(try AttributeValue.enumeratedList(["OUT", "IN"]).rawValue == "\"OUT,IN\"")
+        #expect(try AttributeValue(rawValue: "123").kind == .signedDecimalFloatingPoint)
+        #expect(try AttributeValue(rawValue: "0x1F").kind == .hexadecimalSequence)
+        #expect(try AttributeValue(rawValue: "\"x\"").kind == .quotedString)
+        #expect(try AttributeValue(rawValue: "PQ").kind == .enumeratedString)
     }
 
     @Test("attribute lists keep order; setting replaces in place; nil removes")
-    func attributeList() {
-        var list: AttributeList = [("A", .integer(1)), ("B", .quoted("x"))]
+    func attributeList() throws {
+        var list: AttributeList = try [("A", .integer(1)), ("B", .quoted("x"))]
         list["A"] = .integer(2)
-        list["C"] = .enumerated("YES")
+        list["C"] = try .enumerated("YES")
         #expect(list.description == "A=2,B=\"x\",C=YES")
         list["B"] = nil
         #expect(list.description == "A=2,C=YES")

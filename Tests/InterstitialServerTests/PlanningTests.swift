@@ -106,13 +106,13 @@ struct PlanningTests {
         let again = BreakPlanner(target: target, state: state, assetListURI: "/other.json", adURI: { $0.uri }).plan(
             timeline)[0]
         #expect(again.firstServing == nil)
-        #expect(again.event.dateRangeTag.description == first.event.dateRangeTag.description)
+        #expect(try again.event.dateRangeTag.description == first.event.dateRangeTag.description)
         // Early return 4.5 s in.
         state.earlyReturns[ServedKey(target, first.event.identifier)] = MediaTime(seconds: 4.5)
         let returned = BreakPlanner(target: target, state: state, assetListURI: "/l.json", adURI: { $0.uri }).plan(
             timeline)[0]
-        let before = first.event.dateRangeTag.description
-        let after = returned.event.dateRangeTag.description
+        let before = try first.event.dateRangeTag.description
+        let after = try returned.event.dateRangeTag.description
         #expect(after.hasPrefix(before))
         #expect(after.hasSuffix(",END-DATE=\"2026-01-01T00:00:34.500Z\",DURATION=4.5,X-PLAYOUT-LIMIT=4.5"))
         // Even with its schedule gone, a served break in the window stays.

@@ -94,8 +94,8 @@ struct StoreTests {
     func firstServingWins() throws {
         let state = try ServerState(store: SQLiteStore(path: nil))
         let key = ServedKey(Target(.vod, "a"), "b")
-        let one: AttributeList = [("ID", AttributeValue(rawValue: "\"b\"")), ("X-N", .integer(1))]
-        let two: AttributeList = [("ID", AttributeValue(rawValue: "\"b\"")), ("X-N", .integer(2))]
+        let one: AttributeList = [("ID", try .quoted("b")), ("X-N", .integer(1))]
+        let two: AttributeList = [("ID", try .quoted("b")), ("X-N", .integer(2))]
         #expect(state.claimServed([(key, one)]))
         #expect(!state.claimServed([(key, two)]))
         #expect(state.claimServed([(key, one)]))

@@ -131,6 +131,20 @@ struct CoordinationGroupTests {
         #expect(session.text.contains(##""tag":"#EXT-X-DATERANGE:ID=\"mine\""##))
     }
 
+    @Test("an event tag with 100,000 repeated attributes is refused in one pass")
+    func manyAttributes() {
+        let tag =
+            "#EXT-X-DATERANGE:ID=\\\"a\\\",CLASS=\\\"com.apple.hls.interstitial\\\""
+            + String(repeating: ",X-A=1", count: 100_000)
+        let text = ##"{"url":"u","location":{"primary":1},"events":[{"tag":""## + tag + ##"","time":1}]}"##
+        #expect {
+            try PlaybackSession(json: Array(text.utf8))
+        } throws: { error in
+            (error as? CoordinationError)?.path == "events[0].tag"
+                && (error as? CoordinationError)?.message.contains("100000 times") == true
+        }
+    }
+
     @Test(
         "bad sessions name the path",
         arguments: [
@@ -149,6 +163,16 @@ struct CoordinationGroupTests {
             ),
             (##"{"url":"u","location":{"primary":1},"tracks":{"audio":{"language":3}}}"##, "tracks.audio.language"),
             (##"{"url":"u","location":{"group":"g","event":"e"}}"##, "location.offset"),
+            // Issue 14: a quote inside a quoted-string, and a time beyond the user bound.
+            (
+                ##"{"url":"u","location":{"primary":1},"events":[{"tag":"#EXT-X-DATERANGE:ID=\"a\",CLASS=\"com.apple.hls.interstitial\",X-E=\"a\"b\"","time":1}]}"##,
+                "events[0].tag"
+            ),
+            (
+                ##"{"url":"u","location":{"primary":1},"events":[{"tag":"#EXT-X-DATERANGE:ID=\"a\",CLASS=\"com.apple.hls.interstitial\"","time":1e300}]}"##,
+                "events[0].time"
+            ),
+            (##"{"url":"u","location":{"primary":8999999999}}"##, "location.primary"),
         ])
     func badSessions(_ text: String, _ path: String) {
         #expect {

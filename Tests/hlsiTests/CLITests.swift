@@ -266,6 +266,71 @@ struct CLITests {
         #expect(master.standardError.contains("multivariant"))
     }
 
+    @Test("schedule and timeline do not crash on a playlist with huge durations that validates clean (issue 14)")
+    func hugeDurations() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-huge-\(UUID().uuidString).m3u8")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n"
+        text += "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
+        for (id, second) in [("a", 10), ("b", 20)] {
+            text +=
+                "#EXT-X-DATERANGE:ID=\"\(id)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:\(second).000Z\",DURATION=9223372036,X-ASSET-URI=\"https://a.example/\(id).m3u8?_HLS_interstitial_id=\(id)\"\n"
+        }
+        for index in 0..<5 { text += "#EXTINF:6.000,\nseg\(index).ts\n" }
+        text += "#EXT-X-ENDLIST\n"
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try Self.run(["validate", file.path]).status == 0)
+        let svg = file.deletingPathExtension().appendingPathExtension("svg")
+        defer { try? FileManager.default.removeItem(at: svg) }
+        for arguments in [
+            ["schedule"], ["schedule", "--json"], ["timeline", "--ansi"], ["timeline", "--svg", svg.path],
+        ] {
+            let run = try Self.run(arguments + [file.path])
+            #expect(run.status == 0, "\(arguments): \(run.standardError)")
+        }
+    }
+
+    @Test("inspect --limit=-1 and validate --interval 1e300 are usage errors, not crashes (issue 14)")
+    func boundedOptions() throws {
+        let limit = try Self.run(["inspect", "--limit=-1", "Tests/Fixtures/playlists/vod-basic.m3u8"])
+        #expect(limit.status == 2)
+        let interval = try Self.run([
+            "validate", "--watch", "1", "--interval", "1e300", "Tests/Fixtures/playlists/vod-basic.m3u8",
+        ])
+        #expect(interval.status == 2)
+        #expect(interval.standardError.contains("--interval"))
+        let hugeAt = try Self.run([
+            "insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--id", "a", "--at", "8999999999", "--asset-uri",
+            "https://a/b",
+        ])
+        #expect(hugeAt.status == 2)
+        let inject = try Self.run([
+            "insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--id", "a", "--at", "1", "--asset-uri",
+            "https://a/b", "--attr", "X-EVIL=a\",DURATION=999,X-Z=\"b",
+        ])
+        #expect(inject.status == 2)
+        #expect(inject.standardOutput.isEmpty)
+    }
+
+    @Test("validate reports a quoted-string with a quote inside, and output stays bounded for 100k duplicates")
+    func validateInjected() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-dup-\(UUID().uuidString).m3u8")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
+        text += "#EXT-X-DATERANGE:ID=\"a\",START-DATE=\"2026-01-01T00:00:00.000Z\",X-Q=\"a\"b\""
+        text += String(repeating: ",X-A=1", count: 100_000) + String(repeating: ",x=1", count: 100_000) + "\n"
+        text += "#EXTINF:6,\na.ts\n"
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        for arguments in [["validate"], ["validate", "--format", "json"], ["inspect"]] {
+            let run = try Self.run(arguments + [file.path])
+            #expect(run.status == 1)
+            let output = run.standardOutput + run.standardError
+            #expect(output.contains("attribute-quoted-string"))
+            #expect(output.contains("diagnostic-limit"))
+            #expect(output.utf8.count < 64 * 1024, "\(arguments): \(output.utf8.count) bytes")
+        }
+    }
+
     @Test("validate exits 2 on I/O failures and usage errors")
     func validateFailures() throws {
         #expect(try Self.run(["validate", "Tests/Fixtures/none.m3u8"]).status == 2)

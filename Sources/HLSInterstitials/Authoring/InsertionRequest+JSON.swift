@@ -58,11 +58,14 @@ extension InsertionRequest {
         }
         func seconds(_ key: String, signed: Bool = false) throws(InsertionError) -> MediaTime? {
             guard let value = fields.removeValue(forKey: key) else { return nil }
-            guard let number = value.number, number.isFinite, abs(number) < 9e9 else {
+            guard let number = value.number else {
                 throw fail(key, "expected a number of seconds, found \(value.typeName)")
             }
             if !signed, number < 0 { throw fail(key, "must not be negative, found \(value)") }
-            return MediaTime(seconds: number)
+            guard let time = MediaTime(exactlySeconds: number) else {
+                throw fail(key, "\(value) s is out of range (at most \(MediaTime.userInputLimit) s either way)")
+            }
+            return time
         }
         func tokens(_ key: String) throws(InsertionError) -> [String]? {
             switch fields.removeValue(forKey: key) {
@@ -85,8 +88,9 @@ extension InsertionRequest {
         request.at = try seconds("at")
         if let text = try string("date") {
             guard let date = DateTime(iso8601: text) else {
-                throw fail("date", "expected an ISO-8601 date, found \"\(text)\"")
+                throw fail("date", "expected an ISO-8601 date, found \"\(Diagnostic.clipped(text))\"")
             }
+            guard date.isWithinUserInputBounds else { throw fail("date", "\(text) is out of the supported range") }
             request.date = date
         }
         request.assetURI = try string("assetUri")
@@ -113,11 +117,25 @@ extension InsertionRequest {
         case nil: break
         case .object(let attributes)?:
             for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
-                switch value {
-                case .string(let text): request.attributes.append(Attribute(name: name, value: .quoted(text)))
-                case .integer, .number:
-                    request.attributes.append(Attribute(name: name, value: AttributeValue(rawValue: value.description)))
-                default: throw fail("attributes.\(name)", "expected a string or a number, found \(value.typeName)")
+                let key = "attributes.\(Diagnostic.clipped(name))"
+                do {
+                    try Attribute.checkClientName(name)
+                    switch value {
+                    case .string(let text): request.attributes.append(Attribute(name: name, value: try .quoted(text)))
+                    case .integer, .number:
+                        let number = AttributeValue(unchecked: value.description)
+                        guard number.signedDecimal != nil else {
+                            throw fail(key, "expected a plain decimal number, found \(value.description)")
+                        }
+                        request.attributes.append(Attribute(name: name, value: number))
+                    default: throw fail(key, "expected a string or a number, found \(value.typeName)")
+                    }
+                } catch let error as AttributeSyntaxError {
+                    throw fail(key, error.description)
+                } catch let error as InsertionError {
+                    throw error
+                } catch {
+                    throw fail(key, "\(error)")
                 }
             }
         case let other?: throw fail("attributes", "expected an object, found \(other.typeName)")

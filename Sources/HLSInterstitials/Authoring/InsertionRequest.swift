@@ -50,17 +50,32 @@ public struct InsertionRequest: Hashable, Sendable {
 
     /// Reads a user-given `X-NAME=VALUE`: a signed decimal, a `0x` hexadecimal sequence or a quoted
     /// string stays as written; any other text becomes a quoted-string.
+    ///
+    /// - Throws: ``InsertionError`` at `--attr` when the name is not an `X-` AttributeName or the value
+    ///   cannot be written (a `"`, CR, LF or control character in a quoted-string), naming the rule, the
+    ///   character and its offset.
     public static func attribute(_ text: String) throws(InsertionError) -> Attribute {
         guard let equals = text.firstIndex(of: "=") else {
             throw InsertionError(code: "insert-request", path: "--attr", "expected X-NAME=VALUE, found \"\(text)\"")
         }
         let name = String(text[..<equals])
         let raw = String(text[text.index(after: equals)...])
-        var value = AttributeValue(rawValue: raw)
-        if value.signedDecimal == nil, value.hexadecimalSequence == nil, value.quotedString == nil {
-            value = .quoted(raw)
+        return try checkedAttribute(name: name, text: raw, path: "--attr")
+    }
+
+    /// A user-given client attribute: a signed decimal or a `0x` hexadecimal sequence stays a number, a
+    /// quoted-string keeps its quotes, other text becomes a quoted-string; the name and value checked.
+    static func checkedAttribute(name: String, text: String, path: String) throws(InsertionError) -> Attribute {
+        do {
+            try Attribute.checkClientName(name)
+            let probe = AttributeValue(unchecked: text)
+            if probe.signedDecimal != nil || probe.hexadecimalSequence != nil || probe.kind == .quotedString {
+                return Attribute(name: name, value: try AttributeValue(rawValue: text))
+            }
+            return Attribute(name: name, value: try .quoted(text))
+        } catch {
+            throw InsertionError(code: "insert-request", path: path, "\(Diagnostic.clipped(name)): \(error)")
         }
-        return Attribute(name: name, value: value)
     }
 
     /// The event to write, after checking every field; `mapping` gives START-DATE for a time on the
@@ -70,21 +85,33 @@ public struct InsertionRequest: Hashable, Sendable {
     public func event(mapping: (MediaTime) -> DateTime?, path: String = "") throws(InsertionError) -> InterstitialEvent
     {
         func fail(_ field: String, _ message: String) -> InsertionError {
-            InsertionError(code: "insert-request", path: path.isEmpty ? field : "\(path).\(field)", message)
+            InsertionError(
+                code: "insert-request", path: path.isEmpty ? field : field.isEmpty ? path : "\(path).\(field)", message)
         }
-        guard !id.isEmpty, !id.contains(where: { $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
-            throw fail("id", "the ID must be a non-empty quoted-string without quotes or line breaks")
+        func checkQuoted(_ field: String, _ text: String) throws(InsertionError) {
+            do {
+                try AttributeGrammar.checkQuotedContent(text)
+            } catch {
+                throw fail(field, error.description)
+            }
         }
+        guard !id.isEmpty else { throw fail("id", "the ID must be a non-empty quoted-string") }
+        try checkQuoted("id", id)
         var event = InterstitialEvent(identifier: id)
         switch (at, date) {
         case (nil, nil): throw fail("at", "give a time (at) or a date (date) for interstitial \"\(id)\"")
         case (.some, .some): throw fail("date", "give either a time (at) or a date (date), not both")
         case (let time?, nil):
-            guard let mapped = mapping(time) else {
-                throw fail("at", "the playlist has no segment to place \(time) s on")
+            guard time.nanoseconds.magnitude <= MediaTime.userInputLimit.nanoseconds.magnitude else {
+                throw fail("at", "\(time) s is out of range (at most \(MediaTime.userInputLimit) s either way)")
+            }
+            guard let mapped = mapping(time), mapped.isWithinUserInputBounds else {
+                throw fail("at", "the playlist has no segment to place \(time) s on, or the date is out of range")
             }
             event.date = mapped
-        case (nil, let date?): event.date = date
+        case (nil, let date?):
+            guard date.isWithinUserInputBounds else { throw fail("date", "\(date) is out of the supported range") }
+            event.date = date
         }
         switch (assetURI, assetListURI) {
         case (nil, nil):
@@ -101,14 +128,21 @@ public struct InsertionRequest: Hashable, Sendable {
         }
         for (field, uri) in [("assetUri", assetURI), ("assetList", assetListURI)] {
             guard let uri else { continue }
-            if uri.contains(where: { $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == " " }) {
-                throw fail(field, "\"\(uri)\" contains a quote, a space or a line break; encode it")
+            try checkQuoted(field, uri)
+            if uri.contains(where: { $0 == " " }) {
+                throw fail(field, "\"\(Diagnostic.clipped(uri))\" contains a space; encode it")
             }
         }
         for (field, value) in [
             ("duration", duration), ("plannedDuration", plannedDuration), ("playoutLimit", playoutLimit),
+            ("resumeOffset", resumeOffset), ("skipControlOffset", skipControl.offset),
+            ("skipControlDuration", skipControl.duration),
         ] {
-            if let value, value < .zero { throw fail(field, "must not be negative, found \(value)") }
+            guard let value else { continue }
+            if value < .zero, field != "resumeOffset" { throw fail(field, "must not be negative, found \(value)") }
+            if value.nanoseconds.magnitude > MediaTime.userInputLimit.nanoseconds.magnitude {
+                throw fail(field, "\(value) s is out of range (at most \(MediaTime.userInputLimit) s)")
+            }
         }
         event.duration = duration
         event.plannedDuration = plannedDuration
@@ -134,22 +168,20 @@ public struct InsertionRequest: Hashable, Sendable {
             throw fail("skipControlLabelId", "must use the characters [a-zA-Z-_] only, found \"\(label)\"")
         }
         event.skipControl = skipControl
+        var givenNames: Set<String> = []
         for attribute in attributes {
-            let field = fail("attributes.\(attribute.name)", "").path
-            guard attribute.isClientAttribute, attribute.name.count > 2,
-                attribute.name.utf8.allSatisfy({
-                    ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D
-                })
-            else {
-                throw InsertionError(
-                    code: "insert-request", path: field,
-                    "attribute names must start with X- and use only A-Z, 0-9 and -")
+            let field = fail("attributes.\(Diagnostic.clipped(attribute.name))", "").path
+            do {
+                try Attribute.checkClientName(attribute.name)
+                try AttributeGrammar.checkRawValue(attribute.value.rawValue)
+            } catch {
+                throw InsertionError(code: "insert-request", path: field, error.description)
             }
             if InterstitialEvent.AttributeName.schema.contains(attribute.name) {
                 throw InsertionError(
                     code: "insert-request", path: field, "\(attribute.name) is a schema attribute; use its own option")
             }
-            if event.userDefinedAttributes.contains(attribute.name) {
+            if !givenNames.insert(attribute.name).inserted {
                 throw InsertionError(code: "insert-request", path: field, "\(attribute.name) is given twice")
             }
             switch attribute.value.kind {
@@ -163,6 +195,11 @@ public struct InsertionRequest: Hashable, Sendable {
                 )
             }
             event.userDefinedAttributes.append(attribute)
+        }
+        do {
+            _ = try event.dateRangeAttributes  // the last word: what is returned can be written
+        } catch {
+            throw fail("", error.description)
         }
         return event
     }

@@ -50,7 +50,7 @@ public enum InterstitialInserter {
             event.sourceAttributes = nil
             events.append(event)
         }
-        return write(events, into: result, playlist: playlist, addPDT: addPDT)
+        return try write(events, into: result, playlist: playlist, addPDT: addPDT)
     }
 
     /// Inserts events that are already built (each with a START-DATE) into a parsed media playlist.
@@ -58,10 +58,11 @@ public enum InterstitialInserter {
     /// Servers use it to write date ranges whose values were fixed when first served. The events are
     /// written as they are; checking them is the caller's job (``InsertionRequest/event(mapping:path:)``).
     ///
-    /// - Throws: ``InsertionError`` when the input is not a media playlist with segments.
+    /// - Throws: ``InsertionError`` when the input is not a media playlist with segments, or an event
+    ///   cannot be written without breaking the tag grammar (``InterstitialEvent/dateRangeAttributes``).
     public static func insert(events: [InterstitialEvent], into result: ParseResult) throws(InsertionError) -> Output {
         let (playlist, addPDT) = try prepare(result)
-        return write(events, into: result, playlist: playlist, addPDT: addPDT)
+        return try write(events, into: result, playlist: playlist, addPDT: addPDT)
     }
 
     /// The media playlist of `result`, with dates on every segment, and whether they were added.
@@ -93,7 +94,7 @@ public enum InterstitialInserter {
 
     private static func write(
         _ events: [InterstitialEvent], into result: ParseResult, playlist: MediaPlaylist, addPDT: Bool
-    ) -> Output {
+    ) throws(InsertionError) -> Output {
         let first = playlist.segments[0]
         var document = result.document
         var insertions: [(line: Int, content: LineContent)] = []
@@ -111,7 +112,13 @@ public enum InterstitialInserter {
             } else {
                 line = playlist.segments[playlist.segments.count - 1].line
             }
-            insertions.append((line, .tag(event.dateRangeTag)))
+            do {
+                insertions.append((line, .tag(try event.dateRangeTag)))
+            } catch {
+                throw InsertionError(
+                    code: "insert-request", path: "id",
+                    "interstitial \"\(Diagnostic.clipped(event.identifier))\" cannot be written: \(error)")
+            }
         }
         // Bottom up, so earlier indices stay valid; lines for one place keep their order.
         let grouped = Dictionary(grouping: insertions.enumerated(), by: { $0.element.line })

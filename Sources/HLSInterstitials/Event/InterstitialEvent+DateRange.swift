@@ -90,7 +90,7 @@ extension InterstitialEvent {
         let value = attribute.value
         func tokens() -> [String]? { value.enumeratedStringList }
         func seconds() -> MediaTime? {
-            value.decimalInteger.flatMap { $0 <= 9_000_000_000 ? MediaTime(seconds: Int($0)) : nil }
+            value.decimalInteger.flatMap { $0 <= 9_000_000_000 ? MediaTime(seconds: Int(clamping: $0)) : nil }
         }
         switch attribute.name {
         case AttributeName.id, AttributeName.className: return true
@@ -127,12 +127,28 @@ extension InterstitialEvent {
     /// absent for an event made with a time only: place it with ``dateRangeAttributes(date:)``. An
     /// ``ResumptionOffset/indefinite`` offset cannot be written and is left out, which for live
     /// streams means the same thing (profile R10).
+    ///
+    /// Every name and value is checked before it is returned, so the list always writes one
+    /// well-formed tag line (§4.2).
+    ///
+    /// - Throws: ``AttributeSyntaxError`` when a field or attribute would break the attribute-list
+    ///   grammar: a `"`, CR, LF or other control character in a quoted-string (ID, URIs, …), a bad
+    ///   enumerated-string token, or a bad attribute name or raw value.
     public var dateRangeAttributes: AttributeList {
-        let current = canonicalAttributes()
+        get throws(AttributeSyntaxError) {
+            let list = try uncheckedDateRangeAttributes()
+            try list.checkWritable()
+            return list
+        }
+    }
+
+    private func uncheckedDateRangeAttributes() throws(AttributeSyntaxError) -> AttributeList {
+        let current = try canonicalAttributes()
         guard let sourceAttributes, let original = InterstitialEvent(attributes: sourceAttributes) else {
             return AttributeList(current)
         }
-        let before = original.canonicalAttributes()
+        // A source value that cannot be written canonically is compared as absent.
+        let before = (try? original.canonicalAttributes()) ?? []
         func occurrences(_ list: [Attribute]) -> [(key: String, attribute: Attribute)] {
             var counts: [String: Int] = [:]
             return list.map { attribute in
@@ -157,17 +173,23 @@ extension InterstitialEvent {
     }
 
     /// The attribute list with START-DATE set to `date` (for events placed by time).
-    public func dateRangeAttributes(date: DateTime) -> AttributeList {
+    ///
+    /// - Throws: ``AttributeSyntaxError`` as ``dateRangeAttributes`` does.
+    public func dateRangeAttributes(date: DateTime) throws(AttributeSyntaxError) -> AttributeList {
         var event = self
         event.date = date
-        return event.dateRangeAttributes
+        return try event.dateRangeAttributes
     }
 
     /// The event's EXT-X-DATERANGE tag.
-    public var dateRangeTag: Tag { Tag(.dateRange, attributes: dateRangeAttributes) }
+    ///
+    /// - Throws: ``AttributeSyntaxError`` as ``dateRangeAttributes`` does.
+    public var dateRangeTag: Tag {
+        get throws(AttributeSyntaxError) { Tag(.dateRange, attributes: try dateRangeAttributes) }
+    }
 
     /// Every attribute from the fields, canonically written, in writing order.
-    private func canonicalAttributes() -> [Attribute] {
+    private func canonicalAttributes() throws(AttributeSyntaxError) -> [Attribute] {
         var list: [Attribute] = []
         func add(_ name: String, _ value: AttributeValue?) {
             if let value { list.append(Attribute(name: name, value: value)) }
@@ -179,25 +201,33 @@ extension InterstitialEvent {
             }
             return .decimal(time)
         }
-        add(AttributeName.id, .quoted(identifier))
-        add(AttributeName.className, .quoted(Self.className))
-        add(AttributeName.startDate, date.map { .quoted($0.iso8601) })
-        add(AttributeName.cue, cueTokens.map(AttributeValue.enumeratedList))
-        add(AttributeName.endDate, endDate.map { .quoted($0.iso8601) })
+        func quoted(_ text: String?) throws(AttributeSyntaxError) -> AttributeValue? {
+            guard let text else { return nil }
+            return try .quoted(text)
+        }
+        func tokenList(_ tokens: [String]?) throws(AttributeSyntaxError) -> AttributeValue? {
+            guard let tokens else { return nil }
+            return try .enumeratedList(tokens)
+        }
+        add(AttributeName.id, try .quoted(identifier))
+        add(AttributeName.className, try .quoted(Self.className))
+        add(AttributeName.startDate, try quoted(date?.iso8601))
+        add(AttributeName.cue, try tokenList(cueTokens))
+        add(AttributeName.endDate, try quoted(endDate?.iso8601))
         add(AttributeName.duration, duration.map(AttributeValue.decimal))
         add(AttributeName.plannedDuration, plannedDuration.map(AttributeValue.decimal))
-        add(AttributeName.assetURI, assetURI.map(AttributeValue.quoted))
-        add(AttributeName.assetList, assetListURI.map(AttributeValue.quoted))
+        add(AttributeName.assetURI, try quoted(assetURI))
+        add(AttributeName.assetList, try quoted(assetListURI))
         add(AttributeName.resumeOffset, resumptionOffset?.time.map(AttributeValue.decimal))
         add(AttributeName.playoutLimit, playoutLimit.map(AttributeValue.decimal))
-        add(AttributeName.snap, snapTokens.map(AttributeValue.enumeratedList))
-        add(AttributeName.restrict, restrictTokens.map(AttributeValue.enumeratedList))
-        add(AttributeName.contentMayVary, contentMayVaryValue.map(AttributeValue.quoted))
-        add(AttributeName.timelineOccupies, timelineOccupiesValue.map(AttributeValue.quoted))
-        add(AttributeName.timelineStyle, timelineStyleValue.map(AttributeValue.quoted))
+        add(AttributeName.snap, try tokenList(snapTokens))
+        add(AttributeName.restrict, try tokenList(restrictTokens))
+        add(AttributeName.contentMayVary, try quoted(contentMayVaryValue))
+        add(AttributeName.timelineOccupies, try quoted(timelineOccupiesValue))
+        add(AttributeName.timelineStyle, try quoted(timelineStyleValue))
         add(AttributeName.skipControlOffset, integerOrDecimal(skipControl.offset))
         add(AttributeName.skipControlDuration, integerOrDecimal(skipControl.duration))
-        add(AttributeName.skipControlLabelID, skipControl.labelID.map(AttributeValue.quoted))
+        add(AttributeName.skipControlLabelID, try quoted(skipControl.labelID))
         list += userDefinedAttributes
         list += otherAttributes
         return list

@@ -67,6 +67,9 @@ extension InterstitialSchedule {
                     ?? event.endDate.flatMap { end in event.date.map { end - $0 } } ?? event.plannedDuration ?? .zero
                 length = event.playoutLimit.map { min($0, known) } ?? known
             }
+            // An END-DATE before START-DATE (or a negative time played) plays nothing; times saturate,
+            // so every range below has lowerBound <= upperBound whatever the input.
+            length = max(length, .zero)
             let offset: MediaTime
             switch event.resumptionOffset {
             case .time(let value)?: offset = failed ? .zero : value

@@ -119,7 +119,10 @@ public enum TimelinePicture {
     }
 
     /// A terminal drawing in `width` columns, with ANSI colors unless `colors` is false.
+    ///
+    /// The width is taken within 1…10,000 columns.
     public static func ansi(_ schedule: InterstitialSchedule, width: Int = 72, colors: Bool = true) -> String {
+        let width = min(max(width, 1), 10_000)
         let snapshot = IntegratedTimelineSnapshot(schedule: schedule)
         let end = max(
             schedule.integratedDuration ?? schedule.items.last?.integrated.upperBound ?? .zero, MediaTime(seconds: 1))
@@ -227,7 +230,10 @@ public enum TimelinePicture {
     /// Tick marks and labels at a readable interval (at most about ten).
     private static func ticks(_ end: MediaTime, y: Double, x: (MediaTime) -> Double) -> [String] {
         let steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600]
-        let step = steps.first { end.seconds / Double($0) <= 10 } ?? 21600
+        // Beyond the table, a multiple of 6 h that still gives about ten ticks (times up to ~292 years).
+        let step =
+            steps.first { end.seconds / Double($0) <= 10 }
+            ?? Int((end.seconds / 10 / 21600).rounded(.up)) * 21600
         var lines: [String] = []
         var value = 0
         while Double(value) <= end.seconds + 0.0001 {

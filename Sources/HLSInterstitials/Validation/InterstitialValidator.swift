@@ -12,7 +12,7 @@ public enum InterstitialValidator {
         if case .media(let playlist) = result.playlist {
             diagnostics += validate(playlist, in: result.document)
         }
-        return diagnostics.sortedByLocation()
+        return diagnostics.sortedByLocation().limited()
     }
 
     /// The date-range and interstitial diagnostics of a media playlist.
@@ -61,19 +61,33 @@ extension [Diagnostic] {
 /// Collects diagnostics for one document.
 private struct Checker {
     let document: PlaylistDocument
-    var diagnostics: [Diagnostic] = []
+    /// At most ``Diagnostic/maximumPerLine`` per line (a date range counts at its first line).
+    var collector: DiagnosticCollector
 
-    init(document: PlaylistDocument) { self.document = document }
+    init(document: PlaylistDocument) {
+        self.document = document
+        self.collector = DiagnosticCollector(file: document.file)
+    }
 
-    mutating func report(_ rule: Rule, line index: Int, attribute: String? = nil, _ message: String) {
-        let location =
-            attribute.map { document.location(line: index, attribute: $0) } ?? document.location(line: index)
-        diagnostics.append(rule.diagnostic(at: location, message))
+    var diagnostics: [Diagnostic] { collector.finished() }
+
+    mutating func report(
+        _ rule: Rule, line index: Int, attribute: String? = nil, _ message: @autoclosure () -> String
+    ) {
+        let document = document
+        collector.add(line: index + 1, severity: rule.severity) {
+            let location =
+                attribute.map { document.location(line: index, attribute: $0) } ?? document.location(line: index)
+            return rule.diagnostic(at: location, message())
+        }
     }
 
     /// Reports at the first tag of `range` that has `attribute`.
-    mutating func report(_ rule: Rule, _ range: DateRange, attribute: String, _ message: String) {
-        diagnostics.append(rule.diagnostic(at: document.location(of: attribute, in: range), message))
+    mutating func report(_ rule: Rule, _ range: DateRange, attribute: String, _ message: @autoclosure () -> String) {
+        let document = document
+        collector.add(line: range.lines.first ?? 0, severity: rule.severity) {
+            rule.diagnostic(at: document.location(of: attribute, in: range), message())
+        }
     }
 
     func attributes(ofLine index: Int) -> AttributeList? {
@@ -109,7 +123,7 @@ private struct Checker {
                 )
             } else if let duration = range.duration {
                 let difference = (end - start) - duration
-                if abs(difference.nanoseconds) >= 1_000_000 {
+                if difference.nanoseconds.magnitude >= 1_000_000 {
                     report(
                         .dateRangeDuration, range, attribute: "DURATION",
                         "DURATION=\(duration) but END-DATE − START-DATE is \(end - start) s in date range \"\(id)\"; \(Rule.dateRangeDuration.quote)"
@@ -240,7 +254,8 @@ private struct Checker {
         }
         report(
             .interstitialAttributeType, range, attribute: attribute.name,
-            "\(attribute.name)=\(value) of interstitial \"\(range.id)\" must be \(expected)")
+            "\(Diagnostic.clipped(attribute.name))=\(Diagnostic.clipped(value.rawValue)) of interstitial \"\(range.id)\" must be \(expected)"
+        )
     }
 
     mutating func checkQuery(_ range: DateRange, _ name: String, _ uri: String) {

@@ -10,26 +10,30 @@ public enum ReloadValidator {
     public static func validate(
         previous: MediaPlaylist, current: MediaPlaylist, document: PlaylistDocument
     ) -> [Diagnostic] {
-        var diagnostics: [Diagnostic] = []
+        var diagnostics = DiagnosticCollector(file: document.file)
         let now = Dictionary(current.dateRanges.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for old in previous.dateRanges {
             if let new = now[old.id] {
+                let values = new.attributes.firstValues
                 for attribute in old.attributes {
-                    let location = document.location(of: attribute.name, in: new)
-                    guard let value = new.attributes[attribute.name] else {
-                        diagnostics.append(
+                    let name = Diagnostic.clipped(attribute.name)
+                    let was = Diagnostic.clipped(attribute.value.rawValue)
+                    guard let value = values[attribute.name] else {
+                        diagnostics.add(line: new.lines.first ?? 0, severity: Rule.reloadDateRangeChanged.severity) {
                             Rule.reloadDateRangeChanged.diagnostic(
-                                at: location,
-                                "date range \"\(old.id)\" lost \(attribute.name)=\(attribute.value) on reload; \(Rule.reloadDateRangeChanged.quote)"
-                            ))
+                                at: document.location(of: attribute.name, in: new),
+                                "date range \"\(old.id)\" lost \(name)=\(was) on reload; \(Rule.reloadDateRangeChanged.quote)"
+                            )
+                        }
                         continue
                     }
                     if value != attribute.value {
-                        diagnostics.append(
+                        diagnostics.add(line: new.lines.first ?? 0, severity: Rule.reloadDateRangeChanged.severity) {
                             Rule.reloadDateRangeChanged.diagnostic(
-                                at: location,
-                                "date range \"\(old.id)\" changed \(attribute.name) from \(attribute.value) to \(value) on reload; \(Rule.reloadDateRangeChanged.quote)"
-                            ))
+                                at: document.location(of: attribute.name, in: new),
+                                "date range \"\(old.id)\" changed \(name) from \(was) to \(Diagnostic.clipped(value.rawValue)) on reload; \(Rule.reloadDateRangeChanged.quote)"
+                            )
+                        }
                     }
                 }
             } else if let start = old.startDate,
@@ -39,13 +43,14 @@ public enum ReloadValidator {
                     return date <= end && start < date + segment.duration
                 })
             {
-                diagnostics.append(
+                diagnostics.add(line: segment.line, severity: Rule.reloadDateRangeRemoved.severity) {
                     Rule.reloadDateRangeRemoved.diagnostic(
                         at: document.location(line: segment.line - 1),
                         "date range \"\(old.id)\" was removed although its range still maps to segment \(segment.uri) (\(segment.date.map(\.iso8601) ?? "")); \(Rule.reloadDateRangeRemoved.quote)"
-                    ))
+                    )
+                }
             }
         }
-        return diagnostics
+        return diagnostics.finished().limited()
     }
 }

@@ -103,11 +103,19 @@ public enum RenditionValidator {
 
     /// The first difference between two attribute lists, compared as sets of name/value pairs.
     static func difference(_ lhs: AttributeList, _ rhs: AttributeList) -> String? {
+        let left = lhs.firstValues
+        let right = rhs.firstValues
         for attribute in lhs {
-            guard let other = rhs[attribute.name] else { return "\(attribute.name) is only in one" }
-            if other != attribute.value { return "\(attribute.name)=\(attribute.value) against \(other)" }
+            let name = Diagnostic.clipped(attribute.name)
+            guard let other = right[attribute.name] else { return "\(name) is only in one" }
+            if other != attribute.value {
+                return
+                    "\(name)=\(Diagnostic.clipped(attribute.value.rawValue)) against \(Diagnostic.clipped(other.rawValue))"
+            }
         }
-        for attribute in rhs where !lhs.contains(attribute.name) { return "\(attribute.name) is only in one" }
+        for attribute in rhs where left[attribute.name] == nil {
+            return "\(Diagnostic.clipped(attribute.name)) is only in one"
+        }
         return nil
     }
 

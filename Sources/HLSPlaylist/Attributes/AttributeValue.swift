@@ -4,11 +4,22 @@
 /// `DURATION=6.000000` stays `6.000000`. Which type applies depends on the attribute's
 /// definition, so the readers return `nil` when the text does not have that type.
 public struct AttributeValue: Hashable, Sendable, CustomStringConvertible {
-    /// The value exactly as written, quotes included.
-    public var rawValue: String
+    /// The value exactly as written, quotes included (set only through the checked initializers).
+    public private(set) var rawValue: String
 
-    /// A value from its raw text, which must not contain a comma outside quotes, CR or LF.
-    public init(rawValue: String) { self.rawValue = rawValue }
+    /// A value from its raw text, checked so that it cannot break the attribute-list grammar.
+    ///
+    /// The text must be a whole quoted-string (`"…"` with no `"`, CR, LF or other control character
+    /// inside) or a non-empty unquoted value with no `"`, `,`, whitespace or control character.
+    ///
+    /// - Throws: ``AttributeSyntaxError`` naming the offending character and its byte offset.
+    public init(rawValue: String) throws(AttributeSyntaxError) {
+        try AttributeGrammar.checkRawValue(rawValue)
+        self.rawValue = rawValue
+    }
+
+    /// A value exactly as read, unchecked: the parser keeps any input verbatim (round trip).
+    package init(unchecked rawValue: String) { self.rawValue = rawValue }
 
     /// The raw text.
     public var description: String { rawValue }
@@ -115,24 +126,41 @@ public struct AttributeValue: Hashable, Sendable, CustomStringConvertible {
     /// A decimal-resolution `WIDTHxHEIGHT`.
     public var resolution: Resolution? {
         let parts = rawValue.split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let width = AttributeValue(rawValue: String(parts[0])).decimalInteger,
-            let height = AttributeValue(rawValue: String(parts[1])).decimalInteger
+        guard parts.count == 2, let width = AttributeValue(unchecked: String(parts[0])).decimalInteger,
+            let height = AttributeValue(unchecked: String(parts[1])).decimalInteger
         else { return nil }
         return Resolution(width: width, height: height)
     }
 
     // MARK: Constructors
 
-    /// A quoted-string value. The text must not contain `"`, CR or LF.
-    public static func quoted(_ text: String) -> AttributeValue { AttributeValue(rawValue: "\"" + text + "\"") }
+    /// A quoted-string value.
+    ///
+    /// - Throws: ``AttributeSyntaxError`` (`attribute-quoted-string`) when the text contains `"`, CR, LF
+    ///   or another control character (tab is allowed), naming the character and its byte offset.
+    public static func quoted(_ text: String) throws(AttributeSyntaxError) -> AttributeValue {
+        try AttributeGrammar.checkQuotedContent(text)
+        return AttributeValue(unchecked: "\"" + text + "\"")
+    }
     /// A decimal-integer value.
-    public static func integer(_ value: UInt64) -> AttributeValue { AttributeValue(rawValue: String(value)) }
+    public static func integer(_ value: UInt64) -> AttributeValue { AttributeValue(unchecked: String(value)) }
     /// A decimal or signed decimal value, written in its shortest exact form.
-    public static func decimal(_ value: MediaTime) -> AttributeValue { AttributeValue(rawValue: value.description) }
+    public static func decimal(_ value: MediaTime) -> AttributeValue { AttributeValue(unchecked: value.description) }
     /// An enumerated-string value.
-    public static func enumerated(_ value: String) -> AttributeValue { AttributeValue(rawValue: value) }
-    /// An enumerated-string-list value.
-    public static func enumeratedList(_ values: [String]) -> AttributeValue { .quoted(values.joined(separator: ",")) }
+    ///
+    /// - Throws: ``AttributeSyntaxError`` (`attribute-value-character`) when the text is empty or
+    ///   contains `"`, `,`, whitespace or a control character.
+    public static func enumerated(_ value: String) throws(AttributeSyntaxError) -> AttributeValue {
+        try AttributeGrammar.checkUnquoted(value)
+        return AttributeValue(unchecked: value)
+    }
+    /// An enumerated-string-list value: a quoted-string of comma-separated enumerated-strings.
+    ///
+    /// - Throws: ``AttributeSyntaxError`` when an entry is not a valid enumerated-string.
+    public static func enumeratedList(_ values: [String]) throws(AttributeSyntaxError) -> AttributeValue {
+        for value in values { try AttributeGrammar.checkUnquoted(value) }
+        return try .quoted(values.joined(separator: ","))
+    }
     /// A hexadecimal-sequence value, written `0x` and upper-case digits.
     public static func hexadecimal(_ bytes: [UInt8]) -> AttributeValue {
         let digits = Array("0123456789ABCDEF".utf8)
@@ -141,18 +169,24 @@ public struct AttributeValue: Hashable, Sendable, CustomStringConvertible {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0xF)])
         }
-        return AttributeValue(rawValue: String(decoding: text, as: UTF8.self))
+        return AttributeValue(unchecked: String(decoding: text, as: UTF8.self))
     }
     /// A decimal-resolution value.
     public static func resolution(_ value: Resolution) -> AttributeValue {
-        AttributeValue(rawValue: "\(value.width)x\(value.height)")
+        AttributeValue(unchecked: "\(value.width)x\(value.height)")
     }
 }
 
 extension AttributeValue: Codable {
-    /// Decodes from the raw text.
+    /// Decodes from the raw text, checked as ``init(rawValue:)`` checks it.
     public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            try self.init(rawValue: text)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.message)
+        }
     }
 
     /// Encodes as the raw text.

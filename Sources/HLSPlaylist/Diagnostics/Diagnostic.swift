@@ -47,12 +47,70 @@ public struct Diagnostic: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// The compiler-style rendering: the summary line, the source line and a caret under the column.
+    ///
+    /// A long source line is shown as a window of at most ``renderedLineWidth`` characters around the
+    /// column, with `…` where it is cut, so rendering costs the same for any line length.
     public func render(sourceLine: String?) -> String {
         guard let sourceLine else { return description }
-        let visible = sourceLine.replacingTabs()
-        let prefix = Array(sourceLine.utf8.prefix(max(0, location.column - 1)))
-        let caretOffset = String(decoding: prefix, as: UTF8.self).replacingTabs().count
-        return description + "\n" + visible + "\n" + String(repeating: " ", count: caretOffset) + "^"
+        return description + "\n" + Self.excerptLine(Array(sourceLine.utf8)[...], column: location.column)
+    }
+
+    /// The compiler-style rendering with the source line taken from `document` (see
+    /// ``render(sourceLine:)``); only the shown window of the line is read.
+    public func render(in document: PlaylistDocument?) -> String {
+        let index = location.line - 1
+        guard let document, document.lines.indices.contains(index) else { return description }
+        return description + "\n" + Self.excerptLine(document.lineBytes(index), column: location.column)
+    }
+
+    /// The most characters of a source line ``render(sourceLine:)`` shows.
+    public static let renderedLineWidth = 120
+
+    /// The most diagnostics kept for one line; the others are counted in one `diagnostic-limit` summary.
+    public static let maximumPerLine = 20
+
+    /// The most diagnostics kept for one file; the others are counted in one `diagnostic-limit` summary.
+    public static let maximumPerFile = 1000
+
+    /// The window of `bytes` around the 1-based byte `column`, and a caret line under it.
+    package static func excerptLine(_ bytes: ArraySlice<UInt8>, column: Int) -> String {
+        let base = bytes.startIndex
+        let count = bytes.count
+        let caret = Swift.min(Swift.max(column - 1, 0), count)
+        let half = renderedLineWidth / 2
+        var start = Swift.max(0, caret - half)
+        var end = Swift.min(count, start + renderedLineWidth)
+        if end - start < renderedLineWidth { start = Swift.max(0, end - renderedLineWidth) }
+        // Cut on character boundaries (UTF-8 continuation bytes are 10xxxxxx); a character has at most
+        // three, so invalid runs of them move the cut no further.
+        for _ in 0..<3 where start > 0 && start < count && bytes[base + start] & 0xC0 == 0x80 { start -= 1 }
+        for _ in 0..<3 where end < count && end > start && bytes[base + end] & 0xC0 == 0x80 { end -= 1 }
+        func visible(_ from: Int, _ to: Int) -> String {
+            var text = ""
+            for character in String(decoding: bytes[(base + from)..<(base + to)], as: UTF8.self) {
+                // Tabs and control characters would move the caret or drive the terminal.
+                let isControl = character.unicodeScalars.contains {
+                    $0.value < 0x20 || (0x7F...0x9F).contains($0.value)
+                }
+                text.append(isControl ? " " : character)
+            }
+            return text
+        }
+        let lead = start > 0 ? "…" : ""
+        let trail = end < count ? "…" : ""
+        let caretStart = Swift.min(Swift.max(caret, start), end)
+        let caretOffset = lead.count + visible(start, caretStart).count
+        return lead + visible(start, end) + trail + "\n" + String(repeating: " ", count: caretOffset) + "^"
+    }
+
+    /// Text from the input for a message, cut to `limit` bytes with `…` and the full length.
+    package static func clipped(_ text: some StringProtocol, limit: Int = 80) -> String {
+        let utf8 = text.utf8
+        if utf8.count <= limit { return String(text) }
+        let head = Array(utf8.prefix(limit + 1))
+        var cut = Swift.max(limit, 0)
+        while cut > 0, head[cut] & 0xC0 == 0x80 { cut -= 1 }
+        return String(decoding: head[..<cut], as: UTF8.self) + "… (\(utf8.count) bytes)"
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -84,13 +142,71 @@ public struct Diagnostic: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 }
 
-extension String {
-    fileprivate func replacingTabs() -> String {
-        contains("\t") ? replacingOccurrences(of: "\t", with: " ") : self
-    }
-}
-
 extension Sequence where Element == Diagnostic {
     /// Whether any diagnostic is an error.
     public var containsErrors: Bool { contains { $0.severity == .error } }
+}
+
+extension Array where Element == Diagnostic {
+    /// At most `total` diagnostics, in order, and when some are left out one `diagnostic-limit` summary
+    /// "N more diagnostics not shown" with the highest severity of those left out (so ``containsErrors``
+    /// does not change).
+    public func limited(total: Int = Diagnostic.maximumPerFile) -> [Diagnostic] {
+        let total = Swift.max(total, 0)
+        guard count > total else { return self }
+        var kept = Array(prefix(total))
+        let rest = self[total...]
+        let severity = rest.map(\.severity).max() ?? .note
+        let first = rest[rest.startIndex].location
+        kept.append(
+            Diagnostic(
+                severity, Rule.diagnosticLimit.id, at: first,
+                "\(rest.count) more diagnostics not shown (at most \(total) are kept)"))
+        return kept
+    }
+}
+
+/// Keeps at most ``Diagnostic/maximumPerLine`` diagnostics per line and counts the others, so that
+/// reporting costs O(1) per dropped diagnostic (their location and message are never computed).
+package struct DiagnosticCollector: Sendable {
+    package private(set) var diagnostics: [Diagnostic] = []
+    private var keptPerLine: [Int: Int] = [:]
+    private var dropped: [Int: (count: Int, severity: Diagnostic.Severity)] = [:]
+    private var droppedOrder: [Int] = []
+    private let file: String
+    private let perLine: Int
+
+    package init(file: String, perLine: Int = Diagnostic.maximumPerLine) {
+        self.file = file
+        self.perLine = perLine
+    }
+
+    /// Adds the diagnostic `make` builds, unless line `line` (1-based) already has its share.
+    package mutating func add(line: Int, severity: Diagnostic.Severity, _ make: () -> Diagnostic) {
+        let kept = keptPerLine[line, default: 0]
+        if kept < perLine {
+            keptPerLine[line] = kept + 1
+            diagnostics.append(make())
+            return
+        }
+        if let entry = dropped[line] {
+            dropped[line] = (entry.count + 1, Swift.max(entry.severity, severity))
+        } else {
+            dropped[line] = (1, severity)
+            droppedOrder.append(line)
+        }
+    }
+
+    /// The diagnostics kept, then one summary per line that had more.
+    package func finished() -> [Diagnostic] {
+        var result = diagnostics
+        for line in droppedOrder {
+            guard let entry = dropped[line] else { continue }
+            result.append(
+                Diagnostic(
+                    entry.severity, Rule.diagnosticLimit.id, at: SourceLocation(file: file, line: line, column: 1),
+                    "\(entry.count) more diagnostics on this line not shown (at most \(perLine) per line are kept)"))
+        }
+        return result
+    }
 }

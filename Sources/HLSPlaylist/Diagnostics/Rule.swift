@@ -73,6 +73,36 @@ extension Rule {
         reference:
             "§4.2: \"An attribute-list is a comma-separated list of attribute/value pairs with no whitespace. An attribute/value pair has the following syntax: AttributeName=AttributeValue\""
     )
+    /// `attribute-name`: an AttributeName has a character outside `[A-Z]`, `[0-9]` and `-`.
+    public static let attributeName = Rule(
+        id: "attribute-name", severity: .error,
+        summary: "An AttributeName has a character outside [A-Z], [0-9] and '-'.",
+        reference:
+            "§4.2: \"The AttributeName is an unquoted string containing characters from the set [A-Z], [0-9], and '-'.\""
+    )
+    /// `attribute-quoted-string`: a quoted-string contains a double quote or a carriage return, or is
+    /// not terminated.
+    public static let attributeQuotedString = Rule(
+        id: "attribute-quoted-string", severity: .error,
+        summary: "A quoted-string contains a double quote, CR or LF, or is not terminated.",
+        reference:
+            "§4.2: \"The following characters MUST NOT appear in a quoted-string: line feed (0xA), carriage return (0xD), or double quote (0x22).\""
+    )
+    /// `attribute-value-character`: an unquoted attribute value contains a double quote, whitespace or a
+    /// control character.
+    public static let attributeValueCharacter = Rule(
+        id: "attribute-value-character", severity: .error,
+        summary: "An unquoted attribute value contains a double quote, whitespace or a control character.",
+        reference:
+            "§4.2: \"An attribute-list is a comma-separated list of attribute/value pairs with no whitespace.\" \"An enumerated-string will never contain double quotes (\"), commas (,), or whitespace.\""
+    )
+    /// `diagnostic-limit`: more diagnostics were found than are kept; the rest are counted, not listed.
+    public static let diagnosticLimit = Rule(
+        id: "diagnostic-limit", severity: .note,
+        summary: "More diagnostics were found than are kept (per line and per file); the rest are counted.",
+        reference:
+            "§4 (every rule of this catalog): not a rule of the specification of its own. Diagnostics are capped so that their cost stays proportional to the input; the summary has the highest severity of the diagnostics it stands for."
+    )
     /// `attribute-duplicate`: an attribute name appears twice in one list.
     public static let attributeDuplicate = Rule(
         id: "attribute-duplicate", severity: .error, summary: "An attribute name appears twice in one attribute list.",
@@ -139,7 +169,8 @@ extension Rule {
     /// Every rule the playlist parser applies.
     public static let playlistRules: [Rule] = [
         .playlistHeader, .playlistEncoding, .playlistKind, .tagValue, .tagDuplicate, .tagMissing, .attributeSyntax,
-        .attributeDuplicate, .attributeMissing, .attributeType, .attributeEnumeration, .segmentURI, .streamURI,
-        .targetDuration, .variableReference, .dateFormat, .whitespace, .dateRangeConflict,
+        .attributeName, .attributeQuotedString, .attributeValueCharacter, .attributeDuplicate, .attributeMissing,
+        .attributeType, .attributeEnumeration, .segmentURI, .streamURI,
+        .targetDuration, .variableReference, .dateFormat, .whitespace, .dateRangeConflict, .diagnosticLimit,
     ]
 }

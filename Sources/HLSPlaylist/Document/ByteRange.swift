@@ -14,11 +14,11 @@ public struct ByteRange: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Parses `n[@o]`.
     public init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let length = AttributeValue(rawValue: String(parts[0])).decimalInteger
+        guard (1...2).contains(parts.count), let length = AttributeValue(unchecked: String(parts[0])).decimalInteger
         else { return nil }
         self.length = length
         if parts.count == 2 {
-            guard let offset = AttributeValue(rawValue: String(parts[1])).decimalInteger else { return nil }
+            guard let offset = AttributeValue(unchecked: String(parts[1])).decimalInteger else { return nil }
             self.offset = offset
         } else {
             self.offset = nil

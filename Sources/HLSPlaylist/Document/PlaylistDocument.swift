@@ -55,6 +55,14 @@ public struct PlaylistDocument: Sendable {
         return line.content.text
     }
 
+    /// The bytes of line `index` (0-based) as it will be written, without terminator; O(1) for
+    /// unchanged lines.
+    package func lineBytes(_ index: Int) -> ArraySlice<UInt8> {
+        let line = lines[index]
+        if let range = line.sourceRange { return source[range] }
+        return ArraySlice(line.content.text.utf8)
+    }
+
     /// The bytes of the document.
     public func write() -> [UInt8] {
         var output: [UInt8] = []
@@ -93,18 +101,19 @@ public struct PlaylistDocument: Sendable {
     /// Only names at the start of the list or after a comma outside quotes count, so `DURATION`
     /// does not match inside `PLANNED-DURATION` or inside a quoted value.
     public func location(line index: Int, attribute name: String) -> SourceLocation {
-        location(line: index, column: Self.column(of: name, in: Array(text(ofLine: index).utf8)) ?? 1)
+        location(line: index, column: Self.column(of: name, in: lineBytes(index)) ?? 1)
     }
 
     /// The 1-based column of `name=` in an attribute-list line, or nil.
-    package static func column(of name: String, in bytes: [UInt8]) -> Int? {
+    package static func column(of name: String, in bytes: ArraySlice<UInt8>) -> Int? {
         let needle = Array(name.utf8) + [UInt8(ascii: "=")]
+        let base = bytes.startIndex
         var inQuotes = false
         var atStart = true
-        var index = bytes.firstIndex(of: UInt8(ascii: ":")).map { $0 + 1 } ?? 0
-        while index < bytes.count {
+        var index = bytes.firstIndex(of: UInt8(ascii: ":")).map { $0 + 1 } ?? base
+        while index < bytes.endIndex {
             let byte = bytes[index]
-            if atStart, !inQuotes, bytes[index...].starts(with: needle) { return index + 1 }
+            if atStart, !inQuotes, bytes[index...].starts(with: needle) { return index - base + 1 }
             if byte == UInt8(ascii: "\"") { inQuotes.toggle() }
             atStart = !inQuotes && byte == UInt8(ascii: ",")
             index += 1

@@ -14,10 +14,11 @@ public enum SyntheticPlaylist {
     ) -> String {
         var lines: [String] = [
             "#EXTM3U", "#EXT-X-VERSION:7",
-            "#EXT-X-TARGETDURATION:\((segmentDuration.nanoseconds + 999_999_999) / 1_000_000_000)",
+            "#EXT-X-TARGETDURATION:\(segmentDuration.nanoseconds / 1_000_000_000 + (segmentDuration.nanoseconds % 1_000_000_000 > 0 ? 1 : 0))",
             "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS",
             "#EXT-X-MAP:URI=\"init.mp4\"",
         ]
+        let segments = max(segments, 0)
         lines.reserveCapacity(segments * 3 + 16)
         let extinf = "#EXTINF:\(segmentDuration.formatted(fractionDigits: 3)),"
         var date = start
@@ -44,7 +45,7 @@ public enum SyntheticPlaylist {
         start: DateTime = DateTime(iso8601: "2026-01-01T00:00:00.000Z")!
     ) -> String {
         let segmentDuration = MediaTime(seconds: 4)
-        let count = Int(duration.nanoseconds / segmentDuration.nanoseconds)
+        let count = Int(max(0, duration.nanoseconds / segmentDuration.nanoseconds))
         var lines: [String] = [
             "#EXTM3U", "#EXT-X-VERSION:9", "#EXT-X-TARGETDURATION:4", "#EXT-X-MEDIA-SEQUENCE:\(mediaSequence)",
             "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=24.0,PART-HOLD-BACK=3.0",
@@ -52,7 +53,7 @@ public enum SyntheticPlaylist {
         ]
         var date = start
         for index in 0..<count {
-            let sequence = mediaSequence + UInt64(index)
+            let sequence = mediaSequence &+ UInt64(index)
             if index % 30 == 15 {
                 lines.append(
                     "#EXT-X-DATERANGE:ID=\"break-\(sequence)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"\(date.iso8601)\",PLANNED-DURATION=30.0,X-ASSET-LIST=\"/assets?_HLS_interstitial_id=break-\(sequence)\",X-SNAP=\"OUT,IN\",X-RESTRICT=\"SKIP,JUMP\",X-TIMELINE-OCCUPIES=\"RANGE\""
@@ -70,7 +71,7 @@ public enum SyntheticPlaylist {
             lines.append("segment\(sequence).m4s")
             date = date + segmentDuration
         }
-        let next = mediaSequence + UInt64(count)
+        let next = mediaSequence &+ UInt64(count)
         lines.append("#EXT-X-PART:DURATION=1.00000,URI=\"segment\(next).part0.m4s\",INDEPENDENT=YES")
         lines.append("#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"segment\(next).part1.m4s\"")
         lines.append("#EXT-X-RENDITION-REPORT:URI=\"../audio/live.m3u8\",LAST-MSN=\(next),LAST-PART=0")

@@ -26,7 +26,8 @@ extension MediaPlaylist {
         return segment.startTime + (date - segmentDate)
     }
 
-    /// The date at a playlist time (the inverse of ``time(at:)``), nil without dates.
+    /// The date at a playlist time (the inverse of ``time(at:)``), nil without dates or when that
+    /// date is not representable.
     public func date(at time: MediaTime) -> DateTime? {
         guard !segments.isEmpty else { return nil }
         var low = 0
@@ -36,7 +37,9 @@ extension MediaPlaylist {
             if segments[middle].startTime <= time { low = middle } else { high = middle - 1 }
         }
         let segment = segments[low]
-        return segment.date.map { $0 + (time - segment.startTime) }
+        return segment.date.flatMap { date in
+            time.checkedSubtracting(segment.startTime).flatMap { date.adding($0) }
+        }
     }
 
     /// Whether `date` falls in the segment's date range (the last segment extends forever).

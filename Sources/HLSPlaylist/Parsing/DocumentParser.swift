@@ -10,9 +10,15 @@
 /// value. Never fails: malformed text becomes diagnostics and is kept verbatim.
 struct DocumentParser {
     private let file: String
-    private(set) var diagnostics: [Diagnostic] = []
+    private var collector: DiagnosticCollector
 
-    init(file: String) { self.file = file }
+    /// The diagnostics, at most ``Diagnostic/maximumPerLine`` per line plus a summary of the rest.
+    var diagnostics: [Diagnostic] { collector.finished() }
+
+    init(file: String) {
+        self.file = file
+        self.collector = DiagnosticCollector(file: file)
+    }
 
     private static let space = UInt8(ascii: " ")
     private static let tab = UInt8(ascii: "\t")
@@ -97,8 +103,11 @@ struct DocumentParser {
         return false
     }
 
-    private mutating func report(_ rule: Rule, line: Int, column: Int, _ message: String) {
-        diagnostics.append(rule.diagnostic(at: SourceLocation(file: file, line: line + 1, column: column), message))
+    private mutating func report(_ rule: Rule, line: Int, column: Int, _ message: @autoclosure () -> String) {
+        let file = file
+        collector.add(line: line + 1, severity: rule.severity) {
+            rule.diagnostic(at: SourceLocation(file: file, line: line + 1, column: column), message())
+        }
     }
 
     /// Reports control characters and invalid UTF-8 in a line (the slow path).
@@ -259,7 +268,7 @@ struct DocumentParser {
             return .dateTime(date)
         case .enumerated:
             let text = String(decoding: bytes, as: UTF8.self)
-            guard AttributeValue(rawValue: text).enumeratedString != nil else {
+            guard AttributeValue(unchecked: text).enumeratedString != nil else {
                 return malformed("#\(name) needs an enumerated-string, found '\(text)'")
             }
             return .enumerated(text)
@@ -270,8 +279,13 @@ struct DocumentParser {
     }
 
     /// Parses an attribute list (§4.2), reporting syntax errors and repeated names with columns.
+    ///
+    /// One pass, linear in the length of the list: names seen are kept in a dictionary, and a name
+    /// repeated many times is reported once, at its first repetition, with its count.
     mutating func parseAttributes(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) -> AttributeList {
         var list: [Attribute] = []
+        var occurrences: [String: Int] = [:]
+        var repeated: [(name: String, column: Int)] = []
         var index = 0
         let count = bytes.count
         while index < count {
@@ -281,51 +295,68 @@ struct DocumentParser {
             guard index < count, bytes[index] == Self.equals, !nameBytes.isEmpty else {
                 report(
                     .attributeSyntax, line: line, column: column + nameStart,
-                    "expected AttributeName=AttributeValue, found '\(String(decoding: nameBytes, as: UTF8.self))'")
+                    "expected AttributeName=AttributeValue, found '\(Diagnostic.clipped(String(decoding: nameBytes, as: UTF8.self)))'"
+                )
                 index += 1
                 continue
             }
-            if !nameBytes.allSatisfy({
-                ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || ($0 &- UInt8(ascii: "0") < 10)
-                    || $0 == UInt8(ascii: "-")
-            }) {
+            if let bad = nameBytes.firstIndex(where: { !AttributeGrammar.isAttributeNameByte($0) }) {
                 report(
-                    .attributeSyntax, line: line, column: column + nameStart,
-                    "AttributeName '\(String(decoding: nameBytes, as: UTF8.self))' may only contain [A-Z], [0-9] and '-'"
+                    .attributeName, line: line, column: column + nameStart + bad,
+                    "AttributeName '\(Diagnostic.clipped(String(decoding: nameBytes, as: UTF8.self)))' may only contain [A-Z], [0-9] and '-'"
                 )
             }
             index += 1
             let valueStart = index
             if index < count, bytes[index] == Self.quote {
                 index += 1
-                while index < count, bytes[index] != Self.quote { index += 1 }
+                var carriageReturn: Int?
+                while index < count, bytes[index] != Self.quote {
+                    if bytes[index] == 0x0D, carriageReturn == nil { carriageReturn = index }
+                    index += 1
+                }
                 if index == count {
                     report(.attributeSyntax, line: line, column: column + valueStart, "unterminated quoted-string")
                 } else {
                     index += 1
                     if index < count, bytes[index] != Self.comma {
                         report(
-                            .attributeSyntax, line: line, column: column + index, "expected ',' after the quoted-string"
+                            .attributeQuotedString, line: line, column: column + index - 1,
+                            "the quoted-string contains '\"' (or ',' is missing after it); \(Rule.attributeQuotedString.quote)"
                         )
                         while index < count, bytes[index] != Self.comma { index += 1 }
                     }
                 }
+                if let carriageReturn {
+                    report(
+                        .attributeQuotedString, line: line, column: column + carriageReturn,
+                        "the quoted-string contains a carriage return; \(Rule.attributeQuotedString.quote)")
+                }
             } else {
-                while index < count, bytes[index] != Self.comma { index += 1 }
+                var badByte: Int?
+                while index < count, bytes[index] != Self.comma {
+                    if badByte == nil, AttributeGrammar.isForbiddenInUnquotedValue(bytes[index]) { badByte = index }
+                    index += 1
+                }
                 if index == valueStart {
                     report(
                         .attributeSyntax, line: line, column: column + valueStart,
-                        "missing value for attribute \(String(decoding: nameBytes, as: UTF8.self))")
+                        "missing value for attribute \(Diagnostic.clipped(String(decoding: nameBytes, as: UTF8.self)))"
+                    )
+                } else if let badByte {
+                    let scalar = Unicode.Scalar(bytes[badByte])
+                    report(
+                        .attributeValueCharacter, line: line, column: column + badByte,
+                        "the value of \(Diagnostic.clipped(String(decoding: nameBytes, as: UTF8.self))) contains \(scalar.diagnosticName), which an unquoted attribute value cannot have; \(Rule.attributeValueCharacter.quote)"
+                    )
                 }
             }
             let name = String(decoding: nameBytes, as: UTF8.self)
             let value = String(decoding: bytes[valueStart..<index], as: UTF8.self)
-            if list.contains(where: { $0.name == name }) {
-                report(
-                    .attributeDuplicate, line: line, column: column + nameStart,
-                    "attribute \(name) appears more than once; \(Rule.attributeDuplicate.quote)")
-            }
-            list.append(Attribute(name: name, value: AttributeValue(rawValue: value)))
+            let seen = occurrences[name, default: 0]
+            occurrences[name] = seen + 1
+            if seen == 1 { repeated.append((name, column + nameStart)) }
+            list.append(Attribute(name: name, value: AttributeValue(unchecked: value)))
             if index < count {
                 index += 1  // the comma
                 if index == count {
@@ -334,6 +365,13 @@ struct DocumentParser {
                         "trailing comma at the end of the attribute list")
                 }
             }
+        }
+        for (name, nameColumn) in repeated {
+            let times = occurrences[name, default: 2]
+            report(
+                .attributeDuplicate, line: line, column: nameColumn,
+                "attribute \(Diagnostic.clipped(name)) appears \(times == 2 ? "more than once" : "\(times) times"); \(Rule.attributeDuplicate.quote)"
+            )
         }
         return AttributeList(list)
     }

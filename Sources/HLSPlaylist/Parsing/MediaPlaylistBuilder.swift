@@ -24,6 +24,9 @@ struct MediaPlaylistBuilder {
     private var time = MediaTime.zero
     private var discontinuities: UInt64 = 0
     private var dateRangeIndex: [String: Int] = [:]
+    /// The first value of each attribute name of each date range (by index), for consolidation in
+    /// linear time.
+    private var dateRangeValues: [[String: AttributeValue]] = []
     private var targetDurationLine = 0
     private var nextDate: DateTime?
 
@@ -166,7 +169,8 @@ struct MediaPlaylistBuilder {
         let sequence = playlist.mediaSequence &+ UInt64(playlist.segments.count)
         let date = pending.programDateTime ?? nextDate
         if let targetDuration = playlist.targetDuration,
-            (duration.nanoseconds + 500_000_000) / 1_000_000_000 > Int64(clamping: targetDuration)
+            duration.nanoseconds / 1_000_000_000 + (duration.nanoseconds % 1_000_000_000 >= 500_000_000 ? 1 : 0)
+                > Int64(clamping: targetDuration)
         {
             interpreter.report(
                 .targetDuration, line: index,
@@ -192,21 +196,26 @@ struct MediaPlaylistBuilder {
         guard let id = attributes["ID"]?.quotedString else { return }
         if let existing = dateRangeIndex[id] {
             var merged = playlist.dateRanges[existing].attributes
+            playlist.dateRanges[existing].attributes = []  // keep `merged` unique, so appending is O(1)
             for attribute in attributes {
-                if let old = merged[attribute.name] {
+                if let old = dateRangeValues[existing][attribute.name] {
                     if old != attribute.value {
                         interpreter.report(
                             .dateRangeConflict, line: index, attribute: attribute.name,
-                            "\(attribute.name) of date range \"\(id)\" changes from \(old) to \(attribute.value); \(Rule.dateRangeConflict.quote)"
+                            "\(attribute.name) of date range \"\(id)\" changes from \(Diagnostic.clipped(old.rawValue)) to \(Diagnostic.clipped(attribute.value.rawValue)); \(Rule.dateRangeConflict.quote)"
                         )
                     }
                 } else {
                     merged.append(attribute)
+                    dateRangeValues[existing][attribute.name] = attribute.value
                 }
             }
             playlist.dateRanges[existing].attributes = merged
             playlist.dateRanges[existing].lines.append(index + 1)
         } else {
+            var values: [String: AttributeValue] = [:]
+            for attribute in attributes where values[attribute.name] == nil { values[attribute.name] = attribute.value }
+            dateRangeValues.append(values)
             dateRangeIndex[id] = playlist.dateRanges.count
             playlist.dateRanges.append(
                 DateRange(

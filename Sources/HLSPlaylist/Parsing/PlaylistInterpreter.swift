@@ -12,7 +12,7 @@ import Foundation
 struct PlaylistInterpreter {
     let document: PlaylistDocument
     let options: ParseOptions
-    private(set) var diagnostics: [Diagnostic] = []
+    private var collector: DiagnosticCollector
     private var variables: [String: String] = [:]
     private var definitions: [VariableDefinition] = []
     private var seenOnce: Set<TagName> = []
@@ -21,14 +21,25 @@ struct PlaylistInterpreter {
     init(document: PlaylistDocument, options: ParseOptions) {
         self.document = document
         self.options = options
+        self.collector = DiagnosticCollector(file: document.file)
     }
+
+    /// The diagnostics, at most ``Diagnostic/maximumPerLine`` per line plus a summary of the rest.
+    var diagnostics: [Diagnostic] { collector.finished() }
 
     // MARK: Reporting
 
-    mutating func report(_ rule: Rule, line index: Int, attribute: String? = nil, _ message: String) {
-        let location =
-            attribute.map { document.location(line: index, attribute: $0) } ?? document.location(line: index)
-        diagnostics.append(rule.diagnostic(at: location, message))
+    /// Reports at line `index` (0-based), at `attribute` when given. Past the per-line limit neither
+    /// the location nor the message is computed.
+    mutating func report(
+        _ rule: Rule, line index: Int, attribute: String? = nil, _ message: @autoclosure () -> String
+    ) {
+        let document = document
+        collector.add(line: index + 1, severity: rule.severity) {
+            let location =
+                attribute.map { document.location(line: index, attribute: $0) } ?? document.location(line: index)
+            return rule.diagnostic(at: location, message())
+        }
     }
 
     // MARK: Entry
@@ -83,7 +94,7 @@ struct PlaylistInterpreter {
             {
                 report(
                     .attributeType, line: index, attribute: attribute.name,
-                    "\(attribute.name)=\(attribute.value) must be a quoted-string, a hexadecimal-sequence or a signed-decimal-floating-point (§4.4.5.1)"
+                    "\(Diagnostic.clipped(attribute.name))=\(Diagnostic.clipped(attribute.value.rawValue)) must be a quoted-string, a hexadecimal-sequence or a signed-decimal-floating-point (§4.4.5.1)"
                 )
             }
         }
@@ -125,7 +136,7 @@ struct PlaylistInterpreter {
                 if allowed.contains(text) { return true }
                 report(
                     .attributeEnumeration, line: index, attribute: attribute.name,
-                    "\(attribute.name)=\(text) is not one of \(allowed.joined(separator: ", ")); clients MUST ignore this #\(tag) tag (§6.3.1)"
+                    "\(Diagnostic.clipped(attribute.name))=\(Diagnostic.clipped(text)) is not one of \(allowed.joined(separator: ", ")); clients MUST ignore this #\(tag) tag (§6.3.1)"
                 )
                 return false
             }
@@ -136,7 +147,7 @@ struct PlaylistInterpreter {
         }
         report(
             .attributeType, line: index, attribute: attribute.name,
-            "\(attribute.name) must be \(typeName), found \(value)")
+            "\(Diagnostic.clipped(attribute.name)) must be \(typeName), found \(Diagnostic.clipped(value.rawValue))")
         return false
     }
 

@@ -21,7 +21,8 @@ public struct ParseResult: Sendable {
     public var document: PlaylistDocument
     /// The media or multivariant playlist it describes.
     public var playlist: Playlist
-    /// Problems found, in line order.
+    /// Problems found, in line order: at most ``Diagnostic/maximumPerLine`` per line and
+    /// ``Diagnostic/maximumPerFile`` in all, with `diagnostic-limit` summaries counting the rest.
     public var diagnostics: [Diagnostic]
 
     /// Whether any diagnostic is an error.
@@ -60,9 +61,9 @@ public enum PlaylistParser {
         var interpreter = PlaylistInterpreter(document: document, options: options)
         let playlist = interpreter.interpret()
         var diagnostics = syntaxDiagnostics + interpreter.diagnostics
-        if !syntaxDiagnostics.isEmpty {
+        if !diagnostics.isEmpty {
             diagnostics.sort { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) }
         }
-        return ParseResult(document: document, playlist: playlist, diagnostics: diagnostics)
+        return ParseResult(document: document, playlist: playlist, diagnostics: diagnostics.limited())
     }
 }

@@ -6,6 +6,10 @@ import Foundation
 /// exact (behavior profile R2). The UTC offset that was written is kept for display; two values
 /// are equal when they denote the same instant. A date written without a time zone is treated as
 /// UTC, as §4.4.5.1 says it SHOULD be.
+///
+/// The range is that of Int64 nanoseconds, the years 1677 to 2262. Adding or subtracting a
+/// ``MediaTime`` never traps or wraps: `+` and `-` saturate at the ends of the range, and
+/// ``adding(_:)`` returns nil when the result is not representable, for dates built from user input.
 public struct DateTime: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Nanoseconds since 1970-01-01T00:00:00Z.
     public var nanosecondsSinceEpoch: Int64
@@ -20,9 +24,10 @@ public struct DateTime: Hashable, Comparable, Sendable, CustomStringConvertible 
         self.utcOffsetSeconds = utcOffsetSeconds
     }
 
-    /// Creates a date from a Foundation `Date`, rounded to the nearest nanosecond, in UTC.
+    /// Creates a date from a Foundation `Date`, rounded to the nearest nanosecond, in UTC; dates
+    /// outside the range saturate at its ends.
     public init(_ date: Date) {
-        self.nanosecondsSinceEpoch = Int64((date.timeIntervalSince1970 * 1_000_000_000).rounded())
+        self.nanosecondsSinceEpoch = MediaTime(seconds: date.timeIntervalSince1970).nanoseconds
         self.utcOffsetSeconds = 0
     }
 
@@ -46,8 +51,8 @@ public struct DateTime: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// ISO-8601 text, at least millisecond precision, in the written offset or `Z`.
     public var iso8601: String {
         let offset = utcOffsetSeconds ?? 0
-        let local = nanosecondsSinceEpoch + Int64(offset) * 1_000_000_000
-        let (secondsTotal, nanos) = local.floorDivided(by: 1_000_000_000)
+        let (utcSeconds, nanos) = nanosecondsSinceEpoch.floorDivided(by: 1_000_000_000)
+        let secondsTotal = utcSeconds + Int64(offset)
         let (days, secondOfDay) = secondsTotal.floorDivided(by: 86_400)
         let (year, month, day) = DateTime.civil(fromDays: days)
         let hour = secondOfDay / 3600
@@ -79,19 +84,35 @@ public struct DateTime: Hashable, Comparable, Sendable, CustomStringConvertible 
         lhs.nanosecondsSinceEpoch < rhs.nanosecondsSinceEpoch
     }
 
-    /// The date `time` later (exact).
+    /// The date `time` later (exact), saturating at the ends of the range.
     public static func + (lhs: DateTime, rhs: MediaTime) -> DateTime {
-        DateTime(
-            nanosecondsSinceEpoch: lhs.nanosecondsSinceEpoch &+ rhs.nanoseconds, utcOffsetSeconds: lhs.utcOffsetSeconds)
+        lhs.with(nanoseconds: (MediaTime(nanoseconds: lhs.nanosecondsSinceEpoch) + rhs).nanoseconds)
     }
-    /// The date `time` earlier (exact).
+    /// The date `time` earlier (exact), saturating at the ends of the range.
     public static func - (lhs: DateTime, rhs: MediaTime) -> DateTime {
-        DateTime(
-            nanosecondsSinceEpoch: lhs.nanosecondsSinceEpoch &- rhs.nanoseconds, utcOffsetSeconds: lhs.utcOffsetSeconds)
+        lhs.with(nanoseconds: (MediaTime(nanoseconds: lhs.nanosecondsSinceEpoch) - rhs).nanoseconds)
     }
-    /// The exact time between two dates.
+    /// The exact time between two dates, saturating at the ends of ``MediaTime``'s range.
     public static func - (lhs: DateTime, rhs: DateTime) -> MediaTime {
-        MediaTime(nanoseconds: lhs.nanosecondsSinceEpoch &- rhs.nanosecondsSinceEpoch)
+        MediaTime(nanoseconds: lhs.nanosecondsSinceEpoch) - MediaTime(nanoseconds: rhs.nanosecondsSinceEpoch)
+    }
+
+    /// The date `time` later, or nil when it is not representable (the checked form of `+`, for dates
+    /// built from user input).
+    public func adding(_ time: MediaTime) -> DateTime? {
+        MediaTime(nanoseconds: nanosecondsSinceEpoch).checkedAdding(time).map { with(nanoseconds: $0.nanoseconds) }
+    }
+
+    /// Whether this date plus or minus any user-given time (at most ``MediaTime/userInputLimit``) is
+    /// representable: the check for dates read from user input (JSON, the command line).
+    public var isWithinUserInputBounds: Bool {
+        adding(MediaTime.userInputLimit) != nil && adding(-MediaTime.userInputLimit) != nil
+    }
+
+    private func with(nanoseconds: Int64) -> DateTime {
+        var result = self
+        result.nanosecondsSinceEpoch = nanoseconds
+        return result
     }
 }
 

@@ -7,6 +7,11 @@
 /// `MediaTime` is a signed fixed-point value with nine decimal places, so every decimal written
 /// with up to nine fractional digits is represented exactly and sums never drift. Values with more
 /// fractional digits are rounded to the nearest nanosecond. The range is about ±292 years.
+///
+/// Arithmetic never traps and never wraps: `+`, `-` and negation saturate at ``min`` and ``max``
+/// (the Int64 bounds), and ``init(seconds:)-(Double)`` clamps. Input paths (JSON, the command line)
+/// use the checked ``init(exactlySeconds:)`` and ``init(checkedSeconds:limit:)``, which refuse
+/// values outside ``userInputLimit`` instead of clamping them.
 public struct MediaTime: Hashable, Comparable, Sendable, AdditiveArithmetic, CustomStringConvertible {
     /// The time in nanoseconds.
     public var nanoseconds: Int64
@@ -16,16 +21,70 @@ public struct MediaTime: Hashable, Comparable, Sendable, AdditiveArithmetic, Cus
         self.nanoseconds = nanoseconds
     }
 
-    /// Creates a time from whole seconds.
+    /// Creates a time from whole seconds, saturating at ``min`` and ``max``.
     public init(seconds: Int) {
-        self.nanoseconds = Int64(seconds) * 1_000_000_000
+        let (product, overflow) = Int64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        self.nanoseconds = overflow ? (seconds < 0 ? .min : .max) : product
     }
 
     /// Creates a time from binary floating-point seconds, rounded to the nearest nanosecond.
     ///
-    /// Prefer ``init(decimal:)`` for values read from text: it is exact.
+    /// Never traps: NaN is zero, and values beyond the range (±infinity, `1e300`) saturate at ``min``
+    /// and ``max``. The whole seconds and the fraction are converted separately, so integral values
+    /// and values with up to nine fractional digits in their shortest decimal form are exact
+    /// (`8999999999.0` is 8999999999 s, not 8999999999.000000512 s). Prefer ``init(decimal:)`` for
+    /// values read from text, and ``init(exactlySeconds:)`` for user input that must be refused
+    /// rather than clamped.
     public init(seconds: Double) {
-        self.nanoseconds = Int64((seconds * 1_000_000_000).rounded())
+        self.nanoseconds = Self.clampedNanoseconds(seconds)
+    }
+
+    /// Creates a time from binary floating-point seconds, or nil when the value is not finite or
+    /// its magnitude exceeds ``userInputLimit``.
+    ///
+    /// The checked form for input paths (JSON bodies, command-line options): out-of-range input is
+    /// refused, never clamped silently. Rounding is as in ``init(seconds:)-(Double)``.
+    public init?(exactlySeconds seconds: Double) {
+        self.init(checkedSeconds: seconds, limit: Self.userInputLimit)
+    }
+
+    /// Creates a time from binary floating-point seconds, or nil when the value is not finite or
+    /// its magnitude exceeds `limit`.
+    public init?(checkedSeconds seconds: Double, limit: MediaTime) {
+        guard seconds.isFinite, seconds.magnitude <= limit.seconds else { return nil }
+        let value = MediaTime(seconds: seconds)
+        guard value.nanoseconds.magnitude <= limit.nanoseconds.magnitude else { return nil }
+        self = value
+    }
+
+    /// The largest magnitude accepted for a user-given time, duration or offset: 10 years
+    /// (315,360,000 s).
+    ///
+    /// One bound for every input path (JSON, the command line, asset-list queries), chosen so that any
+    /// date of the years 1970–2200 plus or minus a few such values stays far inside the ±292 years
+    /// ``MediaTime`` and ``DateTime`` can represent; nothing a user gives can then overflow.
+    public static let userInputLimit = MediaTime(nanoseconds: 315_360_000 * 1_000_000_000)
+
+    /// The greatest time (about 292 years).
+    public static let max = MediaTime(nanoseconds: .max)
+
+    /// The least time (about −292 years).
+    public static let min = MediaTime(nanoseconds: .min)
+
+    /// `seconds` in nanoseconds: whole seconds and fraction converted apart, saturating.
+    private static func clampedNanoseconds(_ seconds: Double) -> Int64 {
+        guard !seconds.isNaN else { return 0 }
+        // 9223372036 s is the largest whole second below Int64.max ns.
+        if seconds >= 9_223_372_037 { return .max }
+        if seconds <= -9_223_372_037 { return .min }
+        let whole = seconds.rounded(.towardZero)
+        let fraction = seconds - whole  // exact for binary floating point
+        var nanos = Int64(whole) * 1_000_000_000
+        // The fraction's shortest decimal form, so 0.1 is 100000000 ns exactly.
+        let fractionNanos = (fraction * 1_000_000_000).rounded()
+        let (sum, overflow) = nanos.addingReportingOverflow(Int64(fractionNanos))
+        nanos = overflow ? (seconds < 0 ? .min : .max) : sum
+        return nanos
     }
 
     /// Parses a decimal number of seconds exactly: `6.006`, `-2.5`, `10`, `+3`.
@@ -64,9 +123,10 @@ public struct MediaTime: Hashable, Comparable, Sendable, AdditiveArithmetic, Cus
         return text
     }
 
-    /// The decimal text with exactly `places` fractional digits, rounded half away from zero.
+    /// The decimal text with exactly `places` fractional digits (clamped to 0…9), rounded half away
+    /// from zero.
     public func formatted(fractionDigits places: Int) -> String {
-        precondition((0...9).contains(places), "fractionDigits must be 0...9")
+        let places = Swift.min(Swift.max(places, 0), 9)
         var scale: Int64 = 1
         for _ in 0..<(9 - places) { scale *= 10 }
         let negative = nanoseconds < 0
@@ -86,14 +146,37 @@ public struct MediaTime: Hashable, Comparable, Sendable, AdditiveArithmetic, Cus
     }
 
     public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
+
+    /// The sum, saturating at ``min`` and ``max`` (never traps, never wraps).
     public static func + (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
-        MediaTime(nanoseconds: lhs.nanoseconds &+ rhs.nanoseconds)
+        let (sum, overflow) = lhs.nanoseconds.addingReportingOverflow(rhs.nanoseconds)
+        guard overflow else { return MediaTime(nanoseconds: sum) }
+        return rhs.nanoseconds > 0 ? .max : .min
     }
+
+    /// The difference, saturating at ``min`` and ``max`` (never traps, never wraps).
     public static func - (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
-        MediaTime(nanoseconds: lhs.nanoseconds &- rhs.nanoseconds)
+        let (difference, overflow) = lhs.nanoseconds.subtractingReportingOverflow(rhs.nanoseconds)
+        guard overflow else { return MediaTime(nanoseconds: difference) }
+        return rhs.nanoseconds < 0 ? .max : .min
     }
-    /// Negation.
-    public static prefix func - (value: MediaTime) -> MediaTime { MediaTime(nanoseconds: 0 &- value.nanoseconds) }
+
+    /// Negation, saturating: the negation of ``min`` is ``max``.
+    public static prefix func - (value: MediaTime) -> MediaTime {
+        value.nanoseconds == .min ? .max : MediaTime(nanoseconds: -value.nanoseconds)
+    }
+
+    /// The sum, or nil when it is not representable (the checked form of `+`).
+    public func checkedAdding(_ other: MediaTime) -> MediaTime? {
+        let (sum, overflow) = nanoseconds.addingReportingOverflow(other.nanoseconds)
+        return overflow ? nil : MediaTime(nanoseconds: sum)
+    }
+
+    /// The difference, or nil when it is not representable (the checked form of `-`).
+    public func checkedSubtracting(_ other: MediaTime) -> MediaTime? {
+        let (difference, overflow) = nanoseconds.subtractingReportingOverflow(other.nanoseconds)
+        return overflow ? nil : MediaTime(nanoseconds: difference)
+    }
 }
 
 extension MediaTime {
@@ -156,10 +239,15 @@ extension MediaTime {
 }
 
 extension MediaTime: Codable {
-    /// Decodes from a number of seconds.
+    /// Decodes from a number of seconds; a number outside the representable range is refused.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        self.init(seconds: try container.decode(Double.self))
+        let seconds = try container.decode(Double.self)
+        guard let value = MediaTime(checkedSeconds: seconds, limit: .max) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\(seconds) s is not a representable media time")
+        }
+        self = value
     }
 
     /// Encodes as a number of seconds.

@@ -70,7 +70,7 @@ struct PrimaryTimeline: Sendable {
     /// Where the known primary ends.
     var end: MediaTime { playlist.segments.last?.endTime ?? .zero }
     /// The target duration.
-    var targetDuration: MediaTime { MediaTime(seconds: Int(playlist.targetDuration ?? 6)) }
+    var targetDuration: MediaTime { MediaTime(seconds: Int(clamping: playlist.targetDuration ?? 6)) }
 
     /// Folds a reloaded playlist in: new segments continue the timeline by media sequence number,
     /// and date ranges merge by ID (R12).

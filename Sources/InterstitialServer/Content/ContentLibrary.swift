@@ -254,25 +254,16 @@ final class ContentLibrary: Sendable {
     ) async throws(APIError)
         -> ContentResponse
     {
-        guard let id = query["_HLS_interstitial_id"], !id.isEmpty else {
-            throw APIError.badRequest(
-                code: "asset-list-request", path: "_HLS_interstitial_id", "the break's ID is required")
+        let request: AssetListQuery
+        do {
+            request = try AssetListQuery(
+                parameters: query, maximumPrimaryIDLength: configuration.limits.viewerIDBytes)
+        } catch {
+            throw APIError.badRequest(code: error.code, path: error.parameter, error.message)
         }
-        var offset = MediaTime.zero
-        if let text = query["_HLS_start_offset"] {
-            guard let value = MediaTime(decimal: text), value >= .zero else {
-                throw APIError.badRequest(
-                    code: "asset-list-request", path: "_HLS_start_offset",
-                    "expected a non-negative number of seconds, found \"\(text)\"")
-            }
-            offset = value
-        }
-        let viewer = query["_HLS_primary_id"].flatMap { $0.isEmpty ? nil : $0 }
-        if let viewer, viewer.utf8.count > configuration.limits.viewerIDBytes {
-            throw APIError.badRequest(
-                code: "asset-list-request", path: "_HLS_primary_id",
-                "the viewer ID is longer than \(configuration.limits.viewerIDBytes) bytes")
-        }
+        let id = request.interstitialID
+        let offset = request.startOffset ?? .zero
+        let viewer = request.primaryID
         let timeline = try await referenceTimeline(mounted)
         let planner = planner(for: mounted)
         guard let planned = planner.lookup(id: id, timeline), planned.source?.usesServerAssetList ?? true,

@@ -29,8 +29,13 @@ extension Ad {
         var reader = try JSONObjectReader(value, path: path)
         let id = try reader.identifier("id")
         let uri = try reader.requiredString("uri")
-        if uri.isEmpty || uri.contains(where: { $0 == "\"" || $0 == " " || $0 == "\n" || $0 == "\r" }) {
+        if uri.isEmpty || uri.contains(" ") {
             throw reader.error("uri", "must be a non-empty URI without quotes, spaces or line breaks")
+        }
+        do {
+            _ = try AttributeValue.quoted(uri)  // it is written as X-ASSET-URI
+        } catch {
+            throw reader.error("uri", error.description)
         }
         guard let duration = try reader.seconds("duration"), duration > .zero else {
             throw reader.error("duration", "an ad needs a positive duration in seconds")

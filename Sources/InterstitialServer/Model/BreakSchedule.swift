@@ -72,11 +72,16 @@ public struct BreakSchedule: Hashable, Sendable {
     func cadenceStarts(in range: Range<MediaTime>) -> [MediaTime] {
         guard let cadence, cadence.every > .zero else { return [] }
         let every = cadence.every.nanoseconds
-        let first = max(0, (range.lowerBound.nanoseconds - cadence.offset.nanoseconds + every - 1) / every)
+        // Saturating, then checked: no range or cadence can trap.
+        let numerator = (range.lowerBound - cadence.offset + MediaTime(nanoseconds: every - 1)).nanoseconds
+        let first = max(0, numerator / every)
         var starts: [MediaTime] = []
         var index = first
         while starts.count < 10_000 {
-            let start = MediaTime(nanoseconds: cadence.offset.nanoseconds + index * every)
+            let (product, overflow1) = index.multipliedReportingOverflow(by: every)
+            let (sum, overflow2) = cadence.offset.nanoseconds.addingReportingOverflow(product)
+            guard !overflow1, !overflow2 else { break }
+            let start = MediaTime(nanoseconds: sum)
             guard start < range.upperBound else { break }
             if start >= range.lowerBound { starts.append(start) }
             index += 1

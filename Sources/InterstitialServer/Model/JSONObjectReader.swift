@@ -60,13 +60,18 @@ struct JSONObjectReader {
             }
     }
 
+    /// A non-negative number of seconds, at most ``MediaTime/userInputLimit`` (the one bound for
+    /// user-given times).
     mutating func seconds(_ key: String) throws(APIError) -> MediaTime? {
         guard let value = take(key) else { return nil }
-        guard let number = value.number, number.isFinite, abs(number) < 9e9 else {
+        guard let number = value.number else {
             throw error(key, "expected a number of seconds, found \(value.typeName)")
         }
         guard number >= 0 else { throw error(key, "must not be negative, found \(value)") }
-        return MediaTime(seconds: number)
+        guard let time = MediaTime(exactlySeconds: number) else {
+            throw error(key, "\(value) s is out of range (at most \(MediaTime.userInputLimit) s)")
+        }
+        return time
     }
 
     mutating func integer(_ key: String) throws(APIError) -> Int? {
@@ -80,8 +85,9 @@ struct JSONObjectReader {
     mutating func date(_ key: String) throws(APIError) -> DateTime? {
         guard let text = try string(key) else { return nil }
         guard let date = DateTime(iso8601: text) else {
-            throw error(key, "expected an ISO-8601 date with a time zone, found \"\(text)\"")
+            throw error(key, "expected an ISO-8601 date with a time zone, found \"\(Diagnostic.clipped(text))\"")
         }
+        guard date.isWithinUserInputBounds else { throw error(key, "\(text) is out of the supported range") }
         return date
     }
 

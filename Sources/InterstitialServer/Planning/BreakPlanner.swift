@@ -96,13 +96,14 @@ public struct BreakPlanner: Sendable {
         guard let schedule = state.schedules[target], let cadence = schedule.cadence else { return items }
         switch timeline {
         case .vod(let duration, _):
-            for start in schedule.cadenceStarts(in: .zero..<duration) {
+            for start in schedule.cadenceStarts(in: .zero..<max(.zero, duration)) {
                 if let item = schedule.cadenceBreak(at: start, epoch: nil) { items.append(item) }
             }
         case .live(let epoch, let window, let lookahead):
             let lower = window.lowerBound - epoch - cadence.duration - MediaTime(seconds: 1)
             let upper = window.upperBound + lookahead - epoch
-            for start in schedule.cadenceStarts(in: max(.zero, lower)..<max(.zero, upper)) {
+            let end = max(.zero, upper)
+            for start in schedule.cadenceStarts(in: min(max(.zero, lower), end)..<end) {
                 if let item = schedule.cadenceBreak(at: start, epoch: epoch) { items.append(item) }
             }
         }
@@ -110,7 +111,7 @@ public struct BreakPlanner: Sendable {
     }
 
     private func cadenceStart(id: String, schedule: BreakSchedule, _ timeline: Timeline) -> MediaTime? {
-        guard id.hasPrefix(schedule.prefix + "-"), let cadence = schedule.cadence,
+        guard id.hasPrefix(schedule.prefix + "-"), let cadence = schedule.cadence, cadence.every > .zero,
             let seconds = Int64(id.dropFirst(schedule.prefix.count + 1)), seconds >= 0, seconds < 1 << 33
         else { return nil }
         let start: MediaTime
@@ -132,9 +133,9 @@ public struct BreakPlanner: Sendable {
         if let attributes = state.served[key], let served = InterstitialEvent(attributes: attributes) {
             event = served
         } else {
-            guard let built = build(item, timeline) else { return nil }
+            guard let built = build(item, timeline), let attributes = try? built.dateRangeAttributes else { return nil }
             event = built
-            firstServing = built.dateRangeAttributes
+            firstServing = attributes
         }
         applyEarlyReturn(to: &event)
         if filter, case .live(_, let window, let lookahead) = timeline, event.cue == .none {

@@ -203,8 +203,12 @@ struct InsertCommand: AsyncParsableCommand {
 
     private func seconds(_ text: String?, _ option: String, signed: Bool = false) throws -> MediaTime? {
         guard let text else { return nil }
-        guard let value = MediaTime(decimal: text), signed || value >= .zero else {
-            throw ValidationError("\(option) needs \(signed ? "a" : "a non-negative") number of seconds, found \(text)")
+        guard let value = MediaTime(decimal: text), signed || value >= .zero,
+            value.nanoseconds.magnitude <= MediaTime.userInputLimit.nanoseconds.magnitude
+        else {
+            throw ValidationError(
+                "\(option) needs \(signed ? "a" : "a non-negative") number of seconds, found \(text) (at most \(MediaTime.userInputLimit) s either way)"
+            )
         }
         return value
     }

@@ -33,13 +33,11 @@ enum Output {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    /// Renders diagnostics like a compiler, with the source line and a caret.
+    /// Renders diagnostics like a compiler, with a bounded window of the source line and a caret.
     static func render(_ diagnostics: [Diagnostic], document: PlaylistDocument?) -> String {
         var text = ""
         for diagnostic in diagnostics {
-            let index = diagnostic.location.line - 1
-            let sourceLine = document.flatMap { index >= 0 && index < $0.lines.count ? $0.text(ofLine: index) : nil }
-            text += diagnostic.render(sourceLine: sourceLine) + "\n"
+            text += diagnostic.render(in: document) + "\n"
         }
         return text
     }
