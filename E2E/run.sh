@@ -2,6 +2,7 @@
 # End-to-end, with hls.js (1.6.15, from the gradio==6.31.0 wheel) in headless Chromium, driven by
 # Playwright: the output of `hlsi insert` on an ffmpeg-made stream plays its interstitial, and
 # `hlsi serve --demo` plays its VOD and live interstitials (including an early return via the admin API).
+# First, the security issue's reproductions are run against the real server (E2E/server_attacks.py).
 # Installs what it needs (Debian: ffmpeg, chromium; PyPI: playwright) when missing.
 # Usage: E2E/run.sh [path/to/hlsi]   (default: .build/debug/hlsi, built if missing)
 set -euo pipefail
@@ -33,5 +34,6 @@ with open(f"{cache}/hls.mjs", "w", encoding="utf-8") as out:
 PY
 fi
 [ -x "$HLSI" ] || swift build --product hlsi
+python3 E2E/server_attacks.py --hlsi "$HLSI"
 python3 E2E/interstitial_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/server_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"

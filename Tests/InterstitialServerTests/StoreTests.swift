@@ -47,6 +47,33 @@ final class GatedStore: ServerStore {
     }
 }
 
+/// A store whose writes fail while `failing` is set, like a full disk.
+final class FlakyStore: ServerStore {
+    let base: SQLiteStore
+    private let state = NIOLockedValueBox((failing: false, failures: 0))
+
+    init() throws { base = try SQLiteStore(path: nil) }
+
+    var failing: Bool {
+        get { state.withLockedValue { $0.failing } }
+        set { state.withLockedValue { $0.failing = newValue } }
+    }
+
+    /// Writes refused so far.
+    var failures: Int { state.withLockedValue { $0.failures } }
+
+    func load() throws -> StoredState { try base.load() }
+
+    func write(_ changes: [StoreChange]) async throws {
+        let fail = state.withLockedValue { state in
+            if state.failing { state.failures += 1 }
+            return state.failing
+        }
+        if fail { throw StoreError(code: "disk-full", "the disk is full") }
+        try await base.write(changes)
+    }
+}
+
 /// Issue 14, item 7: no disk write under the shared state lock, one server per database file, and
 /// all-or-nothing store transactions.
 @Suite("Store and shared state")
@@ -75,17 +102,44 @@ struct StoreTests {
         }
     }
 
-    @Test("The first serving of a date range is decided at once, stored in the background, and served by everyone")
-    func servedValuesRecordedOutsideTheLock() async throws {
+    @Test("A date range served for the first time is on disk before the response goes out")
+    func servedValuesRecordedBeforeTheyAreSeen() async throws {
         let store = try GatedStore()
-        try await Harness.withServer(store: store) { client in
+        var configuration = try Harness.demo()
+        configuration.limits.servedRecordTimeout = MediaTime(seconds: 600)
+        try await Harness.withServer(configuration, store: store) { client in
             store.close()
-            let first = try await client.text("/demo/vod/video/main.m3u8")
-            #expect(dateRangeLines(first).count == 4)
-            #expect(try await client.text("/demo/vod/audio-fr/main.m3u8").contains(dateRangeLines(first)[0]))
-            #expect(try store.load().served.isEmpty, "not stored yet: the store is stuck")
+            let answered = NIOLockedValueBox(false)
+            let first = Task {
+                let text = try await client.text("/demo/vod/video/main.m3u8")
+                answered.withLockedValue { $0 = true }
+                return text
+            }
+            #expect(try await eventually { store.waiting == 1 }, "the record is being written")
+            #expect(!answered.withLockedValue { $0 }, "no response before the record")
+            #expect(try store.load().served.isEmpty)
             store.open()
-            #expect(try await eventually { try store.load().served.count == 4 })
+            let text = try await first.value
+            #expect(dateRangeLines(text).count == 4)
+            #expect(try store.load().served.count == 4, "recorded before the response")
+            #expect(try await client.text("/demo/vod/audio-fr/main.m3u8").contains(dateRangeLines(text)[0]))
+            #expect(try await client.text("/demo/vod/video/main.m3u8") == text)
+        }
+    }
+
+    @Test("A stuck store delays a first serving by servedRecordTimeout at most; a failed record is retried")
+    func servedRecordTimeoutAndRetry() async throws {
+        let store = try FlakyStore()
+        var configuration = try Harness.demo()
+        configuration.limits.servedRecordTimeout = MediaTime(seconds: 0.2)
+        try await Harness.withServer(configuration, store: store) { client in
+            store.failing = true
+            let first = try await client.text("/demo/vod/video/main.m3u8")
+            #expect(dateRangeLines(first).count == 4, "served although the store refused the record")
+            #expect(try await eventually { store.failures >= 2 }, "the record is retried")
+            #expect(try store.load().served.isEmpty)
+            store.failing = false
+            #expect(try await eventually { try store.load().served.count == 4 }, "nothing is dropped")
             #expect(try await client.text("/demo/vod/video/main.m3u8") == first)
         }
     }
@@ -96,9 +150,9 @@ struct StoreTests {
         let key = ServedKey(Target(.vod, "a"), "b")
         let one: AttributeList = [("ID", try .quoted("b")), ("X-N", .integer(1))]
         let two: AttributeList = [("ID", try .quoted("b")), ("X-N", .integer(2))]
-        #expect(state.claimServed([(key, one)]))
-        #expect(!state.claimServed([(key, two)]))
-        #expect(state.claimServed([(key, one)]))
+        #expect(state.claimServed([(key, one)]) == [key], "claimed, not yet recorded")
+        #expect(state.claimServed([(key, two)]) == nil)
+        #expect(state.claimServed([(key, one)]) == [key])
         #expect(state.snapshot.served[key] == one)
     }
 

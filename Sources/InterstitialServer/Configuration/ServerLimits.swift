@@ -48,6 +48,11 @@ public struct ServerLimits: Hashable, Sendable {
     /// The most bytes of keys the rebinding ledger keeps (`ledgerBytes`, 16 MiB).
     public var ledgerBytes = 16 * 1024 * 1024
 
+    /// How long a response that serves a date range for the first time waits for the store to
+    /// record it (`servedRecordTimeout`, 2 s). Past it the response goes out anyway (a stuck
+    /// database delays a new break; it never stops playback) and the record is retried.
+    public var servedRecordTimeout = MediaTime(seconds: 2)
+
     /// The defaults.
     public init() {}
 }
@@ -78,6 +83,7 @@ extension ServerLimits {
         try seconds("idleTimeout", \.idleTimeout)
         try seconds("upstreamTimeout", \.upstreamTimeout)
         try seconds("upstreamTransferTimeout", \.upstreamTransferTimeout)
+        try seconds("servedRecordTimeout", \.servedRecordTimeout)
         try bytes("upstreamConcurrency", \.upstreamConcurrency, minimum: 1)
         try bytes("upstreamPlaylistBytes", \.upstreamPlaylistBytes, minimum: 1024)
         try bytes("upstreamFileBytes", \.upstreamFileBytes, minimum: 1024)

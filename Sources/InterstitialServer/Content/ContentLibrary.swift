@@ -95,7 +95,7 @@ final class ContentLibrary: Sendable {
                     body: .file(file), contentType: ContentResponse.contentType(of: file), cacheControl: "max-age=3600")
             }
             let result = try playlist(file: file, name: mounted.content.path + "/" + path.text)
-            return try render(result, mounted: mounted, path: path)
+            return try await render(result, mounted: mounted, path: path)
         case .upstream(let entry):
             let url = Self.upstreamURL(entry: entry, path: path, query: query)
             switch try await fetch(url, playlist: isPlaylist) {
@@ -104,7 +104,7 @@ final class ContentLibrary: Sendable {
                     body: .stream(body), contentType: type.isEmpty ? ContentResponse.contentType(of: path.text) : type,
                     cacheControl: "max-age=60")
             case .playlist(let result):
-                return try render(result, mounted: mounted, path: path, upstream: true)
+                return try await render(result, mounted: mounted, path: path, upstream: true)
             }
         }
     }
@@ -113,7 +113,7 @@ final class ContentLibrary: Sendable {
 
     private func render(
         _ result: ParseResult, mounted: Mounted, path: SafePath, upstream: Bool = false
-    ) throws(APIError) -> ContentResponse {
+    ) async throws(APIError) -> ContentResponse {
         guard case .media(let playlist) = result.playlist else {
             return .playlist(result.document.write(), live: mounted.target.kind == .live)
         }
@@ -122,7 +122,7 @@ final class ContentLibrary: Sendable {
         switch mounted.target.kind {
         case .vod:
             let (timeline, _) = Self.vodTimeline(playlist)
-            return .playlist(try insert(served(planner, timeline), into: result), live: false)
+            return .playlist(try insert(await served(planner, timeline), into: result), live: false)
         case .live where upstream:
             var source = result
             if !playlist.segments.contains(where: { $0.programDateTime != nil }) {
@@ -134,7 +134,7 @@ final class ContentLibrary: Sendable {
             let timeline = BreakPlanner.Timeline.live(
                 epoch: mounted.content.epoch, window: first..<(lastDate + last.duration),
                 lookahead: mounted.content.lookahead)
-            return .playlist(try insert(served(planner, timeline), into: source), live: true)
+            return .playlist(try insert(await served(planner, timeline), into: source), live: true)
         case .live:
             guard let loop = loop(for: mounted.content, path: path, playlist: playlist) else {
                 throw APIError(status: 500, code: "live-loop", "\(path.text) cannot be looped")
@@ -150,7 +150,7 @@ final class ContentLibrary: Sendable {
                 epoch: mounted.content.epoch, window: window.start..<window.end, lookahead: mounted.content.lookahead)
             var planner = planner
             planner.state = state
-            let bytes = try insert(served(planner, timeline), into: result)
+            let bytes = try insert(await served(planner, timeline), into: result)
             rendered.withLockedValue { cache in
                 if cache.count > 512 { cache.removeAll(keepingCapacity: true) }
                 cache[key] = bytes
@@ -161,7 +161,12 @@ final class ContentLibrary: Sendable {
 
     /// The date ranges to serve from `planner` on `timeline`, with the first serving of new ones
     /// decided: a request that loses the race to another plans again with the values decided first.
-    private func served(_ planner: BreakPlanner, _ timeline: BreakPlanner.Timeline) -> [BreakPlanner.Planned] {
+    /// A value served for the first time is recorded before it is answered (at most
+    /// ``ServerLimits/servedRecordTimeout``: a stuck database delays a new break, it does not stop
+    /// playback).
+    private func served(
+        _ planner: BreakPlanner, _ timeline: BreakPlanner.Timeline
+    ) async -> [BreakPlanner.Planned] {
         var planner = planner
         for _ in 0..<4 {
             let planned = planner.plan(timeline)
@@ -169,7 +174,14 @@ final class ContentLibrary: Sendable {
             let entries = planned.compactMap { entry in
                 entry.firstServing.map { (ServedKey(target, entry.event.identifier), $0) }
             }
-            if state.claimServed(entries) { return planned }
+            if let unsettled = state.claimServed(entries) {
+                let timeout = configuration.limits.servedRecordTimeout.duration
+                if !(await state.awaitRecorded(unsettled, timeout: timeout)) {
+                    logger.warning(
+                        "served \(unsettled.count) new date ranges of \(target) before the store recorded them")
+                }
+                return planned
+            }
             planner.state = state.snapshot
         }
         return planner.plan(timeline)

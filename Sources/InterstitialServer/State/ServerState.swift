@@ -11,15 +11,18 @@ import ServiceLifecycle
 /// change against a snapshot, write it to the store with no state lock held, then apply it to the
 /// state in memory briefly and bump ``version`` so cached playlists are rebuilt. The first serving
 /// of a date range is decided in memory (the first request wins; every request serves the decided
-/// value) and recorded in the store by ``StateService`` in the background.
+/// value) and recorded in the store by ``StateService``; a response that carries a value not yet
+/// recorded waits until it is (``awaitRecorded(_:timeout:)``), so a value is on disk before any
+/// viewer sees it, while requests for playlists with nothing new never wait on the disk.
 final class ServerState: Sendable {
     let store: any ServerStore
     let limits: ServerLimits
     private let box: NIOLockedValueBox<(state: StoredState, version: Int)>
     private let writer = AsyncLock()
     private let ledger: NIOLockedValueBox<Ledger>
-    /// Served values decided but not yet written, and the signal that there are some.
-    private let unrecorded = NIOLockedValueBox<[StoreChange]>([])
+    /// Served values decided but not yet written, the responses waiting for them, and the signal
+    /// that there are some.
+    private let recording = NIOLockedValueBox(Recording())
     private let signal: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
 
     /// Whether the state opened its store (and closes it when the server stops).
@@ -95,10 +98,13 @@ final class ServerState: Sendable {
     }
 
     /// Decides the first serving of date ranges: entries whose key has no served value yet become
-    /// the served value (memory only; ``StateService`` stores them). Returns false when another
-    /// request decided one of them first with other attributes, so the caller must plan again.
-    func claimServed(_ entries: [(ServedKey, AttributeList)]) -> Bool {
-        guard !entries.isEmpty else { return true }
+    /// the served value (memory only; ``StateService`` stores them).
+    ///
+    /// - Returns: nil when another request decided one of them first with other attributes, so the
+    ///   caller must plan again; else the keys among `entries` whose values are not yet recorded,
+    ///   which the caller awaits with ``awaitRecorded(_:timeout:)`` before it answers.
+    func claimServed(_ entries: [(ServedKey, AttributeList)]) -> Set<ServedKey>? {
+        guard !entries.isEmpty else { return [] }
         var claimed: [StoreChange] = []
         let agreed = box.withLockedValue { value in
             var agreed = true
@@ -112,30 +118,100 @@ final class ServerState: Sendable {
             }
             return agreed
         }
-        if !claimed.isEmpty {
-            unrecorded.withLockedValue { $0 += claimed }
-            signal.continuation.yield()
+        let unsettled = recording.withLockedValue { recording in
+            for change in claimed {
+                if case .served(let key, _) = change { recording.pending.insert(key) }
+            }
+            recording.queue += claimed
+            return Set(entries.map(\.0)).intersection(recording.pending)
         }
-        return agreed
+        if !claimed.isEmpty { signal.continuation.yield() }
+        return agreed ? unsettled : nil
+    }
+
+    /// Waits until the served values of `keys` are recorded in the store, at most `timeout`.
+    ///
+    /// - Returns: false when the store did not record them in time (the caller answers anyway: a
+    ///   stuck database must not stop playback; the values stay queued and are retried).
+    func awaitRecorded(_ keys: Set<ServedKey>, timeout: Duration) async -> Bool {
+        guard !keys.isEmpty else { return true }
+        let id = recording.withLockedValue { recording in
+            recording.nextWaiter += 1
+            return recording.nextWaiter
+        }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    let settled = self.recording.withLockedValue { recording -> Bool? in
+                        if recording.expired.remove(id) != nil { return false }
+                        if keys.isDisjoint(with: recording.pending) { return true }
+                        recording.waiters.append(Recording.Waiter(id: id, keys: keys, continuation: continuation))
+                        return nil
+                    }
+                    if let settled { continuation.resume(returning: settled) }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                let waiter = self.recording.withLockedValue { recording -> Recording.Waiter? in
+                    guard let index = recording.waiters.firstIndex(where: { $0.id == id }) else {
+                        recording.expired.insert(id)
+                        return nil
+                    }
+                    return recording.waiters.remove(at: index)
+                }
+                waiter?.continuation.resume(returning: false)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            // A timer that found no waiter (it had been resumed) leaves its mark: drop it.
+            await group.waitForAll()
+            recording.withLockedValue { _ = $0.expired.remove(id) }
+            return first
+        }
     }
 
     /// Writes the served values decided by ``claimServed(_:)`` to the store, in batches, until
-    /// ``finishRecording()``; each batch is one transaction, taken with the writer lock.
-    func recordServed(logger: Logger) async {
-        func flush() async {
-            let batch = unrecorded.withLockedValue { pending in
-                defer { pending = [] }
-                return pending
+    /// ``finishRecording()``; each batch is one transaction, taken with the writer lock. A batch the
+    /// store refuses is kept and retried (every `retry`), never dropped.
+    func recordServed(logger: Logger, retry: Duration = .seconds(1)) async {
+        /// Whether everything queued was written.
+        func flush() async -> Bool {
+            let batch = recording.withLockedValue { recording in
+                defer { recording.queue = [] }
+                return recording.queue
             }
-            guard !batch.isEmpty else { return }
+            guard !batch.isEmpty else { return true }
             do {
                 try await writer.withLock { try await store.write(batch) }
             } catch {
-                logger.error("cannot record \(batch.count) served date ranges: \(error)")
+                logger.error("cannot record \(batch.count) served date ranges (will retry): \(error)")
+                recording.withLockedValue { $0.queue = batch + $0.queue }
+                return false
+            }
+            let ready = recording.withLockedValue { recording in
+                for change in batch {
+                    if case .served(let key, _) = change { recording.pending.remove(key) }
+                }
+                var ready: [Recording.Waiter] = []
+                recording.waiters.removeAll { waiter in
+                    guard waiter.keys.isDisjoint(with: recording.pending) else { return false }
+                    ready.append(waiter)
+                    return true
+                }
+                return ready
+            }
+            for waiter in ready { waiter.continuation.resume(returning: true) }
+            return true
+        }
+        for await _ in signal.stream {
+            while await !flush() {
+                try? await Task.sleep(for: retry)
+                if Task.isCancelled { break }
             }
         }
-        for await _ in signal.stream { await flush() }
-        await flush()
+        _ = await flush()
     }
 
     /// Ends ``recordServed(logger:)`` once what was claimed so far is written.
@@ -165,6 +241,24 @@ final class ServerState: Sendable {
 
     /// The number of entries and bytes the ledger holds (for tests).
     var ledgerSize: (entries: Int, bytes: Int) { ledger.withLockedValue { ($0.entries, $0.bytes) } }
+}
+
+/// The served values on their way to the store, and the responses waiting for them.
+struct Recording: Sendable {
+    struct Waiter: Sendable {
+        var id: Int
+        var keys: Set<ServedKey>
+        var continuation: CheckedContinuation<Bool, Never>
+    }
+
+    /// Claimed values not yet handed to the store, in claim order.
+    var queue: [StoreChange] = []
+    /// Keys claimed and not yet written (queued or being written).
+    var pending: Set<ServedKey> = []
+    var waiters: [Waiter] = []
+    /// Waiters whose time ran out before they were registered.
+    var expired: Set<Int> = []
+    var nextWaiter = 0
 }
 
 /// How many times each viewer asked for each break, in two generations: when the current one
