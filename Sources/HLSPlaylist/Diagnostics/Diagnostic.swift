@@ -197,6 +197,19 @@ package struct DiagnosticCollector: Sendable {
         }
     }
 
+    /// Reports `rule` at line `index` (0-based) of `document`, at `attribute` when given. Past the
+    /// per-line limit neither the location nor the message is computed.
+    package mutating func report(
+        _ rule: Rule, in document: PlaylistDocument, line index: Int, attribute: String? = nil,
+        _ message: () -> String
+    ) {
+        add(line: index + 1, severity: rule.severity) {
+            let location =
+                attribute.map { document.location(line: index, attribute: $0) } ?? document.location(line: index)
+            return rule.diagnostic(at: location, message())
+        }
+    }
+
     /// The diagnostics kept, then one summary per line that had more.
     package func finished() -> [Diagnostic] {
         var result = diagnostics

@@ -34,12 +34,7 @@ struct PlaylistInterpreter {
     mutating func report(
         _ rule: Rule, line index: Int, attribute: String? = nil, _ message: @autoclosure () -> String
     ) {
-        let document = document
-        collector.add(line: index + 1, severity: rule.severity) {
-            let location =
-                attribute.map { document.location(line: index, attribute: $0) } ?? document.location(line: index)
-            return rule.diagnostic(at: location, message())
-        }
+        collector.report(rule, in: document, line: index, attribute: attribute, message)
     }
 
     // MARK: Entry
