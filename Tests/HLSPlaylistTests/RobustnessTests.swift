@@ -306,4 +306,41 @@ struct RobustnessTests {
         let output = result.diagnostics.map { $0.render(in: result.document) }.joined(separator: "\n")
         #expect(output.utf8.count < 40 * 1024)
     }
+
+    static let unwritableLines: [LineContent] = [
+        .uri("seg.ts\n#EXT-X-ENDLIST"),
+        .uri("#EXT-X-ENDLIST"),
+        .uri(""),
+        .comment("note\r#EXTINF:2,"),
+        .comment("EXT-X-ENDLIST"),
+        .tag(Tag("EXT-X-FOO\n#EXT-X-ENDLIST")),
+        .tag(Tag("X-NOT-EXT")),
+        .tag(Tag(.extinf, .extinf(duration: MediaTime(seconds: 2), title: "t\nevil.ts"))),
+        .tag(Tag(.playlistType, .enumerated("VOD\n#EXT-X-ENDLIST"))),
+        .tag(Tag("EXT-X-FOO", .text("a\nb"))),
+        .tag(Tag(.dateRange, attributes: [("X-A\n#EXT-X-ENDLIST", .integer(1))])),
+    ]
+
+    @Test("a document refuses to insert a line that would break the line grammar", arguments: unwritableLines)
+    func documentRefusesInjectedLines(_ content: LineContent) throws {
+        var document = PlaylistParser.parse("#EXTM3U\n#EXTINF:6,\na.ts\n").document
+        let before = document.write()
+        #expect(throws: AttributeSyntaxError.self) { try document.insert(content, at: 1) }
+        #expect(throws: AttributeSyntaxError.self) { try document.append(content) }
+        #expect(document.write() == before, "nothing was inserted")
+    }
+
+    @Test("a document inserts well-formed lines: tags, URIs, comments, blanks")
+    func documentInsertsWellFormedLines() throws {
+        var document = PlaylistParser.parse("#EXTM3U\n#EXTINF:6,\na.ts\n").document
+        try document.append(.tag(Tag(.extinf, .extinf(duration: MediaTime(seconds: 2), title: "title\twith tab"))))
+        try document.append(.uri("https://example.com/b.ts?x=1"))
+        try document.append(.comment(" a note"))
+        try document.append(.blank)
+        try document.append(.tag(Tag(.dateRange, attributes: [("ID", try .quoted("a")), ("X-N", .integer(1))])))
+        try document.append(.tag(Tag(.endList)))
+        // Each added content is one line when read back.
+        #expect(PlaylistParser.parse(document.write()).document.lines.count == document.lines.count)
+        #expect(document.lines.count == 9)
+    }
 }

@@ -58,7 +58,7 @@ struct RoundTripTests {
         var document = PlaylistParser.parse(bytes).document
         let index = try #require(document.lines.firstIndex { $0.content.tag?.name == .extinf })
         document.lines[index].content = .tag(Tag(.extinf, .extinf(duration: MediaTime(decimal: "5.5")!, title: "")))
-        document.insert(
+        try document.insert(
             .tag(
                 Tag(
                     .dateRange,
@@ -74,9 +74,9 @@ struct RoundTripTests {
     }
 
     @Test("appending to a file without a final newline keeps it without one")
-    func appendWithoutFinalNewline() {
+    func appendWithoutFinalNewline() throws {
         var document = PlaylistParser.parse(Fixtures.playlist("no-final-newline.m3u8")).document
-        document.append(.tag(Tag(.endList)))
+        try document.append(.tag(Tag(.endList)))
         #expect(document.writeString().hasSuffix("b.ts\n#EXT-X-ENDLIST"))
     }
 

@@ -124,7 +124,11 @@ public enum InterstitialInserter {
         let grouped = Dictionary(grouping: insertions.enumerated(), by: { $0.element.line })
         for line in grouped.keys.sorted(by: >) {
             for entry in grouped[line]!.sorted(by: { $0.offset > $1.offset }) {
-                document.insert(entry.element.content, at: line)
+                do {
+                    try document.insert(entry.element.content, at: line)
+                } catch {
+                    throw InsertionError(code: "insert-request", path: "id", "a line cannot be written: \(error)")
+                }
             }
         }
         return Output(document: document, events: events, addedProgramDateTime: addPDT)

@@ -75,3 +75,72 @@ public struct Line: Hashable, Sendable {
     /// Whether the line is still the source text (it will be written verbatim).
     public var isVerbatim: Bool { sourceRange != nil }
 }
+
+extension LineContent {
+    /// Checks that the content writes as exactly one line of the playlist grammar (§4.1): no line
+    /// break or other control character inside it, a tag name of `EXT` and `[A-Z0-9-]`, an attribute
+    /// list that ``AttributeList/checkWritable()`` accepts, and a URI line that does not start with `#`.
+    ///
+    /// Content read by the parser is kept verbatim and never checked; content built in code is
+    /// checked by ``PlaylistDocument/insert(_:at:)`` and ``PlaylistDocument/append(_:)``.
+    ///
+    /// - Throws: ``AttributeSyntaxError`` (`tag-value` for a tag or comment, `segment-uri` for a URI
+    ///   line) naming the offending character and its byte offset.
+    public func checkWritable() throws(AttributeSyntaxError) {
+        switch self {
+        case .blank: return
+        case .comment(let text):
+            if text.hasPrefix("EXT") {
+                throw AttributeSyntaxError(
+                    rule: Rule.tagValue.id, text: text, offset: 0, character: "E",
+                    message:
+                        "a comment cannot start with EXT (it would be a tag); §4.1: \"Lines that start with the character '#' are either comments or tags. Tags begin with #EXT.\""
+                )
+            }
+            try Self.checkOneLine(text, rule: Rule.tagValue)
+        case .uri(let text):
+            guard !text.isEmpty, !text.hasPrefix("#") else {
+                throw AttributeSyntaxError(
+                    rule: Rule.segmentURI.id, text: text, offset: 0, character: text.unicodeScalars.first,
+                    message:
+                        "a URI line cannot be empty or start with '#'; §4.1: \"Each line is a URI, is blank, or starts with the character '#'.\""
+                )
+            }
+            try Self.checkOneLine(text, rule: Rule.segmentURI)
+        case .tag(let tag):
+            let name = tag.name.rawValue
+            guard name.hasPrefix("EXT"), name.utf8.allSatisfy(AttributeGrammar.isAttributeNameByte) else {
+                let offset =
+                    name.utf8.firstIndex { !AttributeGrammar.isAttributeNameByte($0) }
+                    .map { name.utf8.distance(from: name.utf8.startIndex, to: $0) } ?? 0
+                throw AttributeSyntaxError(
+                    rule: Rule.tagValue.id, text: name, offset: offset, character: nil,
+                    message:
+                        "a tag name is EXT followed by [A-Z], [0-9] and '-', found '\(Diagnostic.clipped(name))'; §4.1: \"Tags begin with #EXT.\""
+                )
+            }
+            switch tag.value {
+            case .none, .integer, .byteRange, .dateTime: return
+            case .extinf(_, let title): try Self.checkOneLine(title, rule: Rule.tagValue)
+            case .enumerated(let value): try AttributeGrammar.checkUnquoted(value)
+            case .attributes(let list): try list.checkWritable()
+            case .text(let text): try Self.checkOneLine(text, rule: Rule.tagValue)
+            }
+        }
+    }
+
+    /// Refuses CR, LF and the other control characters but tab.
+    private static func checkOneLine(_ text: String, rule: Rule) throws(AttributeSyntaxError) {
+        var offset = 0
+        for scalar in text.unicodeScalars {
+            if scalar.value != 0x09, scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                throw AttributeSyntaxError(
+                    rule: rule.id, text: text, offset: offset, character: scalar,
+                    message:
+                        "a line cannot contain \(scalar.diagnosticName) (at byte \(offset)); §4.1: \"Each line is a URI, is blank, or starts with the character '#'.\""
+                )
+            }
+            offset += UTF8.width(scalar)
+        }
+    }
+}

@@ -35,7 +35,11 @@ public struct PlaylistDocument: Sendable {
     ///
     /// Appending after a last line that has no final newline gives that line one and leaves the
     /// new last line without one, so the file keeps its shape.
-    public mutating func insert(_ content: LineContent, at index: Int) {
+    ///
+    /// - Throws: ``AttributeSyntaxError`` when the content would not write as one line of the
+    ///   grammar (``LineContent/checkWritable()``): a built line can never inject another.
+    public mutating func insert(_ content: LineContent, at index: Int) throws(AttributeSyntaxError) {
+        try content.checkWritable()
         let terminator = preferredTerminator
         if index == lines.count, let last = lines.indices.last, lines[last].terminator == .none {
             lines[last].terminator = terminator
@@ -45,8 +49,10 @@ public struct PlaylistDocument: Sendable {
         }
     }
 
-    /// Appends a new line.
-    public mutating func append(_ content: LineContent) { insert(content, at: lines.count) }
+    /// Appends a new line, checked as ``insert(_:at:)`` checks it.
+    public mutating func append(_ content: LineContent) throws(AttributeSyntaxError) {
+        try insert(content, at: lines.count)
+    }
 
     /// The text of line `index` (0-based) as it will be written, without terminator.
     public func text(ofLine index: Int) -> String {

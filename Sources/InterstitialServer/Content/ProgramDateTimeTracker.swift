@@ -38,7 +38,10 @@ final class ProgramDateTimeTracker: Sendable {
         guard let extinf = (0..<first.line).last(where: { document.lines[$0].content.tag?.name == .extinf }) else {
             return result
         }
-        document.insert(.tag(Tag(.programDateTime, .dateTime(start))), at: extinf)
+        // A date tag always writes as one line; were it refused, the playlist stays undated.
+        guard (try? document.insert(.tag(Tag(.programDateTime, .dateTime(start))), at: extinf)) != nil else {
+            return result
+        }
         return PlaylistParser.parse(document.write(), options: ParseOptions(file: document.file))
     }
 }
