@@ -228,4 +228,20 @@ struct InterstitialRobustnessTests {
             parameters: ["_HLS_interstitial_id": "a", "_HLS_primary_id": long], maximumPrimaryIDLength: 256)
         #expect(query.primaryID == long)
     }
+
+    @Test("an interstitial whose lists have empty or spaced entries writes back unchanged (fuzzer)")
+    func listsWithInvalidEntriesRoundTrip() throws {
+        let tag =
+            #"#EXT-X-DATERANGE:ID="m",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:10Z","#
+            + #"X-SNAP="OUT,,IN X",X-RESTRICT="SKIP,",CUE="PRE, POST""#
+        let result = PlaylistParser.parse(Array("#EXTM3U\n#EXT-X-TARGETDURATION:6\n\(tag)\n#EXTINF:6,\na.ts\n".utf8))
+        guard case .media(let playlist) = result.playlist else {
+            Issue.record("not a media playlist")
+            return
+        }
+        let range = try #require(playlist.dateRanges.first)
+        let event = try #require(InterstitialEvent(dateRange: range))
+        // Found by the fuzzer: an unchanged list with an empty entry failed to write back.
+        #expect(try event.dateRangeAttributes == range.attributes)
+    }
 }

@@ -131,7 +131,18 @@ struct RobustnessTests {
         arguments: ["", "A B", "A,B", "A\"", "A\nB", "A\tB", "\u{7F}"])
     func enumeratedRefuses(_ text: String) {
         #expect(throws: AttributeSyntaxError.self) { try AttributeValue.enumerated(text) }
+    }
+
+    @Test(
+        "enumerated-string-list entries refuse what would change the list or break the quoted-string",
+        arguments: ["A,B", "A\"", "A\nB", "A\rB", "\u{7F}"])
+    func enumeratedListRefuses(_ text: String) {
         #expect(throws: AttributeSyntaxError.self) { try AttributeValue.enumeratedList(["OK", text]) }
+    }
+
+    @Test("enumerated-string-list entries that are merely invalid (empty, spaced) write back as read")
+    func enumeratedListKeepsInvalidEntries() throws {
+        #expect(try AttributeValue.enumeratedList(["OUT", "", "IN X"]).rawValue == "\"OUT,,IN X\"")
     }
 
     @Test(

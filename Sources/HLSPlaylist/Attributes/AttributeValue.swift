@@ -154,11 +154,24 @@ public struct AttributeValue: Hashable, Sendable, CustomStringConvertible {
         try AttributeGrammar.checkUnquoted(value)
         return AttributeValue(unchecked: value)
     }
-    /// An enumerated-string-list value: a quoted-string of comma-separated enumerated-strings.
+    /// An enumerated-string-list value: a quoted-string of comma-separated entries.
     ///
-    /// - Throws: ``AttributeSyntaxError`` when an entry is not a valid enumerated-string.
+    /// An entry may not hold a comma (it would read back as two) nor anything a quoted-string cannot
+    /// hold. Entries that are not valid enumerated-strings (empty, or with spaces) are written as
+    /// given, so a list read from a playlist writes back unchanged; validators report them.
+    ///
+    /// - Throws: ``AttributeSyntaxError`` when an entry holds a comma, `"`, CR, LF or a control character.
     public static func enumeratedList(_ values: [String]) throws(AttributeSyntaxError) -> AttributeValue {
-        for value in values { try AttributeGrammar.checkUnquoted(value) }
+        for value in values {
+            if let comma = value.utf8.firstIndex(of: UInt8(ascii: ",")) {
+                let offset = value.utf8.distance(from: value.utf8.startIndex, to: comma)
+                throw AttributeSyntaxError(
+                    rule: Rule.attributeValueCharacter.id, text: value, offset: offset, character: ",",
+                    message:
+                        "an entry of an enumerated-string-list cannot contain ',' (at byte \(offset)); §4.2: \"An enumerated-string will never contain double quotes (\"), commas (,), or whitespace.\""
+                )
+            }
+        }
         return try .quoted(values.joined(separator: ","))
     }
     /// A hexadecimal-sequence value, written `0x` and upper-case digits.
