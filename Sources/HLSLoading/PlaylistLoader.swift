@@ -129,8 +129,7 @@ public final class PlaylistLoader: Sendable {
         var content = bytes[...]
         if content.starts(with: [0xEF, 0xBB, 0xBF]) { content = content.dropFirst(3) }
         if !content.starts(with: Array("#EXTM3U".utf8)) {
-            let preview = String(decoding: content.prefix(40), as: UTF8.self)
-                .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+            let preview = Diagnostic.clipped(String(decoding: content.prefix(40), as: UTF8.self))
             let type = contentType.map { " (Content-Type: \($0))" } ?? ""
             throw LoadError(
                 .notAPlaylist, location: location,

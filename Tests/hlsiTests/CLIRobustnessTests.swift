@@ -82,3 +82,18 @@ struct CLIRobustnessTests {
         }
     }
 }
+
+extension CLIRobustnessTests {
+    @Test("a binary file is reported without raw control bytes (terminal escapes) in the message")
+    func binaryInputIsEscaped() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-binary-\(UUID())")
+        try Data([0x7F, 0x45, 0x4C, 0x46, 0x1B, 0x5B, 0x32, 0x4A, 0x00, 0x07, 0x0A, 0x0D, 0x09]).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let run = try CLITests.run(["inspect", url.path])
+        #expect(run.status == 1)
+        #expect(run.standardError.contains("load-not-a-playlist"))
+        #expect(run.standardError.contains(#"\u{1B}[2J"#), "\(run.standardError)")
+        let controls = run.standardError.unicodeScalars.filter { $0.value < 0x20 && $0 != "\n" }
+        #expect(controls.isEmpty, "raw control characters: \(controls.map(\.value))")
+    }
+}

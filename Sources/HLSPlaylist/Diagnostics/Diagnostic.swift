@@ -106,11 +106,30 @@ public struct Diagnostic: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Text from the input for a message, cut to `limit` bytes with `…` and the full length.
     package static func clipped(_ text: some StringProtocol, limit: Int = 80) -> String {
         let utf8 = text.utf8
-        if utf8.count <= limit { return String(text) }
+        if utf8.count <= limit { return escapingControls(String(text)) }
         let head = Array(utf8.prefix(limit + 1))
         var cut = Swift.max(limit, 0)
         while cut > 0, head[cut] & 0xC0 == 0x80 { cut -= 1 }
-        return String(decoding: head[..<cut], as: UTF8.self) + "… (\(utf8.count) bytes)"
+        return escapingControls(String(decoding: head[..<cut], as: UTF8.self)) + "… (\(utf8.count) bytes)"
+    }
+
+    /// `text` with control characters written as `\n`, `\r`, `\t` or `\u{1B}`, so that quoting
+    /// input in a message never sends raw control bytes (terminal escapes) to a terminal.
+    package static func escapingControls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            return text
+        }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0A: result += "\\n"
+            case 0x0D: result += "\\r"
+            case 0x09: result += "\\t"
+            case 0..<0x20, 0x7F...0x9F: result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     private enum CodingKeys: String, CodingKey {

@@ -115,7 +115,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let token = adminToken ?? ProcessInfo.processInfo.environment["HLSI_ADMIN_TOKEN"] {
             configuration.adminToken = token
         } else if demo {
-            let token = (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
+            var generator = SystemRandomNumberGenerator()
+            let token = Self.demoToken(using: &generator)
             configuration.adminToken = token
             logger.info("admin API token (demo): \(token)")
         }
@@ -142,5 +143,13 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(message: "error: the server stopped: \(error)", exitCode: 2)
         }
+    }
+
+    /// A demo admin token: 128 random bits as 32 hexadecimal digits (leading zeros kept).
+    static func demoToken(using generator: inout some RandomNumberGenerator) -> String {
+        (0..<2).map { _ in
+            let digits = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
     }
 }
