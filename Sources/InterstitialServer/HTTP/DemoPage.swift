@@ -184,10 +184,12 @@ enum DemoPage {
           // hls.js pauses, seeks and plays the element itself around interstitials: only primary playback proposes.
           const inInterstitial = () => !!(m.hls && m.hls.interstitialsManager && m.hls.interstitialsManager.playingItem && m.hls.interstitialsManager.playingItem.event);
           const now = () => Date.now() * 1e6 + m.offset;
-          m.propose = () => {
-            if (!m.socket || m.socket.readyState !== 1 || performance.now() < m.applyingUntil || inInterstitial()) return;
-            m.socket.send(JSON.stringify({ type: "propose", state: { playing: !element.paused, rate: element.playbackRate || 1,
-              location: { primary: primaryTime() }, referenceTime: Math.round(now()) } }));
+          // `playing` given: the user's intent (the start button), proposed even inside an interstitial.
+          m.propose = (playing) => {
+            if (!m.socket || m.socket.readyState !== 1) return;
+            if (playing === undefined && (performance.now() < m.applyingUntil || inInterstitial())) return;
+            m.socket.send(JSON.stringify({ type: "propose", state: { playing: playing === undefined ? !element.paused : playing,
+              rate: element.playbackRate || 1, location: { primary: primaryTime() }, referenceTime: Math.round(now()) } }));
           };
           m.apply = (state) => {
             m.applyingUntil = performance.now() + 400;
@@ -205,7 +207,13 @@ enum DemoPage {
             m.socket.onmessage = (message) => {
               const data = JSON.parse(message.data);
               if (data.type === "pong") m.offset = data.time - (data.sent + (Date.now() * 1e6 - data.sent) / 2);
-              else if (data.type === "welcome") { m.id = data.participant; if (data.state) m.apply(data.state); else m.propose(); }
+              else if (data.type === "welcome") {
+                m.id = data.participant;
+                // The start button asked this member to play: the group plays, whatever hls.js is doing now.
+                if (m.startsGroup) { m.startsGroup = false; m.propose(true); }
+                else if (data.state) m.apply(data.state);
+                else if (!element.paused) m.propose();  // a paused joiner waits for the group's state
+              }
               else if (data.type === "state" && data.state.originator !== m.id) m.apply(data.state);
               else if (data.type === "release") m.apply(data.state);
               else if (data.type === "participants") document.getElementById("group-status").textContent = data.participants.length + " in the group";
@@ -220,11 +228,13 @@ enum DemoPage {
           if (!Hls) {
             try { const module = await import("{{HLSJS}}"); Hls = module.default || module.Hls; } catch (error) { return; }
           }
+          members[0].startsGroup = !members[0].socket;
           for (const m of members) {
             if (!m.hls && Hls && Hls.isSupported()) { m.hls = new Hls(); m.hls.loadSource(select.options[0].value); m.hls.attachMedia(m.video); }
             if (!m.socket) m.connect();
           }
           members[0].video.play().catch(() => {});
+          if (!members[0].startsGroup) members[0].propose(true);
         });
 
         document.getElementById("load").addEventListener("click", load);
