@@ -28,22 +28,11 @@ import threading
 import time
 import urllib.request
 
+from support import check, failures, free_port
+
 TOKEN = "attack-token"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(ROOT, "Sources/InterstitialServer/Resources/demo")
-failures = []
-
-
-def check(condition, message):
-    print(("  ok   " if condition else "  FAIL ") + message, flush=True)
-    if not condition:
-        failures.append(message)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Server:

@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -22,20 +21,9 @@ import urllib.request
 
 from playwright.sync_api import sync_playwright
 
+from support import check, failures, free_port
+
 TOKEN = "e2e-token"
-failures = []
-
-
-def check(condition, message):
-    print(("  ok   " if condition else "  FAIL ") + message, flush=True)
-    if not condition:
-        failures.append(message)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_for(page, predicate, timeout, step=250):

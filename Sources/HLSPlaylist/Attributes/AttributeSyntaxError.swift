@@ -52,12 +52,7 @@ package enum AttributeGrammar {
     /// Whether a scalar may not appear in a quoted-string: `"`, CR, LF (§4.2), or another control
     /// character (§4.1 forbids them in playlists; tab is allowed, as the parser allows it).
     package static func isForbiddenInQuotedString(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x22: return true
-        case 0x09: return false
-        case 0...0x1F, 0x7F...0x9F: return true
-        default: return false
-        }
+        scalar.value == 0x22 || (scalar.value != 0x09 && isControl(scalar))
     }
 
     /// Whether a byte may not appear in an unquoted value: `"`, `,`, whitespace or a control byte.
@@ -80,17 +75,29 @@ package enum AttributeGrammar {
 
     /// Checks the content of a quoted-string (without its quotes).
     package static func checkQuotedContent(_ text: String) throws(AttributeSyntaxError) {
+        if let (offset, scalar) = firstScalar(in: text, where: isForbiddenInQuotedString) {
+            throw AttributeSyntaxError(
+                rule: Rule.attributeQuotedString.id, text: text, offset: offset, character: scalar,
+                message:
+                    "a quoted-string cannot contain \(scalar.diagnosticName) (at byte \(offset)); \(quotedReference)")
+        }
+    }
+
+    /// The first scalar of `text` that `isForbidden` picks, with its UTF-8 byte offset.
+    package static func firstScalar(
+        in text: String, where isForbidden: (Unicode.Scalar) -> Bool
+    ) -> (offset: Int, scalar: Unicode.Scalar)? {
         var offset = 0
         for scalar in text.unicodeScalars {
-            if isForbiddenInQuotedString(scalar) {
-                throw AttributeSyntaxError(
-                    rule: Rule.attributeQuotedString.id, text: text, offset: offset, character: scalar,
-                    message:
-                        "a quoted-string cannot contain \(scalar.diagnosticName) (at byte \(offset)); \(quotedReference)"
-                )
-            }
+            if isForbidden(scalar) { return (offset, scalar) }
             offset += UTF8.width(scalar)
         }
+        return nil
+    }
+
+    /// Whether a scalar is a C0 or C1 control character, or DEL.
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// Checks an unquoted value (an enumerated-string, a number, a hexadecimal-sequence, a resolution).
@@ -100,19 +107,15 @@ package enum AttributeGrammar {
                 rule: Rule.attributeValueCharacter.id, text: text, offset: 0, character: nil,
                 message: "an attribute value cannot be empty; \(unquotedReference)")
         }
-        var offset = 0
-        for scalar in text.unicodeScalars {
-            let forbidden =
-                (scalar.isASCII && isForbiddenInUnquotedValue(UInt8(scalar.value)))
-                || (0x80...0x9F).contains(scalar.value)
-            if forbidden {
-                throw AttributeSyntaxError(
-                    rule: Rule.attributeValueCharacter.id, text: text, offset: offset, character: scalar,
-                    message:
-                        "an unquoted attribute value cannot contain \(scalar.diagnosticName) (at byte \(offset)); \(unquotedReference)"
-                )
-            }
-            offset += UTF8.width(scalar)
+        let forbidden = { (scalar: Unicode.Scalar) in
+            (scalar.isASCII && isForbiddenInUnquotedValue(UInt8(scalar.value))) || isControl(scalar)
+        }
+        if let (offset, scalar) = firstScalar(in: text, where: forbidden) {
+            throw AttributeSyntaxError(
+                rule: Rule.attributeValueCharacter.id, text: text, offset: offset, character: scalar,
+                message:
+                    "an unquoted attribute value cannot contain \(scalar.diagnosticName) (at byte \(offset)); \(unquotedReference)"
+            )
         }
     }
 

@@ -116,7 +116,7 @@ public struct Diagnostic: Hashable, Sendable, Codable, CustomStringConvertible {
     /// `text` with control characters written as `\n`, `\r`, `\t` or `\u{1B}`, so that quoting
     /// input in a message never sends raw control bytes (terminal escapes) to a terminal.
     package static func escapingControls(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+        guard text.unicodeScalars.contains(where: AttributeGrammar.isControl) else {
             return text
         }
         var result = ""
@@ -125,7 +125,8 @@ public struct Diagnostic: Hashable, Sendable, Codable, CustomStringConvertible {
             case 0x0A: result += "\\n"
             case 0x0D: result += "\\r"
             case 0x09: result += "\\t"
-            case 0..<0x20, 0x7F...0x9F: result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            case _ where AttributeGrammar.isControl(scalar):
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             default: result.unicodeScalars.append(scalar)
             }
         }

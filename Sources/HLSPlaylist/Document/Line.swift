@@ -131,16 +131,13 @@ extension LineContent {
 
     /// Refuses CR, LF and the other control characters but tab.
     private static func checkOneLine(_ text: String, rule: Rule) throws(AttributeSyntaxError) {
-        var offset = 0
-        for scalar in text.unicodeScalars {
-            if scalar.value != 0x09, scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                throw AttributeSyntaxError(
-                    rule: rule.id, text: text, offset: offset, character: scalar,
-                    message:
-                        "a line cannot contain \(scalar.diagnosticName) (at byte \(offset)); §4.1: \"Each line is a URI, is blank, or starts with the character '#'.\""
-                )
-            }
-            offset += UTF8.width(scalar)
+        let forbidden = { (scalar: Unicode.Scalar) in scalar.value != 0x09 && AttributeGrammar.isControl(scalar) }
+        if let (offset, scalar) = AttributeGrammar.firstScalar(in: text, where: forbidden) {
+            throw AttributeSyntaxError(
+                rule: rule.id, text: text, offset: offset, character: scalar,
+                message:
+                    "a line cannot contain \(scalar.diagnosticName) (at byte \(offset)); §4.1: \"Each line is a URI, is blank, or starts with the character '#'.\""
+            )
         }
     }
 }

@@ -157,6 +157,12 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         var reason: String
         var code: String
         var message: String
+
+        /// 431: the header (or trailer) fields are over a limit.
+        static func headersTooLarge(_ message: String) -> Refusal {
+            Refusal(
+                status: 431, reason: "Request Header Fields Too Large", code: "headers-too-large", message: message)
+        }
     }
 
     private enum HeadStep {
@@ -190,9 +196,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         fieldBytes += 1
         if fieldBytes > limits.headerBytes {
             return .refuse(
-                Refusal(
-                    status: 431, reason: "Request Header Fields Too Large", code: "headers-too-large",
-                    message: "the header fields are larger than \(limits.headerBytes) bytes"))
+                Refusal.headersTooLarge("the header fields are larger than \(limits.headerBytes) bytes"))
         }
         guard byte == 0x0A else { return .more }
         var line = head[lineStart..<(head.count - 1)]
@@ -206,9 +210,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         fieldCount += 1
         if fieldCount > limits.headerCount {
             return .refuse(
-                Refusal(
-                    status: 431, reason: "Request Header Fields Too Large", code: "headers-too-large",
-                    message: "the request has more than \(limits.headerCount) header fields"))
+                Refusal.headersTooLarge("the request has more than \(limits.headerCount) header fields"))
         }
         if let refusal = checkField(line) { return .refuse(refusal) }
         return .more
@@ -309,9 +311,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             }
         case .trailers(let lineBytes, let totalBytes):
             guard totalBytes < limits.headerBytes else {
-                return Refusal(
-                    status: 431, reason: "Request Header Fields Too Large", code: "headers-too-large",
-                    message: "the trailer fields are larger than \(limits.headerBytes) bytes")
+                return Refusal.headersTooLarge("the trailer fields are larger than \(limits.headerBytes) bytes")
             }
             if byte == 0x0A {
                 phase = lineBytes == 0 ? .head : .trailers(lineBytes: 0, totalBytes: totalBytes + 1)
