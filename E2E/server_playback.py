@@ -109,7 +109,7 @@ def run_checks(args, base):
     items = timeline["items"]
     for index, item in enumerate(items):
         if item["kind"] == "interstitial" and index + 1 < len(items) and items[index + 1]["kind"] == "primary":
-            resume[item["id"]] = items[index + 1]["primaryStart"]
+            resume[item["id"]] = items[index + 1]["primary"][0]
     print(f"schedule: resume points {resume}")
 
     with sync_playwright() as p:

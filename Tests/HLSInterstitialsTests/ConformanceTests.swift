@@ -90,7 +90,9 @@ struct ConformanceTests {
                 #expect(fields["kind"] == .string(actual.kind.rawValue))
                 if actual.kind == .interstitial { #expect(fields["id"] == .string(schedule.eventID(of: actual) ?? "")) }
                 for (key, range) in [
-                    ("primary", actual.primary), ("playout", actual.playout), ("integrated", actual.integrated),
+                    ("primary", (actual.primary.start, actual.primary.end)),
+                    ("playout", (actual.playout.lowerBound, actual.playout.upperBound)),
+                    ("integrated", (actual.integrated.lowerBound, actual.integrated.upperBound)),
                 ] {
                     guard case .array(let bounds)? = fields[key], bounds.count == 2 else {
                         Issue.record("\(key) missing")
@@ -98,7 +100,7 @@ struct ConformanceTests {
                     }
                     #expect(
                         [Self.ms(bounds[0]), Self.ms(bounds[1])] == [
-                            Self.ms(range.lowerBound), Self.ms(range.upperBound),
+                            Self.ms(range.0), Self.ms(range.1),
                         ],
                         "\(key) of \(actual.kind) \(schedule.eventID(of: actual) ?? "")")
                 }

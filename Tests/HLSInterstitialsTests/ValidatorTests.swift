@@ -136,10 +136,10 @@ struct ValidatorTests {
     @Test("absolute URIs need a scheme")
     func absoluteURIs() {
         for uri in ["https://a.example/x.m3u8", "http://a", "file:///x", "skd://key", "data:,x"] {
-            #expect(InterstitialValidator.isAbsoluteURI(uri), "\(uri)")
+            #expect(URIReference.isAbsolute(uri), "\(uri)")
         }
         for uri in ["x.m3u8", "/a/x.m3u8", "//host/x", "1http://a", ":x", ""] {
-            #expect(!InterstitialValidator.isAbsoluteURI(uri), "\(uri)")
+            #expect(!URIReference.isAbsolute(uri), "\(uri)")
         }
     }
 }

@@ -154,10 +154,10 @@ struct StreamValidatorTests {
 
     @Test("relative references resolve against URLs and file paths")
     func resolve() {
-        #expect(StreamValidator.resolve("b.json?x=1", against: "http://h/a/p.m3u8") == "http://h/a/b.json?x=1")
-        #expect(StreamValidator.resolve("../b.json", against: "https://h/a/p.m3u8") == "https://h/b.json")
-        #expect(StreamValidator.resolve("b.json?_HLS_interstitial_id=x", against: "dir/p.m3u8") == "dir/b.json")
-        #expect(StreamValidator.resolve("https://o/x", against: "dir/p.m3u8") == "https://o/x")
-        #expect(StreamValidator.resolve("b%20c.json", against: "p.m3u8") == "b c.json")
+        #expect(URIReference.resolve("b.json?x=1", against: "http://h/a/p.m3u8") == "http://h/a/b.json?x=1")
+        #expect(URIReference.resolve("../b.json", against: "https://h/a/p.m3u8") == "https://h/b.json")
+        #expect(URIReference.resolve("b.json?_HLS_interstitial_id=x", against: "dir/p.m3u8") == "dir/b.json")
+        #expect(URIReference.resolve("https://o/x", against: "dir/p.m3u8") == "https://o/x")
+        #expect(URIReference.resolve("b%20c.json", against: "p.m3u8") == "b c.json")
     }
 }

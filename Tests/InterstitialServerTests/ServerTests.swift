@@ -35,7 +35,7 @@ struct ServerTests {
                     == (try Data(contentsOf: URL(fileURLWithPath: directory + "/video/seg003.m4s")).count))
             #expect(try await client.get("/demo/vod/video/seg999.m4s").status == .notFound)
             let timeline = try await client.get("/demo/vod/timeline.json")
-            #expect(timeline.text.contains("\"id\":\"midroll-2\""))
+            #expect(timeline.text.contains("\"id\" : \"midroll-2\""))
         }
     }
 

@@ -119,7 +119,7 @@ public struct InsertionRequest: Hashable, Sendable {
         case (.some, .some):
             throw fail("assetList", "give an asset URI or an asset list, not both; \(Rule.interstitialAsset.quote)")
         case (let uri?, nil):
-            guard InterstitialValidator.isAbsoluteURI(uri) else {
+            guard URIReference.isAbsolute(uri) else {
                 throw fail("assetUri", "\"\(uri)\" is not absolute; \(Rule.interstitialAssetURI.quote)")
             }
             event.assetURI = Self.addingInterstitialID(id, to: uri)

@@ -1,39 +1,41 @@
 import HLSPlaylist
 
 extension InterstitialSchedule {
-    /// Resolves events against a primary playlist: start times, resumption points, playout lengths
-    /// and the items of the playout, following the behavior profile.
+    /// Resolves events against a primary playlist: start times, groups, resumption points, playout
+    /// lengths and the items of the playout, following the behavior profile.
     ///
     /// - R1: START-DATE maps to primary time through the segment that contains it.
     /// - R3, R4: the resumption offset is X-RESUME-OFFSET, else the effective duration
-    ///   min(X-PLAYOUT-LIMIT, D), D being the resolved assets' total, DURATION, END-DATE − START-DATE,
-    ///   PLANNED-DURATION, or the time played once known (which wins); client events default to 0,
-    ///   and an indefinite offset is the time played.
-    /// - R5: events sharing a start, or starting inside the primary range their group skips, form one
-    ///   group whose offsets add up.
-    /// - R6: X-SNAP OUT moves the start to the nearest segment boundary (ties: earlier; several
-    ///   playlists: the earliest), IN moves the resumption point (ties: later; several: the latest).
+    ///   (``InterstitialEvent/effectiveDuration(played:)``); client events default to 0, and an
+    ///   indefinite offset is the time played.
+    /// - R5: events sharing a start (PRE and POST included), or starting inside the primary range
+    ///   their group skips, form one group whose offsets add up, scheduled or not. X-SNAP OUT of the
+    ///   first member moves the group's start; X-SNAP IN of the last member moves the point where
+    ///   primary resumes; the members' offsets add up unsnapped.
+    /// - R6: snapping goes to the nearest segment boundary (OUT: ties earlier, several playlists the
+    ///   earliest; IN: ties later, several the latest).
     /// - R7: an empty asset list plays nothing and resumes at X-RESUME-OFFSET or 0; a failed load
     ///   plays nothing and resumes at 0.
-    /// - R8: a group that resumes before its start is not played again.
-    /// - R9: PRE plays before primary, POST after its end (and resumes nowhere: its `resumeTime` is
-    ///   the end of primary).
+    /// - R9: PRE plays before primary, POST after its end (and resumes nowhere: it adds no offset).
+    /// - R21: an interstitial item's `primary` span runs from the resumption point before it to its
+    ///   own `resumeTime`, backwards for a negative offset.
     /// - R22, R23: events after the end of a VOD primary get no item; live durations are indefinite.
+    /// - R26: a group that starts before the playback start point plays only the part after it
+    ///   (earlier members play nothing, the first remaining one starts part way in).
     public static func resolve(_ input: ScheduleInput) -> InterstitialSchedule {
         let primary = input.primary
         let startOfPrimary = primary.segments.first?.startTime ?? .zero
         let endOfPrimary = primary.segments.last?.endTime ?? startOfPrimary
+        let playbackStart = min(max(input.playbackStart ?? startOfPrimary, startOfPrimary), endOfPrimary)
         let playlists = [primary] + input.otherPlaylists
 
-        // Start, playout length and offset of each event.
+        // Each event on its own: start (unsnapped), playout length and offset.
         var events: [Event] = []
-        var placed: [(index: Int, start: MediaTime, cue: InterstitialEvent.Cue)] = []
-        for (index, event) in input.events.enumerated() {
-            let id = event.identifier
+        for event in input.events {
             var start: MediaTime
             var problem: String?
             switch event.cue {
-            case .join: start = startOfPrimary
+            case .join: start = playbackStart
             case .leave: start = endOfPrimary
             case .none:
                 if let time = event.time {
@@ -47,83 +49,109 @@ extension InterstitialSchedule {
                         ? "it has neither a time nor a START-DATE"
                         : "its START-DATE cannot be placed: the playlist has no EXT-X-PROGRAM-DATE-TIME"
                 }
-                if event.alignsStartWithPrimarySegmentBoundary,
-                    let snapped = snap(start, in: playlists, preferLater: false)
-                {
-                    start = snapped
-                }
             }
+            let id = event.identifier
             let failed = input.failedEvents.contains(id)
-            let played = input.playedDurations[id]
             let nothing = failed || event.assetList.map { $0.assets.isEmpty } == true
-            var length: MediaTime
-            if nothing {
-                length = .zero
-            } else if let played {
-                length = played
-            } else {
-                let known =
-                    event.assetList.map(\.totalDuration) ?? event.duration
-                    ?? event.endDate.flatMap { end in event.date.map { end - $0 } } ?? event.plannedDuration ?? .zero
-                length = event.playoutLimit.map { min($0, known) } ?? known
-            }
             // An END-DATE before START-DATE (or a negative time played) plays nothing; times saturate,
             // so every range below has lowerBound <= upperBound whatever the input.
-            length = max(length, .zero)
+            let length =
+                nothing ? .zero : max(event.effectiveDuration(played: input.playedDurations[id]) ?? .zero, .zero)
             let offset: MediaTime
             switch event.resumptionOffset {
             case .time(let value)?: offset = failed ? .zero : value
             case .indefinite?: offset = failed ? .zero : length
-            case nil: offset = nothing ? .zero : length
-            }
-            let reachable: Bool
-            switch event.cue {
-            case .join: reachable = true
-            case .leave: reachable = !input.isLive
-            case .none:
-                reachable = problem == nil && start >= startOfPrimary && (input.isLive || start <= endOfPrimary)
+            case nil: offset = length
             }
             events.append(
                 Event(
                     event: event, start: start, resumeTime: start + offset, resumptionOffset: offset,
-                    playoutDuration: length, isScheduled: reachable, problem: problem))
-            if reachable { placed.append((index, start, event.cue)) }
+                    playoutDuration: length, startOffset: .zero, isScheduled: false, problem: problem))
         }
 
-        // Groups in playout order: PRE first, then by start (tag order among equal starts), POST last.
-        func rank(_ cue: InterstitialEvent.Cue) -> Int { cue == .join ? 0 : cue == .leave ? 2 : 1 }
-        placed.sort { a, b in
-            if rank(a.cue) != rank(b.cue) { return rank(a.cue) < rank(b.cue) }
-            if a.start != b.start { return a.start < b.start }
-            return a.index < b.index
+        let lengths = events.map(\.playoutDuration)
+
+        // Groups: PRE first, then by start (tag order among equal starts). Events after the end of a
+        // VOD primary group among themselves; so do POST events of a live primary.
+        func afterEnd(_ index: Int) -> Bool {
+            switch input.events[index].cue {
+            case .join: false
+            case .leave: input.isLive
+            case .none: !input.isLive && events[index].start > endOfPrimary
+            }
         }
-        var groups: [[Int]] = []
-        var groupStart = MediaTime.zero
-        var groupResume = MediaTime.zero
-        var groupCue = InterstitialEvent.Cue.none
-        for entry in placed {
-            let joins =
-                !groups.isEmpty && entry.cue == groupCue
-                && (entry.start == groupStart
-                    || (entry.cue == .none && entry.start > groupStart && entry.start < groupResume))
-            if joins {
-                groups[groups.count - 1].append(entry.index)
-            } else {
-                groups.append([entry.index])
-                groupStart = entry.start
-                groupResume = entry.start
-                groupCue = entry.cue
-            }
-            // After POST there is no primary left to resume into.
-            if entry.cue != .leave { groupResume = groupResume + events[entry.index].resumptionOffset }
-            var resume = groupResume
-            if input.events[entry.index].alignsResumptionWithPrimarySegmentBoundary,
-                let snapped = snap(resume, in: playlists, preferLater: true)
+        let order = events.indices.filter { events[$0].problem == nil }.sorted { a, b in
+            let preA = input.events[a].cue == .join
+            let preB = input.events[b].cue == .join
+            if preA != preB { return preA }
+            if events[a].start != events[b].start { return events[a].start < events[b].start }
+            return a < b
+        }
+        var groups: [Group] = []
+        var firstStart = MediaTime.zero
+        for index in order {
+            let event = events[index]
+            if let last = groups.last, afterEnd(last.members[0]) == afterEnd(index),
+                event.start == firstStart || (event.start > last.start && event.start < last.resumeTime)
             {
-                resume = snapped
-                groupResume = snapped
+                groups[groups.count - 1].members.append(index)
+            } else {
+                firstStart = event.start
+                var start = event.start
+                if event.event.cue == .none, event.event.alignsStartWithPrimarySegmentBoundary,
+                    let snapped = snap(start, in: playlists, preferLater: false)
+                {
+                    start = snapped
+                }
+                events[index].start = start
+                groups.append(
+                    Group(
+                        members: [index], cue: event.event.cue, start: start, resumeTime: start, playoutDuration: .zero,
+                        isScheduled: false))
             }
-            events[entry.index].resumeTime = resume
+            let position = groups.count - 1
+            // After POST there is no primary left to resume into.
+            if event.event.cue != .leave {
+                groups[position].resumeTime = groups[position].resumeTime + events[index].resumptionOffset
+            }
+            groups[position].playoutDuration = groups[position].playoutDuration + events[index].playoutDuration
+            events[index].resumeTime = groups[position].resumeTime
+        }
+
+        // Where primary resumes (X-SNAP IN of the last member), and what is scheduled.
+        for position in groups.indices {
+            let members = groups[position].members
+            let last = members[members.count - 1]
+            if input.events[last].alignsResumptionWithPrimarySegmentBoundary,
+                let snapped = snap(groups[position].resumeTime, in: playlists, preferLater: true)
+            {
+                groups[position].resumeTime = snapped
+                events[last].resumeTime = snapped
+            }
+            let group = groups[position]
+            let scheduled: Bool
+            if afterEnd(members[0]) {
+                scheduled = false
+            } else if group.cue == .join || group.start >= startOfPrimary {
+                scheduled = true
+            } else {
+                // Before the start of primary: only a group that covers the playback start point (R26).
+                scheduled = playbackStart < group.start + group.playoutDuration
+            }
+            groups[position].isScheduled = scheduled
+            // Playback that starts after a group's start plays only what covers the start point (R26):
+            // earlier members play nothing, the member that covers it starts part way in.
+            var skip = group.cue == .join ? .zero : max(playbackStart - group.start, .zero)
+            let covered = skip < group.playoutDuration
+            for index in members {
+                events[index].isScheduled = scheduled
+                guard skip > .zero else { continue }
+                let length = events[index].playoutDuration
+                if covered && skip < length { events[index].startOffset = skip }
+                events[index].playoutDuration = covered ? length - min(skip, length) : .zero
+                skip = skip - min(skip, length)
+            }
+            groups[position].playoutDuration = members.reduce(.zero) { $0 + events[$1].playoutDuration }
         }
 
         // Items.
@@ -136,24 +164,23 @@ extension InterstitialSchedule {
             let length = end - cursor
             items.append(
                 Item(
-                    kind: .primary, eventIndex: nil, primary: cursor..<end, playout: playout..<(playout + length),
-                    integrated: integrated..<(integrated + length)))
+                    kind: .primary, eventIndex: nil, primary: Span(start: cursor, end: end),
+                    playout: playout..<(playout + length), integrated: integrated..<(integrated + length)))
             playout = playout + length
             integrated = integrated + length
             cursor = end
         }
-        for group in groups {
-            let first = events[group[0]]
-            if first.event.cue == .leave { addPrimary(to: endOfPrimary) } else { addPrimary(to: first.start) }
-            var from = first.event.cue == .leave ? max(cursor, first.start) : first.start
-            for index in group {
+        for group in groups where group.isScheduled {
+            if group.cue == .leave { addPrimary(to: endOfPrimary) } else { addPrimary(to: group.start) }
+            var from = group.cue == .leave ? max(cursor, group.start) : group.start
+            for index in group.members {
                 let event = events[index]
                 let length = event.playoutDuration
-                let drawn = event.event.timelineOccupancy == .fill ? length : .zero
-                let to = event.event.cue == .join ? from + event.resumptionOffset : event.resumeTime
+                let drawn = event.event.timelineOccupancy == .fill ? lengths[index] : .zero
+                let to = event.resumeTime
                 items.append(
                     Item(
-                        kind: .interstitial, eventIndex: index, primary: min(from, to)..<max(from, to),
+                        kind: .interstitial, eventIndex: index, primary: Span(start: from, end: to),
                         playout: playout..<(playout + length), integrated: integrated..<(integrated + drawn)))
                 playout = playout + length
                 integrated = integrated + drawn
@@ -164,7 +191,7 @@ extension InterstitialSchedule {
         addPrimary(to: endOfPrimary)
         let live = input.isLive
         return InterstitialSchedule(
-            events: events, items: items, primaryDuration: live ? nil : endOfPrimary - startOfPrimary,
+            events: events, groups: groups, items: items, primaryDuration: live ? nil : endOfPrimary - startOfPrimary,
             playoutDuration: live ? nil : playout, integratedDuration: live ? nil : integrated, isLive: live)
     }
 

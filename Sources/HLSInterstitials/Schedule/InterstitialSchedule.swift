@@ -22,13 +22,58 @@ public struct InterstitialSchedule: Sendable {
         public var resumeTime: MediaTime
         /// Its effective resumption offset (R3, R4, R7, R10).
         public var resumptionOffset: MediaTime
-        /// How long it plays: min(X-PLAYOUT-LIMIT, duration), 0 when nothing plays (R3, R7).
+        /// How long it plays: its effective duration (R3), 0 when nothing plays (R7), less
+        /// ``startOffset`` when playback starts inside it (R26).
         public var playoutDuration: MediaTime
-        /// Whether it has an item: false for events after the end of a VOD primary (R22), before its
-        /// start, or POST events of a live primary.
+        /// Where in the event playback starts when playback starts after the event's start and
+        /// inside it (R11, R26; sent as `_HLS_start_offset`); zero otherwise.
+        public var startOffset: MediaTime
+        /// Whether it has an item: false for events after the end of a VOD primary (R22), before the
+        /// start of primary unless they cover the playback start point (R26), or POST events of a live
+        /// primary.
         public var isScheduled: Bool
         /// Why the event could not be placed at all, when it could not (then it is not scheduled).
         public var problem: String?
+    }
+
+    /// Events that play back to back while primary stays suspended (profile R5): the events that
+    /// share a start, and those that start inside the primary range the group skips.
+    public struct Group: Sendable, Hashable {
+        /// The members' indices in ``InterstitialSchedule/events``, in playout order.
+        public var members: [Int]
+        /// The cue the members share: PRE and POST groups play before and after primary (R9).
+        public var cue: InterstitialEvent.Cue
+        /// Where the group starts on the primary timeline (its first member's start, snapped OUT).
+        public var start: MediaTime
+        /// Where primary resumes after the group: the last member's ``Event/resumeTime``.
+        public var resumeTime: MediaTime
+        /// The group's playout length: the sum of its members' playout durations.
+        public var playoutDuration: MediaTime
+        /// Whether the group has items (false after the end of a VOD primary, R22).
+        public var isScheduled: Bool
+    }
+
+    /// A range of the primary timeline that an item covers, from where it starts to where it ends;
+    /// for an interstitial, from the resumption point before it to its own `resumeTime`, so it runs
+    /// backwards when a negative offset replays primary (profile R21).
+    public struct Span: Sendable, Hashable {
+        /// Where the item starts on the primary timeline.
+        public var start: MediaTime
+        /// Where the item ends (for an interstitial: where primary resumes after it).
+        public var end: MediaTime
+
+        /// Creates a span.
+        public init(start: MediaTime, end: MediaTime) {
+            self.start = start
+            self.end = end
+        }
+
+        /// Whether it runs backwards (a negative resumption offset).
+        public var isReversed: Bool { end < start }
+        /// The span's extent, lower bound first.
+        public var range: Range<MediaTime> { min(start, end)..<max(start, end) }
+        /// Its length, negative when reversed.
+        public var length: MediaTime { end - start }
     }
 
     /// What an item is.
@@ -45,8 +90,9 @@ public struct InterstitialSchedule: Sendable {
         public var kind: ItemKind
         /// The event's index in ``InterstitialSchedule/events`` for interstitial items.
         public var eventIndex: Int?
-        /// The range of the primary timeline it covers.
-        public var primary: Range<MediaTime>
+        /// The range of the primary timeline it covers, from its start to its end (R21): for an
+        /// interstitial, from the resumption point before it to its `resumeTime`.
+        public var primary: Span
         /// Where it plays, back to back with the others.
         public var playout: Range<MediaTime>
         /// Where a UI draws it.
@@ -55,6 +101,10 @@ public struct InterstitialSchedule: Sendable {
 
     /// Every event, in input order, resolved.
     public var events: [Event]
+    /// The groups of coinciding events (R5): the PRE group first, then by start (tag order among
+    /// equal starts). Groups that are not scheduled (after the end of a VOD, R22) are listed too and
+    /// still report cumulative resumption points; events that cannot be placed have no group.
+    public var groups: [Group]
     /// The items in playout order.
     public var items: [Item]
     /// The primary duration; nil when indefinite (live, R23).
@@ -88,7 +138,7 @@ public struct InterstitialSchedule: Sendable {
     /// The primary item that plays primary time `time` (the first in playout order when a negative
     /// offset replays it).
     public func primaryItem(at time: MediaTime) -> Int? {
-        Self.search(primaryIndex.indices, time) { items[primaryIndex[$0]].primary }.map { primaryIndex[$0] }
+        Self.search(primaryIndex.indices, time) { items[primaryIndex[$0]].primary.range }.map { primaryIndex[$0] }
     }
 
     /// Binary search for the first position whose range (sorted by lower bound) contains `time`,
@@ -112,18 +162,22 @@ public struct InterstitialSchedule: Sendable {
             ? low : nil
     }
 
+    /// The group an event belongs to, by the event's index.
+    public func group(ofEvent index: Int) -> Group? { groups.first { $0.members.contains(index) } }
+
     init(
-        events: [Event], items: [Item], primaryDuration: MediaTime?, playoutDuration: MediaTime?,
+        events: [Event], groups: [Group], items: [Item], primaryDuration: MediaTime?, playoutDuration: MediaTime?,
         integratedDuration: MediaTime?, isLive: Bool
     ) {
         self.events = events
+        self.groups = groups
         self.items = items
         self.primaryDuration = primaryDuration
         self.playoutDuration = playoutDuration
         self.integratedDuration = integratedDuration
         self.isLive = isLive
         self.primaryIndex = items.indices.filter { items[$0].kind == .primary }.sorted {
-            (items[$0].primary.lowerBound, $0) < (items[$1].primary.lowerBound, $1)
+            (items[$0].primary.start, $0) < (items[$1].primary.start, $1)
         }
     }
 }

@@ -16,12 +16,18 @@ public struct ScheduleInput: Sendable {
     public var playedDurations: [String: MediaTime]
     /// Whether the primary is live (R23); by default, whether it lacks EXT-X-ENDLIST.
     public var isLive: Bool
+    /// Where playback starts on the primary timeline (a VOD start position, a live join); nil: the
+    /// start of the primary. An event that starts before it plays only if it covers it, from that
+    /// offset (R26); CUE=PRE events play there (R9).
+    public var playbackStart: MediaTime?
 
     /// Creates an input.
     public init(
         primary: MediaPlaylist, otherPlaylists: [MediaPlaylist] = [], events: [InterstitialEvent],
-        failedEvents: Set<String> = [], playedDurations: [String: MediaTime] = [:], isLive: Bool? = nil
+        failedEvents: Set<String> = [], playedDurations: [String: MediaTime] = [:], isLive: Bool? = nil,
+        playbackStart: MediaTime? = nil
     ) {
+        self.playbackStart = playbackStart
         self.primary = primary
         self.otherPlaylists = otherPlaylists
         self.events = events

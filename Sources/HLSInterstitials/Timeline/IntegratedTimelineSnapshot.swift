@@ -94,15 +94,15 @@ public struct IntegratedTimelineSnapshot: Sendable, Hashable {
             switch item.kind {
             case .primary:
                 return Segment(
-                    segmentType: .primary, timeMapping: (item.primary, item.integrated),
-                    startDate: primary?.date(at: item.primary.lowerBound))
+                    segmentType: .primary, timeMapping: (item.primary.range, item.integrated),
+                    startDate: primary?.date(at: item.primary.start))
             case .interstitial:
                 let event = item.eventIndex.map { schedule.events[$0] }
                 let length = item.playout.upperBound - item.playout.lowerBound
                 return Segment(
                     segmentType: .interstitial, timeMapping: (.zero..<length, item.integrated),
                     interstitialEvent: event?.event,
-                    startDate: event?.event.date ?? primary?.date(at: item.primary.lowerBound))
+                    startDate: event?.event.date ?? primary?.date(at: item.primary.start))
             }
         }
         duration = schedule.integratedDuration

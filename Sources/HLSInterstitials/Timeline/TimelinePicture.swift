@@ -14,7 +14,8 @@ public enum TimelinePicture {
         let integratedEnd = max(
             schedule.integratedDuration ?? schedule.items.last?.integrated.upperBound ?? .zero, MediaTime(seconds: 1))
         let primaryEnd = max(
-            schedule.primaryDuration ?? schedule.items.map(\.primary.upperBound).max() ?? .zero, MediaTime(seconds: 1))
+            schedule.primaryDuration ?? schedule.items.map(\.primary.range.upperBound).max() ?? .zero,
+            MediaTime(seconds: 1))
         let span = width - left - right
         func x(_ time: MediaTime, _ end: MediaTime) -> Double { left + span * time.seconds / end.seconds }
         func number(_ value: Double) -> String {
@@ -81,8 +82,8 @@ public enum TimelinePicture {
             "<rect x=\"\(number(left))\" y=\"\(number(primaryY))\" width=\"\(number(span))\" height=\"10\" fill=\"none\" stroke=\"#9aa5b1\" stroke-dasharray=\"4 3\"/>"
         )
         for item in schedule.items where item.kind == .primary {
-            let x0 = x(item.primary.lowerBound, primaryEnd)
-            let x1 = x(item.primary.upperBound, primaryEnd)
+            let x0 = x(item.primary.start, primaryEnd)
+            let x1 = x(item.primary.end, primaryEnd)
             body.append(rect(x0, primaryY, x1 - x0, 10, primaryColor, opacity: 0.55))
         }
         for gap in skippedRanges(schedule) {
@@ -189,7 +190,7 @@ public enum TimelinePicture {
 
     /// The parts of the primary timeline no primary item plays: what resumption offsets skip.
     public static func skippedRanges(_ schedule: InterstitialSchedule) -> [Range<MediaTime>] {
-        let played = schedule.items.filter { $0.kind == .primary }.map(\.primary).sorted {
+        let played = schedule.items.filter { $0.kind == .primary }.map(\.primary.range).sorted {
             $0.lowerBound < $1.lowerBound
         }
         let start = schedule.items.first { $0.kind == .primary }.map { _ in played.first?.lowerBound ?? .zero } ?? .zero

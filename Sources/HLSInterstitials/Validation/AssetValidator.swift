@@ -14,7 +14,7 @@ public enum AssetValidator {
         do {
             let list = try AssetList.decode(bytes)
             var diagnostics: [Diagnostic] = []
-            for (index, asset) in list.assets.enumerated() where !InterstitialValidator.isAbsoluteURI(asset.uri) {
+            for (index, asset) in list.assets.enumerated() where !URIReference.isAbsolute(asset.uri) {
                 diagnostics.append(
                     Rule.assetListURI.diagnostic(
                         at: location,

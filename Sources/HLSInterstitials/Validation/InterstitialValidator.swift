@@ -30,18 +30,6 @@ public enum InterstitialValidator {
         }
         return checker.diagnostics
     }
-
-    /// Whether a URI is absolute: it starts with a scheme and a colon (RFC 3986 §3.1).
-    public static func isAbsoluteURI(_ text: String) -> Bool {
-        guard let colon = text.firstIndex(of: ":") else { return false }
-        let scheme = text[..<colon].unicodeScalars
-        guard let first = scheme.first, first.isASCIILetter else { return false }
-        return scheme.allSatisfy { $0.isASCIILetter || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0) }
-    }
-}
-
-extension Unicode.Scalar {
-    fileprivate var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
 }
 
 extension [Diagnostic] {
@@ -178,7 +166,7 @@ private struct Checker {
         for attribute in attributes {
             checkType(range, attribute)
         }
-        if let uri = attributes[Name.assetURI]?.quotedString, !InterstitialValidator.isAbsoluteURI(uri) {
+        if let uri = attributes[Name.assetURI]?.quotedString, !URIReference.isAbsolute(uri) {
             report(
                 .interstitialAssetURI, range, attribute: Name.assetURI,
                 "X-ASSET-URI \"\(uri)\" of interstitial \"\(id)\" is not absolute; \(Rule.interstitialAssetURI.quote)")

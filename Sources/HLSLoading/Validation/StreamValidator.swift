@@ -37,20 +37,6 @@ public struct StreamValidator: Sendable {
         self.sleep = sleep
     }
 
-    /// Resolves a URI reference against the playlist location it appears in: a URL (http, https or
-    /// file) or a file path, for which the query and fragment are dropped.
-    public static func resolve(_ reference: String, against base: String) -> String {
-        if InterstitialValidator.isAbsoluteURI(reference) { return reference }
-        if InterstitialValidator.isAbsoluteURI(base), let baseURL = URL(string: base) {
-            return URL(string: reference, relativeTo: baseURL)?.absoluteString ?? reference
-        }
-        var path = String(reference.prefix { $0 != "?" && $0 != "#" })
-        path = path.removingPercentEncoding ?? path
-        if path.hasPrefix("/") { return path }
-        let directory = (base as NSString).deletingLastPathComponent
-        return directory.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
-    }
-
     /// Validates the playlist at `location`; with `recursive`, also every media playlist of a
     /// multivariant playlist, the cross-playlist rules, and every interstitial's asset list and assets.
     ///
@@ -72,7 +58,7 @@ public struct StreamValidator: Sendable {
             var references: [(uri: String, line: Int)] = playlist.variants.map { ($0.uri, $0.line) }
             references += playlist.renditions.compactMap { rendition in rendition.uri.map { ($0, rendition.line) } }
             for reference in references where seen.insert(reference.uri).inserted {
-                let resolved = Self.resolve(reference.uri, against: location)
+                let resolved = URIReference.resolve(reference.uri, against: location)
                 do {
                     let (_, media) = try await loader.loadPlaylist(resolved)
                     guard media.playlist.media != nil else {
@@ -117,7 +103,7 @@ public struct StreamValidator: Sendable {
         var (_, result) = try await loader.loadPlaylist(location)
         if case .multivariant(let playlist) = result.playlist, let first = playlist.variants.first {
             add(result, location: location, to: &report)
-            target = Self.resolve(first.uri, against: location)
+            target = URIReference.resolve(first.uri, against: location)
             report.notes.append("watching the first variant, \(target)")
             (_, result) = try await loader.loadPlaylist(target)
         }
@@ -173,7 +159,7 @@ public struct StreamValidator: Sendable {
                 let here = primary.result.document.location(line: range.lines[0] - 1)
                 var assets: [(uri: String, duration: MediaTime?)] = []
                 if let listURI = event.assetListURI {
-                    let url = Self.resolve(listURI, against: primary.location)
+                    let url = URIReference.resolve(listURI, against: primary.location)
                     guard checkedLists.insert(url).inserted else { continue }
                     do {
                         let resource = try await loader.loadResource(url)
@@ -199,7 +185,7 @@ public struct StreamValidator: Sendable {
                     assets = [(uri, nil)]
                 }
                 for asset in assets {
-                    let url = Self.resolve(asset.uri, against: primary.location)
+                    let url = URIReference.resolve(asset.uri, against: primary.location)
                     let duration: MediaTime?
                     if let known = checkedAssets[url] {
                         duration = known
@@ -252,7 +238,7 @@ public struct StreamValidator: Sendable {
             var seen: Set<String> = []
             let uris = asset.variants.map(\.uri) + asset.renditions.compactMap(\.uri)
             for uri in uris where seen.insert(uri).inserted {
-                let mediaURL = Self.resolve(uri, against: url)
+                let mediaURL = URIReference.resolve(uri, against: url)
                 do {
                     let (_, media) = try await loader.loadPlaylist(mediaURL)
                     report.diagnostics += media.diagnostics.filter { $0.severity == .error }

@@ -3,8 +3,9 @@ extension MediaPlaylist {
     ///
     /// "START-DATE maps to primary time through the segment whose date range contains it: that
     /// segment's own date … plus the difference. Discontinuities re-anchor. A date before the
-    /// first segment maps to a negative time." A date after the last segment is extrapolated from
-    /// the last one. Returns nil when the playlist has no dates.
+    /// first segment maps to a negative time. A date that no segment holds because it falls in a gap
+    /// between two segments' dates … maps to the start of the later segment." A date after the last
+    /// segment is extrapolated from the last one. Returns nil when the playlist has no dates.
     public func time(at date: DateTime) -> MediaTime? {
         guard let first = segments.first, let firstDate = first.date else { return nil }
         if date < firstDate { return first.startTime + (date - firstDate) }
@@ -17,9 +18,17 @@ extension MediaPlaylist {
             if let middleDate = segments[middle].date, middleDate <= date { low = middle } else { high = middle - 1 }
         }
         if !contains(date, inSegmentAt: low) {
-            low =
-                segments.indices.last { contains(date, inSegmentAt: $0) }
-                ?? segments.lastIndex { $0.date.map { $0 <= date } ?? false } ?? low
+            if let holder = segments.indices.last(where: { contains(date, inSegmentAt: $0) }) {
+                low = holder
+            } else if let before = segments.lastIndex(where: { $0.date.map { $0 <= date } ?? false }) {
+                // "A date that no segment holds because it falls in a gap between two segments'
+                // dates … maps to the start of the later segment."
+                let next = before + 1
+                if next < segments.count, let nextDate = segments[next].date, nextDate > date {
+                    return segments[next].startTime
+                }
+                low = before
+            }
         }
         let segment = segments[low]
         guard let segmentDate = segment.date else { return nil }

@@ -58,10 +58,10 @@ extension PlaybackStateMachine {
         var wait: MediaTime?
         for hint in timeline.preloads {
             guard let point = preloadPoints[hint.id] else { continue }
-            let target = StreamValidator.resolve(hint.uri, against: timeline.url)
+            let target = URIReference.resolve(hint.uri, against: timeline.url)
             guard
                 let event = activeEvents.first(where: { event in
-                    event.assetListURI.map { StreamValidator.resolve($0, against: timeline.url) == target } == true
+                    event.assetListURI.map { URIReference.resolve($0, against: timeline.url) == target } == true
                         && lists[event.identifier] == nil && !exhausted.contains(event.identifier)
                         && (scheduledEvent(event.identifier)?.start ?? .zero) > position
                 })
@@ -149,7 +149,7 @@ extension PlaybackStateMachine {
     func primarySegment(from: MediaTime, to: MediaTime) -> BufferStep? {
         guard configuration.loadsSegments, let timeline, from < to else { return nil }
         for segment in timeline.playlist.segments where segment.endTime > from && segment.startTime < to {
-            let url = tagged(StreamValidator.resolve(segment.uri, against: timeline.url))
+            let url = tagged(URIReference.resolve(segment.uri, against: timeline.url))
             if !loadedSegments.contains(url) && !failedSegments.contains(url) && !inFlight.contains(.segment(url)) {
                 return .now(.segment(url), url)
             }
@@ -163,7 +163,7 @@ extension PlaybackStateMachine {
         if event.assetList == nil, event.assetURI == nil, let uri = event.assetListURI {
             switch lists[id] {
             case nil:
-                var url = tagged(StreamValidator.resolve(uri, against: timeline.url))
+                var url = tagged(URIReference.resolve(uri, against: timeline.url))
                 if joinOffset > .zero { url = AssetList.addingStartOffset(joinOffset, to: url) }
                 return .now(.assetList(id), url)
             case .requested?, .failed?: return nil
@@ -175,7 +175,7 @@ extension PlaybackStateMachine {
         for (index, asset) in list.assets.enumerated() {
             switch assets[id]?[index] {
             case nil:
-                return .now(.asset(id, index), tagged(StreamValidator.resolve(asset.uri, against: base)))
+                return .now(.asset(id, index), tagged(URIReference.resolve(asset.uri, against: base)))
             case .loaded(let media)? where configuration.loadsSegments:
                 for segmentURL in media.segmentURLs {
                     let url = tagged(segmentURL)

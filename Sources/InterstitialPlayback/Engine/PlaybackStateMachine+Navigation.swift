@@ -191,10 +191,10 @@ extension PlaybackStateMachine {
         }
         let item = schedule.items[index]
         switch item.kind {
-        case .primary: seek(to: item.primary.lowerBound + (time - item.integrated.lowerBound))
+        case .primary: seek(to: item.primary.start + (time - item.integrated.lowerBound))
         case .interstitial:
             let event = item.eventIndex.map { schedule.events[$0] }
-            seek(to: event?.start ?? item.primary.lowerBound)
+            seek(to: event?.start ?? item.primary.start)
         }
     }
 

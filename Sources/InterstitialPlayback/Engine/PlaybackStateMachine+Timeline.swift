@@ -15,12 +15,12 @@ extension PlaybackStateMachine {
         }
         if let index = schedule.primaryItem(at: position) {
             let item = schedule.items[index]
-            return item.integrated.lowerBound + (position - item.primary.lowerBound)
+            return item.integrated.lowerBound + (position - item.primary.start)
         }
-        if let last = schedule.items.last, position >= last.primary.upperBound || mode == .ended {
+        if let last = schedule.items.last, position >= last.primary.range.upperBound || mode == .ended {
             return schedule.integratedDuration ?? last.integrated.upperBound
         }
-        return schedule.items.first { $0.kind == .primary && $0.primary.lowerBound >= position }?.integrated
+        return schedule.items.first { $0.kind == .primary && $0.primary.start >= position }?.integrated
             .lowerBound ?? .zero
     }
 

@@ -43,13 +43,13 @@ struct SessionLoader: Sendable {
                 throw LoadError(.notAPlaylist, location: url, "the multivariant playlist has no variant stream")
             }
             let mediaURL = PlaybackStateMachine.tagged(
-                StreamValidator.resolve(variant.uri, against: resource.finalLocation), primaryID: primaryID)
+                URIReference.resolve(variant.uri, against: resource.finalLocation), primaryID: primaryID)
             let media = try await media(mediaURL)
             var others: [MediaPlaylist] = []
             let (renditions, selected, tracks) = Self.select(in: multivariant, variant: variant, matching: preferred)
             if let uri = selected?.uri {
                 let audioURL = PlaybackStateMachine.tagged(
-                    StreamValidator.resolve(uri, against: resource.finalLocation), primaryID: primaryID)
+                    URIReference.resolve(uri, against: resource.finalLocation), primaryID: primaryID)
                 others.append(try await self.media(audioURL).playlist)
             }
             return PrimaryPresentation(
@@ -104,7 +104,7 @@ struct SessionLoader: Sendable {
             let choice = Self.select(in: multivariant, variant: variant, matching: tracks)
             if !choice.renditions.isEmpty { selected = choice.tracks }
             let loaded = try await media(
-                PlaybackStateMachine.tagged(StreamValidator.resolve(variant.uri, against: base), primaryID: primaryID))
+                PlaybackStateMachine.tagged(URIReference.resolve(variant.uri, against: base), primaryID: primaryID))
             playlist = loaded.playlist
             base = loaded.url
         }
@@ -115,7 +115,7 @@ struct SessionLoader: Sendable {
         }
         return AssetMedia(
             duration: playlist.duration,
-            segmentURLs: playlist.segments.map { StreamValidator.resolve($0.uri, against: base) }, tracks: selected)
+            segmentURLs: playlist.segments.map { URIReference.resolve($0.uri, against: base) }, tracks: selected)
     }
 
     /// Loads a media segment's bytes.

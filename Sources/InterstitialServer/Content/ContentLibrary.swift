@@ -385,20 +385,7 @@ final class ContentLibrary: Sendable {
         let (timeline, dated) = Self.vodTimeline(media)
         let events = planner(for: mounted).plan(timeline).map(\.event)
         let schedule = InterstitialSchedule.resolve(ScheduleInput(primary: dated, events: events, isLive: false))
-        var items: [JSONValue] = []
-        for item in schedule.items {
-            var fields: [String: JSONValue] = [
-                "kind": .string(item.kind.rawValue), "start": .number(item.integrated.lowerBound.seconds),
-                "end": .number(item.integrated.upperBound.seconds),
-                "primaryStart": .number(item.primary.lowerBound.seconds),
-            ]
-            if let id = schedule.eventID(of: item) { fields["id"] = .string(id) }
-            items.append(.object(fields))
-        }
-        let json = JSONValue.object([
-            "duration": schedule.integratedDuration.map { .number($0.seconds) } ?? .null, "items": .array(items),
-        ])
-        return (schedule, json.description)
+        return (schedule, schedule.jsonDocument)
     }
 
     // MARK: Upstream

@@ -135,7 +135,12 @@ enum DemoPage {
           try {
             const base = url.substring(0, url.lastIndexOf("/"));
             const response = await fetch(base + "/timeline.json");
-            if (response.ok) { const data = await response.json(); schedule = data.items; draw(data.items, data.duration); }
+            if (response.ok) {
+              // timeline.json is the schedule document that `hlsi schedule --json` prints.
+              const data = await response.json();
+              schedule = data.items.map((item) => ({ kind: item.kind, id: item.id, start: item.integrated[0], end: item.integrated[1] }));
+              draw(schedule, data.durations.integrated);
+            }
           } catch (error) { /* the player's own timeline is drawn instead */ }
         }
 

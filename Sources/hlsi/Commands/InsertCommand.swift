@@ -262,13 +262,13 @@ struct InsertCommand: AsyncParsableCommand {
         var fixed = requests
         var copies: Set<String> = []
         for uri in uris {
-            guard !InterstitialValidator.isAbsoluteURI(uri), !uri.hasPrefix("/") else {
+            guard !URIReference.isAbsolute(uri), !uri.hasPrefix("/") else {
                 throw CommandFailure(
                     message: "\(master): \(uri) is not a relative path inside the presentation's directory", exitCode: 2
                 )
             }
-            let relative = StreamValidator.resolve(uri, against: "")
-            let source = StreamValidator.resolve(uri, against: master)
+            let relative = URIReference.resolve(uri, against: "")
+            let source = URIReference.resolve(uri, against: master)
             guard let bytes = fileManager.contents(atPath: source) else {
                 throw CommandFailure(
                     message: "\(source): error: [load-file-unreadable] cannot read the file", exitCode: 2)
@@ -287,10 +287,10 @@ struct InsertCommand: AsyncParsableCommand {
                 for segment in media.segments {
                     for reference in [segment.uri, segment.map?.uri].compactMap({ $0 })
                         + segment.keys.compactMap(\.uri)
-                    where !InterstitialValidator.isAbsoluteURI(reference) && !reference.hasPrefix("/") {
+                    where !URIReference.isAbsolute(reference) && !reference.hasPrefix("/") {
                         copies.insert(
                             ((folder as NSString).appendingPathComponent(
-                                StreamValidator.resolve(reference, against: ""))
+                                URIReference.resolve(reference, against: ""))
                                 as NSString).standardizingPath)
                     }
                 }

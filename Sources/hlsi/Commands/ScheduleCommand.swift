@@ -36,7 +36,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     func run() async throws {
         let computed = try await Self.load(location, resolve: resolve)
         if json {
-            Output.standardOutput(try Output.json(ScheduleReport(computed.schedule)))
+            Output.standardOutput(computed.schedule.jsonDocument)
         } else {
             Output.standardOutput(ScheduleTable(schedule: computed.schedule).text)
         }
@@ -75,11 +75,11 @@ struct ScheduleCommand: AsyncParsableCommand {
             guard let variant = multivariant.variants.first else {
                 throw CommandFailure(message: "\(location): the multivariant playlist has no variant", exitCode: 1)
             }
-            primaryLocation = StreamValidator.resolve(variant.uri, against: location)
+            primaryLocation = URIReference.resolve(variant.uri, against: location)
             for rendition in multivariant.renditions
             where rendition.type == "AUDIO" && rendition.groupID == variant.audio {
                 guard let uri = rendition.uri else { continue }
-                let url = StreamValidator.resolve(uri, against: location)
+                let url = URIReference.resolve(uri, against: location)
                 do {
                     if case .media(let audio) = try await loader.loadPlaylist(url).1.playlist { others.append(audio) }
                 } catch {
@@ -97,7 +97,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         if resolve {
             for index in events.indices {
                 guard let uri = events[index].assetListURI else { continue }
-                let url = StreamValidator.resolve(uri, against: primaryLocation)
+                let url = URIReference.resolve(uri, against: primaryLocation)
                 do {
                     let resource = try await loader.loadResource(url)
                     events[index].assetList = try AssetList.decode(resource.bytes)
@@ -115,72 +115,6 @@ struct ScheduleCommand: AsyncParsableCommand {
             if let problem = event.problem { warnings.append("\"\(event.id)\" is not scheduled: \(problem)") }
         }
         return (schedule, warnings, hasErrors)
-    }
-}
-
-/// The JSON form of `hlsi schedule --json`.
-struct ScheduleReport: Encodable {
-    struct Event: Encodable {
-        var id: String
-        var start: Double
-        var resumeTime: Double
-        var resumptionOffset: Double
-        var playoutDuration: Double
-        var scheduled: Bool
-        var cue: [String]?
-        var restrictions: [String]
-        var timelineOccupancy: String
-        var supplementsPrimaryContent: Bool
-    }
-
-    struct Item: Encodable {
-        var kind: String
-        var id: String?
-        var primary: [Double]
-        var playout: [Double]
-        var integrated: [Double]
-    }
-
-    struct Durations: Encodable {
-        var primary: Double?
-        var playout: Double?
-        var integrated: Double?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(primary, forKey: .primary)
-            try container.encode(playout, forKey: .playout)
-            try container.encode(integrated, forKey: .integrated)
-        }
-
-        enum CodingKeys: String, CodingKey { case primary, playout, integrated }
-    }
-
-    var events: [Event]
-    var items: [Item]
-    var durations: Durations
-    var live: Bool
-
-    init(_ schedule: InterstitialSchedule) {
-        events = schedule.events.map { event in
-            Event(
-                id: event.id, start: event.start.seconds, resumeTime: event.resumeTime.seconds,
-                resumptionOffset: event.resumptionOffset.seconds, playoutDuration: event.playoutDuration.seconds,
-                scheduled: event.isScheduled, cue: event.event.cueTokens, restrictions: event.event.restrictions.tokens,
-                timelineOccupancy: event.event.timelineOccupancy.attributeValue,
-                supplementsPrimaryContent: event.event.supplementsPrimaryContent)
-        }
-        items = schedule.items.map { item in
-            Item(
-                kind: item.kind.rawValue, id: schedule.eventID(of: item),
-                primary: [item.primary.lowerBound.seconds, item.primary.upperBound.seconds],
-                playout: [item.playout.lowerBound.seconds, item.playout.upperBound.seconds],
-                integrated: [item.integrated.lowerBound.seconds, item.integrated.upperBound.seconds])
-        }
-        durations = Durations(
-            primary: schedule.primaryDuration?.seconds, playout: schedule.playoutDuration?.seconds,
-            integrated: schedule.integratedDuration?.seconds)
-        live = schedule.isLive
     }
 }
 
@@ -205,7 +139,8 @@ struct ScheduleTable {
         rows = [["#", "ITEM", "PRIMARY", "PLAYOUT", "INTEGRATED"]]
         for (index, item) in schedule.items.enumerated() {
             rows.append([
-                String(index + 1), schedule.eventID(of: item).map { "ad \($0)" } ?? "primary", range(item.primary),
+                String(index + 1), schedule.eventID(of: item).map { "ad \($0)" } ?? "primary",
+                "\(time(item.primary.start))–\(time(item.primary.end))",
                 range(item.playout), range(item.integrated),
             ])
         }

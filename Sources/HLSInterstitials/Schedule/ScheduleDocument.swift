@@ -1,0 +1,112 @@
+import Foundation
+import HLSPlaylist
+
+/// The JSON form of a schedule: what `hlsi schedule --json` prints and what the server serves as
+/// `timeline.json`, one document for both (times in seconds, ranges as `[start, end]`, indefinite
+/// durations as `null`, R23).
+public struct ScheduleDocument: Codable, Sendable, Hashable {
+    /// One event.
+    public struct Event: Codable, Sendable, Hashable {
+        /// The date range ID.
+        public var id: String
+        /// Where it starts on the primary timeline.
+        public var start: Double
+        /// Where primary resumes after it.
+        public var resumeTime: Double
+        /// Its effective resumption offset.
+        public var resumptionOffset: Double
+        /// How long it plays.
+        public var playoutDuration: Double
+        /// Whether it has an item.
+        public var scheduled: Bool
+        /// Its CUE tokens, if any.
+        public var cue: [String]?
+        /// Its X-RESTRICT tokens.
+        public var restrictions: [String]
+        /// X-TIMELINE-OCCUPIES: POINT or RANGE.
+        public var timelineOccupancy: String
+        /// X-TIMELINE-STYLE=PRIMARY.
+        public var supplementsPrimaryContent: Bool
+    }
+
+    /// One item.
+    public struct Item: Codable, Sendable, Hashable {
+        /// `primary` or `interstitial`.
+        public var kind: String
+        /// The event's ID for interstitial items.
+        public var id: String?
+        /// The primary span, `[start, end]` (backwards after a negative offset, R21).
+        public var primary: [Double]
+        /// The playout range.
+        public var playout: [Double]
+        /// The integrated range.
+        public var integrated: [Double]
+    }
+
+    /// The three durations; `null` when indefinite.
+    public struct Durations: Codable, Sendable, Hashable {
+        /// The primary duration.
+        public var primary: Double?
+        /// The playout duration.
+        public var playout: Double?
+        /// The integrated timeline's duration.
+        public var integrated: Double?
+
+        /// Encodes every key, `null` included.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(primary, forKey: .primary)
+            try container.encode(playout, forKey: .playout)
+            try container.encode(integrated, forKey: .integrated)
+        }
+
+        enum CodingKeys: String, CodingKey { case primary, playout, integrated }
+    }
+
+    /// Every event, in input order.
+    public var events: [Event]
+    /// The items in playout order.
+    public var items: [Item]
+    /// The durations.
+    public var durations: Durations
+    /// Whether the primary is live.
+    public var live: Bool
+
+    /// The document of a schedule.
+    public init(_ schedule: InterstitialSchedule) {
+        events = schedule.events.map { event in
+            Event(
+                id: event.id, start: event.start.seconds, resumeTime: event.resumeTime.seconds,
+                resumptionOffset: event.resumptionOffset.seconds, playoutDuration: event.playoutDuration.seconds,
+                scheduled: event.isScheduled, cue: event.event.cueTokens, restrictions: event.event.restrictions.tokens,
+                timelineOccupancy: event.event.timelineOccupancy.attributeValue,
+                supplementsPrimaryContent: event.event.supplementsPrimaryContent)
+        }
+        items = schedule.items.map { item in
+            Item(
+                kind: item.kind.rawValue, id: schedule.eventID(of: item),
+                primary: [item.primary.start.seconds, item.primary.end.seconds],
+                playout: [item.playout.lowerBound.seconds, item.playout.upperBound.seconds],
+                integrated: [item.integrated.lowerBound.seconds, item.integrated.upperBound.seconds])
+        }
+        durations = Durations(
+            primary: schedule.primaryDuration?.seconds, playout: schedule.playoutDuration?.seconds,
+            integrated: schedule.integratedDuration?.seconds)
+        live = schedule.isLive
+    }
+
+    /// Pretty JSON with sorted keys and unescaped slashes, ending with a newline.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain numbers, strings and arrays cannot fail.
+        let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}
+
+extension InterstitialSchedule {
+    /// The schedule as JSON (``ScheduleDocument``): `hlsi schedule --json` and the server's
+    /// `timeline.json`.
+    public var jsonDocument: String { ScheduleDocument(self).json }
+}
