@@ -56,8 +56,8 @@ public enum CoordinatedLocation: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads the JSON form at `path`.
     init(json: JSONValue, path: String, code: String) throws(CoordinationError) {
-        var reader = try JSONReader(json, path: path, code: code)
-        if let time = try reader.time("primary") {
+        var reader = try CoordinationReader(json, path: path, code: code)
+        if let time = try reader.seconds("primary") {
             let after = try reader.string("after")
             try reader.finish(known: "primary, after")
             self = .primary(time, after: after)
@@ -65,8 +65,8 @@ public enum CoordinatedLocation: Hashable, Sendable, CustomStringConvertible {
         }
         let group = try reader.requiredString("group")
         let event = try reader.requiredString("event")
-        let offset = try reader.requiredTime("offset")
-        let resume = try reader.time("resume")
+        let offset = try reader.requiredSeconds("offset")
+        let resume = try reader.seconds("resume")
         try reader.finish(known: "primary and after, or group, event, offset and resume")
         self = .interstitial(group: group, event: event, offset: offset, resume: resume)
     }

@@ -1,8 +1,10 @@
 /// Why a coordination message or a hand-off session could not be read: a stable code, the JSON path
 /// and what is wrong.
 ///
-/// Rendered as `error: [session-schema] events[1].tag: expected a string, found a number`.
-public struct CoordinationError: Error, Hashable, Sendable, CustomStringConvertible {
+/// Rendered as every JSON error of the project (``JSONPathError``): `events[1].tag: expected a
+/// string, found a number`, and `session.json: error: [session-schema] events[1].tag: …` on a command
+/// line.
+public struct CoordinationError: Error, Hashable, Sendable {
     /// The stable code: `coordination-json` or `session-json` (not JSON), `coordination-schema` or
     /// `session-schema` (JSON of the wrong shape).
     public var code: String
@@ -18,6 +20,4 @@ public struct CoordinationError: Error, Hashable, Sendable, CustomStringConverti
         self.message = message
     }
 
-    /// `error: [code] path: message`.
-    public var description: String { "error: [\(code)] \(path.isEmpty ? "" : "\(path): ")\(message)" }
 }

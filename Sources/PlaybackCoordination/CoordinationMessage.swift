@@ -83,7 +83,9 @@ public enum CoordinationMessage: Hashable, Sendable {
     ///   the path of the problem.
     public init(text: some StringProtocol) throws(CoordinationError) {
         let code = "coordination-schema"
-        var reader = try JSONReader(JSONReader.parse(Array(text.utf8), code: "coordination"), path: "", code: code)
+        var reader = try CoordinationReader(
+            JSONValue.parse(Array(text.utf8), code: "coordination-json", as: CoordinationError.self), path: "",
+            code: code)
         func state(_ key: String) throws(CoordinationError) -> GroupState {
             guard let value = reader.take(key) else { throw reader.error(key, "missing") }
             return try GroupState(json: value, path: key, code: code)
@@ -105,7 +107,7 @@ public enum CoordinationMessage: Hashable, Sendable {
         case "state": self = .state(try state("state"))
         case "suspend": self = .suspend(group: try reader.requiredString("group"))
         case "arrive":
-            self = .arrive(group: try reader.requiredString("group"), resume: try reader.requiredTime("resume"))
+            self = .arrive(group: try reader.requiredString("group"), resume: try reader.requiredSeconds("resume"))
         case "ping":
             guard let sent = try reader.integer("sent") else { throw reader.error("sent", "missing") }
             self = .ping(sent: sent)

@@ -49,7 +49,7 @@ public struct GroupState: Hashable, Sendable {
 
     /// Reads the JSON form at `path`.
     init(json: JSONValue, path: String, code: String) throws(CoordinationError) {
-        var reader = try JSONReader(json, path: path, code: code)
+        var reader = try CoordinationReader(json, path: path, code: code)
         let revision = try reader.integer("revision") ?? 0
         let originator = try reader.string("originator") ?? ""
         guard let playing = try reader.bool("playing") else { throw reader.error("playing", "missing") }

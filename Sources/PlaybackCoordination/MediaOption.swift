@@ -32,7 +32,7 @@ public struct MediaOption: Hashable, Sendable, CustomStringConvertible {
     }
 
     init(json: JSONValue, path: String, code: String) throws(CoordinationError) {
-        var reader = try JSONReader(json, path: path, code: code)
+        var reader = try CoordinationReader(json, path: path, code: code)
         let language = try reader.string("language")
         var characteristics: [String] = []
         for (index, item) in (try reader.array("characteristics") ?? []).enumerated() {
@@ -71,7 +71,7 @@ public struct TrackSelection: Hashable, Sendable, CustomStringConvertible {
     }
 
     init(json: JSONValue, path: String, code: String) throws(CoordinationError) {
-        var reader = try JSONReader(json, path: path, code: code)
+        var reader = try CoordinationReader(json, path: path, code: code)
         var selection = TrackSelection()
         if let value = reader.take("audio") {
             selection.audio = try MediaOption(json: value, path: reader.at("audio"), code: code)

@@ -58,12 +58,7 @@ public struct PlaybackSession: Hashable, Sendable {
                         guard let tag = try? event.dateRangeTag else { return nil }
                         var fields: [String: JSONValue] = ["tag": .string(tag.description)]
                         if let time = event.time { fields["time"] = time.json }
-                        if let list = event.assetList,
-                            let value = try? JSONReader.parse(
-                                Array(list.encoded().utf8), code: "session")
-                        {
-                            fields["assetList"] = value
-                        }
+                        if let list = event.assetList { fields["assetList"] = list.jsonValue }
                         return .object(fields)
                     })
             } ?? .null
@@ -79,7 +74,8 @@ public struct PlaybackSession: Hashable, Sendable {
     ///   the problem (`events[0].tag: …`).
     public init(json bytes: some Collection<UInt8>) throws(CoordinationError) {
         let code = "session-schema"
-        var reader = try JSONReader(JSONReader.parse(bytes, code: "session"), path: "", code: code)
+        var reader = try CoordinationReader(
+            JSONValue.parse(bytes, code: "session-json", as: CoordinationError.self), path: "", code: code)
         let url = try reader.requiredString("url")
         guard let location = reader.take("location") else { throw reader.error("location", "missing") }
         let playing = try reader.bool("playing") ?? true
@@ -113,7 +109,7 @@ public struct PlaybackSession: Hashable, Sendable {
     /// Reads one event: its EXT-X-DATERANGE tag, its time, its asset list.
     static func event(_ value: JSONValue, path: String) throws(CoordinationError) -> InterstitialEvent {
         let code = "session-schema"
-        var reader = try JSONReader(value, path: path, code: code)
+        var reader = try CoordinationReader(value, path: path, code: code)
         let line = try reader.requiredString("tag")
         let parsed = PlaylistParser.parse("#EXTM3U\n" + line + "\n")
         let syntax = parsed.diagnostics.filter { $0.severity == .error && $0.location.line == 2 }
@@ -126,7 +122,7 @@ public struct PlaybackSession: Hashable, Sendable {
         guard var event = InterstitialEvent(attributes: attributes) else {
             throw reader.error("tag", "expected a quoted ID and CLASS=\"\(InterstitialEvent.className)\"")
         }
-        event.time = try reader.time("time")
+        event.time = try reader.seconds("time")
         guard event.time != nil || event.date != nil || event.cue != .none else {
             throw reader.error("time", "missing: an event needs a START-DATE, a time or a PRE/POST cue")
         }

@@ -198,7 +198,9 @@ struct GroupCLITests {
         try Data(#"{"url":"x","location":{"primary":"soon"}}"#.utf8).write(to: file)
         let bad = try CLITests.run(["handoff", file.path, "--to", endpoint])
         #expect(bad.status == 2)
-        #expect(bad.standardError.contains("[session-schema] location.primary: expected a number, found a string"))
+        #expect(
+            bad.standardError.contains(
+                "[session-schema] location.primary: expected a number of seconds, found a string"))
         let usage = try CLITests.run(["play", "--receive", endpoint, base + "/demo/vod/master.m3u8"])
         #expect(usage.status == 2)
     }

@@ -47,11 +47,10 @@ public struct AssetList: Hashable, Sendable {
     ///   found a string`).
     public static func decode(_ bytes: some Collection<UInt8>) throws(AssetListError) -> AssetList {
         let value: JSONValue
-        do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        do throws(JSONError) {
+            value = try JSONValue.parse(bytes, code: "asset-list-json")
         } catch {
-            throw AssetListError(
-                code: "asset-list-json", problems: [.init(path: "", message: "not valid JSON: \(Self.reason(error))")])
+            throw AssetListError(code: error.code, problems: [.init(path: "", message: error.message)])
         }
         return try decode(value)
     }
@@ -148,30 +147,18 @@ public struct AssetList: Hashable, Sendable {
                     assets.map { asset in
                         var fields = asset.otherKeys
                         fields["URI"] = .string(asset.uri)
-                        fields["DURATION"] = Self.json(asset.duration)
+                        fields["DURATION"] = .seconds(asset.duration)
                         return .object(fields)
                     })
             ))
         if let skipControl {
             var fields: [String: JSONValue] = [:]
-            fields["OFFSET"] = skipControl.offset.map(Self.json)
-            fields["DURATION"] = skipControl.duration.map(Self.json)
+            fields["OFFSET"] = skipControl.offset.map(JSONValue.seconds)
+            fields["DURATION"] = skipControl.duration.map(JSONValue.seconds)
             fields["LABEL-ID"] = skipControl.labelID.map(JSONValue.string)
             members.append(("SKIP-CONTROL", .object(fields)))
         }
         members += otherKeys.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         return members
-    }
-
-    private static func json(_ time: MediaTime) -> JSONValue {
-        time.nanoseconds % 1_000_000_000 == 0 ? .integer(time.nanoseconds / 1_000_000_000) : .number(time.seconds)
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
-        }
-        return "\(error)"
     }
 }

@@ -1,5 +1,5 @@
 /// Why `insert` refused a request: the input, the JSON path or option, and the reason.
-public struct InsertionError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct InsertionError: JSONPathError, Hashable, Sendable {
     /// The stable code, such as `insert-request` (a bad request) or `insert-playlist` (a playlist
     /// that cannot take interstitials).
     public var code: String
@@ -15,6 +15,8 @@ public struct InsertionError: Error, Hashable, Sendable, CustomStringConvertible
         self.message = message
     }
 
-    /// `path: message`, or the message alone.
-    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+    /// The error for a problem at a JSON path.
+    public static func jsonProblem(code: String, path: String, message: String) -> InsertionError {
+        InsertionError(code: code, path: path, message)
+    }
 }

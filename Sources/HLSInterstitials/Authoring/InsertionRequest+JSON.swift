@@ -12,12 +12,7 @@ extension InsertionRequest {
     ///
     /// - Throws: ``InsertionError`` naming the JSON path, such as `interstitials[1].duration: expected a number`.
     public static func decodeSchedule(_ bytes: some Collection<UInt8>) throws(InsertionError) -> [InsertionRequest] {
-        let value: JSONValue
-        do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-        } catch {
-            throw InsertionError(code: "insert-schedule", "the schedule file is not valid JSON")
-        }
+        let value = try JSONValue.parse(bytes, code: "insert-schedule", as: InsertionError.self)
         let entries: [JSONValue]
         let prefix: String
         switch value {
@@ -44,76 +39,33 @@ extension InsertionRequest {
     public static func decode(
         _ value: JSONValue, path: String = "", allowing extraKeys: Set<String> = []
     ) throws(InsertionError) -> InsertionRequest {
-        func fail(_ key: String, _ message: String) -> InsertionError {
-            InsertionError(
-                code: "insert-schedule", path: key.isEmpty ? path : path.isEmpty ? key : "\(path).\(key)", message)
-        }
-        guard case .object(var fields) = value else { throw fail("", "expected an object, found \(value.typeName)") }
-        func string(_ key: String) throws(InsertionError) -> String? {
-            switch fields.removeValue(forKey: key) {
-            case nil: return nil
-            case .string(let text)?: return text
-            case let other?: throw fail(key, "expected a string, found \(other.typeName)")
-            }
-        }
-        func seconds(_ key: String, signed: Bool = false) throws(InsertionError) -> MediaTime? {
-            guard let value = fields.removeValue(forKey: key) else { return nil }
-            guard let number = value.number else {
-                throw fail(key, "expected a number of seconds, found \(value.typeName)")
-            }
-            if !signed, number < 0 { throw fail(key, "must not be negative, found \(value)") }
-            guard let time = MediaTime(exactlySeconds: number) else {
-                throw fail(key, "\(value) s is out of range (at most \(MediaTime.userInputLimit) s either way)")
-            }
-            return time
-        }
-        func tokens(_ key: String) throws(InsertionError) -> [String]? {
-            switch fields.removeValue(forKey: key) {
-            case nil: return nil
-            case .string(let text)?: return text.isEmpty ? [] : text.split(separator: ",").map(String.init)
-            case .array(let items)?:
-                var result: [String] = []
-                for (index, item) in items.enumerated() {
-                    guard case .string(let text) = item else {
-                        throw fail("\(key)[\(index)]", "expected a string, found \(item.typeName)")
-                    }
-                    result.append(text)
-                }
-                return result
-            case let other?: throw fail(key, "expected an array of strings, found \(other.typeName)")
-            }
-        }
-        guard let id = try string("id") else { throw fail("id", "missing; every interstitial needs an ID") }
+        var reader = try JSONReader<InsertionError>(value, path: path, code: "insert-schedule")
+        func fail(_ key: String, _ message: String) -> InsertionError { reader.error(key, message) }
+        guard let id = try reader.string("id") else { throw fail("id", "missing; every interstitial needs an ID") }
         var request = InsertionRequest(id: id)
-        request.at = try seconds("at")
-        if let text = try string("date") {
-            guard let date = DateTime(iso8601: text) else {
-                throw fail("date", "expected an ISO-8601 date, found \"\(Diagnostic.clipped(text))\"")
-            }
-            guard date.isWithinUserInputBounds else { throw fail("date", "\(text) is out of the supported range") }
-            request.date = date
-        }
-        request.assetURI = try string("assetUri")
-        request.assetListURI = try string("assetList")
-        request.duration = try seconds("duration")
-        request.plannedDuration = try seconds("plannedDuration")
-        request.resumeOffset = try seconds("resumeOffset", signed: true)
-        request.playoutLimit = try seconds("playoutLimit")
-        request.restrict = try tokens("restrict")
-        request.snap = try tokens("snap")
-        request.cue = try tokens("cue")
-        request.occupies = try string("occupies")
-        request.style = try string("style")
-        switch fields.removeValue(forKey: "contentMayVary") {
+        request.at = try reader.seconds("at")
+        request.date = try reader.date("date")
+        request.assetURI = try reader.string("assetUri")
+        request.assetListURI = try reader.string("assetList")
+        request.duration = try reader.seconds("duration")
+        request.plannedDuration = try reader.seconds("plannedDuration")
+        request.resumeOffset = try reader.seconds("resumeOffset", signed: true)
+        request.playoutLimit = try reader.seconds("playoutLimit")
+        request.restrict = try reader.tokens("restrict")
+        request.snap = try reader.tokens("snap")
+        request.cue = try reader.tokens("cue")
+        request.occupies = try reader.string("occupies")
+        request.style = try reader.string("style")
+        switch reader.take("contentMayVary") {
         case nil: break
         case .bool(let flag)?: request.contentMayVary = flag ? "YES" : "NO"
         case .string(let text)?: request.contentMayVary = text
         case let other?: throw fail("contentMayVary", "expected a boolean or \"YES\"/\"NO\", found \(other.typeName)")
         }
-        request.skipControl.offset = try seconds("skipControlOffset")
-        request.skipControl.duration = try seconds("skipControlDuration")
-        request.skipControl.labelID = try string("skipControlLabelId")
-        switch fields.removeValue(forKey: "attributes") {
+        request.skipControl.offset = try reader.seconds("skipControlOffset")
+        request.skipControl.duration = try reader.seconds("skipControlDuration")
+        request.skipControl.labelID = try reader.string("skipControlLabelId")
+        switch reader.take("attributes") {
         case nil: break
         case .object(let attributes)?:
             for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
@@ -140,9 +92,7 @@ extension InsertionRequest {
             }
         case let other?: throw fail("attributes", "expected an object, found \(other.typeName)")
         }
-        if let unknown = fields.keys.sorted().first(where: { !extraKeys.contains($0) }) {
-            throw fail(unknown, "unknown key")
-        }
+        try reader.finish(allowing: extraKeys)
         return request
     }
 }
@@ -152,10 +102,7 @@ extension InsertionRequest {
     public var jsonValue: JSONValue {
         var fields: [String: JSONValue] = ["id": .string(id)]
         func seconds(_ key: String, _ value: MediaTime?) {
-            guard let value else { return }
-            fields[key] =
-                value.nanoseconds % 1_000_000_000 == 0
-                ? .integer(value.nanoseconds / 1_000_000_000) : .number(value.seconds)
+            if let value { fields[key] = .seconds(value) }
         }
         func tokens(_ key: String, _ value: [String]?) {
             if let value { fields[key] = .array(value.map(JSONValue.string)) }

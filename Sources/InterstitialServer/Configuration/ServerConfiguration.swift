@@ -119,16 +119,11 @@ extension ServerConfiguration {
     ///
     /// - Throws: ``APIError`` with the JSON path of the first problem.
     public static func decode(_ bytes: some Collection<UInt8>, base: String) throws(APIError) -> ServerConfiguration {
-        let value: JSONValue
-        do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-        } catch {
-            throw APIError.badRequest(code: "json-syntax", "the configuration is not valid JSON")
-        }
+        let value = try JSONValue.parse(bytes, code: "json-syntax", as: APIError.self)
         var reader = try JSONObjectReader(value, path: "")
         var configuration = ServerConfiguration()
         configuration.host = try reader.string("host") ?? configuration.host
-        if let port = try reader.integer("port") {
+        if let port = try reader.count("port") {
             guard port <= 65535 else { throw reader.error("port", "must be 0 to 65535") }
             configuration.port = port
         }
@@ -159,7 +154,7 @@ extension ServerConfiguration {
         configuration.adDirectory = try reader.string("ads").map { resolve($0, base: base) }
         if let deadline = try reader.seconds("assetListDeadline") { configuration.assetListDeadline = deadline }
         if let limits = reader.take("limits") {
-            configuration.limits = try ServerLimits.decode(limits, path: reader.fieldPath("limits"))
+            configuration.limits = try ServerLimits.decode(limits, path: reader.at("limits"))
         }
         if let seed = reader.take("seed") {
             var inner = try JSONObjectReader(seed, path: "seed")
@@ -283,7 +278,7 @@ extension ServerConfiguration {
         var content = Content(id: id, path: mount, origin: origin, entry: entry)
         if kind == .live {
             content.epoch = try reader.date("epoch") ?? content.epoch
-            if let count = try reader.integer("windowSegments") {
+            if let count = try reader.count("windowSegments") {
                 guard count >= 3 else {
                     throw reader.error("windowSegments", "a live window needs at least 3 segments")
                 }

@@ -36,10 +36,10 @@ final class GroupHub: Sendable {
                     continue
                 }
                 let message: CoordinationMessage
-                do {
+                do throws(CoordinationError) {
                     message = try CoordinationMessage(text: text)
                 } catch {
-                    continuation.yield(.error("\(error)"))
+                    continuation.yield(.error(error.rendered(source: "message")))
                     continue
                 }
                 if case .ping(let sent) = message {

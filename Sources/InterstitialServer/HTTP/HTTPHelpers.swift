@@ -48,10 +48,6 @@ extension Request {
     func jsonBody(context: some RequestContext, limit: Int) async throws(APIError) -> JSONValue {
         let buffer = try await collectBody(upTo: limit)
         if buffer.readableBytes == 0 { return .object([:]) }
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(buffer: buffer))
-        } catch {
-            throw APIError.badRequest(code: "json-syntax", "the request body is not valid JSON")
-        }
+        return try JSONValue.parse(buffer.readableBytesView, code: "json-syntax", as: APIError.self)
     }
 }

@@ -4,7 +4,7 @@ import HLSInterstitials
 /// parameter at fault, and a message that says why.
 ///
 /// Rendered as `{"error": {"status": 400, "code": "json-schema", "path": "cadence.every", "message": "…"}}`.
-public struct APIError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct APIError: Error, Hashable, Sendable {
     /// The HTTP status code.
     public var statusCode: Int
     /// A stable code, such as `json-schema`, `not-found`, `unauthorized` or `served-break`.
@@ -37,15 +37,10 @@ public struct APIError: Error, Hashable, Sendable, CustomStringConvertible {
         APIError(status: 409, code: code, message)
     }
 
-    /// `path: message`, or the message alone.
-    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
-
-    /// The JSON body.
+    /// The JSON body: ``JSONPathError/errorJSON`` with the status, under `error`.
     public var jsonValue: JSONValue {
-        var fields: [String: JSONValue] = [
-            "status": .integer(Int64(statusCode)), "code": .string(code), "message": .string(message),
-        ]
-        if !path.isEmpty { fields["path"] = .string(path) }
+        guard case .object(var fields) = errorJSON else { return errorJSON }
+        fields["status"] = .integer(Int64(statusCode))
         return .object(["error": .object(fields)])
     }
 }

@@ -59,7 +59,7 @@ extension Break {
         }
         let ad = try reader.string("ad")
         let control = try reader.take("assetListSkipControl").map { value throws(APIError) in
-            try SkipControl.decodeServerJSON(value, path: reader.fieldPath("assetListSkipControl"))
+            try SkipControl.decodeServerJSON(value, path: reader.at("assetListSkipControl"))
         }
         let request: InsertionRequest
         do {

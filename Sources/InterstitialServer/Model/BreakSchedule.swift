@@ -119,7 +119,7 @@ extension BreakSchedule {
         guard JSONObjectReader.isIdentifier(prefix) else { throw reader.error("prefix", "not an identifier") }
         var cadence: Cadence?
         if let value = reader.take("cadence") {
-            var inner = try JSONObjectReader(value, path: reader.fieldPath("cadence"))
+            var inner = try JSONObjectReader(value, path: reader.at("cadence"))
             guard let every = try inner.seconds("every"), every >= MediaTime(seconds: 1) else {
                 throw inner.error("every", "the cadence needs every ≥ 1 second")
             }
@@ -133,7 +133,7 @@ extension BreakSchedule {
         let ad = try reader.string("ad")
         var template = InsertionRequest(id: prefix)
         if let value = reader.take("interstitial") {
-            let templatePath = reader.fieldPath("interstitial")
+            let templatePath = reader.at("interstitial")
             guard case .object(var fields) = value else {
                 throw reader.error("interstitial", "expected an object")
             }

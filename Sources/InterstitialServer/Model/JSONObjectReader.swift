@@ -1,45 +1,14 @@
 import HLSInterstitials
 import HLSPlaylist
 
-/// Reads the fields of a JSON object one by one, with errors that name the JSON path, and refuses
-/// keys nobody read.
-struct JSONObjectReader {
-    private(set) var fields: [String: JSONValue]
-    let path: String
+/// The project's one JSON reader (``JSONReader``), throwing the server's HTTP errors: a 400 with code
+/// `json-schema` and the JSON path.
+typealias JSONObjectReader = JSONReader<APIError>
 
+extension JSONReader where Failure == APIError {
+    /// A reader of `value` for the admin API and the configuration file.
     init(_ value: JSONValue, path: String) throws(APIError) {
-        guard case .object(let fields) = value else {
-            throw APIError.badRequest(
-                code: "json-schema", path: path, "expected an object, found \(value.typeName)")
-        }
-        self.fields = fields
-        self.path = path
-    }
-
-    func fieldPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
-
-    func error(_ key: String, _ message: String) -> APIError {
-        .badRequest(code: "json-schema", path: fieldPath(key), message)
-    }
-
-    mutating func take(_ key: String) -> JSONValue? {
-        switch fields.removeValue(forKey: key) {
-        case nil, .null?: nil
-        case let value?: value
-        }
-    }
-
-    mutating func string(_ key: String) throws(APIError) -> String? {
-        switch take(key) {
-        case nil: return nil
-        case .string(let text)?: return text
-        case let other?: throw error(key, "expected a string, found \(other.typeName)")
-        }
-    }
-
-    mutating func requiredString(_ key: String) throws(APIError) -> String {
-        guard let text = try string(key) else { throw error(key, "missing") }
-        return text
+        try self.init(value, path: path, code: "json-schema")
     }
 
     /// A non-empty identifier of letters, digits, `-`, `_` and `.`, usable in a URL path and as a
@@ -60,46 +29,15 @@ struct JSONObjectReader {
             }
     }
 
-    /// A non-negative number of seconds, at most ``MediaTime/userInputLimit`` (the one bound for
-    /// user-given times).
-    mutating func seconds(_ key: String) throws(APIError) -> MediaTime? {
-        guard let value = take(key) else { return nil }
-        guard let number = value.number else {
-            throw error(key, "expected a number of seconds, found \(value.typeName)")
-        }
-        guard number >= 0 else { throw error(key, "must not be negative, found \(value)") }
-        guard let time = MediaTime(exactlySeconds: number) else {
-            throw error(key, "\(value) s is out of range (at most \(MediaTime.userInputLimit) s)")
-        }
-        return time
-    }
-
-    mutating func integer(_ key: String) throws(APIError) -> Int? {
-        guard let value = take(key) else { return nil }
-        guard case .integer(let number) = value, number >= 0, number < 1_000_000 else {
-            throw error(key, "expected a whole number, found \(value)")
-        }
-        return Int(number)
-    }
-
-    mutating func date(_ key: String) throws(APIError) -> DateTime? {
-        guard let text = try string(key) else { return nil }
-        guard let date = DateTime(iso8601: text) else {
-            throw error(key, "expected an ISO-8601 date with a time zone, found \"\(Diagnostic.clipped(text))\"")
-        }
-        guard date.isWithinUserInputBounds else { throw error(key, "\(text) is out of the supported range") }
-        return date
-    }
-
-    /// Fails on the first key that nobody read.
-    func finish() throws(APIError) {
-        if let unknown = fields.keys.sorted().first { throw error(unknown, "unknown key") }
+    /// A whole number from 0 to 999,999 (counts, ports, sizes).
+    mutating func count(_ key: String) throws(APIError) -> Int? {
+        try integer(key, in: 0...999_999)
     }
 }
 
-extension JSONValue {
-    /// Seconds as a JSON number, an integer when whole.
-    static func seconds(_ time: MediaTime) -> JSONValue {
-        time.nanoseconds % 1_000_000_000 == 0 ? .integer(time.nanoseconds / 1_000_000_000) : .number(time.seconds)
+extension APIError: JSONPathError {
+    /// A 400 for a problem at a JSON path.
+    public static func jsonProblem(code: String, path: String, message: String) -> APIError {
+        .badRequest(code: code, path: path, message)
     }
 }

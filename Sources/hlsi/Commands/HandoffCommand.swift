@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HLSInterstitials
 import InterstitialPlayback
 import PlaybackCoordination
 
@@ -45,12 +46,13 @@ struct HandoffCommand: AsyncParsableCommand {
         do {
             document = try PlaybackSession(json: Array(bytes))
         } catch {
-            throw CommandFailure(message: "\(session): \(error)", exitCode: 2)
+            throw CommandFailure(message: error.rendered(source: session), exitCode: 2)
         }
         do {
             try await Player.send(document, to: to)
         } catch {
-            throw CommandFailure(message: "error: \(error)", exitCode: 1)
+            let message = (error as? any JSONPathError)?.rendered(source: to) ?? "error: \(error)"
+            throw CommandFailure(message: message, exitCode: 1)
         }
         print("handed off \(document.url) at \(document.location) to \(to)")
     }

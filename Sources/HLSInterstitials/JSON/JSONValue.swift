@@ -1,3 +1,6 @@
+import Foundation
+import HLSPlaylist
+
 /// A JSON value, used to keep the keys of an asset list that the schema does not define.
 public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     /// `null`.
@@ -59,6 +62,33 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
         case .array: "an array"
         case .object: "an object"
         }
+    }
+
+    /// Parses JSON bytes, the one place the project turns bytes into JSON.
+    ///
+    /// - Throws: `Failure` with `code` and the parser's reason (which says where the text is wrong).
+    public static func parse<Failure: JSONPathError>(
+        _ bytes: some Collection<UInt8>, code: String, as failure: Failure.Type = JSONError.self
+    ) throws(Failure) -> JSONValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch {
+            throw Failure.jsonProblem(code: code, path: "", message: "not valid JSON: \(reason(error))")
+        }
+    }
+
+    /// The parser's explanation, without Foundation's wrapping.
+    private static func reason(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return Diagnostic.clipped(underlying ?? context.debugDescription)
+        }
+        return Diagnostic.clipped("\(error)")
+    }
+
+    /// Seconds as a JSON number: an integer when whole, so 30 s is written `30`.
+    public static func seconds(_ time: MediaTime) -> JSONValue {
+        time.nanoseconds % 1_000_000_000 == 0 ? .integer(time.nanoseconds / 1_000_000_000) : .number(time.seconds)
     }
 
     /// The numeric value of a number.
