@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import HLSInterstitials
 import NIOCore
 import NIOHTTP1
 
@@ -59,14 +60,13 @@ struct AdminCommand: AsyncParsableCommand {
         if needsBody {
             body = try readBody()
         } else if words.first == "break-now" {
-            var fields: [String: Any] = [:]
-            if let duration { fields["duration"] = duration }
-            if let id { fields["id"] = id }
-            if let ad { fields["ad"] = ad }
-            body = String(decoding: try JSONSerialization.data(withJSONObject: fields), as: UTF8.self)
+            var fields: [String: JSONValue] = [:]
+            if let duration { fields["duration"] = .number(duration) }
+            if let id { fields["id"] = .string(id) }
+            if let ad { fields["ad"] = .string(ad) }
+            body = JSONValue.object(fields).description
         } else if words.first == "return-now" {
-            let fields: [String: Any] = self.break.map { ["break": $0] } ?? [:]
-            body = String(decoding: try JSONSerialization.data(withJSONObject: fields), as: UTF8.self)
+            body = JSONValue.object(self.break.map { ["break": .string($0)] } ?? [:]).description
         }
         guard let token = token ?? ProcessInfo.processInfo.environment["HLSI_ADMIN_TOKEN"] else {
             throw CommandFailure(message: "error: give --token or set HLSI_ADMIN_TOKEN", exitCode: 2)
