@@ -161,7 +161,7 @@ struct InsertCommand: AsyncParsableCommand {
             do {
                 requests = try InsertionRequest.decodeSchedule([UInt8](data))
             } catch {
-                throw CommandFailure(message: "\(schedule): error: [\(error.code)] \(error)", exitCode: 2)
+                throw CommandFailure(message: error.rendered(source: schedule), exitCode: 2)
             }
         }
         if let id {
@@ -222,9 +222,7 @@ struct InsertCommand: AsyncParsableCommand {
         do {
             return try InterstitialInserter.insert(requests, into: result)
         } catch {
-            let location = error.path.isEmpty ? "" : error.path + ": "
-            throw CommandFailure(
-                message: "\(result.document.file): error: [\(error.code)] \(location)\(error.message)", exitCode: 2)
+            throw CommandFailure(message: error.rendered(source: result.document.file), exitCode: 2)
         }
     }
 
