@@ -129,7 +129,7 @@ struct PlanningTests {
         for ad in configuration.seed.inventory { state.ads[ad.id] = ad }
         for item in configuration.seed.breaks { state.breaks[item.id] = item }
         let video = try demoMedia("video/main.m3u8")
-        let (timeline, _) = ContentLibrary.vodTimeline(video)
+        let (timeline, _) = PlaylistRenderer.vodTimeline(video)
         let planner = BreakPlanner(
             target: Target(.vod, "demo"), state: state, assetListURI: "/demo/vod/asset-list.json",
             adURI: { "http://example.com" + $0.uri })

@@ -42,17 +42,27 @@ final class ServerState: Sendable {
 
     /// Stores the seed's entries on the first start, in one transaction; later starts leave the
     /// admin API's changes alone.
+    ///
+    /// - Throws: ``StoreError`` `seed` when the store refuses the transaction: then nothing of the
+    ///   seed is stored, on disk or in memory, and the next start tries again.
     func seed(_ seed: ServerConfiguration.Seed) async throws {
-        try await update { transaction in
-            guard !transaction.state.isSeeded else { return }
-            for ad in seed.inventory where transaction.state.ads[ad.id] == nil { transaction.apply(.saveAd(ad)) }
-            for schedule in seed.schedules where transaction.state.schedules[schedule.target] == nil {
-                transaction.apply(.saveSchedule(schedule))
+        do {
+            try await update { transaction in
+                guard !transaction.state.isSeeded else { return }
+                for ad in seed.inventory where transaction.state.ads[ad.id] == nil { transaction.apply(.saveAd(ad)) }
+                for schedule in seed.schedules where transaction.state.schedules[schedule.target] == nil {
+                    transaction.apply(.saveSchedule(schedule))
+                }
+                for item in seed.breaks where transaction.state.breaks[item.id] == nil {
+                    transaction.apply(.saveBreak(item))
+                }
+                transaction.apply(.seeded)
             }
-            for item in seed.breaks where transaction.state.breaks[item.id] == nil {
-                transaction.apply(.saveBreak(item))
-            }
-            transaction.apply(.seeded)
+        } catch {
+            throw StoreError(
+                code: "seed",
+                "cannot store the configuration's seed (\(seed.inventory.count) ads, \(seed.schedules.count) schedules, \(seed.breaks.count) breaks); nothing of it was stored: \(error)"
+            )
         }
     }
 
