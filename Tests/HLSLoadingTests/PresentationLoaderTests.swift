@@ -73,6 +73,8 @@ struct PresentationLoaderTests {
         try await Self.withFiles { root, loader in
             let presentation = try await PresentationLoader(fetcher: loader).load(root + "/master.m3u8")
             #expect(presentation.multivariant?.location == root + "/master.m3u8")
+            #expect(presentation.multivariantPlaylist?.renditions.count == 3)
+            #expect(presentation.variant?.uri == "video/v.m3u8")
             #expect(presentation.primaryURL == root + "/video/v.m3u8")
             #expect(presentation.primary.segments.count == 3)
             #expect(presentation.audio?.name == "fr")
@@ -105,6 +107,7 @@ struct PresentationLoaderTests {
             let presentation = try await PresentationLoader(fetcher: loader).load(
                 root + "/video/v.m3u8", options: .init(loadsAssetLists: true))
             #expect(presentation.multivariant == nil && presentation.variant == nil)
+            #expect(presentation.multivariantPlaylist == nil)
             #expect(presentation.renditions.isEmpty)
             #expect(presentation.events[0].assetList?.totalDuration == MediaTime(seconds: 7.5))
             #expect(presentation.events[1].assetList == nil)

@@ -90,6 +90,13 @@ public struct PresentationLoader: Sendable {
         /// The asset lists that failed to load.
         public var assetListFailures: [Failure] = []
 
+        /// The multivariant playlist itself, when the location named one (for the renditions and
+        /// tracks a player offers).
+        public var multivariantPlaylist: MultivariantPlaylist? {
+            guard case .multivariant(let playlist)? = multivariant?.result.playlist else { return nil }
+            return playlist
+        }
+
         /// The URL the primary media playlist finally came from.
         public var primaryURL: String { primaryPlaylist.finalLocation }
 
