@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// The server's state in memory, written through to its ``ServerStore``.
 ///
 /// Requests read a snapshot under a lock that is only ever held for memory operations. Writers
-/// (the admin API, the seed) take the writer lock, which readers never take: they decide their
+/// (the admin ``Catalog``, the seed) take the writer lock, which readers never take: they decide their
 /// change against a snapshot, write it to the store with no state lock held, then apply it to the
 /// state in memory briefly and bump ``version`` so cached playlists are rebuilt. The first serving
 /// of a date range is decided in memory (the first request wins; every request serves the decided
@@ -96,7 +96,7 @@ final class ServerState: Sendable {
         }
     }
 
-    /// ``update(_:)`` for the admin API: store failures become 500 errors that say so.
+    /// ``update(_:)`` for the admin ``Catalog``: store failures become 500 errors that say so.
     func change<T: Sendable>(_ body: (inout Transaction) throws -> T) async throws(APIError) -> T {
         do {
             return try await update(body)

@@ -11,7 +11,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         abstract: "Compute the interstitial schedule of a playlist: events, playout items and durations.",
         discussion: """
             Resolves every interstitial against the primary media playlist (a multivariant playlist is \
-            followed to its first variant, whose audio renditions count for X-SNAP) with the rules of \
+            followed to its first variant, whose DEFAULT audio rendition, else its first, counts for X-SNAP) with the rules of \
             the behavior profile. --resolve first loads every X-ASSET-LIST (relative URLs resolve \
             against the playlist; files work too), so that asset durations count; a list that fails \
             to load makes its event play nothing (R7).
