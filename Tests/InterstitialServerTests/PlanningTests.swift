@@ -175,4 +175,27 @@ struct PlanningTests {
         #expect(late.startPosition(at: MediaTime(seconds: 3))?.index == 1)
         #expect(late.startPosition(at: MediaTime(seconds: 3))?.offset == .zero)
     }
+
+    @Test(
+        "A live break stays in the window for its effective duration, min(X-PLAYOUT-LIMIT, D), not for a longer limit (R3)"
+    )
+    func liveWindowUsesEffectiveDuration() throws {
+        let channel = try ServerConfiguration.demo().live[0]
+        let target = Target(.live, channel.id)
+        let start = DateTime(iso8601: "2026-03-01T12:00:00Z")!
+        var state = StoredState()
+        for (id, limit) in [("short", 100.0), ("long", 60.0)] {
+            var request = InsertionRequest(id: id)
+            request.date = start
+            request.duration = MediaTime(seconds: id == "short" ? 10 : 120)
+            request.playoutLimit = MediaTime(seconds: limit)
+            state.breaks[id] = Break(target: target, interstitial: request)
+        }
+        let planner = BreakPlanner(target: target, state: state, assetListURI: "asset-list.json", adURI: { $0.uri })
+        // A window from 50 s after the start: "short" ended at 10 s (its limit of 100 s is longer than
+        // it); "long" plays until its limit, 60 s.
+        let window = (start + MediaTime(seconds: 50))..<(start + MediaTime(seconds: 80))
+        let planned = planner.plan(.live(epoch: channel.epoch, window: window, lookahead: .zero))
+        #expect(planned.map(\.event.identifier) == ["long"])
+    }
 }
