@@ -129,7 +129,7 @@ struct PlanningTests {
         for ad in configuration.seed.inventory { state.ads[ad.id] = ad }
         for item in configuration.seed.breaks { state.breaks[item.id] = item }
         let video = try demoMedia("video/main.m3u8")
-        let (timeline, _) = ContentLibrary.vodTimeline(video)
+        let (timeline, _) = PlaylistRenderer.vodTimeline(video)
         let planner = BreakPlanner(
             target: Target(.vod, "demo"), state: state, assetListURI: "/demo/vod/asset-list.json",
             adURI: { "http://example.com" + $0.uri })
@@ -174,5 +174,28 @@ struct PlanningTests {
         #expect(late.assets.dropFirst().reduce(.zero) { $0 + $1.duration } <= MediaTime(seconds: 7) + AdDecision.slack)
         #expect(late.startPosition(at: MediaTime(seconds: 3))?.index == 1)
         #expect(late.startPosition(at: MediaTime(seconds: 3))?.offset == .zero)
+    }
+
+    @Test(
+        "A live break stays in the window for its effective duration, min(X-PLAYOUT-LIMIT, D), not for a longer limit (R3)"
+    )
+    func liveWindowUsesEffectiveDuration() throws {
+        let channel = try ServerConfiguration.demo().live[0]
+        let target = Target(.live, channel.id)
+        let start = DateTime(iso8601: "2026-03-01T12:00:00Z")!
+        var state = StoredState()
+        for (id, limit) in [("short", 100.0), ("long", 60.0)] {
+            var request = InsertionRequest(id: id)
+            request.date = start
+            request.duration = MediaTime(seconds: id == "short" ? 10 : 120)
+            request.playoutLimit = MediaTime(seconds: limit)
+            state.breaks[id] = Break(target: target, interstitial: request)
+        }
+        let planner = BreakPlanner(target: target, state: state, assetListURI: "asset-list.json", adURI: { $0.uri })
+        // A window from 50 s after the start: "short" ended at 10 s (its limit of 100 s is longer than
+        // it); "long" plays until its limit, 60 s.
+        let window = (start + MediaTime(seconds: 50))..<(start + MediaTime(seconds: 80))
+        let planned = planner.plan(.live(epoch: channel.epoch, window: window, lookahead: .zero))
+        #expect(planned.map(\.event.identifier) == ["long"])
     }
 }

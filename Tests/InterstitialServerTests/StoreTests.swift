@@ -212,4 +212,30 @@ struct StoreTests {
         #expect(try store.load().ads.count == 3)
         #expect(try store.load().isSeeded)
     }
+
+    @Test("A failing store stores nothing of the seed, on disk or in memory, and says so; the next try stores it whole")
+    func failedSeedStoresNothing() async throws {
+        let store = try FlakyStore()
+        let state = try ServerState(store: store)
+        let seed = try ServerConfiguration.demo().seed
+        #expect(!seed.inventory.isEmpty && !seed.breaks.isEmpty && !seed.schedules.isEmpty)
+        store.failing = true
+        do {
+            try await state.seed(seed)
+            Issue.record("the seed was stored by a failing store")
+        } catch let error as StoreError {
+            #expect(error.code == "seed")
+            #expect(error.message.contains("nothing of it was stored") && error.message.contains("the disk is full"))
+        }
+        #expect(store.failures == 1, "one transaction, refused once")
+        #expect(try store.load() == StoredState())
+        #expect(state.snapshot == StoredState())
+        #expect(!state.isWriting)
+        store.failing = false
+        try await state.seed(seed)
+        let stored = try store.load()
+        #expect(stored.isSeeded && stored.ads.count == seed.inventory.count && stored.breaks.count == seed.breaks.count)
+        #expect(stored.schedules.count == seed.schedules.count)
+        #expect(state.snapshot == stored)
+    }
 }

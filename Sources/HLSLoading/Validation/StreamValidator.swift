@@ -99,16 +99,21 @@ public struct StreamValidator: Sendable {
     /// - Throws: `LoadError` when the first load fails.
     public func watch(_ location: String, reloads: Int, interval: Duration? = nil) async throws -> Report {
         var report = Report()
-        var target = location
-        var (_, result) = try await loader.loadPlaylist(location)
-        if case .multivariant(let playlist) = result.playlist, let first = playlist.variants.first {
-            add(result, location: location, to: &report)
-            target = URIReference.resolve(first.uri, against: location)
-            report.notes.append("watching the first variant, \(target)")
-            (_, result) = try await loader.loadPlaylist(target)
+        let presentation: PresentationLoader.Presentation
+        do {
+            presentation = try await PresentationLoader(fetcher: loader).load(
+                location, options: .init(selectAudio: nil))
+        } catch let error as PresentationLoader.PresentationError {
+            report.notes.append("nothing to watch: \(error)")
+            return finish(report)
         }
-        guard case .media(var previous) = result.playlist else { return finish(report) }
-        add(result, location: target, to: &report)
+        if let multivariant = presentation.multivariant {
+            add(multivariant.result, location: location, to: &report)
+            report.notes.append("watching the first variant, \(presentation.primaryPlaylist.location)")
+        }
+        let target = presentation.primaryPlaylist.location
+        var previous = presentation.primary
+        add(presentation.primaryPlaylist.result, location: target, to: &report)
         var seen = Set(report.diagnostics.map { "\($0.rule)|\($0.message)" })
         for reload in 0..<reloads {
             if previous.hasEndList {

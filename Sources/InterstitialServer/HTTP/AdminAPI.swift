@@ -4,8 +4,17 @@ import Hummingbird
 
 /// The admin API: schedules, breaks and the inventory, plus live controls (a break now, an early
 /// return now). JSON in and out; every request needs `Authorization: Bearer <adminToken>`.
+///
+/// Routes only decode, call the ``Catalog`` (which holds the rules and checks them inside the store
+/// transaction) and encode.
 struct AdminAPI {
     let library: ContentLibrary
+    let catalog: Catalog
+
+    init(library: ContentLibrary) {
+        self.library = library
+        catalog = Catalog(library: library)
+    }
 
     var state: ServerState { library.state }
     var configuration: ServerConfiguration { library.configuration }
@@ -26,15 +35,7 @@ struct AdminAPI {
         }
         group.post("schedules") { request, context in
             let schedule = try BreakSchedule.decode(try await request.jsonBody(context: context, limit: limit))
-            try checkTarget(schedule.target, path: "target")
-            try checkAd(schedule.ad, path: "ad")
-            try await state.change { transaction in
-                guard transaction.state.schedules[schedule.target] == nil else {
-                    throw APIError.conflict(
-                        code: "exists", "\(schedule.target) already has a schedule; PUT it to replace it")
-                }
-                transaction.apply(.saveSchedule(schedule))
-            }
+            try await catalog.createSchedule(schedule)
             return Response.json(schedule.jsonValue, status: .created)
         }
         group.get("schedules/:kind/:id") { _, context in
@@ -48,19 +49,11 @@ struct AdminAPI {
             let target = try target(context)
             let body = try await request.jsonBody(context: context, limit: limit)
             let schedule = try BreakSchedule.decode(try Self.filling(body, "target", with: target.description))
-            try checkTarget(target, path: "target")
-            try checkAd(schedule.ad, path: "ad")
-            try await state.change { transaction in transaction.apply(.saveSchedule(schedule)) }
+            try await catalog.replaceSchedule(schedule)
             return Response.json(schedule.jsonValue)
         }
         group.delete("schedules/:kind/:id") { _, context in
-            let target = try target(context)
-            try await state.change { transaction in
-                guard transaction.state.schedules[target] != nil else {
-                    throw APIError.notFound("the schedule of \(target)")
-                }
-                transaction.apply(.deleteSchedule(target))
-            }
+            try await catalog.deleteSchedule(try target(context))
             return Response(status: .noContent)
         }
 
@@ -72,14 +65,7 @@ struct AdminAPI {
         }
         group.post("breaks") { request, context in
             let item = try Break.decode(try await request.jsonBody(context: context, limit: limit))
-            try checkBreak(item)
-            try await state.change { transaction in
-                guard transaction.state.breaks[item.id] == nil else {
-                    throw APIError.conflict(code: "exists", "break \"\(item.id)\" exists; PUT it to replace it")
-                }
-                try refuseServedID(item, transaction.state)
-                transaction.apply(.saveBreak(item))
-            }
+            try await catalog.createBreak(item)
             return Response.json(item.jsonValue, status: .created)
         }
         group.get("breaks/:id") { _, context in
@@ -91,33 +77,11 @@ struct AdminAPI {
             let id = try identifier(context)
             let body = try await request.jsonBody(context: context, limit: limit)
             let item = try Break.decode(try Self.filling(body, "id", with: id))
-            try checkBreak(item)
-            try await state.change { transaction in
-                if let old = transaction.state.breaks[id], old.target != item.target {
-                    throw APIError.badRequest(
-                        code: "json-schema", path: "target", "a break cannot move to another target")
-                }
-                try refuseServedID(item, transaction.state)
-                transaction.apply(.saveBreak(item))
-            }
+            try await catalog.replaceBreak(item)
             return Response.json(item.jsonValue)
         }
         group.delete("breaks/:id") { _, context in
-            let id = try identifier(context)
-            let now = library.now()
-            try await state.change { transaction in
-                guard let item = transaction.state.breaks[id] else { throw APIError.notFound("break \"\(id)\"") }
-                if item.target.kind == .live, let served = transaction.state.served[ServedKey(item.target, id)],
-                    let event = InterstitialEvent(attributes: served), let start = event.date,
-                    start + (BreakPlanner.fillDuration(of: event) ?? .zero) + MediaTime(seconds: 120) > now
-                {
-                    throw APIError.conflict(
-                        code: "served-break",
-                        "break \"\(id)\" has been served and may still be in the live window, where §6.2.1 forbids removing it; end it early with POST /admin/v1/channels/\(item.target.id)/return"
-                    )
-                }
-                transaction.apply(.deleteBreak(id: id))
-            }
+            try await catalog.deleteBreak(id: try identifier(context), now: library.now())
             return Response(status: .noContent)
         }
 
@@ -128,12 +92,7 @@ struct AdminAPI {
         }
         group.post("inventory") { request, context in
             let ad = try Ad.decode(try await request.jsonBody(context: context, limit: limit))
-            try await state.change { transaction in
-                guard transaction.state.ads[ad.id] == nil else {
-                    throw APIError.conflict(code: "exists", "ad \"\(ad.id)\" exists; PUT it to replace it")
-                }
-                transaction.apply(.saveAd(ad))
-            }
+            try await catalog.createAd(ad)
             return Response.json(ad.jsonValue, status: .created)
         }
         group.get("inventory/:id") { _, context in
@@ -145,20 +104,11 @@ struct AdminAPI {
             let id = try identifier(context)
             let body = try await request.jsonBody(context: context, limit: limit)
             let ad = try Ad.decode(try Self.filling(body, "id", with: id))
-            try await state.change { transaction in transaction.apply(.saveAd(ad)) }
+            try await catalog.replaceAd(ad)
             return Response.json(ad.jsonValue)
         }
         group.delete("inventory/:id") { _, context in
-            let id = try identifier(context)
-            try await state.change { transaction in
-                guard transaction.state.ads[id] != nil else { throw APIError.notFound("ad \"\(id)\"") }
-                if let user = transaction.state.breaks.values.first(where: { $0.ad == id })?.id
-                    ?? transaction.state.schedules.values.first(where: { $0.ad == id })?.target.description
-                {
-                    throw APIError.conflict(code: "ad-in-use", "ad \"\(id)\" fills \(user); change that first")
-                }
-                transaction.apply(.deleteAd(id: id))
-            }
+            try await catalog.deleteAd(id: try identifier(context))
             return Response(status: .noContent)
         }
 
@@ -166,12 +116,21 @@ struct AdminAPI {
         group.post("channels/:id/breaks") { request, context in
             let channel = try channel(context)
             let body = try await request.jsonBody(context: context, limit: limit)
-            return Response.json(try await breakNow(channel, body: body).jsonValue, status: .created)
+            let item = try await catalog.breakNow(channel, try Self.breakNowRequest(body), now: library.now())
+            return Response.json(item.jsonValue, status: .created)
         }
         group.post("channels/:id/return") { request, context in
             let channel = try channel(context)
             let body = try await request.jsonBody(context: context, limit: limit)
-            return Response.json(try await earlyReturn(channel, body: body))
+            var reader = try JSONObjectReader(body, path: "")
+            let requested = try reader.string("break")
+            try reader.finish()
+            let done = try await catalog.earlyReturn(channel, breakID: requested, now: library.now())
+            return Response.json(
+                .object([
+                    "id": .string(done.id), "playoutLimit": .seconds(done.playoutLimit),
+                    "start": .string(done.start.iso8601),
+                ]))
         }
     }
 
@@ -210,7 +169,7 @@ struct AdminAPI {
         guard let kind = context.parameters.get("kind"), let id = context.parameters.get("id"),
             let target = Target("\(kind)/\(id)")
         else { throw APIError.badRequest(code: "bad-path", "expected /schedules/vod/ID or /schedules/live/ID") }
-        try checkTarget(target, path: "")
+        try catalog.checkTarget(target, path: "")
         return target
     }
 
@@ -222,114 +181,13 @@ struct AdminAPI {
         return channel
     }
 
-    private func checkTarget(_ target: Target, path: String) throws(APIError) {
-        let list = target.kind == .vod ? configuration.vod : configuration.live
-        guard list.contains(where: { $0.id == target.id }) else {
-            throw APIError(status: 404, code: "not-found", path: path, "\(target) is not configured on this server")
-        }
-    }
-
-    private func checkAd(_ ad: String?, path: String) throws(APIError) {
-        if let ad, state.snapshot.ads[ad] == nil {
-            throw APIError.badRequest(code: "unknown-ad", path: path, "ad \"\(ad)\" is not in the inventory")
-        }
-    }
-
-    private func checkBreak(_ item: Break) throws(APIError) {
-        try checkTarget(item.target, path: "target")
-        try checkAd(item.ad, path: "ad")
-    }
-
-    /// Values once served never change, and an ID once served is never reused for new values.
-    private func refuseServedID(_ item: Break, _ state: StoredState) throws(APIError) {
-        guard state.served[ServedKey(item.target, item.id)] != nil else { return }
-        if state.breaks[item.id] == item { return }
-        throw APIError.conflict(
-            code: "served-break",
-            "break \"\(item.id)\" has been served; §6.2.1: the server MUST NOT change its attribute values or reuse its ID. Create a new break (early returns: POST /admin/v1/channels/ID/return)"
-        )
-    }
-
-    /// Schedules a break on a live channel starting at its live edge.
-    private func breakNow(_ channel: ServerConfiguration.Content, body: JSONValue) async throws(APIError) -> Break {
+    /// The request of a break now: `duration` (seconds), `ad`, `id`; the catalog checks them.
+    private static func breakNowRequest(_ body: JSONValue) throws(APIError) -> Catalog.BreakNowRequest {
         var reader = try JSONObjectReader(body, path: "")
-        let now = library.now()
-        let target = Target(.live, channel.id)
-        let schedule = state.snapshot.schedules[target]
-        let duration = try reader.seconds("duration") ?? schedule?.cadence?.duration ?? MediaTime(seconds: 30)
-        guard duration > .zero, duration <= MediaTime(seconds: 3600) else {
-            throw reader.error("duration", "must be more than 0 and at most 3600 seconds")
-        }
-        let ad = try reader.string("ad")
-        let id = try reader.string("id") ?? "now-\(now.nanosecondsSinceEpoch / 1_000_000)"
+        let request = Catalog.BreakNowRequest(
+            duration: try reader.seconds("duration"), ad: try reader.string("ad"), id: try reader.string("id"))
         try reader.finish()
-        var start = library.liveEdge(of: channel, at: now)
-        start.utcOffsetSeconds = 0
-        var request = schedule?.interstitial ?? InsertionRequest(id: id)
-        request.id = id
-        request.date = start
-        request.at = nil
-        request.plannedDuration = duration
-        request.duration = nil
-        let item = Break(target: target, interstitial: request, ad: ad)
-        try item.check(path: "")
-        try checkBreak(item)
-        try await state.change { transaction in
-            guard transaction.state.breaks[id] == nil, transaction.state.served[ServedKey(target, id)] == nil else {
-                throw APIError.conflict(code: "exists", "break \"\(id)\" exists")
-            }
-            transaction.apply(.saveBreak(item))
-        }
-        return item
-    }
-
-    /// Ends the current break of a live channel now: adds X-PLAYOUT-LIMIT (and DURATION, END-DATE).
-    private func earlyReturn(
-        _ channel: ServerConfiguration.Content, body: JSONValue
-    ) async throws(APIError) -> JSONValue {
-        var reader = try JSONObjectReader(body, path: "")
-        let requested = try reader.string("break")
-        try reader.finish()
-        let now = library.now()
-        let target = Target(.live, channel.id)
-        let planner = library.planner(for: ContentLibrary.Mounted(content: channel, target: target, rest: ""))
-        let timeline = BreakPlanner.Timeline.live(
-            epoch: channel.epoch, window: (now - MediaTime(seconds: 3600))..<now, lookahead: .zero)
-        let planned: BreakPlanner.Planned
-        if let requested {
-            guard let found = planner.lookup(id: requested, timeline) else {
-                throw APIError.notFound("break \"\(requested)\" of \(target)")
-            }
-            planned = found
-        } else {
-            guard let latest = planner.plan(timeline).last(where: { ($0.event.date ?? now) <= now }) else {
-                throw APIError.conflict(code: "no-break", "no break of \(target) has started")
-            }
-            planned = latest
-        }
-        let event = planned.event
-        guard let start = event.date, start <= now else {
-            throw APIError.conflict(code: "no-break", "break \"\(event.identifier)\" has not started")
-        }
-        let limit = MediaTime(nanoseconds: (now - start).nanoseconds / 1_000_000 * 1_000_000)
-        let key = ServedKey(target, event.identifier)
-        if state.snapshot.earlyReturns[key] != nil {
-            throw APIError.conflict(
-                code: "already-returned", "break \"\(event.identifier)\" has already returned early")
-        }
-        if let planned = BreakPlanner.fillDuration(of: event), limit >= planned {
-            throw APIError.conflict(code: "break-over", "break \"\(event.identifier)\" has already ended")
-        }
-        try await state.change { transaction in
-            guard transaction.state.earlyReturns[key] == nil else {
-                throw APIError.conflict(
-                    code: "already-returned", "break \"\(event.identifier)\" has already returned early")
-            }
-            transaction.apply(.earlyReturn(key, playoutLimit: limit))
-        }
-        return .object([
-            "id": .string(event.identifier), "playoutLimit": .seconds(limit), "start": .string(start.iso8601),
-        ])
+        return request
     }
 }
 

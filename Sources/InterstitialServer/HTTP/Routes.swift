@@ -46,7 +46,7 @@ struct Routes {
                 throw APIError.badRequest(code: "bad-path", path: request.uri.path, "the path is not allowed")
             }
             let adFile = path.file(in: adDirectory)
-            guard ContentLibrary.isFile(adFile) else { throw APIError.notFound(request.uri.path) }
+            guard PlaylistFileCache.isFile(adFile) else { throw APIError.notFound(request.uri.path) }
             return try await file(adFile, ContentResponse.contentType(of: adFile), "max-age=3600", context)
         }
         admin.register(on: router.group("admin/v1"))

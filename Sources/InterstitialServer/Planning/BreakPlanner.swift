@@ -80,12 +80,6 @@ public struct BreakPlanner: Sendable {
         return nil
     }
 
-    /// The length of a break's playback, for filling and for live windows.
-    public static func fillDuration(of event: InterstitialEvent) -> MediaTime? {
-        event.playoutLimit ?? event.duration ?? event.plannedDuration
-            ?? event.endDate.flatMap { end in event.date.map { end - $0 } }
-    }
-
     private func epoch(_ timeline: Timeline) -> DateTime? {
         if case .live(let epoch, _, _) = timeline { return epoch }
         return nil
@@ -182,7 +176,7 @@ public struct BreakPlanner: Sendable {
 
     private func overlaps(_ event: InterstitialEvent, _ window: Range<DateTime>) -> Bool {
         guard let start = event.date else { return true }
-        let end = start + max(Self.fillDuration(of: event) ?? .zero, .zero)
+        let end = start + max(event.effectiveDuration() ?? .zero, .zero)
         return end >= window.lowerBound
     }
 }

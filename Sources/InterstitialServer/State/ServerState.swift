@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// The server's state in memory, written through to its ``ServerStore``.
 ///
 /// Requests read a snapshot under a lock that is only ever held for memory operations. Writers
-/// (the admin API, the seed) take the writer lock, which readers never take: they decide their
+/// (the admin ``Catalog``, the seed) take the writer lock, which readers never take: they decide their
 /// change against a snapshot, write it to the store with no state lock held, then apply it to the
 /// state in memory briefly and bump ``version`` so cached playlists are rebuilt. The first serving
 /// of a date range is decided in memory (the first request wins; every request serves the decided
@@ -42,17 +42,27 @@ final class ServerState: Sendable {
 
     /// Stores the seed's entries on the first start, in one transaction; later starts leave the
     /// admin API's changes alone.
+    ///
+    /// - Throws: ``StoreError`` `seed` when the store refuses the transaction: then nothing of the
+    ///   seed is stored, on disk or in memory, and the next start tries again.
     func seed(_ seed: ServerConfiguration.Seed) async throws {
-        try await update { transaction in
-            guard !transaction.state.isSeeded else { return }
-            for ad in seed.inventory where transaction.state.ads[ad.id] == nil { transaction.apply(.saveAd(ad)) }
-            for schedule in seed.schedules where transaction.state.schedules[schedule.target] == nil {
-                transaction.apply(.saveSchedule(schedule))
+        do {
+            try await update { transaction in
+                guard !transaction.state.isSeeded else { return }
+                for ad in seed.inventory where transaction.state.ads[ad.id] == nil { transaction.apply(.saveAd(ad)) }
+                for schedule in seed.schedules where transaction.state.schedules[schedule.target] == nil {
+                    transaction.apply(.saveSchedule(schedule))
+                }
+                for item in seed.breaks where transaction.state.breaks[item.id] == nil {
+                    transaction.apply(.saveBreak(item))
+                }
+                transaction.apply(.seeded)
             }
-            for item in seed.breaks where transaction.state.breaks[item.id] == nil {
-                transaction.apply(.saveBreak(item))
-            }
-            transaction.apply(.seeded)
+        } catch {
+            throw StoreError(
+                code: "seed",
+                "cannot store the configuration's seed (\(seed.inventory.count) ads, \(seed.schedules.count) schedules, \(seed.breaks.count) breaks); nothing of it was stored: \(error)"
+            )
         }
     }
 
@@ -86,7 +96,7 @@ final class ServerState: Sendable {
         }
     }
 
-    /// ``update(_:)`` for the admin API: store failures become 500 errors that say so.
+    /// ``update(_:)`` for the admin ``Catalog``: store failures become 500 errors that say so.
     func change<T: Sendable>(_ body: (inout Transaction) throws -> T) async throws(APIError) -> T {
         do {
             return try await update(body)

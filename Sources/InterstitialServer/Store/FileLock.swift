@@ -11,7 +11,7 @@ import NIOConcurrencyHelpers
 
 /// Why a store cannot be opened.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A stable code: `database-in-use` or `database-lock`.
+    /// A stable code: `database-in-use`, `database-lock`, or `seed` (the seed was not stored).
     public var code: String
     /// What went wrong and what to do.
     public var message: String

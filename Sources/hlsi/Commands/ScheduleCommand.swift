@@ -11,7 +11,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         abstract: "Compute the interstitial schedule of a playlist: events, playout items and durations.",
         discussion: """
             Resolves every interstitial against the primary media playlist (a multivariant playlist is \
-            followed to its first variant, whose audio renditions count for X-SNAP) with the rules of \
+            followed to its first variant, whose DEFAULT audio rendition, else its first, counts for X-SNAP) with the rules of \
             the behavior profile. --resolve first loads every X-ASSET-LIST (relative URLs resolve \
             against the playlist; files work too), so that asset durations count; a list that fails \
             to load makes its event play nothing (R7).
@@ -60,61 +60,38 @@ struct ScheduleCommand: AsyncParsableCommand {
         return (computed.schedule, computed.hasErrors)
     }
 
-    /// Loads the playlist (and with `resolve`, the asset lists) and computes the schedule.
+    /// Loads the presentation (and with `resolve`, the asset lists) with ``PresentationLoader`` and
+    /// computes the schedule.
     static func compute(
         _ location: String, resolve: Bool, loader: PlaylistLoader
     ) async throws
         -> (schedule: InterstitialSchedule, warnings: [String], hasErrors: Bool)
     {
-        var (_, result) = try await loader.loadPlaylist(location)
-        var hasErrors = result.hasErrors
-        var primaryLocation = location
-        var others: [MediaPlaylist] = []
-        var warnings: [String] = []
-        if case .multivariant(let multivariant) = result.playlist {
-            guard let variant = multivariant.variants.first else {
+        let presentation: PresentationLoader.Presentation
+        do {
+            presentation = try await PresentationLoader(fetcher: loader).load(
+                location, options: .init(loadsAssetLists: resolve))
+        } catch let error as PresentationLoader.PresentationError {
+            switch error {
+            case .noVariant(let location):
                 throw CommandFailure(message: "\(location): the multivariant playlist has no variant", exitCode: 1)
-            }
-            primaryLocation = URIReference.resolve(variant.uri, against: location)
-            for rendition in multivariant.renditions
-            where rendition.type == "AUDIO" && rendition.groupID == variant.audio {
-                guard let uri = rendition.uri else { continue }
-                let url = URIReference.resolve(uri, against: location)
-                do {
-                    if case .media(let audio) = try await loader.loadPlaylist(url).1.playlist { others.append(audio) }
-                } catch {
-                    warnings.append("audio rendition \(url) is left out of snapping (R6): \(error)")
-                }
-            }
-            (_, result) = try await loader.loadPlaylist(primaryLocation)
-            hasErrors = hasErrors || result.hasErrors
-        }
-        guard case .media(let primary) = result.playlist else {
-            throw CommandFailure(message: "\(primaryLocation): not a media playlist", exitCode: 1)
-        }
-        var events = ScheduleInput.events(of: primary)
-        var failed: Set<String> = []
-        if resolve {
-            for index in events.indices {
-                guard let uri = events[index].assetListURI else { continue }
-                let url = URIReference.resolve(uri, against: primaryLocation)
-                do {
-                    let resource = try await loader.loadResource(url)
-                    events[index].assetList = try AssetList.decode(resource.bytes)
-                } catch {
-                    failed.insert(events[index].identifier)
-                    warnings.append(
-                        "asset list \(url) of \"\(events[index].identifier)\" failed, so it plays nothing (R7): \(error)"
-                    )
-                }
+            case .notMediaPlaylist(let location):
+                throw CommandFailure(message: "\(location): not a media playlist", exitCode: 1)
             }
         }
-        let schedule = InterstitialSchedule.resolve(
-            ScheduleInput(primary: primary, otherPlaylists: others, events: events, failedEvents: failed))
+        var warnings = presentation.renditionFailures.map { failure in
+            "audio rendition \(failure.url) is left out of snapping (R6): \(failure.error)"
+        }
+        for failure in presentation.assetListFailures {
+            warnings.append(
+                "asset list \(failure.url) of \"\(failure.eventID ?? "")\" failed, so it plays nothing (R7): \(failure.error)"
+            )
+        }
+        let schedule = InterstitialSchedule.resolve(presentation.scheduleInput)
         for event in schedule.events {
             if let problem = event.problem { warnings.append("\"\(event.id)\" is not scheduled: \(problem)") }
         }
-        return (schedule, warnings, hasErrors)
+        return (schedule, warnings, presentation.hasErrors)
     }
 }
 

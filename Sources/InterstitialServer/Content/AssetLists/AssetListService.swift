@@ -1,0 +1,83 @@
+import HLSInterstitials
+import HLSPlaylist
+import Logging
+
+/// Answers asset-list requests for the breaks the server fills: the break's ads from the inventory
+/// (within ``ServerConfiguration/assetListDeadline``), fitted to its effective duration from the
+/// requested start offset, with the viewer's attempt counted for rebinding.
+struct AssetListService: Sendable {
+    let configuration: ServerConfiguration
+    let state: ServerState
+    let inventory: any AdInventory
+    let logger: Logger
+
+    /// The asset list of the break a request names, planned with `planner` on `timeline`.
+    ///
+    /// - Throws: 400 for a bad request, 404 for a break that is not there or not filled by the server.
+    func assetList(
+        query: [String: String], target: Target, planner: BreakPlanner, timeline: BreakPlanner.Timeline,
+        publicBase: String
+    ) async throws(APIError) -> ContentResponse {
+        let request: AssetListQuery
+        do {
+            request = try AssetListQuery(parameters: query, maximumPrimaryIDLength: configuration.limits.viewerIDBytes)
+        } catch {
+            throw APIError.badRequest(code: error.code, path: error.parameter, error.message)
+        }
+        let id = request.interstitialID
+        let offset = request.startOffset ?? .zero
+        let viewer = request.primaryID
+        guard let planned = planner.lookup(id: id, timeline), planned.source?.usesServerAssetList ?? true,
+            let duration = planned.event.effectiveDuration()
+        else { throw APIError.notFound("break \"\(id)\" of \(target)") }
+        let attempt = state.attempt(viewer: viewer, target: target, id: id)
+        let once = planned.event.willPlayOnce
+        var ads: [Ad] = []
+        if !(once && attempt > 0) {
+            ads = await candidates(for: target, breakID: id)
+        }
+        let list = AdDecision.assetList(
+            duration: duration, startOffset: offset, ads: ads, viewer: viewer, breakID: id, attempt: attempt,
+            skipControl: planned.source?.assetListSkipControl,
+            url: { ad in
+                InsertionRequest.addingInterstitialID(id, to: ad.uri.contains("://") ? ad.uri : publicBase + ad.uri)
+            })
+        logger.info(
+            "asset list",
+            metadata: [
+                "target": "\(target)", "break": "\(id)", "viewer": "\(viewer ?? "-")",
+                "attempt": "\(attempt)", "offset": "\(offset)", "ads": "\(list.assets.count)",
+            ])
+        return .json(list.encoded())
+    }
+
+    /// The inventory's candidates, or none when it fails or misses the deadline.
+    private func candidates(for target: Target, breakID: String) async -> [Ad] {
+        let inventory = inventory
+        let deadline = configuration.assetListDeadline
+        let logger = logger
+        return await withTaskGroup(of: [Ad]?.self) { group in
+            group.addTask {
+                do {
+                    return try await inventory.candidates(for: target, breakID: breakID)
+                } catch {
+                    logger.warning("the ad inventory failed for \(breakID) of \(target); the break is empty: \(error)")
+                    return []
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(max(0, deadline.nanoseconds)))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            guard let ads = first else {
+                logger.warning(
+                    "the ad inventory missed the \(deadline) s deadline for \(breakID) of \(target); the break is empty"
+                )
+                return []
+            }
+            return ads
+        }
+    }
+}

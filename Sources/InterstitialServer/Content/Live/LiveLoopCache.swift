@@ -1,0 +1,47 @@
+import HLSPlaylist
+import NIOConcurrencyHelpers
+
+/// The live loops of directory channels and the playlists last rendered from them.
+///
+/// A loop is made once per media playlist file; a rendered window is kept by channel, path, media
+/// sequence and state version, so a playlist is rendered again only when its window moves or the
+/// stored state changes. At most ``renderedLimit`` windows are kept.
+final class LiveLoopCache: Sendable {
+    private let loops = NIOLockedValueBox<[String: LiveLoop]>([:])
+    private let rendered = NIOLockedValueBox<[String: [UInt8]]>([:])
+    /// The most rendered windows kept; beyond it the cache starts over.
+    let renderedLimit = 512
+
+    /// The loop of a media playlist of a directory channel, made once.
+    ///
+    /// Every rendition loops with the length of `reference` (the entry's primary media playlist),
+    /// so that their dates agree; `playlist` itself when there is none.
+    func loop(
+        for content: ServerConfiguration.Content, path: SafePath, playlist: MediaPlaylist,
+        reference: () async -> MediaPlaylist?
+    ) async -> LiveLoop? {
+        guard case .directory(let directory) = content.origin else { return nil }
+        let key = path.file(in: directory)
+        if let loop = loops.withLockedValue({ $0[key] }) { return loop }
+        let reference = await reference() ?? playlist
+        let length = reference.segments[reference.segments.count - 1].endTime - reference.segments[0].startTime
+        guard
+            let loop = LiveLoop(
+                source: playlist, loopDuration: length, epoch: content.epoch, windowSegments: content.windowSegments)
+        else { return nil }
+        loops.withLockedValue { $0[key] = loop }
+        return loop
+    }
+
+    /// The bytes rendered for `key`, if kept.
+    func rendered(_ key: String) -> [UInt8]? { rendered.withLockedValue { $0[key] } }
+
+    /// Keeps the bytes rendered for `key`.
+    func keep(_ bytes: [UInt8], for key: String) {
+        let limit = renderedLimit
+        rendered.withLockedValue { cache in
+            if cache.count > limit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = bytes
+        }
+    }
+}

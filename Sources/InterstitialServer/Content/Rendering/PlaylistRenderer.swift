@@ -1,0 +1,46 @@
+import HLSInterstitials
+import HLSPlaylist
+
+/// Writes the playlists the server serves: a parsed playlist with its planned breaks in, as bytes.
+///
+/// Pure: no I/O, no state; the same input always gives the same bytes. The content library decides
+/// which breaks to serve (``BreakPlanner``, with the first serving recorded); this type only writes.
+enum PlaylistRenderer {
+    /// A playlist that takes no breaks (a multivariant playlist, or a media playlist without
+    /// segments), served as it is.
+    static func unchanged(_ result: ParseResult, kind: Target.Kind) -> ContentResponse {
+        guard case .media(let playlist) = result.playlist else {
+            return .playlist(result.document.write(), live: kind == .live)
+        }
+        return .playlist(result.document.write(), live: !playlist.hasEndList)
+    }
+
+    /// The VOD timeline of a media playlist with segments (dates added from the default epoch when
+    /// it has none), and the dated playlist.
+    static func vodTimeline(_ playlist: MediaPlaylist) -> (BreakPlanner.Timeline, MediaPlaylist) {
+        let (dated, _) = InterstitialInserter.dated(playlist)
+        let first = playlist.segments[0]
+        let duration = dated.segments[dated.segments.count - 1].endTime - first.startTime
+        let frozen = dated
+        return (.vod(duration: duration, dateAt: { frozen.date(at: first.startTime + $0) }), dated)
+    }
+
+    /// The live timeline of a dated media playlist's window; `nil` when its segments have no dates.
+    static func liveTimeline(_ playlist: MediaPlaylist, content: ServerConfiguration.Content) -> BreakPlanner.Timeline?
+    {
+        guard let first = playlist.segments.first?.date, let last = playlist.segments.last, let lastDate = last.date
+        else { return nil }
+        return .live(epoch: content.epoch, window: first..<(lastDate + last.duration), lookahead: content.lookahead)
+    }
+
+    /// `result` with the planned date ranges in, written; 502 when they cannot go in.
+    static func render(_ planned: [BreakPlanner.Planned], into result: ParseResult) throws(APIError) -> [UInt8] {
+        let output: InterstitialInserter.Output
+        do {
+            output = try InterstitialInserter.insert(events: planned.map(\.event), into: result)
+        } catch {
+            throw APIError(status: 502, code: "playlist", "cannot add interstitials: \(error.message)")
+        }
+        return output.document.write()
+    }
+}
