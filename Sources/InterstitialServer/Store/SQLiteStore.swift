@@ -149,6 +149,6 @@ public struct SQLiteStore: ServerStore {
     }
 
     private static func json(_ text: String) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        try JSONValue.parse(Array(text.utf8), code: "store-json")
     }
 }
