@@ -2,6 +2,7 @@ import HLSPlaylist
 import Logging
 import NIOConcurrencyHelpers
 import PlaybackCoordination
+import PlaybackEngine
 
 /// Joins a player to a coordinated group that keeps its participants in sync (AVFoundation's
 /// `AVPlaybackCoordinator`, SharePlay-style).

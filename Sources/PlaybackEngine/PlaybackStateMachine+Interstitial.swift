@@ -26,7 +26,7 @@ extension PlaybackStateMachine {
         /// Where primary would resume if every member played as scheduled.
         var projectedResume: MediaTime
         /// For a live join inside the first member (R11): the offset into it.
-        var joinOffset: MediaTime = .zero
+        package internal(set) var joinOffset: MediaTime = .zero
         /// Where the current member starts once its assets are known (a coordinated group is
         /// further in).
         var seekOffset: MediaTime?
@@ -38,8 +38,8 @@ extension PlaybackStateMachine {
         /// Time from the start of the member: played, plus the join offset.
         package internal(set) var elapsed: MediaTime = .zero
         /// The indices of the assets to play; nil until the asset list is known.
-        var plan: [Int]?
-        var planPosition = 0
+        package internal(set) var plan: [Int]?
+        package internal(set) var planPosition = 0
         var startOffsetInFirstAsset: MediaTime = .zero
         /// The asset playing, with its media.
         package internal(set) var assetIndex: Int?
@@ -84,7 +84,7 @@ extension PlaybackStateMachine {
 
     /// What plays for an event: the client's assets, its single X-ASSET-URI, or its loaded asset
     /// list; nil while the list is not loaded.
-    func playList(for event: InterstitialEvent) -> AssetList? {
+    package func playList(for event: InterstitialEvent) -> AssetList? {
         if let given = event.assetList { return given }
         if let uri = event.assetURI {
             return AssetList(assets: [AssetList.Asset(uri: uri, duration: event.duration ?? .zero)])

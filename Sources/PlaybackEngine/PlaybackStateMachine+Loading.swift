@@ -1,5 +1,4 @@
 import HLSInterstitials
-import HLSLoading
 import HLSPlaylist
 
 extension PlaybackStateMachine {

@@ -1,5 +1,4 @@
 import HLSInterstitials
-import HLSLoading
 import HLSPlaylist
 import PlaybackCoordination
 
@@ -83,6 +82,14 @@ package struct PlaybackStateMachine: Sendable {
         case signal(Signal)
     }
 
+    /// What an input led to: the actions to carry out and, for a command that was refused, why.
+    package struct Outcome: Sendable {
+        /// The actions, in order.
+        package var actions: [Action]
+        /// Why the command was refused (it also appears in the trace); nil when it was not.
+        package var refusal: Refusal?
+    }
+
     /// Where playback is.
     package enum Mode: Sendable, Equatable {
         /// Waiting for the primary presentation.
@@ -116,15 +123,14 @@ package struct PlaybackStateMachine: Sendable {
         case failed(String)
     }
 
-    /// The settings: the player's (the machine reads the primary ID, look-ahead, forward buffer,
-    /// segment loading and start time).
-    let configuration: Player.Configuration
+    /// The settings the machine reads.
+    let configuration: Configuration
     /// The URL of the item.
     let itemURL: String
     /// The clock time of the last input.
     package internal(set) var clock: Duration = .zero
     /// The primary presentation once loaded.
-    var timeline: PrimaryTimeline?
+    package internal(set) var timeline: PrimaryTimeline?
     /// The controller's events; nil: the server's.
     package internal(set) var controllerEvents: [InterstitialEvent]?
     /// `automaticallyHandlesInterstitialEvents`.
@@ -171,14 +177,14 @@ package struct PlaybackStateMachine: Sendable {
     /// Waiting for the group after an interstitial played on its own.
     package internal(set) var held = false
     /// The group (of events whose content may vary) being played on its own while coordinated.
-    var independentKey: String?
+    package internal(set) var independentKey: String?
     /// A group state or a session to apply once the primary loads.
     var pendingPlacement: (location: CoordinatedLocation, anchor: Duration?, continuing: Bool)?
     var actions: [Action] = []
     var signalChange = false
 
     /// Creates a machine for the item at `url`.
-    package init(url: String, configuration: Player.Configuration) {
+    package init(url: String, configuration: Configuration) {
         self.itemURL = url
         self.configuration = configuration
     }
@@ -186,26 +192,20 @@ package struct PlaybackStateMachine: Sendable {
     // MARK: Inputs
 
     /// Starts: the first action loads the primary presentation.
-    package mutating func start() -> [Action] {
+    package mutating func start() -> Outcome {
         request(.primary, url: tagged(itemURL))
         return take()
     }
 
     /// Handles an input at clock time `now` (time passes first).
-    package mutating func handle(_ input: Input, at now: Duration) -> [Action] {
+    package mutating func handle(_ input: Input, at now: Duration) -> Outcome {
         move(to: now)
+        var refusal: Refusal?
         switch input {
         case .command(let command):
             let alone = independentKey != nil || held
-            let before = actions.count
-            apply(command)
-            let refused = actions[before...].contains {
-                if case .emit(let event) = $0 {
-                    return [.seekRefused, .rateRefused, .skipRefused].contains(event.kind)
-                }
-                return false
-            }
-            if coordinated, !alone, !refused, command.isTiming { signalChange = true }
+            refusal = apply(command)
+            if coordinated, !alone, refusal == nil, command.isTiming { signalChange = true }
         case .setCoordinated(let on):
             coordinated = on
             held = held && on
@@ -239,11 +239,11 @@ package struct PlaybackStateMachine: Sendable {
             signalChange = false
             actions.append(.signal(.changed))
         }
-        return take()
+        return take(refusal)
     }
 
     /// Lets time pass until `now`.
-    package mutating func advance(to now: Duration) -> [Action] {
+    package mutating func advance(to now: Duration) -> Outcome {
         move(to: now)
         settle()
         return take()
@@ -274,7 +274,7 @@ package struct PlaybackStateMachine: Sendable {
     // MARK: Time
 
     /// The rate media moves at now: 0 when paused, waiting or stalled; at most 1 under SKIP (R13).
-    var effectiveRate: Double {
+    package var effectiveRate: Double {
         guard playing, rate > 0, !held else { return 0 }
         switch mode {
         case .loading, .ended: return 0
@@ -290,7 +290,7 @@ package struct PlaybackStateMachine: Sendable {
         return .nanoseconds(Int64((Double(media.nanoseconds) / rate).rounded(.up)))
     }
 
-    static func nanoseconds(_ duration: Duration) -> Int64 {
+    package static func nanoseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
 
@@ -384,9 +384,9 @@ package struct PlaybackStateMachine: Sendable {
 
     mutating func notify(_ notification: InterstitialEventNotification) { actions.append(.notify(notification)) }
 
-    mutating func take() -> [Action] {
+    mutating func take(_ refusal: Refusal? = nil) -> Outcome {
         defer { actions = [] }
-        return actions
+        return Outcome(actions: actions, refusal: refusal)
     }
 
     mutating func request(_ key: LoadKey, url: String) {
@@ -398,7 +398,7 @@ package struct PlaybackStateMachine: Sendable {
     func tagged(_ url: String) -> String { Self.tagged(url, primaryID: configuration.primaryID) }
 
     /// `url` with `_HLS_primary_id=primaryID`, unless it has one.
-    static func tagged(_ url: String, primaryID: String) -> String {
+    package static func tagged(_ url: String, primaryID: String) -> String {
         QueryParameters(url).names.contains("_HLS_primary_id")
             ? url : QueryParameters.appending("_HLS_primary_id", primaryID, to: url)
     }
