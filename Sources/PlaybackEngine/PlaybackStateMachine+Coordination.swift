@@ -134,10 +134,10 @@ extension PlaybackStateMachine {
                 switch group.cue {
                 case .join:
                     started = false
-                    startRun(group, base: position, resumeOverride: resume)
+                    startRun(group, resumeOverride: resume)
                 case .leave:
                     position = timeline.end
-                    startRun(group, base: timeline.end)
+                    startRun(group)
                 default:
                     position = group.start
                     startRun(group, resumeOverride: resume)

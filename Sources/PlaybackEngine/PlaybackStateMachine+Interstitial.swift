@@ -19,8 +19,8 @@ extension PlaybackStateMachine {
         /// Where resumption offsets count from: the group's start; for PRE, the chosen start (R10).
         var base: MediaTime
         var groupStartedAt: Duration
-        /// The sum of the finished members' resumption offsets (R5).
-        var offsets: MediaTime = .zero
+        /// Where primary resumes after the members that ended, as the schedule has it (R5).
+        var resume: MediaTime
         /// Where primary resumes instead (a JUMP seek's target, a cancel's offset).
         var resumeOverride: MediaTime?
         /// Where primary would resume if every member played as scheduled.
@@ -57,20 +57,18 @@ extension PlaybackStateMachine {
 
     // MARK: Starting
 
-    /// Starts playing `group` with primary suspended at `position`.
+    /// Starts playing `group` with primary suspended at `position`: from member `from` (earlier ones
+    /// play nothing), `joinOffset` into it.
     mutating func startRun(
-        _ group: Group, base: MediaTime? = nil, joinOffset: MediaTime = .zero, resumeOverride: MediaTime? = nil
+        _ group: Group, from member: String? = nil, joinOffset: MediaTime = .zero, resumeOverride: MediaTime? = nil
     ) {
-        let members = group.members.filter { !exhausted.contains($0) && activeEvent($0) != nil }
+        var members = group.members.filter { !exhausted.contains($0) && activeEvent($0) != nil }
+        if let member, let index = members.firstIndex(of: member) { members.removeFirst(index) }
         guard let first = members.first, let event = activeEvent(first) else { return }
-        let base = base ?? group.start
-        let projected =
-            group.cue == .join
-            ? base + members.reduce(.zero) { $0 + (scheduledEvent($1)?.resumptionOffset ?? .zero) } : group.resume
         run = Run(
-            group: group, members: members, suspendedAt: position, base: base, groupStartedAt: clock,
-            resumeOverride: resumeOverride, projectedResume: projected, joinOffset: joinOffset, event: event,
-            memberStartedAt: clock)
+            group: group, members: members, suspendedAt: position, base: group.start, groupStartedAt: clock,
+            resume: group.start, resumeOverride: resumeOverride, projectedResume: group.resume,
+            joinOffset: joinOffset, event: event, memberStartedAt: clock)
         run?.elapsed = joinOffset
         mode = .interstitial
         actions.append(.flush)
@@ -234,22 +232,17 @@ extension PlaybackStateMachine {
             emit(.assetEnded, [("id", .string(id)), ("index", .integer(index)), ("reason", .string(ending.rawValue))])
         }
         let playedNow = ending == .failed ? MediaTime.zero : run.elapsed
-        if ending != .failed { played[id] = playedNow }
+        if ending != .failed {
+            // An indefinite offset is the wall-clock time elapsed (R4); the schedule resumes after it.
+            played[id] =
+                run.event.resumptionOffset == .indefinite
+                ? MediaTime(nanoseconds: Self.nanoseconds(clock - run.memberStartedAt)) : playedNow
+        }
         self.run = run
         recompute()
-        let offset: MediaTime
-        if run.group.cue == .leave {
-            offset = .zero
-        } else if ending == .failed {
-            offset = .zero
-        } else if run.event.resumptionOffset == .indefinite {
-            offset = MediaTime(nanoseconds: Self.nanoseconds(clock - run.memberStartedAt))
-        } else {
-            offset = scheduledEvent(id)?.resumptionOffset ?? run.event.resumptionOffset?.time ?? playedNow
-        }
-        run.offsets = run.offsets + offset
+        run.resume = scheduledEvent(id)?.resumeTime ?? run.resume
         let last = run.memberIndex + 1 >= run.members.count || ending == .cancelled || ending == .seek
-        let resume = last ? resumePoint(run) : run.base + run.offsets
+        let resume = last ? resumePoint(run) : run.resume
         self.run = run
         notify(
             .eventDidFinish(
@@ -297,18 +290,9 @@ extension PlaybackStateMachine {
         self.run = run
     }
 
-    /// Where primary resumes after a run: the override, or the base plus the members' offsets,
-    /// snapped to a segment boundary when the last member has X-SNAP=IN (R6).
-    func resumePoint(_ run: Run) -> MediaTime {
-        if let override = run.resumeOverride { return override }
-        let resume = run.base + run.offsets
-        let last = activeEvent(run.members[run.members.count - 1]) ?? run.event
-        guard last.alignsResumptionWithPrimarySegmentBoundary, let timeline,
-            let snapped = InterstitialSchedule.snap(
-                resume, in: [timeline.playlist] + (timeline.isLive ? [] : timeline.others), preferLater: true)
-        else { return resume }
-        return snapped
-    }
+    /// Where primary resumes after a run: the override, or the schedule's resumption point after
+    /// the last member that ended (R5, R6).
+    func resumePoint(_ run: Run) -> MediaTime { run.resumeOverride ?? run.resume }
 
     /// Resumes primary after the group (R5, R6 IN, R8, R10), or ends after POST (R9).
     mutating func finishRun() {

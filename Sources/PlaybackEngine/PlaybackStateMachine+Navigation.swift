@@ -164,12 +164,18 @@ extension PlaybackStateMachine {
             return .seek(nil, .outsideIntegratedTimeline(time))
         }
         let item = schedule.items[index]
-        switch item.kind {
-        case .primary: return seek(to: item.primary.start + (time - item.integrated.lowerBound))
-        case .interstitial:
-            let event = item.eventIndex.map { schedule.events[$0] }
-            return seek(to: event?.start ?? item.primary.start)
+        guard item.kind == .interstitial, let eventIndex = item.eventIndex else {
+            return seek(to: item.primary.start + (time - item.integrated.lowerBound))
         }
+        let event = schedule.events[eventIndex]
+        let offset = time - item.integrated.lowerBound
+        guard offset > .zero, let group = schedule.group(ofEvent: eventIndex) else { return seek(to: event.start) }
+        // Into a RANGE interstitial: it plays from that offset, as a join does (R11).
+        if let refusal = seek(to: group.start) { return refusal }
+        if mode == .primary, started, let due = dueGroup(), due.members.contains(event.id) {
+            startRun(due, from: event.id, joinOffset: offset)
+        }
+        return nil
     }
 
     /// Seeks inside the current event; forward is refused under SKIP (R13), backward is allowed.

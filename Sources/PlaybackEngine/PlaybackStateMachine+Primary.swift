@@ -9,11 +9,14 @@ extension PlaybackStateMachine {
     }
 
     /// The active events as scheduled now: resolved asset lists (with the durations of the loaded
-    /// asset playlists, failed assets left out), failures and played durations.
+    /// asset playlists, failed assets left out), failures, played durations and the playback start
+    /// point (R26). ONCE events that played are left out once their group is over (R9).
     mutating func recompute() {
         guard let timeline else { return }
         var failed: Set<String> = []
-        let events = activeEvents.map { event -> InterstitialEvent in
+        let current = Set(run?.members ?? [])
+        let scheduled = activeEvents.filter { !exhausted.contains($0.identifier) || current.contains($0.identifier) }
+        let events = scheduled.map { event -> InterstitialEvent in
             var event = event
             let id = event.identifier
             if hasFailed(id) {
@@ -41,29 +44,10 @@ extension PlaybackStateMachine {
         }
         let input = ScheduleInput(
             primary: timeline.playlist, otherPlaylists: timeline.isLive ? [] : timeline.others, events: events,
-            failedEvents: failed, playedDurations: played, isLive: timeline.isLive)
+            failedEvents: failed, playedDurations: played, isLive: timeline.isLive, playbackStart: startPoint)
         let schedule = InterstitialSchedule.resolve(input)
         self.schedule = schedule
-        var groups: [Group] = []
-        var current: Group?
-        for item in schedule.items {
-            guard item.kind == .interstitial, let index = item.eventIndex else {
-                if let group = current { groups.append(group) }
-                current = nil
-                continue
-            }
-            let event = schedule.events[index]
-            if current == nil {
-                current = Group(
-                    key: event.id, cue: event.event.cue, start: event.start, members: [event.id],
-                    resume: event.resumeTime)
-            } else {
-                current?.members.append(event.id)
-                current?.resume = event.resumeTime
-            }
-        }
-        if let group = current { groups.append(group) }
-        self.groups = groups
+        groups = schedule.groups.filter(\.isScheduled).map { Group($0, in: schedule) }
     }
 
     /// Whether a group still has a member to play.
@@ -95,8 +79,9 @@ extension PlaybackStateMachine {
             self.timeline = timeline
             tracks = presentation.tracks
             renditions = presentation.renditions
-            recompute()
             position = startPosition(timeline)
+            startPoint = position
+            recompute()
             mode = .primary
             placePreloads()
             emitEventsChanged()
@@ -166,35 +151,35 @@ extension PlaybackStateMachine {
         return min(max(start, first), end)
     }
 
-    /// Starts playback once the primary is loaded and play was asked for: PRE first (R9), a live
-    /// join inside an event (R11), a VOD start inside a resume window (R15), else primary.
+    /// Starts playback once the primary is loaded and play was asked for: PRE first (R9), a start
+    /// inside an event from there (R11, R26), else primary.
     mutating func begin() {
-        guard let timeline else { return }
+        guard timeline != nil else { return }
         started = true
+        if startPoint != position {
+            startPoint = position
+            recompute()
+        }
         if let pre = groups.first(where: { $0.cue == .join && isPlayable($0) }) {
             started = false
-            startRun(pre, base: position)
+            startRun(pre)
             return
         }
-        if timeline.isLive, let (group, offset) = liveJoin() {
-            startRun(group, joinOffset: offset)
-            return
-        }
-        if !timeline.isLive, let window = resumeWindow(containing: position) {
-            position = window.start
+        if let (group, member) = startInside() {
+            startRun(group, from: member.id, joinOffset: member.startOffset)
             return
         }
         emit(.primaryResumed)
     }
 
-    /// The group whose event is on air at the playhead when joining live (R11), and the offset into
-    /// it.
-    func liveJoin() -> (Group, MediaTime)? {
-        for group in groups where group.cue == .none && isPlayable(group) && group.start < position {
-            guard let first = group.members.first(where: { !exhausted.contains($0) }),
-                let event = scheduledEvent(first), position < group.start + event.playoutDuration
-            else { continue }
-            return (group, position - group.start)
+    /// The group that plays at the playback start point although it starts before it (R11, R26),
+    /// and the member that plays first: the schedule gives it a playout from there.
+    func startInside() -> (Group, InterstitialSchedule.Event)? {
+        for group in groups where group.cue == .none && group.start < position && group.playout > .zero {
+            let members = group.members.compactMap { scheduledEvent($0) }
+            if let member = members.first(where: { $0.playoutDuration > .zero && !exhausted.contains($0.id) }) {
+                return (group, member)
+            }
         }
         return nil
     }
@@ -235,7 +220,7 @@ extension PlaybackStateMachine {
             }
             if !timeline.isLive && position >= timeline.end {
                 if !postPlayed, let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }) {
-                    startRun(post, base: timeline.end)
+                    startRun(post)
                     return true
                 }
                 mode = .ended

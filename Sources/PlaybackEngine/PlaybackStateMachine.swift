@@ -102,13 +102,26 @@ package struct PlaybackStateMachine: Sendable {
         case ended
     }
 
-    /// Events that play back to back while primary stays suspended (R5), derived from the schedule.
+    /// A scheduled group of the schedule (R5), its members by ID.
     struct Group: Sendable, Equatable {
+        /// Its first member's ID: how the group is named (coordination, R8).
         var key: String
         var cue: InterstitialEvent.Cue
         var start: MediaTime
         var members: [String]
+        /// Where primary resumes after it.
         var resume: MediaTime
+        /// Its playout length from the playback start point (R26).
+        var playout: MediaTime
+
+        init(_ group: InterstitialSchedule.Group, in schedule: InterstitialSchedule) {
+            members = group.members.map { schedule.events[$0].id }
+            key = members[0]
+            cue = group.cue
+            start = group.start
+            resume = group.resumeTime
+            playout = group.playoutDuration
+        }
     }
 
     enum ListState: Sendable, Equatable {
@@ -147,6 +160,8 @@ package struct PlaybackStateMachine: Sendable {
     var handledKey: String?
     /// The schedule of the active events.
     package internal(set) var schedule: InterstitialSchedule?
+    /// Where playback starts (the VOD start position or the live join point, R26).
+    var startPoint: MediaTime?
     var groups: [Group] = []
     package internal(set) var mode: Mode = .loading
     /// Primary position (the suspended position during an interstitial).
@@ -397,10 +412,11 @@ package struct PlaybackStateMachine: Sendable {
     /// `url` with `_HLS_primary_id` (R19).
     func tagged(_ url: String) -> String { Self.tagged(url, primaryID: configuration.primaryID) }
 
-    /// `url` with `_HLS_primary_id=primaryID`, unless it has one.
+    /// `url` with `_HLS_primary_id=primaryID`, unless it has one; a file is read as it is named
+    /// (R19 tags requests).
     package static func tagged(_ url: String, primaryID: String) -> String {
-        QueryParameters(url).names.contains("_HLS_primary_id")
-            ? url : QueryParameters.appending("_HLS_primary_id", primaryID, to: url)
+        guard !URIReference.isFile(url), !QueryParameters(url).names.contains("_HLS_primary_id") else { return url }
+        return QueryParameters.appending("_HLS_primary_id", primaryID, to: url)
     }
 
     mutating func finishBufferLoad(_ key: LoadKey) {
