@@ -23,6 +23,8 @@ extension PlaybackStateMachine {
         var resume: MediaTime
         /// Where primary resumes instead (a JUMP seek's target, a cancel's offset).
         var resumeOverride: MediaTime?
+        /// The target of the JUMP seek that started the group: the seek completes when it ends (R14).
+        var completesSeek: MediaTime?
         /// Where primary would resume if every member played as scheduled.
         var projectedResume: MediaTime
         /// For a live join inside the first member (R11): the offset into it.
@@ -65,12 +67,12 @@ extension PlaybackStateMachine {
         var members = group.members.filter { !exhausted.contains($0) && activeEvent($0) != nil }
         if let member, let index = members.firstIndex(of: member) { members.removeFirst(index) }
         guard let first = members.first, let event = activeEvent(first) else { return }
-        run = Run(
+        var run = Run(
             group: group, members: members, suspendedAt: position, base: group.start, groupStartedAt: clock,
             resume: group.start, resumeOverride: resumeOverride, projectedResume: group.resume,
             joinOffset: joinOffset, event: event, memberStartedAt: clock)
-        run?.elapsed = joinOffset
-        mode = .interstitial
+        run.elapsed = joinOffset
+        state = .interstitial(run)
         actions.append(.flush)
     }
 
@@ -260,8 +262,7 @@ extension PlaybackStateMachine {
             return
         }
         if ending == .seek {
-            self.run = nil
-            mode = .primary
+            state = .primary(PrimaryState(started: true))
             position = run.suspendedAt
             notify(.currentEventDidChange(nil))
             return
@@ -297,32 +298,27 @@ extension PlaybackStateMachine {
     /// Resumes primary after the group (R5, R6 IN, R8, R10), or ends after POST (R9).
     mutating func finishRun() {
         guard let run else { return }
-        self.run = nil
         notify(.currentEventDidChange(nil))
         if run.group.cue == .leave {
-            postPlayed = true
-            mode = .primary
             position = timeline?.end ?? position
+            state = .ended
+            playing = false
+            emit(.ended)
             return
         }
         var resume = resumePoint(run)
-        if run.group.cue == .join {
-            started = true
-        } else if resume < run.group.start {
+        var primary = PrimaryState(started: true)
+        if run.group.cue != .join && resume < run.group.start {
             suppressed.insert(run.group.key)
-        } else if resume == run.group.start {
-            handledKey = run.group.key
+        } else if run.group.cue != .join && resume == run.group.start {
+            primary.handledKey = run.group.key
         }
         let lowest = timeline?.playlist.segments.first?.startTime ?? .zero
         resume = max(resume, lowest)
         if let timeline, !timeline.isLive { resume = min(resume, timeline.end) }
-        mode = .primary
+        state = .primary(primary)
         position = resume
-        stalled = false
         emit(.primaryResumed)
-        if let target = pendingSeekCompletion {
-            pendingSeekCompletion = nil
-            emit(.seekCompleted, [("to", .time(target))])
-        }
+        if let target = run.completesSeek { emit(.seekCompleted, [("to", .time(target))]) }
     }
 }

@@ -102,24 +102,18 @@ extension PlaybackStateMachine {
             if run.event.restrictions.contains(.skip) && target >= run.suspendedAt {
                 return .seek(.primary(target), .skipRestricted(event: run.eventID))
             }
-            if run.group.cue == .join || run.group.cue == .leave {
-                // Primary has not started (PRE) or has ended (POST): the seek ends the interstitial.
-                if run.group.cue == .join { started = true }
-            }
+            // The seek ends the interstitial (PRE included: primary starts).
             endMember(.seek)
         }
-        if mode == .ended {
-            mode = .primary
-            postPlayed = false
-        }
+        if case .ended = state { state = .primary(PrimaryState(started: true)) }
         let first = timeline.playlist.segments.first?.startTime ?? .zero
         let to = min(max(target, first), timeline.end)
         let from = position
         if to < from {
             for group in groups where group.start > to { suppressed.remove(group.key) }
         }
-        handledKey = nil
-        stalled = false
+        primary?.handledKey = nil
+        primary?.stalled = false
         actions.append(.flush)
         if !started {
             position = to
@@ -147,8 +141,8 @@ extension PlaybackStateMachine {
             })
         {
             position = crossed.start
-            pendingSeekCompletion = to
             startRun(crossed, resumeOverride: to)
+            run?.completesSeek = to
             return nil
         }
         position = to

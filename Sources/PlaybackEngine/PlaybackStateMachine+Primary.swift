@@ -57,7 +57,7 @@ extension PlaybackStateMachine {
     func nextGroup(after time: MediaTime, inclusive: Bool) -> Group? {
         groups.first { group in
             group.cue == .none
-                && (group.start > time || (inclusive && group.start == time && group.key != handledKey))
+                && (group.start > time || (inclusive && group.start == time && group.key != primary?.handledKey))
                 && !suppressed.contains(group.key) && isPlayable(group)
         }
     }
@@ -65,7 +65,7 @@ extension PlaybackStateMachine {
     /// The group that fires at the playhead now, if any.
     func dueGroup() -> Group? {
         groups.first { group in
-            group.cue == .none && group.start == position && group.key != handledKey
+            group.cue == .none && group.start == position && group.key != primary?.handledKey
                 && !suppressed.contains(group.key) && isPlayable(group)
         }
     }
@@ -82,10 +82,12 @@ extension PlaybackStateMachine {
             position = startPosition(timeline)
             startPoint = position
             recompute()
-            mode = .primary
+            var pending: Placement?
+            if case .loading(let placement) = state { pending = placement }
+            state = .primary(PrimaryState(started: false))
             placePreloads()
             emitEventsChanged()
-            placePending()
+            placePending(pending)
             if timeline.isLive { nextReload = clock + .nanoseconds(timeline.targetDuration.nanoseconds) }
             return
         }
@@ -93,7 +95,7 @@ extension PlaybackStateMachine {
         self.timeline = timeline
         placePreloads()
         for conflict in update.conflicts { emit(.warning, [("message", .string(conflict))]) }
-        if update.newSegments > 0 { stalled = false }
+        if update.newSegments > 0 { primary?.stalled = false }
         if update.eventsChanged {
             for event in update.removed where run?.members.contains(event.identifier) != true {
                 let id = event.identifier
@@ -155,20 +157,19 @@ extension PlaybackStateMachine {
     /// inside an event from there (R11, R26), else primary.
     mutating func begin() {
         guard timeline != nil else { return }
-        started = true
         if startPoint != position {
             startPoint = position
             recompute()
         }
         if let pre = groups.first(where: { $0.cue == .join && isPlayable($0) }) {
-            started = false
             startRun(pre)
-            return
+            if run != nil { return }
         }
         if let (group, member) = startInside() {
             startRun(group, from: member.id, joinOffset: member.startOffset)
-            return
+            if run != nil { return }
         }
+        primary?.started = true
         emit(.primaryResumed)
     }
 
@@ -210,7 +211,7 @@ extension PlaybackStateMachine {
         case .primary:
             guard let timeline else { return false }
             if !started {
-                guard playing, run == nil else { return false }
+                guard playing else { return false }
                 begin()
                 return true
             }
@@ -219,17 +220,17 @@ extension PlaybackStateMachine {
                 return true
             }
             if !timeline.isLive && position >= timeline.end {
-                if !postPlayed, let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }) {
+                if let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }) {
                     startRun(post)
-                    return true
+                    if run != nil { return true }
                 }
-                mode = .ended
+                state = .ended
                 playing = false
                 emit(.ended)
                 return true
             }
-            if timeline.isLive && position >= timeline.end && !stalled {
-                stalled = true
+            if timeline.isLive && position >= timeline.end && primary?.stalled == false {
+                primary?.stalled = true
                 emit(.stalled, [("reason", .string("primary reached the live edge; waiting for the playlist to grow"))])
                 return true
             }

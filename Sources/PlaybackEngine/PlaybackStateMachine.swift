@@ -9,7 +9,10 @@ import PlaybackCoordination
 /// It follows AVFoundation's execution model (reference §2.2, §3): primary plays until it reaches an
 /// event; primary then waits (reason `.interstitialEvent`) while the interstitial player plays the
 /// event's assets back to back, and primary resumes at the resumption point. Where the sources leave
-/// a choice it follows the behavior profile (R7–R20, R25).
+/// a choice it follows the behavior profile (R7–R20, R25, R26). Groups, resumption points, start
+/// offsets and effective durations are the schedule's (``InterstitialSchedule``); the machine only
+/// plays them. Its ``State`` says where playback is, each case with its own data; every input
+/// returns an ``Outcome``.
 package struct PlaybackStateMachine: Sendable {
     /// What a load is for.
     package enum LoadKey: Hashable, Sendable {
@@ -156,45 +159,32 @@ package struct PlaybackStateMachine: Sendable {
     var exhausted: Set<String> = []
     /// Groups that resumed before their start and wait for the playhead to move back before them (R8).
     var suppressed: Set<String> = []
-    /// A group that resumed at its own start, so it does not fire again there.
-    var handledKey: String?
     /// The schedule of the active events.
     package internal(set) var schedule: InterstitialSchedule?
     /// Where playback starts (the VOD start position or the live join point, R26).
     var startPoint: MediaTime?
     var groups: [Group] = []
-    package internal(set) var mode: Mode = .loading
+    /// Where playback is, with what each place needs.
+    package internal(set) var state: State = .loading(nil)
     /// Primary position (the suspended position during an interstitial).
     package internal(set) var position: MediaTime = .zero
     /// The rate asked for.
     package internal(set) var rate: Double = 1
     /// Whether playback was asked for (`play()` or a non-zero rate).
     package internal(set) var playing = false
-    var started = false
-    var postPlayed = false
-    var stalled = false
-    /// The current interstitial group.
-    package internal(set) var run: Run?
     var inFlight: Set<LoadKey> = []
     var bufferLoad: LoadKey?
     var nextReload: Duration?
     var loadedSegments: Set<String> = []
     var failedSegments: Set<String> = []
-    var pendingSeekCompletion: MediaTime?
     /// The point of each preload hint at which its load starts (App. F: a random point of its range).
     var preloadPoints: [String: MediaTime] = [:]
     /// The primary's selected renditions.
     package internal(set) var tracks = TrackSelection()
     /// The renditions the primary offers.
     var renditions: [Rendition] = []
-    /// Whether the player is in a coordinated group.
-    package internal(set) var coordinated = false
-    /// Waiting for the group after an interstitial played on its own.
-    package internal(set) var held = false
-    /// The group (of events whose content may vary) being played on its own while coordinated.
-    package internal(set) var independentKey: String?
-    /// A group state or a session to apply once the primary loads.
-    var pendingPlacement: (location: CoordinatedLocation, anchor: Duration?, continuing: Bool)?
+    /// The player's part in a coordinated group.
+    package internal(set) var coordination: Coordination = .off
     var actions: [Action] = []
     var signalChange = false
 
@@ -218,18 +208,17 @@ package struct PlaybackStateMachine: Sendable {
         var refusal: Refusal?
         switch input {
         case .command(let command):
-            let alone = independentKey != nil || held
+            let following = coordination == .following
             refusal = apply(command)
-            if coordinated, !alone, refusal == nil, command.isTiming { signalChange = true }
+            if following, refusal == nil, command.isTiming { signalChange = true }
         case .setCoordinated(let on):
-            coordinated = on
-            held = held && on
+            coordination = on ? (coordination == .off ? .following : coordination) : .off
         case .coordinate(let location, let playing, let rate, let anchor):
             coordinate(location, playing: playing, rate: rate, anchor: anchor, continuing: false)
         case .restore(let session): restore(session)
         case .handedOff(let target):
             playing = false
-            mode = .ended
+            state = .ended
             emit(.handedOff, [("to", .string(target))])
         case .primaryLoaded(let presentation): primaryLoaded(presentation)
         case .assetListLoaded(let id, let list): assetListLoaded(id, list)
@@ -290,12 +279,12 @@ package struct PlaybackStateMachine: Sendable {
 
     /// The rate media moves at now: 0 when paused, waiting or stalled; at most 1 under SKIP (R13).
     package var effectiveRate: Double {
-        guard playing, rate > 0, !held else { return 0 }
-        switch mode {
+        guard playing, rate > 0, coordination != .held else { return 0 }
+        switch state {
         case .loading, .ended: return 0
-        case .primary: return stalled || !started ? 0 : rate
-        case .interstitial:
-            guard let run, !run.waiting, run.assetIndex != nil else { return 0 }
+        case .primary(let primary): return primary.stalled || !primary.started ? 0 : rate
+        case .interstitial(let run):
+            guard !run.waiting, run.assetIndex != nil else { return 0 }
             return run.event.restrictions.contains(.skip) ? min(rate, 1) : rate
         }
     }
@@ -342,7 +331,7 @@ package struct PlaybackStateMachine: Sendable {
         switch mode {
         case .primary:
             position = position + distance
-            handledKey = nil
+            primary?.handledKey = nil
         case .interstitial:
             guard var current = run else { return }
             current.elapsed = current.elapsed + distance
