@@ -10,12 +10,15 @@ extension PlaybackStateMachine {
 
     /// The active events as scheduled now: resolved asset lists (with the durations of the loaded
     /// asset playlists, failed assets left out), failures, played durations and the playback start
-    /// point (R26). ONCE events that played are left out once their group is over (R9).
+    /// point (R26). ONCE events that played are left out once their group is over (R9); a playing
+    /// event stays until it ends (R12).
     mutating func recompute() {
         guard let timeline else { return }
         var failed: Set<String> = []
         let current = Set(run?.members ?? [])
-        let scheduled = activeEvents.filter { !exhausted.contains($0.identifier) || current.contains($0.identifier) }
+        var scheduled = activeEvents.filter { !exhausted.contains($0.identifier) || current.contains($0.identifier) }
+        // A playing event that was removed runs to completion (R12): it stays scheduled until then.
+        if let run, !scheduled.contains(where: { $0.identifier == run.eventID }) { scheduled.append(run.event) }
         let events = scheduled.map { event -> InterstitialEvent in
             var event = event
             let id = event.identifier

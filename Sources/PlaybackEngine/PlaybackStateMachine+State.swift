@@ -18,20 +18,20 @@ extension PlaybackStateMachine {
     /// Primary playback.
     package struct PrimaryState: Sendable {
         /// Whether primary playback began: false until the first play (and while PRE plays).
-        var started: Bool
+        package var started: Bool
         /// Waiting at the live edge for the playlist to grow.
-        var stalled = false
+        package var stalled = false
         /// A group that resumed at its own start, so it does not fire again there.
-        var handledKey: String?
+        package var handledKey: String?
     }
 
     /// Where a coordinated group (or a handed-off session) places playback.
     package struct Placement: Sendable {
-        var location: CoordinatedLocation
+        package var location: CoordinatedLocation
         /// The clock time the location is as of (nil: now).
-        var anchor: Duration?
+        package var anchor: Duration?
         /// A handed-off session, whose pre-roll has played when it is in primary.
-        var continuing: Bool
+        package var continuing: Bool
     }
 
     /// The player's part in a coordinated group.
