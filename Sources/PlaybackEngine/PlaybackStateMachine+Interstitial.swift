@@ -10,14 +10,13 @@ extension PlaybackStateMachine {
             case completed, limit, skipped, cancelled, failed, seek
         }
 
+        /// The group; resumption offsets count from its start (for PRE, the playback start point, R10).
         var group: Group
         /// The members to play, in order (ONCE events already played are left out).
         var members: [String]
         var memberIndex = 0
         /// Where primary was suspended.
         var suspendedAt: MediaTime
-        /// Where resumption offsets count from: the group's start; for PRE, the chosen start (R10).
-        var base: MediaTime
         var groupStartedAt: Duration
         /// Where primary resumes after the members that ended, as the schedule has it (R5).
         var resume: MediaTime
@@ -27,7 +26,8 @@ extension PlaybackStateMachine {
         var completesSeek: MediaTime?
         /// Where primary would resume if every member played as scheduled.
         var projectedResume: MediaTime
-        /// For a live join inside the first member (R11): the offset into it.
+        /// For a start inside the first member (a live join, R11, R26; a seek into a RANGE event): the
+        /// offset into it.
         package internal(set) var joinOffset: MediaTime = .zero
         /// Where the current member starts once its assets are known (a coordinated group is
         /// further in).
@@ -68,7 +68,7 @@ extension PlaybackStateMachine {
         if let member, let index = members.firstIndex(of: member) { members.removeFirst(index) }
         guard let first = members.first, let event = activeEvent(first) else { return }
         var run = Run(
-            group: group, members: members, suspendedAt: position, base: group.start, groupStartedAt: clock,
+            group: group, members: members, suspendedAt: position, groupStartedAt: clock,
             resume: group.start, resumeOverride: resumeOverride, projectedResume: group.resume,
             joinOffset: joinOffset, event: event, memberStartedAt: clock)
         run.elapsed = joinOffset

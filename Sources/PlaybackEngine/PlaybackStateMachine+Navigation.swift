@@ -244,8 +244,9 @@ extension PlaybackStateMachine {
         guard mode == .interstitial, var run else { return }
         let resume: MediaTime
         switch offset {
-        case .time(let value)?: resume = run.base + value
-        case .indefinite?: resume = run.base + MediaTime(nanoseconds: Self.nanoseconds(clock - run.groupStartedAt))
+        case .time(let value)?: resume = run.group.start + value
+        case .indefinite?:
+            resume = run.group.start + MediaTime(nanoseconds: Self.nanoseconds(clock - run.groupStartedAt))
         case nil: resume = run.projectedResume
         }
         run.resumeOverride = resume
