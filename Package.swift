@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HLSInterstitials", targets: ["HLSInterstitials"]),
         .library(name: "HLSLoading", targets: ["HLSLoading"]),
         .library(name: "PlaybackCoordination", targets: ["PlaybackCoordination"]),
+        .library(name: "PlaybackEngine", targets: ["PlaybackEngine"]),
         .library(name: "InterstitialPlayback", targets: ["InterstitialPlayback"]),
         .library(name: "InterstitialServer", targets: ["InterstitialServer"]),
         .executable(name: "hlsi", targets: ["hlsi"]),
@@ -43,7 +44,9 @@ let package = Package(
         ),
         // Pure core: the coordinated-group protocol, its hub as a value, and hand-off sessions. No I/O.
         .target(name: "PlaybackCoordination", dependencies: ["HLSPlaylist", "HLSInterstitials"]),
-        // The client engine: a pure playback state machine and a thin driver that loads over HTTP.
+        // Pure core: the playback engine, a state machine (inputs in, actions out) on the schedule. No I/O.
+        .target(name: "PlaybackEngine", dependencies: ["HLSPlaylist", "HLSInterstitials", "PlaybackCoordination"]),
+        // I/O: the player, the engine's driver that loads over HTTP, keeps time and coordinates groups.
         .target(
             name: "InterstitialPlayback",
             dependencies: [
@@ -51,6 +54,7 @@ let package = Package(
                 "HLSInterstitials",
                 "HLSLoading",
                 "PlaybackCoordination",
+                "PlaybackEngine",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -140,6 +144,7 @@ let package = Package(
             name: "InterstitialPlaybackTests",
             dependencies: [
                 "InterstitialPlayback",
+                "PlaybackEngine",
                 "PlaybackCoordination",
                 "HLSInterstitials",
                 "HLSPlaylist",
@@ -147,6 +152,10 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "PlaybackEngineTests",
+            dependencies: ["PlaybackEngine", "PlaybackCoordination", "HLSInterstitials", "HLSPlaylist"]
         ),
         .testTarget(
             name: "hlsiTests",

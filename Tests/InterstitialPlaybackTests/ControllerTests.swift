@@ -204,6 +204,27 @@ struct ControllerTests {
         }
     }
 
+    @Test("R13, R16: the player's seeks and skip return false exactly when the engine refuses them")
+    func refusalsFromOutcome() async throws {
+        // profile R13, R16: the answer comes from the engine's outcome, not from the trace.
+        let files = vod(
+            [Content.interstitial("ad", at: 10, "DURATION=5,X-ASSET-URI=\"{ORIGIN}/a.m3u8\",X-RESTRICT=\"SKIP\"")],
+            ads)
+        try await TestOrigin.with(files: files) { origin in
+            let player = makePlayer(origin)
+            let controller = InterstitialEventController(primaryPlayer: player)
+            player.play()
+            await player.run(until: .seconds(12))
+            #expect(!player.seek(to: s(40)))
+            #expect(!controller.skipCurrentEvent())
+            #expect(!player.interstitialPlayer.seek(to: s(4)))
+            #expect(player.interstitialPlayer.seek(to: s(0)))
+            #expect(player.seek(to: s(2)))
+            #expect(!controller.skipCurrentEvent())
+            await player.shutdown()
+        }
+    }
+
     @Test("a manual clock plays two hours with an ad every ten minutes in moments")
     func hours() async throws {
         var ranges: [String] = []

@@ -2,6 +2,7 @@ import HLSInterstitials
 import HLSPlaylist
 import InterstitialPlayback
 import PlaybackCoordination
+import PlaybackEngine
 import Testing
 
 /// Players in one in-process group on one manual clock.

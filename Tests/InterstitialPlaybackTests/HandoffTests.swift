@@ -2,6 +2,7 @@ import HLSInterstitials
 import HLSPlaylist
 import InterstitialPlayback
 import PlaybackCoordination
+import PlaybackEngine
 import Testing
 
 @Suite("Hand-off")

@@ -1,6 +1,7 @@
 import HLSInterstitials
 import HLSPlaylist
 import InterstitialPlayback
+import PlaybackEngine
 import Testing
 
 /// A live channel on the test's manual clock: 2 s segments, a window of ten, its live edge 60 s

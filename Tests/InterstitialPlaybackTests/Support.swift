@@ -1,6 +1,7 @@
 import HLSPlaylist
 import InterstitialPlayback
 import NIOConcurrencyHelpers
+import PlaybackEngine
 import Testing
 
 /// Seconds as a media time.

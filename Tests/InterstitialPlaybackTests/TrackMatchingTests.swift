@@ -2,6 +2,7 @@ import HLSInterstitials
 import HLSPlaylist
 import InterstitialPlayback
 import PlaybackCoordination
+import PlaybackEngine
 import Testing
 
 /// A multivariant playlist with these EXT-X-MEDIA lines (groups "aud" and "subs") and one variant.

@@ -1,6 +1,7 @@
 import HLSInterstitials
 import HLSPlaylist
 import InterstitialPlayback
+import PlaybackEngine
 import Testing
 
 /// A 60 s VOD primary (ten 6 s segments) with these date ranges, plus the other files.

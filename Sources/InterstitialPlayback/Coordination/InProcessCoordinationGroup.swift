@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import PlaybackCoordination
+import PlaybackEngine
 
 /// A coordinated group whose participants live in this process, delivering messages synchronously
 /// and in order: with players on one ``ManualClock`` a group plays deterministically (tests, or

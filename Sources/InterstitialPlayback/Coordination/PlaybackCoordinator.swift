@@ -2,6 +2,7 @@ import HLSPlaylist
 import Logging
 import NIOConcurrencyHelpers
 import PlaybackCoordination
+import PlaybackEngine
 
 /// Joins a player to a coordinated group that keeps its participants in sync (AVFoundation's
 /// `AVPlaybackCoordinator`, SharePlay-style).
@@ -152,7 +153,7 @@ public final class PlaybackCoordinator: Sendable {
         let anchor = player.clockTime - .nanoseconds(max(0, behind))
         player.handle(.coordinate(group.location, playing: group.playing, rate: group.rate, anchor: anchor))
         // Applying may have started an interstitial played alone (its signal said so).
-        let alone = player.state.withLockedValue { $0.machine.held || $0.machine.independentKey != nil }
+        let alone = player.state.withLockedValue { $0.machine.playsAlone }
         state.withLockedValue { $0.alone = alone }
     }
 }

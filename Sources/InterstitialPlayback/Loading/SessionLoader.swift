@@ -3,6 +3,7 @@ import HLSLoading
 import HLSPlaylist
 import Logging
 import PlaybackCoordination
+import PlaybackEngine
 
 /// Loads what a playback session needs over HTTP (or from files): the primary presentation, asset
 /// lists, interstitial assets and media segments.
@@ -113,9 +114,7 @@ struct SessionLoader: Sendable {
                 .notAPlaylist, location: url,
                 "interstitial assets \"MUST be VOD assets\" (App. D.1); this playlist has no EXT-X-ENDLIST")
         }
-        return AssetMedia(
-            duration: playlist.duration,
-            segmentURLs: playlist.segments.map { URIReference.resolve($0.uri, against: base) }, tracks: selected)
+        return AssetMedia(playlist: playlist, url: base, tracks: selected)
     }
 
     /// Loads a media segment's bytes.

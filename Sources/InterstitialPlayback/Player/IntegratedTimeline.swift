@@ -26,7 +26,7 @@ public final class IntegratedTimeline: Sendable {
     /// seeks to its event. False when refused.
     @discardableResult
     public func seek(to time: MediaTime) -> Bool {
-        !player.perform(.seekIntegrated(time)).contains { $0.kind == .seekRefused }
+        player.accepts(.seekIntegrated(time))
     }
 
     /// Seeks to a date. False when refused or the primary has no dates.

@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import PlaybackEngine
 
 /// Observes a player's interstitial schedule and playback (`AVPlayerInterstitialEventMonitor`,
 /// reference §2.2).
@@ -123,6 +124,6 @@ public final class InterstitialEventController: InterstitialEventMonitor, @unche
     /// (R16); returns false when it was refused or no event plays.
     @discardableResult
     public func skipCurrentEvent() -> Bool {
-        primaryPlayer.perform(.skipCurrentEvent).contains { $0.kind == .eventSkipped }
+        primaryPlayer.accepts(.skipCurrentEvent)
     }
 }

@@ -1,4 +1,5 @@
 import HLSPlaylist
+import PlaybackEngine
 
 extension Player {
     /// Drives playback until the clock reaches `limit` (since the player was created), playback
@@ -149,11 +150,10 @@ extension Player {
         state.withLockedValue { state in
             while let first = state.scheduled.first, first.time <= now {
                 state.scheduled.removeFirst()
-                let actions = state.machine.handle(.command(first.command), at: first.time)
-                Self.carryOut(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+                let outcome = state.machine.handle(.command(first.command), at: first.time)
+                Self.carryOut(outcome.actions, in: &state, renderer: renderer, callbacks: &callbacks)
             }
-            let actions = state.machine.advance(to: now)
-            Self.carryOut(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+            Self.carryOut(state.machine.advance(to: now).actions, in: &state, renderer: renderer, callbacks: &callbacks)
         }
         for callback in callbacks { callback() }
     }
@@ -188,8 +188,8 @@ extension Player {
         var callbacks: [@Sendable () -> Void] = []
         state.withLockedValue { state in
             state.inFlight -= 1
-            let actions = state.machine.handle(input, at: now)
-            Self.carryOut(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+            Self.carryOut(
+                state.machine.handle(input, at: now).actions, in: &state, renderer: renderer, callbacks: &callbacks)
         }
         for callback in callbacks { callback() }
         wakeContinuation.yield()

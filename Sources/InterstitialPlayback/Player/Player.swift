@@ -4,6 +4,7 @@ import HLSPlaylist
 import Logging
 import NIOConcurrencyHelpers
 import PlaybackCoordination
+import PlaybackEngine
 
 /// A player of a primary HLS presentation with interstitials (AVFoundation's `AVPlayer` with an
 /// interstitial event monitor, reference §2).
@@ -125,7 +126,12 @@ public final class Player: Sendable {
         self.loader = SessionLoader(
             primaryID: configuration.primaryID, timeout: configuration.timeout,
             maximumRedirects: configuration.maximumRedirects, logger: logger)
-        var machine = PlaybackStateMachine(url: item.url, configuration: configuration)
+        var machine = PlaybackStateMachine(
+            url: item.url,
+            configuration: PlaybackStateMachine.Configuration(
+                primaryID: configuration.primaryID, lookahead: configuration.lookahead,
+                forwardBuffer: configuration.forwardBuffer, loadsSegments: configuration.loadsSegments,
+                startTime: configuration.startTime))
         let first = machine.start()
         var initial = State(machine: machine)
         initial.traceLimit = max(1, configuration.traceLimit)
@@ -134,7 +140,7 @@ public final class Player: Sendable {
         self.interstitialPlayer = QueuePlayer()
         interstitialPlayer.attach(self)
         item.attach(self)
-        let actions = first
+        let actions = first.actions
         var callbacks: [@Sendable () -> Void] = []
         _ = state.withLockedValue { state in
             Self.carryOut(actions, in: &state, renderer: renderer, callbacks: &callbacks)
@@ -193,13 +199,13 @@ public final class Player: Sendable {
     /// Seeks primary to `time`; false when a restriction refused it.
     @discardableResult
     public func seek(to time: MediaTime) -> Bool {
-        !perform(.seek(time)).contains { $0.kind == .seekRefused }
+        accepts(.seek(time))
     }
 
     /// Seeks primary to `date`; false when refused or the primary has no dates.
     @discardableResult
     public func seek(to date: DateTime) -> Bool {
-        !perform(.seekToDate(date)).contains { $0.kind == .seekRefused }
+        accepts(.seekToDate(date))
     }
 
     /// Applies a command now and returns the trace events it produced.
@@ -208,17 +214,28 @@ public final class Player: Sendable {
 
     /// Hands an input to the machine now and returns the trace events it produced.
     @discardableResult
-    func handle(_ input: PlaybackStateMachine.Input) -> [PlaybackEvent] {
+    func handle(_ input: PlaybackStateMachine.Input) -> [PlaybackEvent] { submit(input).events }
+
+    /// Hands an input to the machine now; returns the trace events it produced and, for a refused
+    /// command, why.
+    func submit(
+        _ input: PlaybackStateMachine.Input
+    ) -> (events: [PlaybackEvent], refusal: PlaybackStateMachine.Refusal?) {
         let now = clock.now()
         var callbacks: [@Sendable () -> Void] = []
-        let events = state.withLockedValue { state -> [PlaybackEvent] in
-            let actions = state.machine.handle(input, at: now)
-            return Self.carryOut(actions, in: &state, renderer: renderer, callbacks: &callbacks)
+        let result = state.withLockedValue { state in
+            let outcome = state.machine.handle(input, at: now)
+            return (
+                Self.carryOut(outcome.actions, in: &state, renderer: renderer, callbacks: &callbacks), outcome.refusal
+            )
         }
         for callback in callbacks { callback() }
         wakeContinuation.yield()
-        return events
+        return result
     }
+
+    /// Applies a command now; false when the machine refused it.
+    func accepts(_ command: PlaybackCommand) -> Bool { submit(.command(command)).refusal == nil }
 
     /// Applies `command` when the clock reaches `time` (since the player was created).
     public func schedule(_ command: PlaybackCommand, at time: Duration) {

@@ -59,6 +59,6 @@ public final class QueuePlayer: Sendable {
             guard let run = state.machine.run, state.machine.mode == .interstitial else { return nil }
             return run.elapsed - run.joinOffset - run.assetPosition + time
         }
-        return !player.perform(.seekInInterstitial(eventOffset ?? time)).contains { $0.kind == .seekRefused }
+        return player.accepts(.seekInInterstitial(eventOffset ?? time))
     }
 }

@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import PlaybackEngine
 
 /// The integrated timeline's observers and out-of-sync subscribers, checked after every step of the
 /// machine (reference §2.5).

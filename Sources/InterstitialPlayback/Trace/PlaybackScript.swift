@@ -1,6 +1,7 @@
 import HLSInterstitials
 import HLSPlaylist
 import PlaybackCoordination
+import PlaybackEngine
 
 /// A timed list of commands: `at 5 seek 40; at 20 rate 2; at 30 skip`.
 ///

@@ -5,7 +5,7 @@ import PlaybackCoordination
 /// The primary presentation as the player knows it: its media playlist (for live, every segment seen
 /// since the first load, on one stable timeline), the other media playlists, and the server's
 /// interstitial events merged across reloads (profile R12).
-struct PrimaryTimeline: Sendable {
+package struct PrimaryTimeline: Sendable {
     /// What a reload changed.
     struct Update: Sendable {
         /// Segments appended.
@@ -66,7 +66,7 @@ struct PrimaryTimeline: Sendable {
     }
 
     /// Whether the playlist has no EXT-X-ENDLIST yet.
-    var isLive: Bool { playlist.isLive }
+    package var isLive: Bool { playlist.isLive }
     /// Where the known primary ends.
     var end: MediaTime { playlist.segments.last?.endTime ?? .zero }
     /// The target duration.
@@ -191,5 +191,13 @@ package struct AssetMedia: Sendable, Hashable {
         self.duration = duration
         self.segmentURLs = segmentURLs
         self.tracks = tracks
+    }
+
+    /// The asset an asset's media playlist (loaded from `url`) describes. Its own date ranges,
+    /// interstitials included, play no part (R25).
+    package init(playlist: MediaPlaylist, url: String, tracks: TrackSelection? = nil) {
+        self.init(
+            duration: playlist.duration,
+            segmentURLs: playlist.segments.map { URIReference.resolve($0.uri, against: url) }, tracks: tracks)
     }
 }

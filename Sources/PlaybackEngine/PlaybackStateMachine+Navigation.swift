@@ -3,8 +3,14 @@ import HLSPlaylist
 import PlaybackCoordination
 
 extension PlaybackStateMachine {
-    /// Applies a command.
-    mutating func apply(_ command: PlaybackCommand) {
+    /// Applies a command; returns why it was refused, if it was.
+    mutating func apply(_ command: PlaybackCommand) -> Refusal? {
+        let refusal = perform(command)
+        if let refusal { emit(refusal.kind, refusal.fields) }
+        return refusal
+    }
+
+    private mutating func perform(_ command: PlaybackCommand) -> Refusal? {
         switch command {
         case .play:
             if rate <= 0 { rate = 1 }
@@ -13,36 +19,36 @@ extension PlaybackStateMachine {
         case .pause:
             playing = false
             emit(.paused)
-        case .setRate(let value): setRate(value)
-        case .seek(let time): seek(to: time)
+        case .setRate(let value): return setRate(value)
+        case .seek(let time): return seek(to: time)
         case .seekToDate(let date):
             guard let time = timeline?.playlist.time(at: date) else {
                 emit(.seekRequested, [("date", .string(date.iso8601))])
-                emit(.seekRefused, [("reason", .string("the primary has no EXT-X-PROGRAM-DATE-TIME to place a date"))])
-                return
+                return .seek(nil, .noProgramDateTime)
             }
-            seek(to: time)
-        case .seekIntegrated(let time): seekIntegrated(time)
-        case .seekInInterstitial(let offset): seekInInterstitial(offset)
-        case .skipCurrentEvent: skipCurrentEvent()
+            return seek(to: time)
+        case .seekIntegrated(let time): return seekIntegrated(time)
+        case .seekInInterstitial(let offset): return seekInInterstitial(offset)
+        case .skipCurrentEvent: return skipCurrentEvent()
         case .cancelCurrentEvent(let offset): cancelCurrentEvent(offset)
         case .setEvents(let events): setEvents(events)
         case .setRestrictions(let id, let restrictions):
             var events = activeEvents
             guard let index = events.firstIndex(where: { $0.identifier == id }) else {
                 emit(.warning, [("message", .string("no event \"\(id)\" to change the restrictions of"))])
-                return
+                return nil
             }
             events[index].restrictions = restrictions
             setEvents(events)
         case .setAutomaticallyHandlesInterstitialEvents(let on):
-            guard on != automaticallyHandles else { return }
+            guard on != automaticallyHandles else { return nil }
             automaticallyHandles = on
             recompute()
             emitEventsChanged()
         case .selectAudio(let option): select(option, type: "AUDIO")
         case .selectSubtitles(let option): select(option, type: "SUBTITLES")
         }
+        return nil
     }
 
     /// Selects the primary's rendition of a TYPE that matches `option` (``TrackMatcher``); assets
@@ -71,86 +77,48 @@ extension PlaybackStateMachine {
     /// Whether the current event forbids advancing: X-RESTRICT=SKIP (R13).
     var currentEventRestrictsSkip: Bool { mode == .interstitial && run?.event.restrictions.contains(.skip) == true }
 
-    mutating func setRate(_ value: Double) {
-        guard value.isFinite, value >= 0, value <= Self.maximumRate else {
-            let reason =
-                value > Self.maximumRate
-                ? "rates above \(Int(Self.maximumRate)) are not supported" : "reverse playback is not supported"
-            emit(.rateRefused, [("rate", .number(value)), ("reason", .string(reason))])
-            return
-        }
+    mutating func setRate(_ value: Double) -> Refusal? {
+        guard value.isFinite, value >= 0, value <= Self.maximumRate else { return .rate(value, .unsupportedRate) }
         if value == 0 {
             playing = false
             emit(.paused)
-            return
+            return nil
         }
-        if value > 1, currentEventRestrictsSkip, let run {
-            emit(
-                .rateRefused,
-                [
-                    ("rate", .number(value)),
-                    (
-                        "reason",
-                        .string(
-                            "interstitial \"\(run.eventID)\" has X-RESTRICT=SKIP: no rate above 1 until it ends (App. D.2)"
-                        )
-                    ),
-                ])
-            return
-        }
+        if value > 1, currentEventRestrictsSkip, let run { return .rate(value, .skipRestricted(event: run.eventID)) }
         rate = value
         playing = true
         emit(.rateChanged, [("rate", .number(value))])
+        return nil
     }
 
     /// The fastest rate accepted.
     static let maximumRate: Double = 64
 
     /// Seeks primary to `target` (R8, R13, R14, R15).
-    mutating func seek(to target: MediaTime) {
+    mutating func seek(to target: MediaTime) -> Refusal? {
         emit(.seekRequested, [("to", .time(target))])
-        guard let timeline else {
-            emit(.seekRefused, [("reason", .string("the primary is not loaded yet"))])
-            return
-        }
+        guard let timeline else { return .seek(nil, .primaryNotLoaded) }
         if mode == .interstitial, let run {
             if run.event.restrictions.contains(.skip) && target >= run.suspendedAt {
-                emit(
-                    .seekRefused,
-                    [
-                        ("to", .time(target)),
-                        (
-                            "reason",
-                            .string(
-                                "interstitial \"\(run.eventID)\" has X-RESTRICT=SKIP: no seeking forward until it ends (App. D.2)"
-                            )
-                        ),
-                    ])
-                return
+                return .seek(.primary(target), .skipRestricted(event: run.eventID))
             }
-            if run.group.cue == .join || run.group.cue == .leave {
-                // Primary has not started (PRE) or has ended (POST): the seek ends the interstitial.
-                if run.group.cue == .join { started = true }
-            }
+            // The seek ends the interstitial (PRE included: primary starts).
             endMember(.seek)
         }
-        if mode == .ended {
-            mode = .primary
-            postPlayed = false
-        }
+        if case .ended = state { state = .primary(PrimaryState(started: true)) }
         let first = timeline.playlist.segments.first?.startTime ?? .zero
         let to = min(max(target, first), timeline.end)
         let from = position
         if to < from {
             for group in groups where group.start > to { suppressed.remove(group.key) }
         }
-        handledKey = nil
-        stalled = false
+        primary?.handledKey = nil
+        primary?.stalled = false
         actions.append(.flush)
         if !started {
             position = to
             emit(.seekCompleted, [("to", .time(to))])
-            return
+            return nil
         }
         // R15: into a resume window, the event plays from its beginning.
         if let window = resumeWindow(containing: to) {
@@ -161,7 +129,7 @@ extension PlaybackStateMachine {
                     ("to", .time(window.start)),
                     ("reason", .string("inside the resume window of \"\(window.key)\" (R15)")),
                 ])
-            return
+            return nil
         }
         // R14: crossing JUMP events plays the last one crossed, then the seek completes.
         if to > from,
@@ -173,61 +141,48 @@ extension PlaybackStateMachine {
             })
         {
             position = crossed.start
-            pendingSeekCompletion = to
             startRun(crossed, resumeOverride: to)
-            return
+            run?.completesSeek = to
+            return nil
         }
         position = to
         emit(.seekCompleted, [("to", .time(to))])
+        return nil
     }
 
     /// Seeks on the integrated timeline: primary segments map to primary time; an interstitial
     /// segment seeks to its event's start.
-    mutating func seekIntegrated(_ time: MediaTime) {
+    mutating func seekIntegrated(_ time: MediaTime) -> Refusal? {
         guard let schedule, let index = schedule.item(atIntegrated: time) else {
             emit(.seekRequested, [("integrated", .time(time))])
-            emit(.seekRefused, [("reason", .string("integrated time \(time) is outside the timeline"))])
-            return
+            return .seek(nil, .outsideIntegratedTimeline(time))
         }
         let item = schedule.items[index]
-        switch item.kind {
-        case .primary: seek(to: item.primary.start + (time - item.integrated.lowerBound))
-        case .interstitial:
-            let event = item.eventIndex.map { schedule.events[$0] }
-            seek(to: event?.start ?? item.primary.start)
+        guard item.kind == .interstitial, let eventIndex = item.eventIndex else {
+            return seek(to: item.primary.start + (time - item.integrated.lowerBound))
         }
+        let event = schedule.events[eventIndex]
+        let offset = time - item.integrated.lowerBound
+        guard offset > .zero, let group = schedule.group(ofEvent: eventIndex) else { return seek(to: event.start) }
+        // Into a RANGE interstitial: it plays from that offset, as a join does (R11).
+        if let refusal = seek(to: group.start) { return refusal }
+        if mode == .primary, started, let due = dueGroup(), due.members.contains(event.id) {
+            startRun(due, from: event.id, joinOffset: offset)
+        }
+        return nil
     }
 
     /// Seeks inside the current event; forward is refused under SKIP (R13), backward is allowed.
-    mutating func seekInInterstitial(_ offset: MediaTime) {
+    mutating func seekInInterstitial(_ offset: MediaTime) -> Refusal? {
         emit(.seekRequested, [("interstitialTime", .time(offset))])
-        guard mode == .interstitial, let run else {
-            emit(.seekRefused, [("reason", .string("no interstitial is playing"))])
-            return
-        }
+        guard mode == .interstitial, let run else { return .seek(nil, .noInterstitial) }
         if offset > run.elapsed && run.event.restrictions.contains(.skip) {
-            emit(
-                .seekRefused,
-                [
-                    ("interstitialTime", .time(offset)),
-                    (
-                        "reason",
-                        .string(
-                            "interstitial \"\(run.eventID)\" has X-RESTRICT=SKIP: no seeking forward until it ends (App. D.2)"
-                        )
-                    ),
-                ])
-            return
+            return .seek(.interstitial(offset), .skipRestricted(event: run.eventID))
         }
-        guard run.plan != nil else {
-            emit(.seekRefused, [("reason", .string("the interstitial's assets are not loaded yet"))])
-            return
-        }
-        guard moveInMember(to: offset) else {
-            emit(.seekRefused, [("reason", .string("the interstitial has no playable asset"))])
-            return
-        }
+        guard run.plan != nil else { return .seek(nil, .assetsNotLoaded) }
+        guard moveInMember(to: offset) else { return .seek(nil, .noPlayableAsset) }
         emit(.seekCompleted, [("interstitialTime", .time(offset))])
+        return nil
     }
 
     /// Moves to `offset` (from where the member's playback began) in the current member's assets;
@@ -264,30 +219,23 @@ extension PlaybackStateMachine {
 
     /// Skips the current event (R16): allowed inside the skip control window even under SKIP;
     /// without a window, allowed unless SKIP is set.
-    mutating func skipCurrentEvent() {
-        guard mode == .interstitial, let run else {
-            emit(.skipRefused, [("reason", .string("no interstitial is playing"))])
-            return
-        }
+    mutating func skipCurrentEvent() -> Refusal? {
+        guard mode == .interstitial, let run else { return .skip(.noInterstitial) }
         let restricted = run.event.restrictions.contains(.skip)
         let state = skippableState(run)
         if state != .eligible && restricted {
-            let reason: String
+            let id = run.eventID
             switch state {
             case .notYetEligible:
-                reason =
-                    "interstitial \"\(run.eventID)\" has X-RESTRICT=SKIP and its skip control opens at \(run.skipControl.offset?.formatted(fractionDigits: 3) ?? "?") s (now \(run.elapsed.formatted(fractionDigits: 3)) s)"
-            case .noLongerEligible:
-                reason = "interstitial \"\(run.eventID)\" has X-RESTRICT=SKIP and its skip control window has closed"
-            default:
-                reason = "interstitial \"\(run.eventID)\" has X-RESTRICT=SKIP and no skip control"
+                return .skip(.skipWindowNotOpen(event: id, opensAt: run.skipControl.offset, now: run.elapsed))
+            case .noLongerEligible: return .skip(.skipWindowClosed(event: id))
+            default: return .skip(.noSkipControl(event: id))
             }
-            emit(.skipRefused, [("id", .string(run.eventID)), ("reason", .string(reason))])
-            return
         }
         emit(.eventSkipped, [("id", .string(run.eventID))])
         notify(.currentEventSkipped(run.event))
         endMember(.skipped)
+        return nil
     }
 
     /// Abandons the whole group and resumes primary at the given offset from the group's start:
@@ -296,8 +244,9 @@ extension PlaybackStateMachine {
         guard mode == .interstitial, var run else { return }
         let resume: MediaTime
         switch offset {
-        case .time(let value)?: resume = run.base + value
-        case .indefinite?: resume = run.base + MediaTime(nanoseconds: Self.nanoseconds(clock - run.groupStartedAt))
+        case .time(let value)?: resume = run.group.start + value
+        case .indefinite?:
+            resume = run.group.start + MediaTime(nanoseconds: Self.nanoseconds(clock - run.groupStartedAt))
         case nil: resume = run.projectedResume
         }
         run.resumeOverride = resume

@@ -1,5 +1,4 @@
 import HLSInterstitials
-import HLSLoading
 import HLSPlaylist
 import PlaybackCoordination
 
@@ -10,7 +9,10 @@ import PlaybackCoordination
 /// It follows AVFoundation's execution model (reference §2.2, §3): primary plays until it reaches an
 /// event; primary then waits (reason `.interstitialEvent`) while the interstitial player plays the
 /// event's assets back to back, and primary resumes at the resumption point. Where the sources leave
-/// a choice it follows the behavior profile (R7–R20, R25).
+/// a choice it follows the behavior profile (R7–R20, R25, R26). Groups, resumption points, start
+/// offsets and effective durations are the schedule's (``InterstitialSchedule``); the machine only
+/// plays them. Its ``State`` says where playback is, each case with its own data; every input
+/// returns an ``Outcome``.
 package struct PlaybackStateMachine: Sendable {
     /// What a load is for.
     package enum LoadKey: Hashable, Sendable {
@@ -83,6 +85,14 @@ package struct PlaybackStateMachine: Sendable {
         case signal(Signal)
     }
 
+    /// What an input led to: the actions to carry out and, for a command that was refused, why.
+    package struct Outcome: Sendable {
+        /// The actions, in order.
+        package var actions: [Action]
+        /// Why the command was refused (it also appears in the trace); nil when it was not.
+        package var refusal: Refusal?
+    }
+
     /// Where playback is.
     package enum Mode: Sendable, Equatable {
         /// Waiting for the primary presentation.
@@ -95,13 +105,26 @@ package struct PlaybackStateMachine: Sendable {
         case ended
     }
 
-    /// Events that play back to back while primary stays suspended (R5), derived from the schedule.
+    /// A scheduled group of the schedule (R5), its members by ID.
     struct Group: Sendable, Equatable {
+        /// Its first member's ID: how the group is named (coordination, R8).
         var key: String
         var cue: InterstitialEvent.Cue
         var start: MediaTime
         var members: [String]
+        /// Where primary resumes after it.
         var resume: MediaTime
+        /// Its playout length from the playback start point (R26).
+        var playout: MediaTime
+
+        init(_ group: InterstitialSchedule.Group, in schedule: InterstitialSchedule) {
+            members = group.members.map { schedule.events[$0].id }
+            key = members[0]
+            cue = group.cue
+            start = group.start
+            resume = group.resumeTime
+            playout = group.playoutDuration
+        }
     }
 
     enum ListState: Sendable, Equatable {
@@ -116,15 +139,14 @@ package struct PlaybackStateMachine: Sendable {
         case failed(String)
     }
 
-    /// The settings: the player's (the machine reads the primary ID, look-ahead, forward buffer,
-    /// segment loading and start time).
-    let configuration: Player.Configuration
+    /// The settings the machine reads.
+    let configuration: Configuration
     /// The URL of the item.
     let itemURL: String
     /// The clock time of the last input.
     package internal(set) var clock: Duration = .zero
     /// The primary presentation once loaded.
-    var timeline: PrimaryTimeline?
+    package internal(set) var timeline: PrimaryTimeline?
     /// The controller's events; nil: the server's.
     package internal(set) var controllerEvents: [InterstitialEvent]?
     /// `automaticallyHandlesInterstitialEvents`.
@@ -137,48 +159,37 @@ package struct PlaybackStateMachine: Sendable {
     var exhausted: Set<String> = []
     /// Groups that resumed before their start and wait for the playhead to move back before them (R8).
     var suppressed: Set<String> = []
-    /// A group that resumed at its own start, so it does not fire again there.
-    var handledKey: String?
     /// The schedule of the active events.
     package internal(set) var schedule: InterstitialSchedule?
+    /// Where playback starts (the VOD start position or the live join point, R26).
+    var startPoint: MediaTime?
     var groups: [Group] = []
-    package internal(set) var mode: Mode = .loading
+    /// Where playback is, with what each place needs.
+    package internal(set) var state: State = .loading(nil)
     /// Primary position (the suspended position during an interstitial).
     package internal(set) var position: MediaTime = .zero
     /// The rate asked for.
     package internal(set) var rate: Double = 1
     /// Whether playback was asked for (`play()` or a non-zero rate).
     package internal(set) var playing = false
-    var started = false
-    var postPlayed = false
-    var stalled = false
-    /// The current interstitial group.
-    package internal(set) var run: Run?
     var inFlight: Set<LoadKey> = []
     var bufferLoad: LoadKey?
     var nextReload: Duration?
     var loadedSegments: Set<String> = []
     var failedSegments: Set<String> = []
-    var pendingSeekCompletion: MediaTime?
     /// The point of each preload hint at which its load starts (App. F: a random point of its range).
     var preloadPoints: [String: MediaTime] = [:]
     /// The primary's selected renditions.
     package internal(set) var tracks = TrackSelection()
     /// The renditions the primary offers.
     var renditions: [Rendition] = []
-    /// Whether the player is in a coordinated group.
-    package internal(set) var coordinated = false
-    /// Waiting for the group after an interstitial played on its own.
-    package internal(set) var held = false
-    /// The group (of events whose content may vary) being played on its own while coordinated.
-    var independentKey: String?
-    /// A group state or a session to apply once the primary loads.
-    var pendingPlacement: (location: CoordinatedLocation, anchor: Duration?, continuing: Bool)?
+    /// The player's part in a coordinated group.
+    package internal(set) var coordination: Coordination = .off
     var actions: [Action] = []
     var signalChange = false
 
     /// Creates a machine for the item at `url`.
-    package init(url: String, configuration: Player.Configuration) {
+    package init(url: String, configuration: Configuration) {
         self.itemURL = url
         self.configuration = configuration
     }
@@ -186,35 +197,28 @@ package struct PlaybackStateMachine: Sendable {
     // MARK: Inputs
 
     /// Starts: the first action loads the primary presentation.
-    package mutating func start() -> [Action] {
+    package mutating func start() -> Outcome {
         request(.primary, url: tagged(itemURL))
         return take()
     }
 
     /// Handles an input at clock time `now` (time passes first).
-    package mutating func handle(_ input: Input, at now: Duration) -> [Action] {
+    package mutating func handle(_ input: Input, at now: Duration) -> Outcome {
         move(to: now)
+        var refusal: Refusal?
         switch input {
         case .command(let command):
-            let alone = independentKey != nil || held
-            let before = actions.count
-            apply(command)
-            let refused = actions[before...].contains {
-                if case .emit(let event) = $0 {
-                    return [.seekRefused, .rateRefused, .skipRefused].contains(event.kind)
-                }
-                return false
-            }
-            if coordinated, !alone, !refused, command.isTiming { signalChange = true }
+            let following = coordination == .following
+            refusal = apply(command)
+            if following, refusal == nil, command.isTiming { signalChange = true }
         case .setCoordinated(let on):
-            coordinated = on
-            held = held && on
+            coordination = on ? (coordination == .off ? .following : coordination) : .off
         case .coordinate(let location, let playing, let rate, let anchor):
             coordinate(location, playing: playing, rate: rate, anchor: anchor, continuing: false)
         case .restore(let session): restore(session)
         case .handedOff(let target):
             playing = false
-            mode = .ended
+            state = .ended
             emit(.handedOff, [("to", .string(target))])
         case .primaryLoaded(let presentation): primaryLoaded(presentation)
         case .assetListLoaded(let id, let list): assetListLoaded(id, list)
@@ -239,11 +243,11 @@ package struct PlaybackStateMachine: Sendable {
             signalChange = false
             actions.append(.signal(.changed))
         }
-        return take()
+        return take(refusal)
     }
 
     /// Lets time pass until `now`.
-    package mutating func advance(to now: Duration) -> [Action] {
+    package mutating func advance(to now: Duration) -> Outcome {
         move(to: now)
         settle()
         return take()
@@ -274,13 +278,13 @@ package struct PlaybackStateMachine: Sendable {
     // MARK: Time
 
     /// The rate media moves at now: 0 when paused, waiting or stalled; at most 1 under SKIP (R13).
-    var effectiveRate: Double {
-        guard playing, rate > 0, !held else { return 0 }
-        switch mode {
+    package var effectiveRate: Double {
+        guard playing, rate > 0, coordination != .held else { return 0 }
+        switch state {
         case .loading, .ended: return 0
-        case .primary: return stalled || !started ? 0 : rate
-        case .interstitial:
-            guard let run, !run.waiting, run.assetIndex != nil else { return 0 }
+        case .primary(let primary): return primary.stalled || !primary.started ? 0 : rate
+        case .interstitial(let run):
+            guard !run.waiting, run.assetIndex != nil else { return 0 }
             return run.event.restrictions.contains(.skip) ? min(rate, 1) : rate
         }
     }
@@ -290,7 +294,7 @@ package struct PlaybackStateMachine: Sendable {
         return .nanoseconds(Int64((Double(media.nanoseconds) / rate).rounded(.up)))
     }
 
-    static func nanoseconds(_ duration: Duration) -> Int64 {
+    package static func nanoseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
 
@@ -327,7 +331,7 @@ package struct PlaybackStateMachine: Sendable {
         switch mode {
         case .primary:
             position = position + distance
-            handledKey = nil
+            primary?.handledKey = nil
         case .interstitial:
             guard var current = run else { return }
             current.elapsed = current.elapsed + distance
@@ -384,9 +388,9 @@ package struct PlaybackStateMachine: Sendable {
 
     mutating func notify(_ notification: InterstitialEventNotification) { actions.append(.notify(notification)) }
 
-    mutating func take() -> [Action] {
+    mutating func take(_ refusal: Refusal? = nil) -> Outcome {
         defer { actions = [] }
-        return actions
+        return Outcome(actions: actions, refusal: refusal)
     }
 
     mutating func request(_ key: LoadKey, url: String) {
@@ -397,10 +401,11 @@ package struct PlaybackStateMachine: Sendable {
     /// `url` with `_HLS_primary_id` (R19).
     func tagged(_ url: String) -> String { Self.tagged(url, primaryID: configuration.primaryID) }
 
-    /// `url` with `_HLS_primary_id=primaryID`, unless it has one.
-    static func tagged(_ url: String, primaryID: String) -> String {
-        QueryParameters(url).names.contains("_HLS_primary_id")
-            ? url : QueryParameters.appending("_HLS_primary_id", primaryID, to: url)
+    /// `url` with `_HLS_primary_id=primaryID`, unless it has one; a file is read as it is named
+    /// (R19 tags requests).
+    package static func tagged(_ url: String, primaryID: String) -> String {
+        guard !URIReference.isFile(url), !QueryParameters(url).names.contains("_HLS_primary_id") else { return url }
+        return QueryParameters.appending("_HLS_primary_id", primaryID, to: url)
     }
 
     mutating func finishBufferLoad(_ key: LoadKey) {

@@ -9,11 +9,17 @@ extension PlaybackStateMachine {
     }
 
     /// The active events as scheduled now: resolved asset lists (with the durations of the loaded
-    /// asset playlists, failed assets left out), failures and played durations.
+    /// asset playlists, failed assets left out), failures, played durations and the playback start
+    /// point (R26). ONCE events that played are left out once their group is over (R9); a playing
+    /// event stays until it ends (R12).
     mutating func recompute() {
         guard let timeline else { return }
         var failed: Set<String> = []
-        let events = activeEvents.map { event -> InterstitialEvent in
+        let current = Set(run?.members ?? [])
+        var scheduled = activeEvents.filter { !exhausted.contains($0.identifier) || current.contains($0.identifier) }
+        // A playing event that was removed runs to completion (R12): it stays scheduled until then.
+        if let run, !scheduled.contains(where: { $0.identifier == run.eventID }) { scheduled.append(run.event) }
+        let events = scheduled.map { event -> InterstitialEvent in
             var event = event
             let id = event.identifier
             if hasFailed(id) {
@@ -41,29 +47,10 @@ extension PlaybackStateMachine {
         }
         let input = ScheduleInput(
             primary: timeline.playlist, otherPlaylists: timeline.isLive ? [] : timeline.others, events: events,
-            failedEvents: failed, playedDurations: played, isLive: timeline.isLive)
+            failedEvents: failed, playedDurations: played, isLive: timeline.isLive, playbackStart: startPoint)
         let schedule = InterstitialSchedule.resolve(input)
         self.schedule = schedule
-        var groups: [Group] = []
-        var current: Group?
-        for item in schedule.items {
-            guard item.kind == .interstitial, let index = item.eventIndex else {
-                if let group = current { groups.append(group) }
-                current = nil
-                continue
-            }
-            let event = schedule.events[index]
-            if current == nil {
-                current = Group(
-                    key: event.id, cue: event.event.cue, start: event.start, members: [event.id],
-                    resume: event.resumeTime)
-            } else {
-                current?.members.append(event.id)
-                current?.resume = event.resumeTime
-            }
-        }
-        if let group = current { groups.append(group) }
-        self.groups = groups
+        groups = schedule.groups.filter(\.isScheduled).map { Group($0, in: schedule) }
     }
 
     /// Whether a group still has a member to play.
@@ -73,7 +60,7 @@ extension PlaybackStateMachine {
     func nextGroup(after time: MediaTime, inclusive: Bool) -> Group? {
         groups.first { group in
             group.cue == .none
-                && (group.start > time || (inclusive && group.start == time && group.key != handledKey))
+                && (group.start > time || (inclusive && group.start == time && group.key != primary?.handledKey))
                 && !suppressed.contains(group.key) && isPlayable(group)
         }
     }
@@ -81,7 +68,7 @@ extension PlaybackStateMachine {
     /// The group that fires at the playhead now, if any.
     func dueGroup() -> Group? {
         groups.first { group in
-            group.cue == .none && group.start == position && group.key != handledKey
+            group.cue == .none && group.start == position && group.key != primary?.handledKey
                 && !suppressed.contains(group.key) && isPlayable(group)
         }
     }
@@ -95,12 +82,15 @@ extension PlaybackStateMachine {
             self.timeline = timeline
             tracks = presentation.tracks
             renditions = presentation.renditions
-            recompute()
             position = startPosition(timeline)
-            mode = .primary
+            startPoint = position
+            recompute()
+            var pending: Placement?
+            if case .loading(let placement) = state { pending = placement }
+            state = .primary(PrimaryState(started: false))
             placePreloads()
             emitEventsChanged()
-            placePending()
+            placePending(pending)
             if timeline.isLive { nextReload = clock + .nanoseconds(timeline.targetDuration.nanoseconds) }
             return
         }
@@ -108,7 +98,7 @@ extension PlaybackStateMachine {
         self.timeline = timeline
         placePreloads()
         for conflict in update.conflicts { emit(.warning, [("message", .string(conflict))]) }
-        if update.newSegments > 0 { stalled = false }
+        if update.newSegments > 0 { primary?.stalled = false }
         if update.eventsChanged {
             for event in update.removed where run?.members.contains(event.identifier) != true {
                 let id = event.identifier
@@ -166,35 +156,34 @@ extension PlaybackStateMachine {
         return min(max(start, first), end)
     }
 
-    /// Starts playback once the primary is loaded and play was asked for: PRE first (R9), a live
-    /// join inside an event (R11), a VOD start inside a resume window (R15), else primary.
+    /// Starts playback once the primary is loaded and play was asked for: PRE first (R9), a start
+    /// inside an event from there (R11, R26), else primary.
     mutating func begin() {
-        guard let timeline else { return }
-        started = true
+        guard timeline != nil else { return }
+        if startPoint != position {
+            startPoint = position
+            recompute()
+        }
         if let pre = groups.first(where: { $0.cue == .join && isPlayable($0) }) {
-            started = false
-            startRun(pre, base: position)
-            return
+            startRun(pre)
+            if run != nil { return }
         }
-        if timeline.isLive, let (group, offset) = liveJoin() {
-            startRun(group, joinOffset: offset)
-            return
+        if let (group, member) = startInside() {
+            startRun(group, from: member.id, joinOffset: member.startOffset)
+            if run != nil { return }
         }
-        if !timeline.isLive, let window = resumeWindow(containing: position) {
-            position = window.start
-            return
-        }
+        primary?.started = true
         emit(.primaryResumed)
     }
 
-    /// The group whose event is on air at the playhead when joining live (R11), and the offset into
-    /// it.
-    func liveJoin() -> (Group, MediaTime)? {
-        for group in groups where group.cue == .none && isPlayable(group) && group.start < position {
-            guard let first = group.members.first(where: { !exhausted.contains($0) }),
-                let event = scheduledEvent(first), position < group.start + event.playoutDuration
-            else { continue }
-            return (group, position - group.start)
+    /// The group that plays at the playback start point although it starts before it (R11, R26),
+    /// and the member that plays first: the schedule gives it a playout from there.
+    func startInside() -> (Group, InterstitialSchedule.Event)? {
+        for group in groups where group.cue == .none && group.start < position && group.playout > .zero {
+            let members = group.members.compactMap { scheduledEvent($0) }
+            if let member = members.first(where: { $0.playoutDuration > .zero && !exhausted.contains($0.id) }) {
+                return (group, member)
+            }
         }
         return nil
     }
@@ -225,7 +214,7 @@ extension PlaybackStateMachine {
         case .primary:
             guard let timeline else { return false }
             if !started {
-                guard playing, run == nil else { return false }
+                guard playing else { return false }
                 begin()
                 return true
             }
@@ -234,17 +223,17 @@ extension PlaybackStateMachine {
                 return true
             }
             if !timeline.isLive && position >= timeline.end {
-                if !postPlayed, let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }) {
-                    startRun(post, base: timeline.end)
-                    return true
+                if let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }) {
+                    startRun(post)
+                    if run != nil { return true }
                 }
-                mode = .ended
+                state = .ended
                 playing = false
                 emit(.ended)
                 return true
             }
-            if timeline.isLive && position >= timeline.end && !stalled {
-                stalled = true
+            if timeline.isLive && position >= timeline.end && primary?.stalled == false {
+                primary?.stalled = true
                 emit(.stalled, [("reason", .string("primary reached the live edge; waiting for the playlist to grow"))])
                 return true
             }

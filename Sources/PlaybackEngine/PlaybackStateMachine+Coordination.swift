@@ -9,7 +9,7 @@ extension PlaybackStateMachine {
             return .interstitial(
                 group: run.group.key, event: run.eventID, offset: run.elapsed, resume: run.resumeOverride)
         }
-        return .primary(position, after: handledKey)
+        return .primary(position, after: primary?.handledKey)
     }
 
     /// The session to hand off: where and how playback is, the controller's events, the ONCE events
@@ -30,20 +30,21 @@ extension PlaybackStateMachine {
     /// Reports the start and end of an interstitial group played on its own; at its end the player
     /// holds at the resumption point until the group releases it.
     mutating func trackIndependence() {
-        guard coordinated else {
-            independentKey = nil
-            return
-        }
+        guard coordination != .off else { return }
         var current: String?
-        if mode == .interstitial, let run, mayVary(run) { current = run.group.key }
-        guard current != independentKey else { return }
-        if let finished = independentKey, current == nil {
-            held = true
+        if let run, mayVary(run) { current = run.group.key }
+        var previous: String?
+        if case .alone(let key) = coordination { previous = key }
+        guard current != previous else { return }
+        if let finished = previous, current == nil {
+            coordination = .held
             emit(.waitingForGroup, [("group", .string(finished))])
             actions.append(.signal(.arrived(finished, position)))
         }
-        if let current { actions.append(.signal(.suspended(current))) }
-        independentKey = current
+        if let current {
+            actions.append(.signal(.suspended(current)))
+            coordination = .alone(current)
+        }
     }
 
     /// Continues a handed-off session: its events, ONCE history and automatic handling now, its
@@ -62,15 +63,17 @@ extension PlaybackStateMachine {
     mutating func coordinate(
         _ location: CoordinatedLocation, playing: Bool, rate: Double, anchor: Duration?, continuing: Bool
     ) {
-        held = false
+        if coordination == .held { coordination = .following }
         self.playing = playing
         self.rate = rate
         guard timeline != nil else {
-            pendingPlacement = (location, anchor, continuing)
+            if case .loading = state {
+                state = .loading(Placement(location: location, anchor: anchor, continuing: continuing))
+            }
             return
         }
         let now = clock
-        independentKey = nil
+        if case .alone = coordination { coordination = .following }
         place(location, continuing: continuing)
         emit(
             .coordinated,
@@ -82,9 +85,8 @@ extension PlaybackStateMachine {
     }
 
     /// Applies a placement asked for before the primary loaded, moved on by the time since.
-    mutating func placePending() {
-        guard let pending = pendingPlacement else { return }
-        pendingPlacement = nil
+    mutating func placePending(_ pending: Placement?) {
+        guard let pending else { return }
         var location = pending.location
         if let anchor = pending.anchor, playing, anchor < clock {
             let gone = MediaTime(nanoseconds: Int64(Double(Self.nanoseconds(clock - anchor)) * rate))
@@ -110,10 +112,11 @@ extension PlaybackStateMachine {
                 for group in groups where group.start > to { suppressed.remove(group.key) }
             }
             position = to
-            handledKey = groups.first { $0.key == after && $0.start == to }?.key
-            stalled = false
+            let handled = groups.first { $0.key == after && $0.start == to }?.key
+            primary?.handledKey = handled
+            primary?.stalled = false
             if continuing && !started {
-                started = true
+                primary?.started = true
                 emit(.primaryResumed)
             }
             actions.append(.flush)
@@ -133,11 +136,10 @@ extension PlaybackStateMachine {
                 leaveRun()
                 switch group.cue {
                 case .join:
-                    started = false
-                    startRun(group, base: position, resumeOverride: resume)
+                    startRun(group, resumeOverride: resume)
                 case .leave:
                     position = timeline.end
-                    startRun(group, base: timeline.end)
+                    startRun(group)
                 default:
                     position = group.start
                     startRun(group, resumeOverride: resume)
@@ -163,14 +165,8 @@ extension PlaybackStateMachine {
 
     /// Ends the current interstitial group, if any, as a seek out of it does.
     mutating func leaveRun() {
-        if mode == .interstitial, let run {
-            if run.group.cue == .join { started = true }
-            endMember(.seek)
-        }
-        if mode == .ended {
-            mode = .primary
-            postPlayed = false
-        }
+        if run != nil { endMember(.seek) }
+        if case .ended = state { state = .primary(PrimaryState(started: true)) }
     }
 
     /// Moves to `offset` from the start of the current member: in its assets once they are known,

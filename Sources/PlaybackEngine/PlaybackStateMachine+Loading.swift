@@ -1,5 +1,4 @@
 import HLSInterstitials
-import HLSLoading
 import HLSPlaylist
 
 extension PlaybackStateMachine {
@@ -120,7 +119,7 @@ extension PlaybackStateMachine {
                     return .later(segment.startTime - forward - position)
                 }
             }
-            if let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }), !postPlayed,
+            if let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }),
                 timeline.end - position <= configuration.lookahead
             {
                 for id in post.members where !exhausted.contains(id) {
@@ -213,7 +212,7 @@ extension PlaybackStateMachine {
         case .primary:
             emit(.error, [("message", .string(message))])
             if timeline == nil {
-                mode = .ended
+                state = .ended
                 playing = false
                 emit(.ended, [("reason", .string("the primary playlist could not be loaded"))])
             } else if let timeline, timeline.isLive {

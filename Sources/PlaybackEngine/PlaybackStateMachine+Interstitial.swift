@@ -10,23 +10,25 @@ extension PlaybackStateMachine {
             case completed, limit, skipped, cancelled, failed, seek
         }
 
+        /// The group; resumption offsets count from its start (for PRE, the playback start point, R10).
         var group: Group
         /// The members to play, in order (ONCE events already played are left out).
         var members: [String]
         var memberIndex = 0
         /// Where primary was suspended.
         var suspendedAt: MediaTime
-        /// Where resumption offsets count from: the group's start; for PRE, the chosen start (R10).
-        var base: MediaTime
         var groupStartedAt: Duration
-        /// The sum of the finished members' resumption offsets (R5).
-        var offsets: MediaTime = .zero
+        /// Where primary resumes after the members that ended, as the schedule has it (R5).
+        var resume: MediaTime
         /// Where primary resumes instead (a JUMP seek's target, a cancel's offset).
         var resumeOverride: MediaTime?
+        /// The target of the JUMP seek that started the group: the seek completes when it ends (R14).
+        var completesSeek: MediaTime?
         /// Where primary would resume if every member played as scheduled.
         var projectedResume: MediaTime
-        /// For a live join inside the first member (R11): the offset into it.
-        var joinOffset: MediaTime = .zero
+        /// For a start inside the first member (a live join, R11, R26; a seek into a RANGE event): the
+        /// offset into it.
+        package internal(set) var joinOffset: MediaTime = .zero
         /// Where the current member starts once its assets are known (a coordinated group is
         /// further in).
         var seekOffset: MediaTime?
@@ -38,8 +40,8 @@ extension PlaybackStateMachine {
         /// Time from the start of the member: played, plus the join offset.
         package internal(set) var elapsed: MediaTime = .zero
         /// The indices of the assets to play; nil until the asset list is known.
-        var plan: [Int]?
-        var planPosition = 0
+        package internal(set) var plan: [Int]?
+        package internal(set) var planPosition = 0
         var startOffsetInFirstAsset: MediaTime = .zero
         /// The asset playing, with its media.
         package internal(set) var assetIndex: Int?
@@ -57,22 +59,20 @@ extension PlaybackStateMachine {
 
     // MARK: Starting
 
-    /// Starts playing `group` with primary suspended at `position`.
+    /// Starts playing `group` with primary suspended at `position`: from member `from` (earlier ones
+    /// play nothing), `joinOffset` into it.
     mutating func startRun(
-        _ group: Group, base: MediaTime? = nil, joinOffset: MediaTime = .zero, resumeOverride: MediaTime? = nil
+        _ group: Group, from member: String? = nil, joinOffset: MediaTime = .zero, resumeOverride: MediaTime? = nil
     ) {
-        let members = group.members.filter { !exhausted.contains($0) && activeEvent($0) != nil }
+        var members = group.members.filter { !exhausted.contains($0) && activeEvent($0) != nil }
+        if let member, let index = members.firstIndex(of: member) { members.removeFirst(index) }
         guard let first = members.first, let event = activeEvent(first) else { return }
-        let base = base ?? group.start
-        let projected =
-            group.cue == .join
-            ? base + members.reduce(.zero) { $0 + (scheduledEvent($1)?.resumptionOffset ?? .zero) } : group.resume
-        run = Run(
-            group: group, members: members, suspendedAt: position, base: base, groupStartedAt: clock,
-            resumeOverride: resumeOverride, projectedResume: projected, joinOffset: joinOffset, event: event,
-            memberStartedAt: clock)
-        run?.elapsed = joinOffset
-        mode = .interstitial
+        var run = Run(
+            group: group, members: members, suspendedAt: position, groupStartedAt: clock,
+            resume: group.start, resumeOverride: resumeOverride, projectedResume: group.resume,
+            joinOffset: joinOffset, event: event, memberStartedAt: clock)
+        run.elapsed = joinOffset
+        state = .interstitial(run)
         actions.append(.flush)
     }
 
@@ -84,7 +84,7 @@ extension PlaybackStateMachine {
 
     /// What plays for an event: the client's assets, its single X-ASSET-URI, or its loaded asset
     /// list; nil while the list is not loaded.
-    func playList(for event: InterstitialEvent) -> AssetList? {
+    package func playList(for event: InterstitialEvent) -> AssetList? {
         if let given = event.assetList { return given }
         if let uri = event.assetURI {
             return AssetList(assets: [AssetList.Asset(uri: uri, duration: event.duration ?? .zero)])
@@ -234,22 +234,17 @@ extension PlaybackStateMachine {
             emit(.assetEnded, [("id", .string(id)), ("index", .integer(index)), ("reason", .string(ending.rawValue))])
         }
         let playedNow = ending == .failed ? MediaTime.zero : run.elapsed
-        if ending != .failed { played[id] = playedNow }
+        if ending != .failed {
+            // An indefinite offset is the wall-clock time elapsed (R4); the schedule resumes after it.
+            played[id] =
+                run.event.resumptionOffset == .indefinite
+                ? MediaTime(nanoseconds: Self.nanoseconds(clock - run.memberStartedAt)) : playedNow
+        }
         self.run = run
         recompute()
-        let offset: MediaTime
-        if run.group.cue == .leave {
-            offset = .zero
-        } else if ending == .failed {
-            offset = .zero
-        } else if run.event.resumptionOffset == .indefinite {
-            offset = MediaTime(nanoseconds: Self.nanoseconds(clock - run.memberStartedAt))
-        } else {
-            offset = scheduledEvent(id)?.resumptionOffset ?? run.event.resumptionOffset?.time ?? playedNow
-        }
-        run.offsets = run.offsets + offset
+        run.resume = scheduledEvent(id)?.resumeTime ?? run.resume
         let last = run.memberIndex + 1 >= run.members.count || ending == .cancelled || ending == .seek
-        let resume = last ? resumePoint(run) : run.base + run.offsets
+        let resume = last ? resumePoint(run) : run.resume
         self.run = run
         notify(
             .eventDidFinish(
@@ -267,8 +262,7 @@ extension PlaybackStateMachine {
             return
         }
         if ending == .seek {
-            self.run = nil
-            mode = .primary
+            state = .primary(PrimaryState(started: true))
             position = run.suspendedAt
             notify(.currentEventDidChange(nil))
             return
@@ -297,48 +291,34 @@ extension PlaybackStateMachine {
         self.run = run
     }
 
-    /// Where primary resumes after a run: the override, or the base plus the members' offsets,
-    /// snapped to a segment boundary when the last member has X-SNAP=IN (R6).
-    func resumePoint(_ run: Run) -> MediaTime {
-        if let override = run.resumeOverride { return override }
-        let resume = run.base + run.offsets
-        let last = activeEvent(run.members[run.members.count - 1]) ?? run.event
-        guard last.alignsResumptionWithPrimarySegmentBoundary, let timeline,
-            let snapped = InterstitialSchedule.snap(
-                resume, in: [timeline.playlist] + (timeline.isLive ? [] : timeline.others), preferLater: true)
-        else { return resume }
-        return snapped
-    }
+    /// Where primary resumes after a run: the override, or the schedule's resumption point after
+    /// the last member that ended (R5, R6).
+    func resumePoint(_ run: Run) -> MediaTime { run.resumeOverride ?? run.resume }
 
     /// Resumes primary after the group (R5, R6 IN, R8, R10), or ends after POST (R9).
     mutating func finishRun() {
         guard let run else { return }
-        self.run = nil
         notify(.currentEventDidChange(nil))
         if run.group.cue == .leave {
-            postPlayed = true
-            mode = .primary
             position = timeline?.end ?? position
+            state = .ended
+            playing = false
+            emit(.ended)
             return
         }
         var resume = resumePoint(run)
-        if run.group.cue == .join {
-            started = true
-        } else if resume < run.group.start {
+        var primary = PrimaryState(started: true)
+        if run.group.cue != .join && resume < run.group.start {
             suppressed.insert(run.group.key)
-        } else if resume == run.group.start {
-            handledKey = run.group.key
+        } else if run.group.cue != .join && resume == run.group.start {
+            primary.handledKey = run.group.key
         }
         let lowest = timeline?.playlist.segments.first?.startTime ?? .zero
         resume = max(resume, lowest)
         if let timeline, !timeline.isLive { resume = min(resume, timeline.end) }
-        mode = .primary
+        state = .primary(primary)
         position = resume
-        stalled = false
         emit(.primaryResumed)
-        if let target = pendingSeekCompletion {
-            pendingSeekCompletion = nil
-            emit(.seekCompleted, [("to", .time(target))])
-        }
+        if let target = run.completesSeek { emit(.seekCompleted, [("to", .time(target))]) }
     }
 }

@@ -1,0 +1,29 @@
+import HLSPlaylist
+
+extension PlaybackStateMachine {
+    /// The settings the machine reads (the driver's configuration, without its I/O settings).
+    package struct Configuration: Sendable {
+        /// The session's `_HLS_primary_id` (R19).
+        package var primaryID: String
+        /// How far ahead of an event its asset list is requested (R18).
+        package var lookahead: MediaTime
+        /// How much primary media is buffered ahead.
+        package var forwardBuffer: MediaTime
+        /// Whether media segments are loaded (playlists and asset lists always are).
+        package var loadsSegments: Bool
+        /// Where primary starts (from its first segment); nil: the default start point.
+        package var startTime: MediaTime?
+
+        /// Creates the settings.
+        package init(
+            primaryID: String, lookahead: MediaTime = MediaTime(seconds: 10),
+            forwardBuffer: MediaTime = MediaTime(seconds: 30), loadsSegments: Bool = true, startTime: MediaTime? = nil
+        ) {
+            self.primaryID = primaryID
+            self.lookahead = lookahead
+            self.forwardBuffer = forwardBuffer
+            self.loadsSegments = loadsSegments
+            self.startTime = startTime
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import HLSPlaylist
+import PlaybackCoordination
+
+extension PlaybackStateMachine {
+    /// Where playback is; each case carries what it needs.
+    package enum State: Sendable {
+        /// Waiting for the primary presentation, with a group state or a session to apply once it
+        /// loads.
+        case loading(Placement?)
+        /// In primary, playing or paused.
+        case primary(PrimaryState)
+        /// Playing an interstitial group; primary waits.
+        case interstitial(Run)
+        /// Ended.
+        case ended
+    }
+
+    /// Primary playback.
+    package struct PrimaryState: Sendable {
+        /// Whether primary playback began: false until the first play (and while PRE plays).
+        package var started: Bool
+        /// Waiting at the live edge for the playlist to grow.
+        package var stalled = false
+        /// A group that resumed at its own start, so it does not fire again there.
+        package var handledKey: String?
+    }
+
+    /// Where a coordinated group (or a handed-off session) places playback.
+    package struct Placement: Sendable {
+        package var location: CoordinatedLocation
+        /// The clock time the location is as of (nil: now).
+        package var anchor: Duration?
+        /// A handed-off session, whose pre-roll has played when it is in primary.
+        package var continuing: Bool
+    }
+
+    /// The player's part in a coordinated group.
+    package enum Coordination: Sendable, Equatable {
+        /// Not in a group.
+        case off
+        /// Playing as the group does.
+        case following
+        /// Playing the interstitial group with this key on its own: its content may vary (R24).
+        case alone(String)
+        /// Waiting at the resumption point for the group after playing on its own.
+        case held
+    }
+
+    /// Waiting for the group after an interstitial played on its own.
+    package var held: Bool { coordination == .held }
+
+    /// Whether the player plays on its own in its group (an interstitial whose content may vary, or
+    /// waiting after one), so that its commands are not the group's.
+    package var playsAlone: Bool {
+        switch coordination {
+        case .alone, .held: true
+        case .off, .following: false
+        }
+    }
+
+    /// Where playback is, without the data.
+    package var mode: Mode {
+        switch state {
+        case .loading: .loading
+        case .primary: .primary
+        case .interstitial: .interstitial
+        case .ended: .ended
+        }
+    }
+
+    /// The interstitial group playing; changes apply only while it plays.
+    package internal(set) var run: Run? {
+        get {
+            if case .interstitial(let run) = state { return run }
+            return nil
+        }
+        set {
+            guard let newValue, case .interstitial = state else { return }
+            state = .interstitial(newValue)
+        }
+    }
+
+    /// Primary playback; changes apply only in primary.
+    var primary: PrimaryState? {
+        get {
+            if case .primary(let primary) = state { return primary }
+            return nil
+        }
+        set {
+            guard let newValue, case .primary = state else { return }
+            state = .primary(newValue)
+        }
+    }
+
+    /// Whether primary playback began (PRE played, or play asked for without one).
+    var started: Bool {
+        switch state {
+        case .loading: false
+        case .primary(let primary): primary.started
+        case .interstitial(let run): run.group.cue != .join
+        case .ended: true
+        }
+    }
+}
