@@ -24,38 +24,35 @@ struct SessionLoader: Sendable {
 
     func shutdown() async { try? await loader.shutdown() }
 
-    /// Loads the primary: a media playlist, or a multivariant playlist's first variant and the audio
-    /// rendition that matches the preference (the default one without). A live reload
-    /// (`mediaOnly`) fetches the media playlist at `url` only: the other renditions serve X-SNAP,
-    /// which uses them for VOD only.
+    /// Loads the primary with ``PresentationLoader`` (the one loader of presentations): a media
+    /// playlist, or a multivariant playlist's first variant and the audio rendition that matches the
+    /// preference (the default one without), every derived URL tagged with `_HLS_primary_id` (R19).
+    /// A live reload (`mediaOnly`) fetches the media playlist at `url` only: the other renditions
+    /// serve X-SNAP, which uses them for VOD only.
     func loadPrimary(
         _ url: String, mediaOnly: Bool, primaryID: String, preferred: TrackSelection = TrackSelection()
     ) async throws -> PrimaryPresentation {
+        let presentations = PresentationLoader(fetcher: loader)
         if mediaOnly {
-            let media = try await media(url)
-            return PrimaryPresentation(media: media.playlist, mediaURL: url)
+            return PrimaryPresentation(media: try await presentations.loadMedia(url).playlist, mediaURL: url)
         }
-        let (resource, result) = try await loader.loadPlaylist(url)
-        switch result.playlist {
-        case .media(let playlist):
-            return PrimaryPresentation(media: playlist, mediaURL: resource.finalLocation)
-        case .multivariant(let multivariant):
-            guard let variant = multivariant.variants.first else {
-                throw LoadError(.notAPlaylist, location: url, "the multivariant playlist has no variant stream")
-            }
-            let mediaURL = PlaybackStateMachine.tagged(
-                URIReference.resolve(variant.uri, against: resource.finalLocation), primaryID: primaryID)
-            let media = try await media(mediaURL)
-            var others: [MediaPlaylist] = []
-            let (renditions, selected, tracks) = Self.select(in: multivariant, variant: variant, matching: preferred)
-            if let uri = selected?.uri {
-                let audioURL = PlaybackStateMachine.tagged(
-                    URIReference.resolve(uri, against: resource.finalLocation), primaryID: primaryID)
-                others.append(try await self.media(audioURL).playlist)
-            }
-            return PrimaryPresentation(
-                media: media.playlist, mediaURL: mediaURL, others: others, renditions: renditions, tracks: tracks)
+        let options = PresentationLoader.Options(
+            selectAudio: { TrackMatcher.select($0, matching: preferred.audio, type: "AUDIO") },
+            deriveURL: { PlaybackStateMachine.tagged($0, primaryID: primaryID) })
+        let presentation: PresentationLoader.Presentation
+        do {
+            presentation = try await presentations.load(url, options: options)
+        } catch let error as PresentationLoader.PresentationError {
+            throw LoadError(.notAPlaylist, location: url, error.description)
         }
+        if let failure = presentation.renditionFailures.first { throw failure.error }
+        guard let multivariant = presentation.multivariantPlaylist, let variant = presentation.variant else {
+            return PrimaryPresentation(media: presentation.primary, mediaURL: presentation.primaryURL)
+        }
+        let (renditions, _, tracks) = Self.select(in: multivariant, variant: variant, matching: preferred)
+        return PrimaryPresentation(
+            media: presentation.primary, mediaURL: presentation.primaryURL, others: presentation.renditions,
+            renditions: renditions, tracks: tracks)
     }
 
     /// Loads an asset list.
