@@ -70,35 +70,38 @@ extension InterstitialSchedule {
         }
 
         let lengths = events.map(\.playoutDuration)
+        let cues = input.events.map(\.cue)
 
         // Groups: PRE first, then by start (tag order among equal starts). Events after the end of a
         // VOD primary group among themselves; so do POST events of a live primary.
         func afterEnd(_ index: Int) -> Bool {
-            switch input.events[index].cue {
+            switch cues[index] {
             case .join: false
             case .leave: input.isLive
             case .none: !input.isLive && events[index].start > endOfPrimary
             }
         }
+        let starts = events.map(\.start)
         let order = events.indices.filter { events[$0].problem == nil }.sorted { a, b in
-            let preA = input.events[a].cue == .join
-            let preB = input.events[b].cue == .join
+            let preA = cues[a] == .join
+            let preB = cues[b] == .join
             if preA != preB { return preA }
-            if events[a].start != events[b].start { return events[a].start < events[b].start }
+            if starts[a] != starts[b] { return starts[a] < starts[b] }
             return a < b
         }
         var groups: [Group] = []
         var firstStart = MediaTime.zero
         for index in order {
-            let event = events[index]
+            let eventStart = events[index].start
+            let cue = cues[index]
             if let last = groups.last, afterEnd(last.members[0]) == afterEnd(index),
-                event.start == firstStart || (event.start > last.start && event.start < last.resumeTime)
+                eventStart == firstStart || (eventStart > last.start && eventStart < last.resumeTime)
             {
                 groups[groups.count - 1].members.append(index)
             } else {
-                firstStart = event.start
-                var start = event.start
-                if event.event.cue == .none, event.event.alignsStartWithPrimarySegmentBoundary,
+                firstStart = eventStart
+                var start = eventStart
+                if cue == .none, input.events[index].alignsStartWithPrimarySegmentBoundary,
                     let snapped = snap(start, in: playlists, preferLater: false)
                 {
                     start = snapped
@@ -106,12 +109,12 @@ extension InterstitialSchedule {
                 events[index].start = start
                 groups.append(
                     Group(
-                        members: [index], cue: event.event.cue, start: start, resumeTime: start, playoutDuration: .zero,
+                        members: [index], cue: cue, start: start, resumeTime: start, playoutDuration: .zero,
                         isScheduled: false))
             }
             let position = groups.count - 1
             // After POST there is no primary left to resume into.
-            if event.event.cue != .leave {
+            if cue != .leave {
                 groups[position].resumeTime = groups[position].resumeTime + events[index].resumptionOffset
             }
             groups[position].playoutDuration = groups[position].playoutDuration + events[index].playoutDuration
