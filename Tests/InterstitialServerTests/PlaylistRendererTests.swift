@@ -73,10 +73,10 @@ struct PlaylistRendererTests {
             return
         }
         #expect(bytes == multivariant.document.write())
-        #expect(live.cacheControl == "no-cache")
-        #expect(PlaylistRenderer.unchanged(multivariant, kind: .vod).cacheControl == "max-age=60")
+        #expect(live.cacheControl == CachePolicy.livePlaylist(targetDuration: nil))
+        #expect(PlaylistRenderer.unchanged(multivariant, kind: .vod).cacheControl == CachePolicy.vodPlaylist)
         let empty = PlaylistParser.parse("#EXTM3U\n#EXT-X-TARGETDURATION:4\n", options: ParseOptions(file: "e.m3u8"))
-        #expect(PlaylistRenderer.unchanged(empty, kind: .vod).cacheControl == "no-cache", "no ENDLIST: live")
+        #expect(PlaylistRenderer.unchanged(empty, kind: .vod).cacheControl == "public, max-age=2", "no ENDLIST: live")
         let planned = Self.planner([Self.midRoll("mid", at: 4)]).plan(
             .vod(duration: MediaTime(seconds: 12), dateAt: { DateTime(nanosecondsSinceEpoch: 0) + $0 }))
         #expect(!planned.isEmpty)

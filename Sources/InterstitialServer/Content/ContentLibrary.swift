@@ -86,7 +86,7 @@ final class ContentLibrary: Sendable {
             let schedule = try await timeline(mounted)
             return ContentResponse(
                 body: .bytes(Array(TimelinePicture.svg(schedule, title: mounted.content.path).utf8)),
-                contentType: "image/svg+xml", cacheControl: "no-cache")
+                contentType: "image/svg+xml", cacheControl: CachePolicy.revalidate)
         default: break
         }
         guard let path = SafePath(mounted.rest) else {
@@ -101,7 +101,8 @@ final class ContentLibrary: Sendable {
                     throw APIError.notFound(mounted.content.path + "/" + path.text)
                 }
                 return ContentResponse(
-                    body: .file(file), contentType: ContentResponse.contentType(of: file), cacheControl: "max-age=3600")
+                    body: .file(file), contentType: ContentResponse.contentType(of: file),
+                    cacheControl: CachePolicy.media)
             }
             let result = try await source(mounted.content).playlist(path.text)
             return try await render(result, mounted: mounted, path: path)
@@ -138,8 +139,10 @@ final class ContentLibrary: Sendable {
             }
             guard case .media(let dated) = source.playlist,
                 let timeline = PlaylistRenderer.liveTimeline(dated, content: mounted.content)
-            else { return .playlist(source.document.write(), live: true) }
-            return .playlist(try PlaylistRenderer.render(await served(planner, timeline), into: source), live: true)
+            else { return .playlist(source.document.write(), live: true, targetDuration: playlist.targetDuration) }
+            return .playlist(
+                try PlaylistRenderer.render(await served(planner, timeline), into: source), live: true,
+                targetDuration: playlist.targetDuration)
         case .live:
             guard let loop = await loop(for: mounted.content, path: path, playlist: playlist) else {
                 throw APIError(status: 500, code: "live-loop", "\(path.text) cannot be looped")
@@ -148,7 +151,9 @@ final class ContentLibrary: Sendable {
             let sequence = loop.range(at: at).upperBound
             let (state, version) = state.versioned
             let key = "\(mounted.content.id)|\(path.text)|\(sequence)|\(version)"
-            if let bytes = loops.rendered(key) { return .playlist(bytes, live: true) }
+            if let bytes = loops.rendered(key) {
+                return .playlist(bytes, live: true, targetDuration: playlist.targetDuration)
+            }
             let window = loop.window(at: at)
             let result = PlaylistParser.parse(window.text, options: ParseOptions(file: path.text))
             let timeline = BreakPlanner.Timeline.live(
@@ -157,7 +162,7 @@ final class ContentLibrary: Sendable {
             planner.state = state
             let bytes = try PlaylistRenderer.render(await served(planner, timeline), into: result)
             loops.keep(bytes, for: key)
-            return .playlist(bytes, live: true)
+            return .playlist(bytes, live: true, targetDuration: playlist.targetDuration)
         }
     }
 

@@ -13,14 +13,17 @@ struct ContentResponse: Sendable {
     var contentType: String
     var cacheControl: String
 
-    static func playlist(_ bytes: [UInt8], live: Bool) -> ContentResponse {
+    /// A playlist, kept as ``CachePolicy`` says for live (with its target duration) or VOD.
+    static func playlist(_ bytes: [UInt8], live: Bool, targetDuration: UInt64? = nil) -> ContentResponse {
         ContentResponse(
             body: .bytes(bytes), contentType: "application/vnd.apple.mpegurl",
-            cacheControl: live ? "no-cache" : "max-age=60")
+            cacheControl: live ? CachePolicy.livePlaylist(targetDuration: targetDuration) : CachePolicy.vodPlaylist)
     }
 
+    /// A JSON answer that is never stored (asset lists, documents made per request).
     static func json(_ text: String) -> ContentResponse {
-        ContentResponse(body: .bytes(Array(text.utf8)), contentType: "application/json", cacheControl: "no-store")
+        ContentResponse(
+            body: .bytes(Array(text.utf8)), contentType: "application/json", cacheControl: CachePolicy.noStore)
     }
 
     /// The media type for a file name's extension.

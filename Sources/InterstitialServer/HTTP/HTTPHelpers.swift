@@ -14,12 +14,13 @@ extension Response {
             body: ResponseBody(byteBuffer: ByteBuffer(string: value.description + "\n")))
     }
 
-    /// A response with bytes.
+    /// A response with bytes, tagged with their ``EntityTag`` unless it must not be stored (an
+    /// `If-None-Match` that names the tag gets `304`: ``HTTPSemanticsMiddleware``).
     static func bytes(_ bytes: [UInt8], contentType: String, cacheControl: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = contentType
         headers[.cacheControl] = cacheControl
-        headers[.accessControlAllowOrigin] = "*"
+        if cacheControl != CachePolicy.noStore { headers[.eTag] = EntityTag.of(bytes).header }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }

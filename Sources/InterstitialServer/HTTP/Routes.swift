@@ -13,19 +13,15 @@ struct Routes {
     var configuration: ServerConfiguration { library.configuration }
 
     func router() -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
-        let fileIO = FileIO()
+        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: HTTPSemanticsMiddleware())
+        let files = FileResponder(logger: library.logger)
         @Sendable func file(
-            _ path: String, _ type: String, _ cache: String, _ context: BasicRequestContext
-        )
-            async throws -> Response
-        {
-            var headers = HTTPFields()
-            headers[.contentType] = type
-            headers[.cacheControl] = cache
-            headers[.accessControlAllowOrigin] = "*"
-            return Response(
-                status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
+            _ path: String, _ type: String, _ cache: String, _ request: Request, _ context: BasicRequestContext
+        ) async throws -> Response {
+            try await files.respond(
+                path: path, name: request.uri.path, contentType: type, cacheControl: cache, request: request,
+                context: context)
         }
         let localHLSJS = configuration.hlsjs.contains("://") ? nil : configuration.hlsjs
         let page = DemoPage.html(
@@ -35,8 +31,8 @@ struct Routes {
         }
         router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
         if let localHLSJS {
-            router.get("/assets/hls.mjs") { _, context in
-                try await file(localHLSJS, "text/javascript", "max-age=3600", context)
+            router.get("/assets/hls.mjs") { request, context in
+                try await file(localHLSJS, "text/javascript", CachePolicy.revalidate, request, context)
             }
         }
         let adDirectory = configuration.adDirectory
@@ -46,8 +42,7 @@ struct Routes {
                 throw APIError.badRequest(code: "bad-path", path: request.uri.path, "the path is not allowed")
             }
             let adFile = path.file(in: adDirectory)
-            guard PlaylistFileCache.isFile(adFile) else { throw APIError.notFound(request.uri.path) }
-            return try await file(adFile, ContentResponse.contentType(of: adFile), "max-age=3600", context)
+            return try await file(adFile, ContentResponse.contentType(of: adFile), CachePolicy.media, request, context)
         }
         admin.register(on: router.group("admin/v1"))
         registerHandoff(on: router)
@@ -58,12 +53,11 @@ struct Routes {
             case .bytes(let bytes):
                 return Response.bytes(bytes, contentType: response.contentType, cacheControl: response.cacheControl)
             case .file(let path):
-                return try await file(path, response.contentType, response.cacheControl, context)
+                return try await file(path, response.contentType, response.cacheControl, request, context)
             case .stream(let body):
                 var headers = HTTPFields()
                 headers[.contentType] = response.contentType
                 headers[.cacheControl] = response.cacheControl
-                headers[.accessControlAllowOrigin] = "*"
                 return Response(status: .ok, headers: headers, body: body)
             }
         }

@@ -12,7 +12,7 @@ enum PlaylistRenderer {
         guard case .media(let playlist) = result.playlist else {
             return .playlist(result.document.write(), live: kind == .live)
         }
-        return .playlist(result.document.write(), live: !playlist.hasEndList)
+        return .playlist(result.document.write(), live: !playlist.hasEndList, targetDuration: playlist.targetDuration)
     }
 
     /// The VOD timeline of a media playlist with segments (dates added from the default epoch when
