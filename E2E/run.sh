@@ -37,3 +37,4 @@ fi
 python3 E2E/server_attacks.py --hlsi "$HLSI"
 python3 E2E/interstitial_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/server_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
+python3 E2E/cross_origin.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
