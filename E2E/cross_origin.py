@@ -18,11 +18,10 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 from playwright.sync_api import sync_playwright
 
-from support import check, failures, free_port
+from support import check, failures, free_port, wait_until_serving
 
 PAGE = """<!doctype html><meta charset="utf-8"><title>other origin</title>
 <video id="video" muted playsinline></video>
@@ -83,12 +82,7 @@ def main():
     server = subprocess.Popen([args.hlsi, "serve", "--demo", "--port", str(port), "--database", database],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/demo/vod/master.m3u8", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_until_serving(base + "/demo/vod/master.m3u8")
         play(base, f"http://localhost:{other}")
     finally:
         server.terminate()

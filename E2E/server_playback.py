@@ -21,7 +21,7 @@ import urllib.request
 
 from playwright.sync_api import sync_playwright
 
-from support import check, failures, free_port
+from support import check, failures, free_port, wait_until_serving
 
 TOKEN = "e2e-token"
 
@@ -69,12 +69,7 @@ def main():
                                "--hlsjs", os.path.abspath(args.hls)],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_until_serving(base + "/")
         run_checks(args, base)
     finally:
         server.terminate()

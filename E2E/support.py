@@ -1,8 +1,21 @@
 """What the end-to-end scripts share: checks that print and collect failures, and free ports."""
 
 import socket
+import time
+import urllib.request
 
 failures = []
+
+
+def wait_until_serving(url, attempts=100):
+    """Polls `url` until the server answers (at most `attempts` times, 0.2 s apart)."""
+    for _ in range(attempts):
+        try:
+            urllib.request.urlopen(url, timeout=1).read()
+            return True
+        except OSError:
+            time.sleep(0.2)
+    return False
 
 
 def check(condition, message):
