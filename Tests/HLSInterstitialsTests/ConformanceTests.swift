@@ -13,7 +13,7 @@ struct ScheduleVector: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    /// The vectors copied into the repository, plus any newer ones in `../shared/conformance/schedule`.
+    /// The vectors copied into `Tests/Fixtures/conformance`, plus any newer ones in `../shared/conformance/schedule`.
     static func all() -> [ScheduleVector] {
         let local = Sample.fixtures.appendingPathComponent("conformance")
         let shared = Sample.fixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

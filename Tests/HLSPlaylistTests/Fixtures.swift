@@ -30,7 +30,7 @@ enum Fixtures {
         var testDescription: String { name }
     }
 
-    /// The conformance vectors copied into the repository, plus any newer ones in `../shared`.
+    /// The conformance vectors copied into `Tests/Fixtures/conformance`, plus any newer ones in `../shared`.
     static func conformanceVectors() -> [Vector] {
         var urls = files("conformance", extension: "json")
         let shared = root.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -4,7 +4,7 @@ import HLSPlaylist
 import InterstitialPlayback
 import Testing
 
-/// A schedule conformance vector, read from the repository's copy and from `../shared`.
+/// A schedule conformance vector, read from `Tests/Fixtures/conformance` and from `../shared`.
 struct PlayoutVector: Sendable, CustomTestStringConvertible {
     var name: String
     var playlist: String
