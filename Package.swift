@@ -81,7 +81,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.copy("Resources/demo")]
+            resources: [.copy("Resources/demo"), .copy("Resources/page")]
         ),
         .executableTarget(
             name: "hlsi",

@@ -195,7 +195,8 @@ extension InterstitialSchedule {
         let live = input.isLive
         return InterstitialSchedule(
             events: events, groups: groups, items: items, primaryDuration: live ? nil : endOfPrimary - startOfPrimary,
-            playoutDuration: live ? nil : playout, integratedDuration: live ? nil : integrated, isLive: live)
+            playoutDuration: live ? nil : playout, integratedDuration: live ? nil : integrated, isLive: live,
+            primaryStartDate: input.primary.date(at: .zero))
     }
 
     /// The segment boundary nearest `time` across `playlists` (R6): per playlist the nearest one

@@ -115,6 +115,9 @@ public struct InterstitialSchedule: Sendable {
     public var integratedDuration: MediaTime?
     /// Whether the primary is live.
     public var isLive: Bool
+    /// The date at primary time zero, when the primary carries EXT-X-PROGRAM-DATE-TIME: what ties
+    /// the schedule's primary times to the dates of a live window.
+    public var primaryStartDate: DateTime?
 
     /// Primary item indices sorted by their primary start, for lookups by primary time.
     private var primaryIndex: [Int]
@@ -167,8 +170,9 @@ public struct InterstitialSchedule: Sendable {
 
     init(
         events: [Event], groups: [Group], items: [Item], primaryDuration: MediaTime?, playoutDuration: MediaTime?,
-        integratedDuration: MediaTime?, isLive: Bool
+        integratedDuration: MediaTime?, isLive: Bool, primaryStartDate: DateTime? = nil
     ) {
+        self.primaryStartDate = primaryStartDate
         self.events = events
         self.groups = groups
         self.items = items

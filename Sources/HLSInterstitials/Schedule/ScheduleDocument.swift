@@ -27,6 +27,31 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
         public var timelineOccupancy: String
         /// X-TIMELINE-STYLE=PRIMARY.
         public var supplementsPrimaryContent: Bool
+        /// START-DATE, when the event has one.
+        public var date: String?
+        /// X-ASSET-URI, as written.
+        public var assetURI: String?
+        /// X-ASSET-LIST, as written.
+        public var assetList: String?
+        /// X-RESUME-OFFSET in seconds, when written with a time (absent: the effective offset is
+        /// `resumptionOffset`, and on live primary resumes at the start plus the time played, R10).
+        public var resumeOffset: Double?
+        /// X-PLAYOUT-LIMIT, when present.
+        public var playoutLimit: Double?
+        /// X-SKIP-CONTROL-OFFSET, -DURATION and -LABEL-ID, when present (an asset list's SKIP-CONTROL
+        /// overrides them, R16).
+        public var skipControl: SkipControlDocument?
+    }
+
+    /// An event's skip control: the window, measured from the start of the interstitial, in which
+    /// a skip button is shown.
+    public struct SkipControlDocument: Codable, Sendable, Hashable {
+        /// Seconds played before the button shows.
+        public var offset: Double?
+        /// How long it shows; absent: until the interstitial ends.
+        public var duration: Double?
+        /// The key of the button's localized label.
+        public var labelID: String?
     }
 
     /// One item.
@@ -71,6 +96,9 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
     public var durations: Durations
     /// Whether the primary is live.
     public var live: Bool
+    /// The date at primary time zero, when the primary is dated (EXT-X-PROGRAM-DATE-TIME): a live
+    /// player maps the schedule's times onto its own with it.
+    public var startDate: String?
 
     /// The document of a schedule.
     public init(_ schedule: InterstitialSchedule) {
@@ -80,7 +108,14 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
                 resumptionOffset: event.resumptionOffset.seconds, playoutDuration: event.playoutDuration.seconds,
                 scheduled: event.isScheduled, cue: event.event.cueTokens, restrictions: event.event.restrictions.tokens,
                 timelineOccupancy: event.event.timelineOccupancy.attributeValue,
-                supplementsPrimaryContent: event.event.supplementsPrimaryContent)
+                supplementsPrimaryContent: event.event.supplementsPrimaryContent,
+                date: event.event.date?.iso8601, assetURI: event.event.assetURI, assetList: event.event.assetListURI,
+                resumeOffset: event.event.resumptionOffset?.time?.seconds, playoutLimit: event.event.playoutLimit?.seconds,
+                skipControl: event.event.skipControl.isEmpty
+                    ? nil
+                    : SkipControlDocument(
+                        offset: event.event.skipControl.offset?.seconds,
+                        duration: event.event.skipControl.duration?.seconds, labelID: event.event.skipControl.labelID))
         }
         items = schedule.items.map { item in
             Item(
@@ -93,6 +128,7 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
             primary: schedule.primaryDuration?.seconds, playout: schedule.playoutDuration?.seconds,
             integrated: schedule.integratedDuration?.seconds)
         live = schedule.isLive
+        startDate = schedule.primaryStartDate?.iso8601
     }
 
     /// Pretty JSON with sorted keys and unescaped slashes, ending with a newline.

@@ -7,7 +7,7 @@ import HLSPlaylist
 /// Read from a JSON file by ``decode(_:file:)``:
 /// ```json
 /// {"host": "127.0.0.1", "port": 8080, "database": "hlsi-server.sqlite", "adminToken": "secret",
-///  "publicURL": "https://origin.example.com", "hlsjs": "https://cdn.jsdelivr.net/npm/hls.js@1.6.15/dist/hls.mjs",
+///  "publicURL": "https://origin.example.com", "hlsjs": "vendor/hls.mjs",
 ///  "allowedOrigins": ["https://upstream.example.com"],
 ///  "vod": [{"id": "movie", "path": "/vod/movie", "directory": "media/movie", "entry": "master.m3u8"},
 ///          {"id": "news", "upstream": "https://upstream.example.com/news/master.m3u8"}],
@@ -64,8 +64,6 @@ public struct ServerConfiguration: Sendable {
 
     /// 2026-01-01T00:00:00Z, the default start of looped live channels.
     public static let defaultEpoch = DateTime(iso8601: "2026-01-01T00:00:00.000Z")!
-    /// hls.js 1.6.15 from jsDelivr, as an ES module.
-    public static let defaultHLSJS = "https://cdn.jsdelivr.net/npm/hls.js@1.6.15/dist/hls.mjs"
 
     /// The address to listen on.
     public var host = "127.0.0.1"
@@ -80,8 +78,10 @@ public struct ServerConfiguration: Sendable {
     /// address it listens on, which must then be a loopback address: a request's Host header is
     /// never used.
     public var publicURL: String?
-    /// The URL (or local file, served at `/assets/hls.mjs`) of the hls.js ES module the web page uses.
-    public var hlsjs = ServerConfiguration.defaultHLSJS
+    /// The URL (or local file, served at `/assets/hls.mjs`) of the hls.js ES module the web page
+    /// plays with; nil (the default): the page plays with its own interstitial controller on the
+    /// browser's native HLS support, and needs nothing from another host.
+    public var hlsjs: String?
     /// Origins (`scheme://host[:port]`) that upstream content may come from.
     public var allowedOrigins: [String] = []
     /// VOD assets.

@@ -82,6 +82,8 @@ final class ContentLibrary: Sendable {
                 timeline: try await referenceTimeline(mounted), publicBase: publicBase)
         case "timeline.json" where mounted.target.kind == .vod:
             return .json(try await timeline(mounted).jsonDocument)
+        case "timeline.json":
+            return .json(try await liveTimeline(mounted).jsonDocument)
         case "timeline.svg" where mounted.target.kind == .vod:
             let schedule = try await timeline(mounted)
             return ContentResponse(
@@ -240,6 +242,25 @@ final class ContentLibrary: Sendable {
         let (timeline, dated) = PlaylistRenderer.vodTimeline(media)
         let events = planner(for: mounted).plan(timeline).map(\.event)
         return InterstitialSchedule.resolve(ScheduleInput(primary: dated, events: events, isLive: false))
+    }
+
+    /// The schedule of a live channel's current window: its primary media playlist exactly as a
+    /// player gets it now, resolved. Its `startDate` ties its times to the window's dates.
+    private func liveTimeline(_ mounted: Mounted) async throws(APIError) -> InterstitialSchedule {
+        let location = try await source(mounted.content).primary().location
+        var relative = location
+        if case .upstream(let entry) = mounted.content.origin, let slash = entry.lastIndex(of: "/") {
+            let directory = entry[...slash]
+            guard location.hasPrefix(directory) else { throw APIError.notFound(mounted.content.path + "/timeline.json") }
+            relative = String(location.dropFirst(directory.count))
+        }
+        let response = try await get(
+            Mounted(content: mounted.content, target: mounted.target, rest: relative), query: [:])
+        guard case .bytes(let bytes) = response.body,
+            case .media(let media) = PlaylistParser.parse(bytes).playlist
+        else { throw APIError(status: 502, code: "playlist", "\(location) is not a media playlist") }
+        return InterstitialSchedule.resolve(
+            ScheduleInput(primary: media, events: ScheduleInput.events(of: media), isLive: true))
     }
 
     /// The date of a live channel's live edge at `now` (where a break triggered now starts).

@@ -23,13 +23,22 @@ struct Routes {
                 path: path, name: request.uri.path, contentType: type, cacheControl: cache, request: request,
                 context: context)
         }
-        let localHLSJS = configuration.hlsjs.contains("://") ? nil : configuration.hlsjs
+        let localHLSJS = configuration.hlsjs.flatMap { $0.contains("://") ? nil : $0 }
         let page = DemoPage.html(
             configuration: configuration, hlsjs: localHLSJS == nil ? configuration.hlsjs : "/assets/hls.mjs")
+        let pageDirectory = DemoPage.directory
         router.get("/") { _, _ in
             Response.bytes(Array(page.utf8), contentType: "text/html; charset=utf-8", cacheControl: "no-cache")
         }
         router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
+        router.get("/page/:file") { request, context in
+            let name = context.parameters.get("file") ?? ""
+            guard let pageDirectory, let path = SafePath(name), !name.hasPrefix(".") else {
+                throw APIError.notFound(request.uri.path)
+            }
+            let type = name.hasSuffix(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8"
+            return try await file(path.file(in: pageDirectory), type, CachePolicy.revalidate, request, context)
+        }
         if let localHLSJS {
             router.get("/assets/hls.mjs") { request, context in
                 try await file(localHLSJS, "text/javascript", CachePolicy.revalidate, request, context)

@@ -37,7 +37,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The admin API's bearer token (default: $HLSI_ADMIN_TOKEN).")
     var adminToken: String?
 
-    @Option(name: .long, help: "The URL or local file of the hls.js ES module the web page loads.")
+    @Option(name: .long, help: "The URL or local file of an hls.js ES module for the web page to play with (default: none; the page plays with its own controller on the browser's native HLS).")
     var hlsjs: String?
 
     @Option(
@@ -86,8 +86,8 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.hlsjs =
                 hlsjs.contains("://") ? hlsjs : URL(fileURLWithPath: hlsjs).standardizedFileURL.path
         }
-        if !configuration.hlsjs.contains("://"), !FileManager.default.fileExists(atPath: configuration.hlsjs) {
-            throw CommandFailure(message: "error: the hls.js module \(configuration.hlsjs) does not exist", exitCode: 2)
+        if let module = configuration.hlsjs, !module.contains("://"), !FileManager.default.fileExists(atPath: module) {
+            throw CommandFailure(message: "error: the hls.js module \(module) does not exist", exitCode: 2)
         }
         if let publicURL { configuration.publicURL = publicURL }
         for (value, name, keyPath) in [

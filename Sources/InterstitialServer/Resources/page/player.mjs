@@ -1,0 +1,299 @@
+// The demo page's player: the thin driver of controller.mjs over two <video> elements.
+//
+// The primary <video> plays the primary presentation with the browser's own HLS support (Safari,
+// Chromium); the interstitial <video> plays each asset. This file only does I/O: it loads the
+// server's schedule document, fetches asset lists, drives the elements, and feeds what they report
+// back to the controller, whose decisions it performs.
+
+import { adStatus, initial, integratedTime, step } from "./controller.mjs";
+
+const LOOKAHEAD = 10;  // R18: asset lists are requested this long before their event.
+const LIST_DEADLINE = 10000;
+
+/** A random `_HLS_primary_id` for one playback session (R19). */
+export function sessionID() {
+  if (globalThis.crypto && crypto.randomUUID) return crypto.randomUUID();
+  return "s-" + Math.random().toString(16).slice(2) + Date.now().toString(16);
+}
+
+/** Appends query parameters to a URL, keeping the ones it has. */
+export function withQuery(url, parameters, base = location.href) {
+  const target = new URL(url, base);
+  for (const [name, value] of Object.entries(parameters)) {
+    if (value !== null && value !== undefined) target.searchParams.set(name, value);
+  }
+  return target.toString();
+}
+
+/** The date (seconds since 1970) and absolute URI of each segment of a media playlist's text. */
+export function segmentDates(text, base) {
+  const segments = [];
+  let date = null;
+  let duration = 0;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line.startsWith("#EXT-X-PROGRAM-DATE-TIME:")) date = Date.parse(line.slice(25)) / 1000;
+    else if (line.startsWith("#EXTINF:")) duration = parseFloat(line.slice(8));
+    else if (line && !line.startsWith("#")) {
+      segments.push({ uri: new URL(line, base).toString().split("?")[0], date, duration });
+      if (date !== null) date += duration;
+    }
+  }
+  return segments;
+}
+
+export class InterstitialPlayer {
+  constructor({ primary, interstitial, trace, onChange }) {
+    this.primary = primary;
+    this.interstitial = interstitial;
+    this.trace = trace || (() => {});
+    this.onChange = onChange || (() => {});
+    this.state = null;
+    this.lists = new Map();
+    this.session = sessionID();
+    this.timer = null;
+    this.lastRefusal = null;
+    this.clock = null;  // live: maps primary time to dates
+    primary.addEventListener("ended", () => this.send({ type: "primaryEnded" }));
+    interstitial.addEventListener("ended", () => this.send({ type: "assetEnded" }));
+    interstitial.addEventListener("error", () => {
+      if (this.interstitial.getAttribute("src")) this.send({ type: "assetFailed", error: this.describe(interstitial.error) });
+    });
+    primary.addEventListener("error", () => this.trace({ event: "ERROR", details: this.describe(primary.error), fatal: true }));
+  }
+
+  describe(error) {
+    return error ? `media error ${error.code}${error.message ? ": " + error.message : ""}` : "media error";
+  }
+
+  /** Loads `url` (a multivariant or media playlist) with its schedule and starts playback. */
+  async load(url, { live = false } = {}) {
+    this.stop();
+    this.url = new URL(url, location.href).toString();
+    this.live = live;
+    this.session = sessionID();
+    this.lists = new Map();
+    this.clock = null;
+    const base = this.url.split("?")[0].substring(0, this.url.split("?")[0].lastIndexOf("/"));
+    this.timelineURL = base + "/timeline.json";
+    const document = await this.fetchSchedule();
+    this.state = initial(document, { live });
+    this.primary.src = withQuery(this.url, { _HLS_primary_id: this.session });
+    this.show("primary");
+    let at = 0;
+    if (live) {
+      await this.waitFor(this.primary, "loadedmetadata");
+      const origin = await this.liveOrigin();
+      this.clock = origin === null ? null : { origin };
+      if (!this.clock) this.trace({ event: "ERROR", details: "the live stream's dates cannot be mapped onto the player", fatal: false });
+      at = this.primary.currentTime;
+      this.state = initial(this.liveDocument(await this.fetchSchedule()), { live });
+    }
+    this.send({ type: "start", at });
+    this.timer = setInterval(() => this.tick(), 100);
+    if (live) this.reload = setInterval(() => this.refreshLive(), 2000);
+  }
+
+  stop() {
+    clearInterval(this.timer);
+    clearInterval(this.reload);
+    this.timer = null;
+    for (const video of [this.primary, this.interstitial]) {
+      video.pause();
+      video.removeAttribute("src");
+      video.load();
+    }
+  }
+
+  async fetchSchedule() {
+    const response = await fetch(this.timelineURL, { cache: "no-store" });
+    if (!response.ok) throw new Error(`${this.timelineURL}: HTTP ${response.status}`);
+    return response.json();
+  }
+
+  // Live: the schedule document's primary times count from its window's start (`startDate`); the
+  // primary element's time counts from the segment it started with. `clock.origin`, the date of
+  // the element's time zero, ties the two together.
+  liveDocument(document) {
+    if (!this.clock || !document.startDate) return document;
+    const shift = Date.parse(document.startDate) / 1000 - this.clock.origin;
+    const move = (range) => range.map((value) => value + shift);
+    return {
+      ...document,
+      events: document.events.map((event) => ({ ...event, start: event.start + shift, resumeTime: event.resumeTime + shift })),
+      items: document.items.map((item) => ({ ...item, primary: move(item.primary), integrated: move(item.integrated) })),
+    };
+  }
+
+  /** The date (seconds since 1970) at the primary element's time zero, for a live stream. */
+  async liveOrigin() {
+    // Safari says it directly.
+    if (typeof this.primary.getStartDate === "function") {
+      const date = this.primary.getStartDate();
+      if (date && !isNaN(date.getTime())) return date.getTime() / 1000;
+    }
+    // Elsewhere: the element's time zero is the start of the first segment of the run of segments
+    // it loaded last; the media playlist dates that segment.
+    const entries = performance.getEntriesByType("resource").map((entry) => entry.name.split("#")[0]);
+    const playlists = entries.filter((name) => /\.m3u8(\?|$)/.test(name) && !name.startsWith(this.url.split("?")[0]));
+    const media = playlists[0];
+    if (!media) return null;
+    const text = await (await fetch(media, { cache: "no-store" })).text();
+    const segments = segmentDates(text, media);
+    const index = new Map(segments.map((segment, position) => [segment.uri, position]));
+    const loaded = entries.map((name) => index.get(name.split("?")[0])).filter((position) => position !== undefined);
+    if (!loaded.length) return null;
+    let first = loaded.length - 1;
+    while (first > 0 && loaded[first - 1] === loaded[first] - 1) first -= 1;
+    const buffered = this.primary.buffered.length ? this.primary.buffered.start(0) : 0;
+    return segments[loaded[first]].date - buffered;
+  }
+
+  async refreshLive() {
+    try {
+      const document = this.liveDocument(await this.fetchSchedule());
+      this.send({ type: "schedule", document });
+    } catch (error) {
+      this.trace({ event: "SCHEDULE_RELOAD_FAILED", details: String(error) });
+    }
+  }
+
+  tick() {
+    if (!this.state) return;
+    if (this.state.mode === "primary" && !this.primary.seeking) {
+      this.send({ type: "tick", primary: this.primary.currentTime });
+      this.prefetch();
+    } else if (this.state.mode === "interstitial" && this.interstitial.getAttribute("src")) {
+      this.send({ type: "assetTime", t: this.interstitial.currentTime });
+    }
+    this.onChange(this);
+  }
+
+  // R18: the next group's first asset list is requested LOOKAHEAD seconds before it.
+  prefetch() {
+    const t = this.state.primaryTime;
+    for (const group of this.state.groups) {
+      const first = group.members[0];
+      if (group.pre || group.post || !first.assetList || this.lists.has(first.id)) continue;
+      if (group.at - t > 0 && group.at - t <= LOOKAHEAD && !this.state.fired.includes(group.at)) {
+        this.lists.set(first.id, this.requestList(first.assetList, null));
+      }
+    }
+  }
+
+  requestList(url, startOffset) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), LIST_DEADLINE);
+    const target = withQuery(url, {
+      _HLS_primary_id: this.session,
+      _HLS_start_offset: startOffset === null ? null : startOffset.toFixed(3),
+    }, this.url);
+    return fetch(target, { signal: controller.signal, headers: { "X-PLAYBACK-SESSION-ID": this.session } })
+      .then(async (response) => {
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        return response.json();
+      })
+      .finally(() => clearTimeout(timer));
+  }
+
+  /** Feeds one input to the controller and performs its actions. */
+  send(input) {
+    if (!this.state) return null;
+    const { state, actions } = step(this.state, input);
+    const before = this.state.mode;
+    this.state = state;
+    let refusal = null;
+    for (const action of actions) {
+      const result = this.perform(action, before);
+      if (result) refusal = result;
+    }
+    this.onChange(this);
+    return refusal;
+  }
+
+  perform(action, before) {
+    switch (action.type) {
+      case "pausePrimary":
+        this.primary.pause();
+        break;
+      case "fetchList": {
+        const cached = action.startOffset === null ? this.lists.get(action.id) : null;
+        const request = cached || this.requestList(action.url, action.startOffset);
+        this.lists.delete(action.id);
+        request.then(
+          (list) => this.send({ type: "listLoaded", id: action.id, list }),
+          (error) => this.send({ type: "listFailed", id: action.id, error: String(error) }));
+        break;
+      }
+      case "playAsset": {
+        this.show("interstitial");
+        this.trace({ event: "INTERSTITIAL_ASSET_STARTED", id: action.id, asset: action.uri, index: action.index });
+        const video = this.interstitial;
+        video.src = withQuery(action.uri, { _HLS_primary_id: this.session }, this.url);
+        if (action.offset > 0) {
+          video.addEventListener("loadedmetadata", () => { video.currentTime = action.offset; }, { once: true });
+        }
+        this.play(video);
+        break;
+      }
+      case "stopAsset":
+        this.interstitial.pause();
+        this.interstitial.removeAttribute("src");
+        this.interstitial.load();
+        break;
+      case "playPrimary": {
+        this.show("primary");
+        if (Math.abs(this.primary.currentTime - action.at) > 0.25) this.primary.currentTime = action.at;
+        if (before === "interstitial") this.trace({ event: "INTERSTITIALS_PRIMARY_RESUMED", primary: action.at });
+        this.play(this.primary);
+        break;
+      }
+      case "ended":
+        this.show("primary");
+        this.trace({ event: "PLAYBACK_ENDED" });
+        break;
+      case "refused":
+        this.lastRefusal = action;
+        return action;
+      case "trace": {
+        const names = {
+          INTERSTITIAL_STARTED: "INTERSTITIAL_STARTED", INTERSTITIAL_ENDED: "INTERSTITIAL_ENDED",
+          INTERSTITIAL_SKIPPED: "INTERSTITIAL_SKIPPED", ASSET_LIST_ERROR: "INTERSTITIAL_ASSET_LIST_ERROR",
+          ASSET_ERROR: "INTERSTITIAL_ASSET_ERROR", REFUSED: "REFUSED", JUMP: "JUMP",
+        };
+        if (names[action.name]) {
+          const { type, name, ...rest } = action;
+          this.trace({ event: names[name], ...rest });
+        }
+        break;
+      }
+    }
+    return null;
+  }
+
+  play(video) {
+    // A play() interrupted by our own load() or pause() is not a failure.
+    const result = video.play();
+    if (result) result.catch((error) => { if (error.name !== "AbortError") this.trace({ event: "PLAY_FAILED", details: String(error) }); });
+  }
+
+  show(which) {
+    this.primary.hidden = which !== "primary";
+    this.interstitial.hidden = which !== "interstitial";
+  }
+
+  waitFor(element, name) {
+    return new Promise((resolve) => element.addEventListener(name, resolve, { once: true }));
+  }
+
+  // For the page's controls.
+  get integratedTime() { return this.state ? integratedTime(this.state) : 0; }
+  get ad() { return this.state ? adStatus(this.state) : null; }
+  get paused() { return this.state && this.state.mode === "interstitial" ? this.interstitial.paused : this.primary.paused; }
+  togglePause() {
+    const video = this.state && this.state.mode === "interstitial" ? this.interstitial : this.primary;
+    if (video.paused) this.play(video); else video.pause();
+  }
+  seek(integrated) { return this.send({ type: "seek", integrated }); }
+  skip() { return this.send({ type: "skip" }); }
+}
