@@ -102,6 +102,9 @@ final class ContentLibrary: Sendable {
                 guard PlaylistFileCache.isFile(file) else {
                     throw APIError.notFound(mounted.content.path + "/" + path.text)
                 }
+                if mounted.target.kind == .live, let shift = query["shift"] {
+                    return try shifted(file, by: shift, name: mounted.content.path + "/" + path.text)
+                }
                 return ContentResponse(
                     body: .file(file), contentType: ContentResponse.contentType(of: file),
                     cacheControl: CachePolicy.media)
@@ -118,6 +121,29 @@ final class ContentLibrary: Sendable {
             case .playlist(let result):
                 return try await render(result, mounted: mounted, path: path, upstream: true)
             }
+        }
+    }
+
+    /// A looped channel's media segment with its decode times moved on by whole loops (`shift`,
+    /// ticks of its timescale, as ``LiveLoop`` writes it), so timestamps run on across loops.
+    private func shifted(_ file: String, by shift: String, name: String) throws(APIError) -> ContentResponse {
+        guard shift.utf8.count <= 19, shift.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let ticks = UInt64(shift)
+        else {
+            throw APIError.badRequest(code: "bad-shift", path: "shift", "must be a whole number of ticks")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
+        guard let size, size <= configuration.limits.upstreamFileBytes,
+            let data = FileManager.default.contents(atPath: file)
+        else {
+            throw APIError(status: 500, code: "segment-read", "\(name) cannot be read")
+        }
+        do {
+            return ContentResponse(
+                body: .bytes(try DecodeTimeShift.shifted(Array(data), by: ticks)),
+                contentType: ContentResponse.contentType(of: file), cacheControl: CachePolicy.media)
+        } catch {
+            throw APIError.badRequest(
+                code: "bad-shift", path: "shift", "\(name) is not a fragmented MP4 media segment whose times can move")
         }
     }
 

@@ -18,6 +18,9 @@ struct SafePath: Hashable, Sendable {
     /// `components` joined with `/`.
     var text: String { components.joined(separator: "/") }
 
+    /// The folder part, ending with `/` (empty for a bare name), to resolve relative references.
+    var directory: String { components.dropLast().map { $0 + "/" }.joined() }
+
     /// The file under `directory`.
     func file(in directory: String) -> String { directory + "/" + text }
 }

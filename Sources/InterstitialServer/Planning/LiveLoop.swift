@@ -2,8 +2,11 @@ import HLSPlaylist
 
 /// A VOD media playlist looped into a sliding-window live media playlist (pure).
 ///
-/// Loop *k* starts at `epoch + k × loopDuration`; each loop begins with EXT-X-DISCONTINUITY and
-/// EXT-X-PROGRAM-DATE-TIME. A segment is available once its end date has passed; the window holds
+/// Loop *k* starts at `epoch + k × loopDuration` with EXT-X-PROGRAM-DATE-TIME. When the media is
+/// fragmented MP4 of a known timescale in which the loop's length is a whole number of ticks, the
+/// timestamps run on across loops: each segment URI of loop *k* asks for its decode times moved by
+/// *k* loops (`?shift=TICKS`, served by ``DecodeTimeShift``), and there is no discontinuity, as
+/// from a real encoder. Otherwise each loop begins with EXT-X-DISCONTINUITY. A segment is available once its end date has passed; the window holds
 /// the last `windowSegments` available segments. Every rendition of a presentation uses the same
 /// `loopDuration` (its first variant's), so their dates agree; segments that start after it (an
 /// audio encoder's last few milliseconds) are left out.
@@ -24,11 +27,17 @@ public struct LiveLoop: Sendable {
     public let epoch: DateTime
     /// The number of segments in the window.
     public let windowSegments: Int
+    /// The length of one loop in the media's timescale, when timestamps run on across loops.
+    let loopTicks: UInt64?
 
     /// Prepares a loop of `source`, a VOD media playlist.
     ///
     /// - Returns: `nil` when the playlist has no segment that starts within `loopDuration`.
-    public init?(source: MediaPlaylist, loopDuration: MediaTime, epoch: DateTime, windowSegments: Int) {
+    /// - Parameter timescale: the media timescale of fragmented MP4 segments, whose timestamps then
+    ///   run on across loops; nil for loops with a discontinuity each.
+    public init?(
+        source: MediaPlaylist, loopDuration: MediaTime, epoch: DateTime, windowSegments: Int, timescale: UInt32? = nil
+    ) {
         guard let first = source.segments.first, loopDuration > .zero else { return nil }
         let limit = loopDuration - MediaTime(nanoseconds: 50_000_000)
         segments = source.segments.compactMap { segment in
@@ -43,6 +52,10 @@ public struct LiveLoop: Sendable {
         self.loopDuration = loopDuration
         self.epoch = epoch
         self.windowSegments = max(3, windowSegments)
+        loopTicks = timescale.flatMap { timescale in
+            let (ticks, overflow) = UInt64(loopDuration.nanoseconds).multipliedReportingOverflow(by: UInt64(timescale))
+            return !overflow && ticks % 1_000_000_000 == 0 ? ticks / 1_000_000_000 : nil
+        }
     }
 
     /// The window at `now`.
@@ -84,18 +97,23 @@ public struct LiveLoop: Sendable {
         let range = range(at: now)
         let first = date(ofSequence: range.lowerBound)
         var text = "#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(targetDuration)\n"
-        text += "#EXT-X-MEDIA-SEQUENCE:\(range.lowerBound)\n#EXT-X-DISCONTINUITY-SEQUENCE:\(first.loop)\n"
+        text += "#EXT-X-MEDIA-SEQUENCE:\(range.lowerBound)\n"
+        if loopTicks == nil { text += "#EXT-X-DISCONTINUITY-SEQUENCE:\(first.loop)\n" }
         text += "#EXT-X-INDEPENDENT-SEGMENTS\n"
         var end = first.date
         for sequence in range {
-            let (date, segment, _) = date(ofSequence: sequence)
+            let (date, segment, loop) = date(ofSequence: sequence)
             let startsLoop = segment.start == .zero
-            if startsLoop, sequence != range.lowerBound { text += "#EXT-X-DISCONTINUITY\n" }
-            if let mapURI, startsLoop || sequence == range.lowerBound { text += "#EXT-X-MAP:URI=\"\(mapURI)\"\n" }
-            if startsLoop || sequence == range.lowerBound {
-                text += "#EXT-X-PROGRAM-DATE-TIME:\(date.iso8601)\n"
+            let isFirst = sequence == range.lowerBound
+            if startsLoop, !isFirst, loopTicks == nil { text += "#EXT-X-DISCONTINUITY\n" }
+            if let mapURI, isFirst || startsLoop && loopTicks == nil { text += "#EXT-X-MAP:URI=\"\(mapURI)\"\n" }
+            if startsLoop || isFirst { text += "#EXT-X-PROGRAM-DATE-TIME:\(date.iso8601)\n" }
+            var uri = segment.uri
+            if let loopTicks {
+                let (ticks, overflow) = loopTicks.multipliedReportingOverflow(by: UInt64(max(0, loop)))
+                if !overflow, ticks > 0 { uri += (uri.contains("?") ? "&" : "?") + "shift=\(ticks)" }
             }
-            text += "#EXTINF:\(segment.duration.formatted(fractionDigits: 6)),\n\(segment.uri)\n"
+            text += "#EXTINF:\(segment.duration.formatted(fractionDigits: 6)),\n\(uri)\n"
             end = date + segment.duration
         }
         return Window(mediaSequence: range.lowerBound, start: first.date, end: end, text: text)

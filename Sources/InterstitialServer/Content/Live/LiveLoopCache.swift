@@ -1,3 +1,4 @@
+import Foundation
 import HLSPlaylist
 import NIOConcurrencyHelpers
 
@@ -25,9 +26,18 @@ final class LiveLoopCache: Sendable {
         if let loop = loops.withLockedValue({ $0[key] }) { return loop }
         let reference = await reference() ?? playlist
         let length = reference.segments[reference.segments.count - 1].endTime - reference.segments[0].startTime
+        // Fragmented MP4 runs its timestamps on across loops (DecodeTimeShift); the timescale comes
+        // from the initialization segment.
+        var timescale: UInt32?
+        if let map = playlist.segments.first?.map?.uri, let mapPath = SafePath(path.directory + map),
+            let initialization = FileManager.default.contents(atPath: mapPath.file(in: directory))
+        {
+            timescale = DecodeTimeShift.timescale(ofInitialization: Array(initialization))
+        }
         guard
             let loop = LiveLoop(
-                source: playlist, loopDuration: length, epoch: content.epoch, windowSegments: content.windowSegments)
+                source: playlist, loopDuration: length, epoch: content.epoch, windowSegments: content.windowSegments,
+                timescale: timescale)
         else { return nil }
         loops.withLockedValue { $0[key] = loop }
         return loop

@@ -102,8 +102,15 @@ export function adStatus(state) {
   };
 }
 
+// R10: a live group whose last event has no X-RESUME-OFFSET resumes at its start plus the time
+// played, so the delay to the live edge stays constant: primary keeps running, unseen and unheard.
+function runsOn(state, group) {
+  const last = group.members[group.members.length - 1];
+  return state.live && !group.pre && (last.resumeOffset === undefined || last.resumeOffset === null);
+}
+
 function startGroup(state, group, { offset = 0, reason = "scheduled" } = {}) {
-  const actions = [{ type: "pausePrimary" }];
+  const actions = [{ type: "pausePrimary", keepRunning: runsOn(state, group) }];
   const groupDuration = group.members.reduce((sum, event) => sum + (event.playoutDuration || 0), 0);
   state = {
     ...state,
@@ -173,10 +180,13 @@ function finishGroup(state, actions) {
   }
   // R10: live events without X-RESUME-OFFSET resume at start + time played; otherwise where the
   // schedule says (the server's resumeTime, which includes an explicit offset).
-  const last = group.members[group.members.length - 1];
-  let resume = group.resume;
-  if (state.live && (last.resumeOffset === undefined || last.resumeOffset === null)) resume = group.at + run.played;
-  if (run.pendingSeek !== undefined) resume = run.pendingSeek;
+  if (runsOn(state, group) && run.pendingSeek === undefined) {
+    const resume = group.at + run.played;
+    state = { ...state, mode: "primary", run: null, primaryTime: resume };
+    actions.push({ type: "playPrimary", at: null, expected: resume });
+    return { state, actions };
+  }
+  const resume = run.pendingSeek !== undefined ? run.pendingSeek : group.resume;
   state = { ...state, mode: "primary", run: null, primaryTime: resume };
   actions.push({ type: "playPrimary", at: resume });
   return { state, actions };

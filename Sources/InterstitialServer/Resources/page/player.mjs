@@ -59,6 +59,17 @@ export class InterstitialPlayer {
     interstitial.addEventListener("error", () => {
       if (this.interstitial.getAttribute("src")) this.send({ type: "assetFailed", error: this.describe(interstitial.error) });
     });
+    // Stalls: how long each element waited for data while it should have been playing.
+    for (const [name, element] of [["primary", primary], ["interstitial", interstitial]]) {
+      let since = null;
+      element.addEventListener("waiting", () => { if (since === null) since = performance.now(); });
+      element.addEventListener("playing", () => {
+        if (since === null) return;
+        const stalled = (performance.now() - since) / 1000;
+        since = null;
+        if (stalled > 0.05) this.trace({ event: "STALLED", player: name, seconds: Math.round(stalled * 1000) / 1000 });
+      });
+    }
     primary.addEventListener("error", () => this.trace({ event: "ERROR", details: this.describe(primary.error), fatal: true }));
   }
 
@@ -214,7 +225,12 @@ export class InterstitialPlayer {
   perform(action, before) {
     switch (action.type) {
       case "pausePrimary":
-        this.primary.pause();
+        if (action.keepRunning) {
+          this.restoreMuted = this.primary.muted;
+          this.primary.muted = true;
+        } else {
+          this.primary.pause();
+        }
         break;
       case "fetchList": {
         const cached = action.startOffset === null ? this.lists.get(action.id) : null;
@@ -243,8 +259,14 @@ export class InterstitialPlayer {
         break;
       case "playPrimary": {
         this.show("primary");
-        if (Math.abs(this.primary.currentTime - action.at) > 0.25) this.primary.currentTime = action.at;
-        if (before === "interstitial") this.trace({ event: "INTERSTITIALS_PRIMARY_RESUMED", primary: action.at });
+        if (this.restoreMuted !== undefined) {
+          this.primary.muted = this.restoreMuted;
+          this.restoreMuted = undefined;
+        }
+        if (action.at !== null && Math.abs(this.primary.currentTime - action.at) > 0.25) this.primary.currentTime = action.at;
+        if (before === "interstitial") {
+          this.trace({ event: "INTERSTITIALS_PRIMARY_RESUMED", primary: action.at ?? this.primary.currentTime, expected: action.expected ?? action.at });
+        }
         this.play(this.primary);
         break;
       }
