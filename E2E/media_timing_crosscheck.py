@@ -27,6 +27,9 @@ KINDS = {"video": "video", "audio": "audio"}
 # profile_idc of ffprobe's H.264 profile names, and the MPEG-4 audio object type of its AAC profiles.
 AVC_PROFILES = {"Baseline": 66, "Constrained Baseline": 66, "Main": 77, "Extended": 88, "High": 100}
 AAC_PROFILES = {"LC": 2, "HE-AAC": 5, "HE-AACv2": 29, "Main": 1}
+HEVC_PROFILES = {"Main": 1, "Main 10": 2, "Main Still Picture": 3, "Rext": 4}
+# HLS CODECS of codecs without profiles.
+CODECS = {"mp3": "mp4a.40.34", "ac3": "ac-3", "eac3": "ec-3"}
 
 
 def probe(path, init=None, id3_timestamp=None):
@@ -144,8 +147,14 @@ def crosscheck(decoder, fixtures, tolerance):
                 elif want["codecName"] == "aac":
                     check(codec == "mp4a.40." + str(AAC_PROFILES.get(want["profile"])),
                           f"{label} codec {codec} (ffprobe {want['profile']})")
-                elif want["codecName"] == "mp3":
-                    check(codec == "mp4a.40.34", f"{label} codec {codec} (ffprobe mp3)")
+                elif want["codecName"] == "hevc":
+                    parts = codec.split(".")
+                    profile = HEVC_PROFILES.get(want["profile"])
+                    check(len(parts) >= 4 and parts[0] in ("hvc1", "hev1") and parts[1].lstrip("ABC") == str(profile)
+                          and parts[3][1:] == str(want["level"]),
+                          f"{label} codec {codec} (ffprobe {want['profile']} level {want['level']})")
+                elif want["codecName"] in CODECS:
+                    check(codec == CODECS[want["codecName"]], f"{label} codec {codec} (ffprobe {want['codecName']})")
                 if want["sampleRate"]:
                     check(got.get("sampleRate") == want["sampleRate"],
                           f"{label} sample rate {got.get('sampleRate')} (ffprobe {want['sampleRate']})")

@@ -7,7 +7,9 @@
 # - ts/: H.264 + AAC MPEG-TS segments (2 of 2 s);
 # - ts-cut/seg.ts: a TS cut 1 s into a 2 s GOP, so it starts without a key frame;
 # - packed/audio.aac: ADTS AAC preceded by an ID3 tag with the HLS transportStreamTimestamp PRIV frame;
-# - packed/audio.mp3: MP3 (MPEG-1 layer III) with the same kind of ID3 tag.
+# - packed/audio.mp3: MP3 (MPEG-1 layer III) with the same kind of ID3 tag;
+# - fmp4-hevc/: HEVC (hvc1) + E-AC-3 fMP4 (init.mp4 + 1 segment); ts-hevc/seg.ts: HEVC + AC-3 MPEG-TS;
+# - packed/audio.ac3: AC-3 with the ID3 tag.
 # expected.json: per fixture and track, ffprobe's start, duration, bytes, packets and first key flag
 # (written by E2E/media_timing_crosscheck.py --write-expected).
 # Needs ffmpeg (apt-get install -y ffmpeg) and python3.
@@ -15,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=Tests/Fixtures/media
 rm -rf "$OUT"
-mkdir -p "$OUT"/{fmp4-muxed,fmp4-separate,ts,ts-cut,packed}
+mkdir -p "$OUT"/{fmp4-muxed,fmp4-separate,fmp4-hevc,ts,ts-cut,ts-hevc,packed}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -44,11 +46,21 @@ mv "$TMP/init.mp4" "$OUT/fmp4-muxed/init.mp4"
 "${FF[@]}" "${VIDEO_SOURCE[@]}" "${TONE[@]}" -t 4 -map 0:v -map 1:a "${VIDEO[@]}" "${AUDIO[@]}" -f mpegts "$TMP/long.ts"
 "${FF[@]}" -i "$TMP/long.ts" -ss 1.0 -t 1.0 -c copy -copyinkf -f mpegts "$OUT/ts-cut/seg.ts"
 
+# HEVC with Dolby audio: E-AC-3 in fMP4, AC-3 in MPEG-TS (2 s, one segment each).
+HEVC=(-c:v libx265 -tag:v hvc1 -preset veryfast -pix_fmt yuv420p -b:v 40k
+      -x265-params "log-level=error:keyint=50:min-keyint=50:scenecut=0")
+"${FF[@]}" "${VIDEO_SOURCE[@]}" "${TONE[@]}" -t 2 -map 0:v -map 1:a "${HEVC[@]}" -c:a eac3 -b:a 64k -ac 1 \
+    "${FMP4[@]}" -hls_segment_filename "$OUT/fmp4-hevc/seg%d.m4s" "$TMP/hevc.m3u8"
+mv "$TMP/init.mp4" "$OUT/fmp4-hevc/init.mp4"
+"${FF[@]}" "${VIDEO_SOURCE[@]}" "${TONE[@]}" -t 2 -map 0:v -map 1:a "${HEVC[@]}" -c:a ac3 -b:a 64k -ac 1 \
+    -f mpegts "$OUT/ts-hevc/seg.ts"
+
 # Packed audio: ADTS AAC and MP3, each after an ID3v2.4 tag whose PRIV frame
 # com.apple.streaming.transportStreamTimestamp holds the 33-bit PTS 10 s (900000 at 90 kHz).
 "${FF[@]}" -f lavfi -i "sine=frequency=440:sample_rate=44100" -t 2 -c:a aac -b:a 24k -ac 1 -f adts "$TMP/audio.aac"
 "${FF[@]}" -f lavfi -i "sine=frequency=440:sample_rate=44100" -t 2 -c:a libmp3lame -b:a 32k -ac 1 \
     -write_xing 0 -id3v2_version 0 -f mp3 "$TMP/audio.mp3"
+"${FF[@]}" -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 1 -c:a ac3 -b:a 64k -ac 1 -f ac3 "$TMP/audio.ac3"
 python3 - "$TMP" "$OUT/packed" 900000 <<'PY'
 import struct, sys
 tmp, out, pts = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -57,7 +69,7 @@ def syncsafe(n):
 body = b"com.apple.streaming.transportStreamTimestamp\x00" + struct.pack(">Q", pts & ((1 << 33) - 1))
 frame = b"PRIV" + syncsafe(len(body)) + b"\x00\x00" + body
 tag = b"ID3\x04\x00\x00" + syncsafe(len(frame)) + frame
-for name in ("audio.aac", "audio.mp3"):
+for name in ("audio.aac", "audio.mp3", "audio.ac3"):
     with open(f"{tmp}/{name}", "rb") as source, open(f"{out}/{name}", "wb") as target:
         target.write(tag + source.read())
 PY
@@ -74,7 +86,10 @@ cat > "$OUT/manifest.json" <<'JSON'
   {"name": "ts-seg1", "file": "ts/seg1.ts"},
   {"name": "ts-cut", "file": "ts-cut/seg.ts"},
   {"name": "packed-aac", "file": "packed/audio.aac", "id3Timestamp": 900000},
-  {"name": "packed-mp3", "file": "packed/audio.mp3", "id3Timestamp": 900000}
+  {"name": "packed-mp3", "file": "packed/audio.mp3", "id3Timestamp": 900000},
+  {"name": "packed-ac3", "file": "packed/audio.ac3", "id3Timestamp": 900000},
+  {"name": "fmp4-hevc-seg0", "file": "fmp4-hevc/seg0.m4s", "init": "fmp4-hevc/init.mp4"},
+  {"name": "ts-hevc", "file": "ts-hevc/seg.ts"}
 ]
 JSON
 rm -f "$OUT"/fmp4-separate/*/main.m3u8

@@ -44,7 +44,16 @@ struct MediaCase: Decodable, Sendable, CustomTestStringConvertible {
             case "aac":
                 let types = ["LC": 2, "HE-AAC": 5, "HE-AACv2": 29, "Main": 1]
                 return profile.flatMap { types[$0] }.map { codec == "mp4a.40.\($0)" } ?? false
+            case "hevc":
+                let profiles = ["Main": 1, "Main 10": 2, "Main Still Picture": 3, "Rext": 4]
+                let parts = codec.split(separator: ".").map(String.init)
+                guard let profile = profile.flatMap({ profiles[$0] }), let level, parts.count >= 4,
+                    parts[0] == "hvc1" || parts[0] == "hev1"
+                else { return false }
+                return parts[1].drop { "ABC".contains($0) } == "\(profile)" && parts[3].dropFirst() == "\(level)"
             case "mp3": return codec == "mp4a.40.34"
+            case "ac3": return codec == "ac-3"
+            case "eac3": return codec == "ec-3"
             default: return false
             }
         }

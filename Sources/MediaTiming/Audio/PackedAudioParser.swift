@@ -32,6 +32,16 @@ enum PackedAudioParser {
                 continue
             }
             guard let header = AudioFrameHeader.parse(bytes, at: position, framing: first?.framing) else {
+                if skipStart == nil, bytes.count - position < AudioFrameHeader.maximumHeaderSize,
+                    bytes[position] == 0xFF || bytes[position] == 0x0B
+                {
+                    warnings.add(
+                        MediaTimingError(
+                            .truncated, offset: position, path: "packed audio",
+                            "the input ends inside a frame header (\(bytes.count - position) bytes left)"))
+                    position = bytes.count
+                    break
+                }
                 if skipStart == nil { skipStart = position }
                 position += 1
                 continue
