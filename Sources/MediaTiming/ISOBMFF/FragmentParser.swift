@@ -172,7 +172,7 @@ struct FragmentParser {
         let defaultFlags = SampleFlags(rawValue: defaults.sampleFlags)
         if perSample == 0 {
             run.duration = Int64(defaults.sampleDuration).multipliedReportingOverflow(by: Int64(count)).partialValue
-            run.bytes = Int64(defaults.sampleSize) * Int64(count)
+            run.bytes = Int64(defaults.sampleSize).multipliedReportingOverflow(by: Int64(count)).partialValue
             run.firstSync = (firstFlags ?? defaultFlags).isSync
             run.earliestPresentation = decode
             return run

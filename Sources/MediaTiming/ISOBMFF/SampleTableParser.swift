@@ -43,7 +43,7 @@ enum SampleTableParser {
             let size = try reader.u32()
             let count = try reader.u32()
             if size != 0 {
-                byteCount = Int64(size) * Int64(count)
+                byteCount = Int64(size).multipliedReportingOverflow(by: Int64(count)).partialValue
             } else {
                 guard UInt64(count) * 4 <= UInt64(reader.remaining) else {
                     throw reader.error(

@@ -9,8 +9,9 @@ struct TransportStreamParser {
     /// The packet size.
     static let packetSize = 188
 
-    /// What is kept per elementary stream.
-    private struct Stream {
+    /// What is kept per elementary stream; a class, so that a packet updates it in place (a struct
+    /// taken out of the dictionary would copy its arrays on every write).
+    private final class Stream {
         let pid: UInt16
         let streamType: UInt8
         let type: StreamType
@@ -30,6 +31,15 @@ struct TransportStreamParser {
         var nal: NALUnitScanner?
         var firstRandomAccess: Bool?
         var orphanBytes: Int64 = 0
+
+        init(pid: UInt16, streamType: UInt8, type: StreamType) {
+            self.pid = pid
+            self.streamType = streamType
+            self.type = type
+            unwrapper = TimestampUnwrapper()
+            if let framing = type.audioFraming { audio = AudioFrameWalker(framing: framing) }
+            if let coding = type.videoCoding { nal = NALUnitScanner(isHEVC: coding == .hevc) }
+        }
     }
 
     private let bytes: [UInt8]
@@ -87,6 +97,9 @@ struct TransportStreamParser {
         return SegmentTiming(format: .mpegTS, byteCount: bytes.count, tracks: tracks, warnings: warnings.finished())
     }
 
+    /// `packet 12 PID 0x0100`.
+    static func location(_ index: Int, _ pid: UInt16) -> String { "packet \(index) PID \(hex(pid))" }
+
     /// `0x0100`.
     static func hex(_ pid: UInt16) -> String {
         let digits = String(pid, radix: 16, uppercase: true)
@@ -103,7 +116,8 @@ struct TransportStreamParser {
             )
         }
         let pid = UInt16(bytes[start + 1] & 0x1F) << 8 | UInt16(bytes[start + 2])
-        let path = "packet \(index) PID \(Self.hex(pid))"
+        // Made only when a problem is reported: formatting it for every packet would dominate the cost.
+        var path: String { Self.location(index, pid) }
         if bytes[start + 1] & 0x80 != 0 {
             warnings.add(
                 MediaTimingError(
@@ -136,7 +150,7 @@ struct TransportStreamParser {
             try section(pid, unitStart: unitStart, payload..<end, path: path)
             return
         }
-        guard var stream = streams[pid] else { return }
+        guard let stream = streams[pid] else { return }
         if let previous = stream.continuity, !discontinuity, counter != (previous + 1) & 0x0F, counter != previous {
             warnings.add(
                 MediaTimingError(
@@ -148,7 +162,7 @@ struct TransportStreamParser {
         var data = payload
         if unitStart {
             if stream.firstRandomAccess == nil { stream.firstRandomAccess = randomAccess }
-            if let headerEnd = pesHeader(&stream, payload..<end, path: path) {
+            if let headerEnd = pesHeader(stream, payload..<end, path: path) {
                 data = headerEnd
                 stream.inPES = true
             } else {
@@ -162,11 +176,10 @@ struct TransportStreamParser {
         } else {
             stream.orphanBytes += Int64(end - data)
         }
-        streams[pid] = stream
     }
 
     /// Reads a PES header; returns where its payload starts, or nil (with a warning) when it is malformed.
-    private mutating func pesHeader(_ stream: inout Stream, _ range: Range<Int>, path: String) -> Int? {
+    private mutating func pesHeader(_ stream: Stream, _ range: Range<Int>, path: String) -> Int? {
         let start = range.lowerBound
         guard range.count >= 9, bytes[start] == 0, bytes[start + 1] == 0, bytes[start + 2] == 1 else {
             warnings.add(
@@ -312,11 +325,7 @@ struct TransportStreamParser {
             }
             position = infoEnd
             guard streams[pid] == nil, pid != 0, pid != programMapPID else { continue }
-            let streamType = StreamType.of(type, descriptors: descriptors)
-            var stream = Stream(pid: pid, streamType: type, type: streamType, unwrapper: TimestampUnwrapper())
-            if let framing = streamType.audioFraming { stream.audio = AudioFrameWalker(framing: framing) }
-            if let coding = streamType.videoCoding { stream.nal = NALUnitScanner(isHEVC: coding == .hevc) }
-            streams[pid] = stream
+            streams[pid] = Stream(pid: pid, streamType: type, type: StreamType.of(type, descriptors: descriptors))
             order.append(pid)
         }
     }
