@@ -9,7 +9,8 @@
 # - packed/audio.aac: ADTS AAC preceded by an ID3 tag with the HLS transportStreamTimestamp PRIV frame;
 # - packed/audio.mp3: MP3 (MPEG-1 layer III) with the same kind of ID3 tag;
 # - fmp4-hevc/: HEVC (hvc1) + E-AC-3 fMP4 (init.mp4 + 1 segment); ts-hevc/seg.ts: HEVC + AC-3 MPEG-TS;
-# - packed/audio.ac3: AC-3 with the ID3 tag.
+# - packed/audio.ac3: AC-3 with the ID3 tag;
+# - mp4/whole.mp4: a self-contained (not fragmented) H.264 + AAC MP4 of 1 s, read from its sample tables.
 # expected.json: per fixture and track, ffprobe's start, duration, bytes, packets and first key flag
 # (written by E2E/media_timing_crosscheck.py --write-expected).
 # Needs ffmpeg (apt-get install -y ffmpeg) and python3.
@@ -17,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=Tests/Fixtures/media
 rm -rf "$OUT"
-mkdir -p "$OUT"/{fmp4-muxed,fmp4-separate,fmp4-hevc,ts,ts-cut,ts-hevc,packed}
+mkdir -p "$OUT"/{fmp4-muxed,fmp4-separate,fmp4-hevc,ts,ts-cut,ts-hevc,packed,mp4}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -55,6 +56,10 @@ mv "$TMP/init.mp4" "$OUT/fmp4-hevc/init.mp4"
 "${FF[@]}" "${VIDEO_SOURCE[@]}" "${TONE[@]}" -t 2 -map 0:v -map 1:a "${HEVC[@]}" -c:a ac3 -b:a 64k -ac 1 \
     -f mpegts "$OUT/ts-hevc/seg.ts"
 
+# A self-contained MP4.
+"${FF[@]}" "${VIDEO_SOURCE[@]}" "${TONE[@]}" -t 1 -map 0:v -map 1:a "${VIDEO[@]}" "${AUDIO[@]}" -f mp4 \
+    "$OUT/mp4/whole.mp4"
+
 # Packed audio: ADTS AAC and MP3, each after an ID3v2.4 tag whose PRIV frame
 # com.apple.streaming.transportStreamTimestamp holds the 33-bit PTS 10 s (900000 at 90 kHz).
 "${FF[@]}" -f lavfi -i "sine=frequency=440:sample_rate=44100" -t 2 -c:a aac -b:a 24k -ac 1 -f adts "$TMP/audio.aac"
@@ -89,7 +94,8 @@ cat > "$OUT/manifest.json" <<'JSON'
   {"name": "packed-mp3", "file": "packed/audio.mp3", "id3Timestamp": 900000},
   {"name": "packed-ac3", "file": "packed/audio.ac3", "id3Timestamp": 900000},
   {"name": "fmp4-hevc-seg0", "file": "fmp4-hevc/seg0.m4s", "init": "fmp4-hevc/init.mp4"},
-  {"name": "ts-hevc", "file": "ts-hevc/seg.ts"}
+  {"name": "ts-hevc", "file": "ts-hevc/seg.ts"},
+  {"name": "mp4-whole", "file": "mp4/whole.mp4"}
 ]
 JSON
 rm -f "$OUT"/fmp4-separate/*/main.m3u8

@@ -8,7 +8,7 @@ import Testing
     static let tolerance = 0.001
 
     @Test func expectedValuesAreThere() {
-        #expect(MediaCase.all.count == 14)
+        #expect(MediaCase.all.count == 15)
     }
 
     @Test(arguments: MediaCase.all)
