@@ -32,18 +32,36 @@ public struct LoadError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String
     /// The HTTP status, for ``Code/httpStatus``.
     public var httpStatus: Int?
+    /// Where in the content the problem is, for content errors (the first byte that is not UTF-8,
+    /// the first line that is not `#EXTM3U`).
+    public var position: SourceLocation?
 
     /// Creates an error.
-    public init(_ code: Code, location: String, _ message: String, httpStatus: Int? = nil) {
+    public init(
+        _ code: Code, location: String, _ message: String, httpStatus: Int? = nil, position: SourceLocation? = nil
+    ) {
         self.code = code
         self.location = location
         self.message = message
         self.httpStatus = httpStatus
+        self.position = position
     }
 
     /// Whether the failure is in the content itself (an input error) rather than in getting it (I/O).
     public var isContentError: Bool { code == .notAPlaylist || code == .notUTF8 }
 
-    /// `location: error: [load-code] message`.
-    public var description: String { "\(location): error: [load-\(code.rawValue)] \(message)" }
+    /// The rule ID of the failure as a diagnostic: `load-` and the code, such as `load-network`.
+    public var ruleID: RuleID { RuleID(rawValue: "load-\(code.rawValue)") }
+
+    /// The failure as an error diagnostic of rule ``ruleID``, for reports that list diagnostics (the
+    /// JSON of `hlsi validate`, `inspect` and `schedule`): at ``position`` when there is one, else at
+    /// line 0, column 0 of the location, which means the resource as a whole.
+    public var diagnostic: Diagnostic {
+        Diagnostic(.error, ruleID, at: position ?? SourceLocation(file: location, line: 0, column: 0), message)
+    }
+
+    /// `location: error: [load-code] message` (`file:line:column` when there is a ``position``).
+    public var description: String {
+        "\(position?.description ?? location): error: [\(ruleID.rawValue)] \(message)"
+    }
 }

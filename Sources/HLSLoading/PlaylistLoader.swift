@@ -133,17 +133,17 @@ public final class PlaylistLoader: Sendable {
             let type = contentType.map { " (Content-Type: \($0))" } ?? ""
             throw LoadError(
                 .notAPlaylist, location: location,
-                "not a playlist\(type): it must start with #EXTM3U, but starts with \"\(preview)\"")
+                "not a playlist\(type): it must start with #EXTM3U, but starts with \"\(preview)\"",
+                position: SourceLocation(file: location, line: 1, column: 1))
         }
         if String(validating: bytes, as: UTF8.self) == nil {
             // The parser locates the first bad byte.
             let diagnostics = PlaylistParser.parse(bytes, options: ParseOptions(file: location)).diagnostics
-            let located =
-                diagnostics.first { $0.rule == Rule.playlistEncoding.id && $0.message.contains("UTF-8") }?
-                .location.description ?? location
+            let located = diagnostics.first { $0.rule == Rule.playlistEncoding.id && $0.message.contains("UTF-8") }?
+                .location
             throw LoadError(
-                .notUTF8, location: located,
-                "the content is not valid UTF-8; §4.1: \"Playlist files MUST be encoded in UTF-8\"")
+                .notUTF8, location: location,
+                "the content is not valid UTF-8; §4.1: \"Playlist files MUST be encoded in UTF-8\"", position: located)
         }
     }
 
@@ -184,7 +184,7 @@ public final class PlaylistLoader: Sendable {
                 guard (200..<300).contains(response.status.code) else {
                     throw LoadError(
                         .httpStatus, location: location,
-                        "HTTP \(response.status.code) \(response.status.reasonPhrase)\(finalLocation != location ? " from \(finalLocation)" : "")",
+                        "the server answered HTTP \(response.status.code) \(response.status.reasonPhrase)\(finalLocation != location ? " from \(finalLocation)" : "")",
                         httpStatus: Int(response.status.code))
                 }
                 if let length = response.headers.first(name: "content-length").flatMap({ Int($0) }),
@@ -199,31 +199,15 @@ public final class PlaylistLoader: Sendable {
                     location: location, finalLocation: finalLocation, bytes: Array(buffer: body),
                     contentType: response.headers.first(name: "content-type"))
             }
-        } catch is TimeLimitExceeded {
-            throw LoadError(.timeout, location: location, "no complete response within \(configuration.timeout)")
         } catch let error as LoadError {
             throw error
-        } catch let error as HTTPClientError {
-            switch error {
-            case .redirectLimitReached, .redirectCycleDetected:
-                throw LoadError(
-                    .tooManyRedirects, location: location,
-                    "more than \(configuration.maximumRedirects) redirects, or a redirect cycle")
-            case .deadlineExceeded, .readTimeout, .connectTimeout:
-                throw LoadError(.timeout, location: location, "no complete response within \(configuration.timeout)")
-            case .invalidURL, .emptyHost, .emptyScheme:
-                throw LoadError(.invalidLocation, location: location, "not a valid http(s) URL")
-            default:
-                throw LoadError(.network, location: location, "\(error)")
-            }
-        } catch let error as NIOTooManyBytesError {
-            _ = error
+        } catch is NIOTooManyBytesError {
             throw LoadError(
                 .tooLarge, location: location, "the response is larger than \(configuration.maximumBodySize) bytes")
-        } catch let error as IOError where error.errnoCode == ECONNREFUSED {
-            throw LoadError(.network, location: location, "connection refused: nothing answers at that address")
         } catch {
-            throw LoadError(.network, location: location, "\(error)")
+            throw NetworkFailure(
+                location: location, timeout: configuration.timeout, maximumRedirects: configuration.maximumRedirects
+            ).loadError(for: error)
         }
     }
 }

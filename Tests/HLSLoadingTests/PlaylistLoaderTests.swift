@@ -108,7 +108,9 @@ struct PlaylistLoaderTests {
             #expect(html?.isContentError == true)
             let latin1 = await loadError { _ = try await loader.loadPlaylist(server.url("/latin1.m3u8")) }
             #expect(latin1?.code == .notUTF8)
-            #expect(latin1?.location.hasSuffix("/latin1.m3u8:2:14") == true)
+            #expect(latin1?.location == server.url("/latin1.m3u8"))
+            #expect(latin1?.position?.description.hasSuffix("/latin1.m3u8:2:14") == true)
+            #expect(latin1?.description.hasPrefix(server.url("/latin1.m3u8:2:14: error: [load-not-utf8]")) == true)
             await expectLoadError(.timeout) { _ = try await loader.loadPlaylist(server.url("/slow.m3u8")) }
         }
     }

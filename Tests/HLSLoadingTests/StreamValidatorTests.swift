@@ -122,6 +122,51 @@ struct StreamValidatorTests {
         }
     }
 
+    @Test("the report lists every playlist, asset list and asset checked, in order, with its outcome (issue 16)")
+    func checkedResources() async throws {
+        try await withValidator { server, validator in
+            let report = try await validator.validate(server.url("/bad/master.m3u8"), recursive: true)
+            typealias Kind = StreamValidator.CheckedResource.Kind
+            #expect(
+                report.checked.map(\.kind) == [
+                    Kind.multivariantPlaylist, .mediaPlaylist, .mediaPlaylist, .mediaPlaylist, .assetList, .asset,
+                    .asset, .asset, .assetMediaPlaylist, .assetMediaPlaylist, .assetList,
+                ], "\(report.checked.map(\.summary))")
+            #expect(
+                report.checked.map {
+                    $0.location.replacingOccurrences(of: server.url(""), with: "").split(separator: "?")[0]
+                }
+                    == [
+                        "/bad/master.m3u8", "/bad/video.m3u8", "/bad/audio_en.m3u8", "/bad/audio_fr.m3u8",
+                        "/bad/ad1.json",
+                        "/ads/vod.m3u8", "/ads/live.m3u8", "/hevc/main.m3u8", "/hevc/video.m3u8", "/hevc/audio_en.m3u8",
+                        "/bad/missing.json",
+                    ])
+            let missing = report.checked.last
+            #expect(missing?.outcome == .failed)
+            #expect(missing?.interstitial == "ad3")
+            #expect(missing?.failure == "the server answered HTTP 404 Not Found")
+            #expect(report.checked.first { $0.location.hasSuffix("/ads/live.m3u8") }?.outcome == .errors)
+            #expect(report.checked.first { $0.location.hasSuffix("/ads/vod.m3u8") }?.errors == 0)
+            // Each diagnostic counts once, for the resource whose check found it.
+            let counted = report.checked.reduce(0) { $0 + $1.errors + $1.warnings }
+            #expect(counted <= report.diagnostics.count)
+            #expect(report.checked.countSummary.hasPrefix("1 multivariant playlist, 3 media playlists, 2 asset lists"))
+        }
+    }
+
+    @Test("without --recursive the one playlist is the one resource checked; --watch adds each reload")
+    func checkedSingle() async throws {
+        try await withValidator { server, validator in
+            let single = try await validator.validate(server.url("/clean/video.m3u8"), recursive: false)
+            #expect(single.checked == [.init(kind: .mediaPlaylist, location: server.url("/clean/video.m3u8"))])
+            let watched = try await validator.watch(server.url("/live.m3u8"), reloads: 5)
+            #expect(watched.checked.map(\.kind) == [.mediaPlaylist, .reload, .reload, .reload])
+            #expect(watched.checked[1].location.hasSuffix("/live.m3u8 (reload 1)"))
+            #expect(watched.checked[1].errors == 1)
+        }
+    }
+
     @Test("a media playlist that cannot be loaded is renditions-load at its line in the multivariant playlist")
     func unloadable() async throws {
         try await withValidator { server, validator in

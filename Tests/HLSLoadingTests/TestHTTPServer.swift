@@ -12,6 +12,8 @@ final class TestHTTPServer: Sendable {
         var delay: TimeAmount? = nil
         /// Send the head and this many bytes of the body, then nothing more.
         var stallAfter: Int? = nil
+        /// Send the head and this many bytes of the body, then close the connection.
+        var closeAfter: Int? = nil
     }
 
     typealias Routes = @Sendable (_ path: String) -> Response
@@ -81,6 +83,12 @@ final class TestHTTPServer: Sendable {
                         wrapOutboundOut(
                             .head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))),
                         promise: nil)
+                    if let closeAfter = response.closeAfter {
+                        let part = ByteBuffer(bytes: response.body.prefix(closeAfter))
+                        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(part))), promise: nil)
+                        context.close(promise: nil)
+                        return
+                    }
                     if let stallAfter = response.stallAfter {
                         let part = ByteBuffer(bytes: response.body.prefix(stallAfter))
                         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(part))), promise: nil)

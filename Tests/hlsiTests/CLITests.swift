@@ -143,6 +143,25 @@ struct CLITests {
         GoldenCase(
             arguments: ["timeline", "--ansi", "--width", "60", "Tests/Fixtures/playlists/interstitials-vod.m3u8"],
             golden: "timeline-interstitials.txt", status: 0),
+        GoldenCase(
+            arguments: ["schedule", "--json", "Tests/Fixtures/playlists/interstitials-vod.m3u8"],
+            golden: "schedule-interstitials.json", status: 0),
+        // Issue 16: JSON whatever happens, with the keys of a normal report.
+        GoldenCase(
+            arguments: ["validate", "--format", "json", "Tests/Fixtures/playlists/none.m3u8"],
+            golden: "validate-unreadable.json", status: 2),
+        GoldenCase(
+            arguments: ["validate", "--format", "json", "Tests/Fixtures/insert-schedule.json"],
+            golden: "validate-not-a-playlist.json", status: 1),
+        GoldenCase(
+            arguments: ["inspect", "--json", "Tests/Fixtures/insert-schedule.json"],
+            golden: "inspect-not-a-playlist.json", status: 1),
+        GoldenCase(
+            arguments: ["schedule", "--json", "Tests/Fixtures/playlists/none.m3u8"],
+            golden: "schedule-unreadable.json", status: 2),
+        GoldenCase(
+            arguments: ["validate", "--verbose", "Tests/Fixtures/playlists/interstitials-vod.m3u8"],
+            golden: "validate-interstitials-vod-verbose.txt", status: 0),
     ]
 
     @Test("golden output and exit status", arguments: goldenCases)

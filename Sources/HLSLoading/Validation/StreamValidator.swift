@@ -17,9 +17,14 @@ public struct StreamValidator: Sendable {
         public var documents: [String: PlaylistDocument] = [:]
         /// Remarks about the run itself, such as a watched playlist that ended.
         public var notes: [String] = []
+        /// Every playlist, asset list and asset that was checked, in order, with its outcome.
+        public var checked: [CheckedResource] = []
 
         /// Whether any diagnostic is an error.
         public var hasErrors: Bool { diagnostics.containsErrors }
+
+        /// An empty report.
+        public init() {}
     }
 
     /// The loader used for every request.
@@ -45,6 +50,7 @@ public struct StreamValidator: Sendable {
         var report = Report()
         let (_, result) = try await loader.loadPlaylist(location)
         add(result, location: location, to: &report)
+        record(result.playlist.media == nil ? .multivariantPlaylist : .mediaPlaylist, location, from: 0, in: &report)
         guard recursive else { return finish(report) }
 
         var primaries: [(uri: String, location: String, result: ParseResult)] = []
@@ -59,6 +65,7 @@ public struct StreamValidator: Sendable {
             references += playlist.renditions.compactMap { rendition in rendition.uri.map { ($0, rendition.line) } }
             for reference in references where seen.insert(reference.uri).inserted {
                 let resolved = URIReference.resolve(reference.uri, against: location)
+                let start = report.diagnostics.count
                 do {
                     let (_, media) = try await loader.loadPlaylist(resolved)
                     guard media.playlist.media != nil else {
@@ -66,17 +73,21 @@ public struct StreamValidator: Sendable {
                             Rule.renditionsLoad.diagnostic(
                                 at: result.document.location(line: reference.line - 1),
                                 "\(reference.uri) is a multivariant playlist, not a media playlist"))
+                        record(.multivariantPlaylist, resolved, from: start, in: &report)
                         continue
                     }
                     add(media, location: resolved, to: &report)
                     primaries.append((reference.uri, resolved, media))
+                    record(.mediaPlaylist, resolved, from: start, in: &report)
                 } catch {
                     report.diagnostics.append(
                         Rule.renditionsLoad.diagnostic(
                             at: result.document.location(line: reference.line - 1),
-                            "\(reference.uri) cannot be loaded: \(error)"))
+                            "\(reference.uri) cannot be loaded: \(Self.reason(error))"))
+                    record(.playlist, resolved, failure: error, in: &report)
                 }
             }
+            let crossChecks = report.diagnostics.count
             report.diagnostics += RenditionValidator.validate(
                 multivariant: playlist, document: result.document,
                 media: primaries.compactMap { entry in
@@ -85,6 +96,12 @@ public struct StreamValidator: Sendable {
                             uri: entry.uri, playlist: $0, document: entry.result.document)
                     }
                 })
+            // The cross-playlist rules count for the playlist each diagnostic points into.
+            for diagnostic in report.diagnostics[crossChecks...] {
+                guard let index = report.checked.firstIndex(where: { $0.location == diagnostic.location.file })
+                else { continue }
+                count(diagnostic, into: &report.checked[index])
+            }
         }
         await validateInterstitials(primaries: primaries, multivariant: multivariant, into: &report)
         return finish(report)
@@ -109,11 +126,14 @@ public struct StreamValidator: Sendable {
         }
         if let multivariant = presentation.multivariant {
             add(multivariant.result, location: location, to: &report)
+            record(.multivariantPlaylist, location, from: 0, in: &report)
             report.notes.append("watching the first variant, \(presentation.primaryPlaylist.location)")
         }
         let target = presentation.primaryPlaylist.location
         var previous = presentation.primary
+        let start = report.diagnostics.count
         add(presentation.primaryPlaylist.result, location: target, to: &report)
+        record(.mediaPlaylist, target, from: start, in: &report)
         var seen = Set(report.diagnostics.map { "\($0.rule)|\($0.message)" })
         for reload in 0..<reloads {
             if previous.hasEndList {
@@ -122,18 +142,21 @@ public struct StreamValidator: Sendable {
             }
             try await sleep(interval ?? .seconds(Int64(previous.targetDuration ?? 1)))
             let current: ParseResult
+            let file = "\(target) (reload \(reload + 1))"
             do {
                 (_, current) = try await loader.loadPlaylist(target)
             } catch {
-                report.notes.append("reload \(reload + 1) of \(target) failed: \(error)")
+                report.notes.append("reload \(reload + 1) of \(target) failed: \(Self.reason(error))")
+                record(.reload, file, failure: error, in: &report)
                 continue
             }
             guard case .media(let playlist) = current.playlist else { continue }
             var fresh = InterstitialValidator.validate(current)
             fresh += ReloadValidator.validate(previous: previous, current: playlist, document: current.document)
             let new = fresh.filter { seen.insert("\($0.rule)|\($0.message)").inserted }
+            let start = report.diagnostics.count
+            defer { record(.reload, file, from: start, in: &report) }
             if !new.isEmpty {
-                let file = "\(target) (reload \(reload + 1))"
                 var document = current.document
                 document.file = file
                 report.documents[file] = document
@@ -166,6 +189,7 @@ public struct StreamValidator: Sendable {
                 if let listURI = event.assetListURI {
                     let url = URIReference.resolve(listURI, against: primary.location)
                     guard checkedLists.insert(url).inserted else { continue }
+                    let start = report.diagnostics.count
                     do {
                         let resource = try await loader.loadResource(url)
                         let (list, diagnostics) = AssetValidator.validateAssetList(
@@ -179,11 +203,14 @@ public struct StreamValidator: Sendable {
                                 report.diagnostics.append(diagnostic)
                             }
                         }
+                        record(.assetList, url, interstitial: event.identifier, from: start, in: &report)
                     } catch {
                         report.diagnostics.append(
                             Rule.interstitialLoad.diagnostic(
                                 at: here,
-                                "asset list \(url) of interstitial \"\(event.identifier)\" cannot be loaded: \(error)"))
+                                "asset list \(url) of interstitial \"\(event.identifier)\" cannot be loaded: \(Self.reason(error))"
+                            ))
+                        record(.assetList, url, interstitial: event.identifier, failure: error, in: &report)
                     }
                 } else if let uri = event.assetURI {
                     guard checkedEvents.insert(event.identifier).inserted else { continue }
@@ -215,12 +242,15 @@ public struct StreamValidator: Sendable {
         into report: inout Report
     ) async -> MediaTime? {
         let result: ParseResult
+        let start = report.diagnostics.count
         do {
             (_, result) = try await loader.loadPlaylist(url)
         } catch {
             report.diagnostics.append(
                 Rule.interstitialLoad.diagnostic(
-                    at: location, "asset \(url) of interstitial \"\(eventID)\" cannot be loaded: \(error)"))
+                    at: location, "asset \(url) of interstitial \"\(eventID)\" cannot be loaded: \(Self.reason(error))")
+            )
+            record(.asset, url, interstitial: eventID, failure: error, in: &report)
             return nil
         }
         report.diagnostics += result.diagnostics.filter { $0.severity == .error }
@@ -233,17 +263,20 @@ public struct StreamValidator: Sendable {
                 report.diagnostics += AssetValidator.validateCompatibility(
                     primary: multivariant, asset: nil, url: url, eventID: eventID, at: location)
             }
+            record(.asset, url, interstitial: eventID, from: start, in: &report)
             return playlist.duration
         case .multivariant(let asset):
             if let multivariant {
                 report.diagnostics += AssetValidator.validateCompatibility(
                     primary: multivariant, asset: asset, url: url, eventID: eventID, at: location)
             }
+            record(.asset, url, interstitial: eventID, from: start, in: &report)
             var duration: MediaTime?
             var seen: Set<String> = []
             let uris = asset.variants.map(\.uri) + asset.renditions.compactMap(\.uri)
             for uri in uris where seen.insert(uri).inserted {
                 let mediaURL = URIReference.resolve(uri, against: url)
+                let start = report.diagnostics.count
                 do {
                     let (_, media) = try await loader.loadPlaylist(mediaURL)
                     report.diagnostics += media.diagnostics.filter { $0.severity == .error }
@@ -253,12 +286,14 @@ public struct StreamValidator: Sendable {
                             playlist, url: mediaURL, eventID: eventID, at: location)
                         if duration == nil { duration = playlist.duration }
                     }
+                    record(.assetMediaPlaylist, mediaURL, interstitial: eventID, from: start, in: &report)
                 } catch {
                     report.diagnostics.append(
                         Rule.interstitialLoad.diagnostic(
                             at: location,
-                            "media playlist \(mediaURL) of asset \(url) (interstitial \"\(eventID)\") cannot be loaded: \(error)"
+                            "media playlist \(mediaURL) of asset \(url) (interstitial \"\(eventID)\") cannot be loaded: \(Self.reason(error))"
                         ))
+                    record(.assetMediaPlaylist, mediaURL, interstitial: eventID, failure: error, in: &report)
                 }
             }
             return duration
@@ -266,6 +301,38 @@ public struct StreamValidator: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Adds a checked resource whose diagnostics are those added to the report since `start`.
+    private func record(
+        _ kind: CheckedResource.Kind, _ location: String, interstitial: String? = nil, from start: Int,
+        in report: inout Report
+    ) {
+        var checked = CheckedResource(kind: kind, location: location, interstitial: interstitial)
+        for diagnostic in report.diagnostics[start...] { count(diagnostic, into: &checked) }
+        report.checked.append(checked)
+    }
+
+    /// Adds a resource that could not be loaded.
+    private func record(
+        _ kind: CheckedResource.Kind, _ location: String, interstitial: String? = nil, failure: any Error,
+        in report: inout Report
+    ) {
+        report.checked.append(
+            CheckedResource(kind: kind, location: location, interstitial: interstitial, failure: Self.reason(failure)))
+    }
+
+    /// Why a load failed, without the location the message already names.
+    private static func reason(_ error: any Error) -> String {
+        (error as? LoadError)?.message ?? "\(error)"
+    }
+
+    private func count(_ diagnostic: Diagnostic, into checked: inout CheckedResource) {
+        switch diagnostic.severity {
+        case .error: checked.errors += 1
+        case .warning: checked.warnings += 1
+        case .note: break
+        }
+    }
 
     private func add(_ result: ParseResult, location: String, to report: inout Report) {
         report.documents[location] = result.document

@@ -41,9 +41,10 @@ public struct Diagnostic: Hashable, Sendable, Codable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `file:line:column: severity: [RULE] message`.
+    /// `file:line:column: severity: [RULE] message`, with control characters in the file and the
+    /// message escaped (``escapingControls(_:)``), so that the text is safe for a terminal.
     public var description: String {
-        "\(location): \(severity.rawValue): [\(rule.rawValue)] \(message)"
+        Self.escapingControls("\(location): \(severity.rawValue): [\(rule.rawValue)] \(message)")
     }
 
     /// The compiler-style rendering: the summary line, the source line and a caret under the column.

@@ -27,7 +27,7 @@ struct AdminCommand: AsyncParsableCommand {
     @Argument(help: "The verb and its resource (see below).")
     var words: [String]
 
-    @Option(name: .long, help: "The server (default http://127.0.0.1:8080).")
+    @Option(name: .long, help: "The server.")
     var server = "http://127.0.0.1:8080"
 
     @Option(name: .long, help: "The admin token (default: $HLSI_ADMIN_TOKEN).")

@@ -38,9 +38,9 @@ struct GenerateCommand: ParsableCommand {
     func run() throws {
         switch kind {
         case .vod:
-            Output.standardOutput(SyntheticPlaylist.vod(segments: segments, interstitialEvery: interstitialEvery))
+            Output.document(SyntheticPlaylist.vod(segments: segments, interstitialEvery: interstitialEvery).utf8)
         case .live:
-            Output.standardOutput(SyntheticPlaylist.lowLatencyLive(duration: MediaTime(seconds: hours * 3600)))
+            Output.document(SyntheticPlaylist.lowLatencyLive(duration: MediaTime(seconds: hours * 3600)).utf8)
         }
     }
 }

@@ -54,6 +54,6 @@ struct HandoffCommand: AsyncParsableCommand {
             let message = (error as? any JSONPathError)?.rendered(source: to) ?? "error: \(error)"
             throw CommandFailure(message: message, exitCode: 1)
         }
-        print("handed off \(document.url) at \(document.location) to \(to)")
+        Output.standardOutput("handed off \(document.url) at \(document.location) to \(to)\n")
     }
 }

@@ -24,7 +24,9 @@ struct InsertCommand: AsyncParsableCommand {
 
             With --in MASTER --out DIR, every media playlist of the multivariant playlist gets the \
             identical tags; the playlists are written under DIR at their relative paths, and the \
-            files they reference are copied there too.
+            files they reference are copied there too. --in also takes a media playlist: without \
+            --out it is the positional form (standard output or --output); with --out DIR the \
+            playlist is written into DIR with the files it references.
 
             Exit codes: 0 success, 1 the input playlist has errors, 2 usage or I/O failure.
             """
@@ -36,7 +38,9 @@ struct InsertCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Write the result to this file instead of standard output.")
     var output: String?
 
-    @Option(name: .customLong("in"), help: "A multivariant playlist file: insert into all its media playlists.")
+    @Option(
+        name: .customLong("in"),
+        help: "A multivariant playlist file: insert into all its media playlists (a media playlist works too).")
     var input: String?
 
     @Option(name: .customLong("out"), help: "With --in: the directory to write the presentation to.")
@@ -109,8 +113,9 @@ struct InsertCommand: AsyncParsableCommand {
         case (nil, nil): throw ValidationError("give a media playlist, or --in MASTER --out DIR")
         case (.some, .some): throw ValidationError("give either a playlist or --in, not both")
         case (nil, .some):
-            if outputDirectory == nil { throw ValidationError("--in needs --out DIR") }
-            if output != nil { throw ValidationError("--output applies to a single playlist; use --out DIR with --in") }
+            if output != nil, outputDirectory != nil {
+                throw ValidationError("give --output FILE or --out DIR, not both")
+            }
         case (.some, nil):
             if outputDirectory != nil { throw ValidationError("--out applies with --in; use --output FILE") }
         }
@@ -128,7 +133,7 @@ struct InsertCommand: AsyncParsableCommand {
 
     func run() async throws {
         let requests = try makeRequests()
-        if let input, let outputDirectory {
+        if let input {
             try await insertTree(requests, master: input, into: outputDirectory)
             return
         }
@@ -140,13 +145,17 @@ struct InsertCommand: AsyncParsableCommand {
             throw CommandFailure(error)
         }
         try checkInput(result)
-        let inserted = try insert(requests, into: result)
+        try emit(try insert(requests, into: result))
+    }
+
+    /// Writes one inserted playlist to --output, or else to standard output.
+    private func emit(_ inserted: InterstitialInserter.Output) throws {
         let bytes = inserted.document.write()
         if let output {
             try write(bytes, to: output)
             Output.standardError("\(output): inserted \(inserted.events.count) interstitial(s)")
         } else {
-            FileHandle.standardOutput.write(Data(bytes))
+            Output.document(bytes)
         }
     }
 
@@ -238,25 +247,55 @@ struct InsertCommand: AsyncParsableCommand {
 
     // MARK: Presentation
 
-    private func insertTree(_ requests: [InsertionRequest], master: String, into directory: String) async throws {
-        let fileManager = FileManager.default
-        guard let data = fileManager.contents(atPath: master) else {
-            throw CommandFailure(message: "\(master): error: [load-file-unreadable] cannot read the file", exitCode: 2)
+    /// `--in`: a multivariant playlist and all its media playlists into `--out DIR`; a media
+    /// playlist like the positional form (to `--output` or standard output), or into `--out DIR`
+    /// with the media it references.
+    private func insertTree(_ requests: [InsertionRequest], master: String, into directory: String?) async throws {
+        let masterResult: ParseResult
+        let data: [UInt8]
+        do {
+            let loaded = try await PlaylistLoader.withLoader { try await $0.loadPlaylist(master) }
+            (data, masterResult) = (loaded.0.bytes, loaded.1)
+        } catch let error as LoadError {
+            throw CommandFailure(error)
         }
-        let masterResult = PlaylistParser.parse([UInt8](data), options: ParseOptions(file: master))
         try checkInput(masterResult)
-        guard case .multivariant(let multivariant) = masterResult.playlist else {
+        let uris: [String]
+        switch masterResult.playlist {
+        case .media:
+            guard let directory else {
+                try emit(try insert(requests, into: masterResult))
+                return
+            }
+            // The presentation is this one playlist, written into DIR under its own name.
+            try insertFiles(
+                requests, uris: [(master as NSString).lastPathComponent], master: master, masterBytes: nil,
+                into: directory)
+            return
+        case .multivariant(let multivariant):
+            var list: [String] = []
+            for uri in multivariant.variants.map(\.uri) + multivariant.iFrameVariants.map(\.uri)
+                + multivariant.renditions.compactMap(\.uri) where !list.contains(uri)
+            {
+                list.append(uri)
+            }
+            uris = list
+        }
+        guard let directory else {
             throw CommandFailure(
-                message: "\(master): --in needs a multivariant playlist; give a media playlist as the argument instead",
+                message: "\(master): a multivariant playlist needs --out DIR to write its media playlists to",
                 exitCode: 2)
         }
+        try insertFiles(requests, uris: uris, master: master, masterBytes: data, into: directory)
+    }
+
+    /// Inserts into the media playlists `uris` (relative to `master`), writes them under `directory`
+    /// with the multivariant playlist (`masterBytes`, unchanged) and copies the media they reference.
+    private func insertFiles(
+        _ requests: [InsertionRequest], uris: [String], master: String, masterBytes: [UInt8]?, into directory: String
+    ) throws {
+        let fileManager = FileManager.default
         let base = (master as NSString).deletingLastPathComponent
-        var uris: [String] = []
-        for uri in multivariant.variants.map(\.uri) + multivariant.iFrameVariants.map(\.uri)
-            + multivariant.renditions.compactMap(\.uri) where !uris.contains(uri)
-        {
-            uris.append(uri)
-        }
         var fixed = requests
         var copies: Set<String> = []
         for uri in uris {
@@ -294,8 +333,10 @@ struct InsertCommand: AsyncParsableCommand {
                 }
             }
         }
-        let masterName = (master as NSString).lastPathComponent
-        try write([UInt8](data), to: (directory as NSString).appendingPathComponent(masterName))
+        if let masterBytes {
+            let masterName = (master as NSString).lastPathComponent
+            try write(masterBytes, to: (directory as NSString).appendingPathComponent(masterName))
+        }
         let sourceRoot = (base.isEmpty ? "." : base)
         for relative in copies.sorted() {
             let from = (sourceRoot as NSString).appendingPathComponent(relative)

@@ -10,7 +10,10 @@ struct InspectCommand: AsyncParsableCommand {
         abstract: "Summarize a playlist: kind, version, durations, dates, variants and date ranges.",
         discussion: """
             Reads a Media or Multivariant Playlist from a file or an http(s) URL. Diagnostics go to \
-            standard error as `path:line:column: severity: [rule] message` with the source line.
+            standard error as `path:line:column: severity: [rule] message` with the source line. \
+            --json prints {"file","url","kind","playlist","diagnostics"}, also when the playlist \
+            cannot be loaded (then url, kind and playlist are null and the failure is a diagnostic \
+            of rule load-CODE).
 
             Exit codes: 0 no errors, 1 the playlist has errors, 2 usage or I/O failure.
             """
@@ -34,6 +37,12 @@ struct InspectCommand: AsyncParsableCommand {
         do {
             (resource, result) = try await PlaylistLoader.withLoader { try await $0.loadPlaylist(location) }
         } catch let error as LoadError {
+            if json {
+                let report = InspectReport(
+                    file: location, url: nil, kind: nil, playlist: nil, diagnostics: [error.diagnostic])
+                Output.standardOutput(try Output.json(report))
+                throw ExitCode(error.isContentError ? 1 : 2)
+            }
             throw CommandFailure(error)
         }
         if json {
@@ -51,11 +60,24 @@ struct InspectCommand: AsyncParsableCommand {
     }
 }
 
-/// The JSON form of `hlsi inspect --json`.
+/// The JSON form of `hlsi inspect --json`: the same keys when the playlist cannot be loaded, with
+/// `url`, `kind` and `playlist` null and the failure as a diagnostic of rule `load-CODE`.
 struct InspectReport: Encodable {
     var file: String
-    var url: String
-    var kind: String
-    var playlist: Playlist
+    var url: String?
+    var kind: String?
+    var playlist: Playlist?
     var diagnostics: [Diagnostic]
+
+    private enum CodingKeys: String, CodingKey { case file, url, kind, playlist, diagnostics }
+
+    /// Encodes every key, `null` included.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(file, forKey: .file)
+        try container.encode(url, forKey: .url)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(playlist, forKey: .playlist)
+        try container.encode(diagnostics, forKey: .diagnostics)
+    }
 }

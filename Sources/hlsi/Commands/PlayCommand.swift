@@ -48,7 +48,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Wait for a session handed off to this URL (http://host:port/handoff/NAME) and play it.")
     var receive: String?
 
-    @Option(name: .long, help: "Seconds --receive waits for a session (default 300).")
+    @Option(name: .long, help: "Seconds --receive waits for a session.")
     var receiveTimeout: Double = 300
 
     @Option(name: .long, help: "The audio to select: LANG[,CHARACTERISTIC...] (default: the DEFAULT=YES rendition).")
@@ -81,7 +81,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Load playlists and asset lists only, not media segments.")
     var noSegments = false
 
-    @Option(name: .long, help: "Seconds before an event at which its asset list is requested (default 10).")
+    @Option(name: .long, help: "Seconds before an event at which its asset list is requested.")
     var lookahead: Double = 10
 
     @Option(name: .long, help: "The _HLS_primary_id to send (default: a new UUID).")
@@ -136,7 +136,7 @@ struct PlayCommand: AsyncParsableCommand {
 
         var session: PlaybackSession?
         if let receive {
-            FileHandle.standardError.write(Data("waiting for a session at \(receive)\n".utf8))
+            Output.standardError("waiting for a session at \(receive)")
             do {
                 session = try await Player.receiveSession(
                     from: receive, timeout: .nanoseconds(MediaTime(seconds: receiveTimeout).nanoseconds))
@@ -187,7 +187,11 @@ struct PlayCommand: AsyncParsableCommand {
                     let time = Double(coordinator.referenceTime(ofPlayerTime: event.time)) / 1e9
                     event.fields.append(("groupTime", .number((time * 1000).rounded() / 1000)))
                 }
-                FileHandle.standardOutput.write(Data(((json ? event.json : event.description) + "\n").utf8))
+                if json {
+                    Output.document(Array((event.json + "\n").utf8))
+                } else {
+                    Output.standardOutput(event.description + "\n")
+                }
             }
         }
         if let coordinator, let groupSize {

@@ -16,9 +16,12 @@ struct ScheduleCommand: AsyncParsableCommand {
             against the playlist; files work too), so that asset durations count; a list that fails \
             to load makes its event play nothing (R7).
 
-            JSON: {"events":[{"id","start","resumeTime",…}],"items":[{"kind","id","primary":[s,e],\
-            "playout":[s,e],"integrated":[s,e]}],"durations":{"primary","playout","integrated"}}, \
-            in seconds; durations are null for live.
+            JSON: {"location","events":[{"id","start","resumeTime",…}],"items":[{"kind","id",\
+            "primary":[s,e],"playout":[s,e],"integrated":[s,e]}],"durations":{"primary","playout",\
+            "integrated"},"live","warnings":[…],"diagnostics":[…]}, in seconds; durations are null for \
+            live. The diagnostics are the playlist's errors; when it cannot be loaded, the same keys \
+            are printed with no events or items, null durations and live, and the failure as a \
+            diagnostic of rule load-CODE.
 
             Exit codes: 0 success, 1 the playlist has errors, 2 usage or I/O failure.
             """
@@ -34,13 +37,30 @@ struct ScheduleCommand: AsyncParsableCommand {
     var resolve = false
 
     func run() async throws {
-        let computed = try await Self.load(location, resolve: resolve)
-        if json {
-            Output.standardOutput(computed.schedule.jsonDocument)
-        } else {
+        guard json else {
+            let computed = try await Self.load(location, resolve: resolve)
             Output.standardOutput(ScheduleTable(schedule: computed.schedule).text)
+            if computed.hasErrors { throw ExitCode(1) }
+            return
         }
-        if computed.hasErrors { throw ExitCode(1) }
+        // JSON is printed whatever happens, a failure to load included.
+        do {
+            let computed = try await PlaylistLoader.withLoader { loader in
+                try await Self.compute(location, resolve: resolve, loader: loader)
+            }
+            Output.standardOutput(
+                try Output.json(
+                    ScheduleReport(
+                        location: location, document: ScheduleDocument(computed.schedule),
+                        warnings: computed.warnings, diagnostics: computed.errors)))
+            if !computed.errors.isEmpty { throw ExitCode(1) }
+        } catch let error as LoadError {
+            Output.standardOutput(try Output.json(ScheduleReport(location: location, failure: error.diagnostic)))
+            throw ExitCode(error.isContentError ? 1 : 2)
+        } catch let error as PresentationLoader.PresentationError {
+            Output.standardOutput(try Output.json(ScheduleReport(location: location, failure: Self.diagnostic(error))))
+            throw ExitCode(1)
+        }
     }
 
     /// Computes the schedule for a command: load errors become command failures, warnings go to
@@ -48,16 +68,33 @@ struct ScheduleCommand: AsyncParsableCommand {
     static func load(
         _ location: String, resolve: Bool
     ) async throws -> (schedule: InterstitialSchedule, hasErrors: Bool) {
-        let computed: (schedule: InterstitialSchedule, warnings: [String], hasErrors: Bool)
+        let computed: (schedule: InterstitialSchedule, warnings: [String], errors: [Diagnostic])
         do {
             computed = try await PlaylistLoader.withLoader { loader in
                 try await compute(location, resolve: resolve, loader: loader)
             }
         } catch let error as LoadError {
             throw CommandFailure(error)
+        } catch let error as PresentationLoader.PresentationError {
+            throw CommandFailure(message: Self.diagnostic(error).description, exitCode: 1)
         }
         for warning in computed.warnings { Output.standardError("warning: \(warning)") }
-        return (computed.schedule, computed.hasErrors)
+        return (computed.schedule, !computed.errors.isEmpty)
+    }
+
+    /// A presentation without a primary media playlist, as a diagnostic of rule `load-no-variant` or
+    /// `load-not-a-media-playlist` on the playlist as a whole (line 0).
+    static func diagnostic(_ error: PresentationLoader.PresentationError) -> Diagnostic {
+        switch error {
+        case .noVariant(let location):
+            Diagnostic(
+                .error, "load-no-variant", at: SourceLocation(file: location, line: 0, column: 0),
+                "the multivariant playlist has no variant stream, so there is no primary media playlist")
+        case .notMediaPlaylist(let location):
+            Diagnostic(
+                .error, "load-not-a-media-playlist", at: SourceLocation(file: location, line: 0, column: 0),
+                "expected a media playlist, found a multivariant playlist")
+        }
     }
 
     /// Loads the presentation (and with `resolve`, the asset lists) with ``PresentationLoader`` and
@@ -65,20 +102,10 @@ struct ScheduleCommand: AsyncParsableCommand {
     static func compute(
         _ location: String, resolve: Bool, loader: PlaylistLoader
     ) async throws
-        -> (schedule: InterstitialSchedule, warnings: [String], hasErrors: Bool)
+        -> (schedule: InterstitialSchedule, warnings: [String], errors: [Diagnostic])
     {
-        let presentation: PresentationLoader.Presentation
-        do {
-            presentation = try await PresentationLoader(fetcher: loader).load(
-                location, options: .init(loadsAssetLists: resolve))
-        } catch let error as PresentationLoader.PresentationError {
-            switch error {
-            case .noVariant(let location):
-                throw CommandFailure(message: "\(location): the multivariant playlist has no variant", exitCode: 1)
-            case .notMediaPlaylist(let location):
-                throw CommandFailure(message: "\(location): not a media playlist", exitCode: 1)
-            }
-        }
+        let presentation = try await PresentationLoader(fetcher: loader).load(
+            location, options: .init(loadsAssetLists: resolve))
         var warnings = presentation.renditionFailures.map { failure in
             "audio rendition \(failure.url) is left out of snapping (R6): \(failure.error)"
         }
@@ -91,7 +118,11 @@ struct ScheduleCommand: AsyncParsableCommand {
         for event in schedule.events {
             if let problem = event.problem { warnings.append("\"\(event.id)\" is not scheduled: \(problem)") }
         }
-        return (schedule, warnings, presentation.hasErrors)
+        let errors =
+            ((presentation.multivariant?.result.diagnostics ?? [])
+            + presentation.primaryPlaylist.result
+            .diagnostics).filter { $0.severity == .error }
+        return (schedule, warnings, errors)
     }
 }
 
@@ -134,5 +165,73 @@ struct ScheduleTable {
                 column == row.count - 1 ? cell : cell.padding(toLength: widths[column] + 2, withPad: " ", startingAt: 0)
             }.joined()
         }.joined(separator: "\n") + "\n"
+    }
+}
+
+/// The JSON form of `hlsi schedule --json`: the schedule's document (``ScheduleDocument``, the
+/// server's `timeline.json`) with the location, the warnings and the playlist's errors; the same
+/// keys when the playlist cannot be loaded.
+struct ScheduleReport: Encodable {
+    var location: String
+    var events: [ScheduleDocument.Event]
+    var items: [ScheduleDocument.Item]
+    var durations: Durations
+    var live: Bool?
+    var warnings: [String]
+    var diagnostics: [Diagnostic]
+
+    /// The report of a computed schedule.
+    init(location: String, document: ScheduleDocument, warnings: [String], diagnostics: [Diagnostic]) {
+        self.location = location
+        events = document.events
+        items = document.items
+        durations = Durations(
+            primary: document.durations.primary, playout: document.durations.playout,
+            integrated: document.durations.integrated)
+        live = document.live
+        self.warnings = warnings
+        self.diagnostics = diagnostics
+    }
+
+    /// The report of a playlist that gave no schedule.
+    init(location: String, failure: Diagnostic) {
+        self.location = location
+        events = []
+        items = []
+        durations = Durations(primary: nil, playout: nil, integrated: nil)
+        live = nil
+        warnings = []
+        diagnostics = [failure]
+    }
+
+    /// The three durations in seconds, `null` when indefinite or unknown.
+    struct Durations: Encodable {
+        var primary: Double?
+        var playout: Double?
+        var integrated: Double?
+
+        private enum CodingKeys: String, CodingKey { case primary, playout, integrated }
+
+        /// Encodes every key, `null` included.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(primary, forKey: .primary)
+            try container.encode(playout, forKey: .playout)
+            try container.encode(integrated, forKey: .integrated)
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case location, events, items, durations, live, warnings, diagnostics }
+
+    /// Encodes every key, `null` included.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(location, forKey: .location)
+        try container.encode(events, forKey: .events)
+        try container.encode(items, forKey: .items)
+        try container.encode(durations, forKey: .durations)
+        try container.encode(live, forKey: .live)
+        try container.encode(warnings, forKey: .warnings)
+        try container.encode(diagnostics, forKey: .diagnostics)
     }
 }

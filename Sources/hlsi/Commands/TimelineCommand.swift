@@ -50,7 +50,14 @@ struct TimelineCommand: AsyncParsableCommand {
         }
         if ansi {
             let terminal = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-            Output.standardOutput(TimelinePicture.ansi(computed.schedule, width: width, colors: terminal))
+            // The picture names the events: with an ID that has control characters it is drawn without
+            // colors and written escaped, like all text from the input.
+            let plainIDs = !computed.schedule.events.contains { Output.hasControls($0.id) }
+            if terminal && plainIDs {
+                Output.document(TimelinePicture.ansi(computed.schedule, width: width, colors: true).utf8)
+            } else {
+                Output.standardOutput(TimelinePicture.ansi(computed.schedule, width: width, colors: false))
+            }
         }
         if computed.hasErrors { throw ExitCode(1) }
     }

@@ -13,7 +13,13 @@ struct ValidateCommand: AsyncParsableCommand {
             warning; `hlsi rules` lists them all. --recursive follows a multivariant playlist to its \
             media playlists and every interstitial's asset list and assets. --watch N reloads a live \
             playlist N times at its target duration and checks that date ranges never change or vanish \
-            too early.
+            too early. With --recursive or --watch the summary says how many playlists, asset lists \
+            and assets were checked; --verbose lists each one with its result.
+
+            JSON (--format json), also when the playlist cannot be loaded: {"location", "errors", \
+            "warnings", "diagnostics": [{"severity","rule","file","line","column","message"}], \
+            "notes", "checked": [{"kind","location","interstitial","errors","warnings","failure",\
+            "result"}]}; a load failure is a diagnostic of rule load-CODE at line 0.
 
             Exit codes: 0 no errors, 1 errors, 2 usage or I/O failure.
             """
@@ -32,6 +38,9 @@ struct ValidateCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Follow media playlists, asset lists and assets, and check the cross-playlist rules.")
     var recursive = false
 
+    @Flag(name: .long, help: "List every playlist, asset list and asset checked, with its result.")
+    var verbose = false
+
     @Option(
         name: .long, help: "Reload a live media playlist this many times (at most 10000), checking the reload rules.")
     var watch: Int?
@@ -48,7 +57,8 @@ struct ValidateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let report: StreamValidator.Report
+        var report: StreamValidator.Report
+        var failure: LoadError?
         do {
             report = try await PlaylistLoader.withLoader { loader in
                 let validator = StreamValidator(loader: loader)
@@ -59,29 +69,59 @@ struct ValidateCommand: AsyncParsableCommand {
                 return try await validator.validate(location, recursive: recursive)
             }
         } catch let error as LoadError {
-            throw CommandFailure(error)
+            // The starting playlist cannot be loaded: a report with that one failure.
+            failure = error
+            report = StreamValidator.Report()
+            report.diagnostics = [error.diagnostic]
+            report.checked = [
+                StreamValidator.CheckedResource(kind: .playlist, location: location, failure: error.message)
+            ]
         }
         switch format {
         case .json:
-            Output.standardOutput(try Output.json(ValidateReport(diagnostics: report.diagnostics, notes: report.notes)))
+            Output.standardOutput(try Output.json(ValidateReport(location: location, report: report)))
         case .text:
+            if let failure { throw CommandFailure(failure) }
             var text = ""
             for diagnostic in report.diagnostics {
                 text += Output.render([diagnostic], document: report.documents[diagnostic.location.file])
             }
             Output.standardOutput(text)
             for note in report.notes { Output.standardError("note: \(note)") }
+            if verbose {
+                for checked in report.checked { Output.standardError("checked \(checked.summary)") }
+            }
+            if recursive || watch != nil || verbose {
+                Output.standardError("checked \(report.checked.countSummary)")
+            }
             let errors = report.diagnostics.filter { $0.severity == .error }.count
             let warnings = report.diagnostics.filter { $0.severity == .warning }.count
             Output.standardError(
                 "\(location): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
         }
+        if let failure { throw ExitCode(failure.isContentError ? 1 : 2) }
         if report.hasErrors { throw ExitCode(1) }
     }
 }
 
-/// The JSON form of `hlsi validate --format json`.
+/// The JSON form of `hlsi validate --format json`, the same for every run, a load failure included:
+/// the location asked for, the error and warning counts, every diagnostic (a failure to load the
+/// playlist is one of rule `load-CODE`), the notes, and every playlist, asset list and asset checked
+/// with its result.
 struct ValidateReport: Encodable {
+    var location: String
+    var errors: Int
+    var warnings: Int
     var diagnostics: [Diagnostic]
     var notes: [String]
+    var checked: [StreamValidator.CheckedResource]
+
+    init(location: String, report: StreamValidator.Report) {
+        self.location = location
+        errors = report.diagnostics.filter { $0.severity == .error }.count
+        warnings = report.diagnostics.filter { $0.severity == .warning }.count
+        diagnostics = report.diagnostics
+        notes = report.notes
+        checked = report.checked
+    }
 }

@@ -22,15 +22,38 @@ struct CommandFailure: Error {
 }
 
 /// Writing to the terminal.
+///
+/// Text for people (summaries, tables, diagnostics, messages) goes through ``standardOutput(_:)`` and
+/// ``standardError(_:terminator:)``, which write every control character but the line feed the way
+/// diagnostics quote input (`\t`, `\r`, `\u{1B}`: ``Diagnostic/escapingControls(_:)``), so that a
+/// playlist, a file name or a server's answer never drives the terminal. Documents (playlists,
+/// JSON, a colored picture made here) go through ``document(_:)`` byte for byte.
 enum Output {
-    /// Writes text and a terminator (a newline by default) to standard error.
+    /// Writes text and a terminator (a newline by default) to standard error, control characters escaped.
     static func standardError(_ text: String, terminator: String = "\n") {
-        FileHandle.standardError.write(Data((text + terminator).utf8))
+        FileHandle.standardError.write(Data((terminal(text) + terminator).utf8))
     }
 
-    /// Writes text to standard output without buffering surprises.
+    /// Writes text to standard output, control characters escaped.
     static func standardOutput(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        FileHandle.standardOutput.write(Data(terminal(text).utf8))
+    }
+
+    /// Writes a document (a playlist, JSON, a picture with its own color codes) to standard output as it is.
+    static func document(_ bytes: some Sequence<UInt8>) {
+        FileHandle.standardOutput.write(Data(bytes))
+    }
+
+    /// `text` with every control character except the line feed escaped, lines kept.
+    static func terminal(_ text: String) -> String {
+        guard hasControls(text) else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { Diagnostic.escapingControls(String($0)) }.joined(separator: "\n")
+    }
+
+    /// Whether `text` has a control character other than the line feed.
+    static func hasControls(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0 != "\n" && AttributeGrammar.isControl($0) }
     }
 
     /// Renders diagnostics like a compiler, with a bounded window of the source line and a caret.

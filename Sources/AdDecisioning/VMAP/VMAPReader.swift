@@ -1,0 +1,138 @@
+import HLSPlaylist
+
+/// Reads IAB VMAP 1.0 documents (`<vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap">`).
+///
+/// Elements are matched by local name, whatever the prefix. Inline `<vmap:VASTAdData>` is read
+/// with ``VASTReader``; if it cannot be read the break keeps no source and a note says why.
+public struct VMAPReader: Sendable {
+    /// The VAST reader for inline VAST, with its limits (also used for the XML).
+    public var vastReader: VASTReader
+    /// The most breaks read.
+    public var maximumBreaks: Int
+
+    /// Creates a reader.
+    public init(vastReader: VASTReader = VASTReader(), maximumBreaks: Int = 256) {
+        self.vastReader = vastReader
+        self.maximumBreaks = maximumBreaks
+    }
+
+    /// Reads a VMAP document.
+    ///
+    /// - Throws: ``VASTError``: `vast-xml`/`vast-limit` for bad XML, `vast-schema` when the root is
+    ///   not `VMAP`, `vast-version` for a major version other than 1.
+    public func read(_ bytes: some Collection<UInt8>) throws(VASTError) -> VMAPDocument {
+        let root = try XMLTreeBuilder.parse(bytes, limits: vastReader.limits.xml)
+        guard root.localName == "VMAP" else {
+            throw VASTError(.schema, at: root.location, "the root element is <\(root.name)>, not <vmap:VMAP>")
+        }
+        let version = root.attribute("version") ?? ""
+        guard version.split(separator: ".").first == "1" else {
+            throw VASTError(.version, at: root.location, "VMAP version '\(version)' is not supported (1.0 is)")
+        }
+        var document = VMAPDocument(version: version)
+        for child in root.children {
+            guard child.localName == "AdBreak" else {
+                if child.localName != "Extensions" {
+                    document.notes.append(
+                        VASTNote(
+                            "vast-unknown-element", at: child.location,
+                            "unknown element <\(child.name)> in <\(root.name)> ignored"))
+                }
+                continue
+            }
+            guard document.breaks.count < maximumBreaks else {
+                document.notes.append(
+                    VASTNote("vast-limit", at: child.location, "more than \(maximumBreaks) breaks; skipped"))
+                continue
+            }
+            if let adBreak = adBreak(child, notes: &document.notes) { document.breaks.append(adBreak) }
+        }
+        return document
+    }
+
+    /// Reads a VMAP document from its text.
+    public func read(_ text: String) throws(VASTError) -> VMAPDocument {
+        try read(Array(text.utf8))
+    }
+
+    private func adBreak(_ node: XMLNode, notes: inout [VASTNote]) -> VMAPAdBreak? {
+        guard let text = node.attribute("timeOffset"), let offset = VMAPTimeOffset(text) else {
+            notes.append(
+                VASTNote("vast-bad-value", at: node.location, "<\(node.name)> has no readable timeOffset; skipped"))
+            return nil
+        }
+        var adBreak = VMAPAdBreak(
+            timeOffset: offset, breakType: node.attribute("breakType") ?? "linear", location: node.location)
+        adBreak.breakId = node.attribute("breakId")
+        if let repeatText = node.attribute("repeatAfter") {
+            adBreak.repeatAfter = VASTClock.parse(repeatText)
+            if adBreak.repeatAfter == nil || adBreak.repeatAfter! <= .zero {
+                adBreak.repeatAfter = nil
+                notes.append(VASTNote("vast-bad-value", at: node.location, "repeatAfter=\"\(repeatText)\" ignored"))
+            }
+        }
+        for child in node.children {
+            switch child.localName {
+            case "AdSource": adBreak.adSource = adSource(child, notes: &notes)
+            case "TrackingEvents":
+                for tracking in child.children where tracking.localName == "Tracking" {
+                    if let event = tracking.attribute("event"), let url = tracking.value, adBreak.tracking.count < 256 {
+                        adBreak.tracking.append(VASTTracking(event: event, url: url))
+                    }
+                }
+            case "Extensions":
+                adBreak.extensions = child.children.prefix(64).map(\.xmlText)
+            default:
+                notes.append(
+                    VASTNote(
+                        "vast-unknown-element", at: child.location,
+                        "unknown element <\(child.name)> in <\(node.name)> ignored"))
+            }
+        }
+        return adBreak
+    }
+
+    private func adSource(_ node: XMLNode, notes: inout [VASTNote]) -> VMAPAdSource? {
+        func flag(_ name: String) -> Bool? {
+            node.attribute(name).map { $0.lowercased() == "true" || $0 == "1" }
+        }
+        let allowMultiple = flag("allowMultipleAds") ?? true
+        let follow = flag("followRedirects") ?? true
+        for child in node.children {
+            switch child.localName {
+            case "VASTAdData", "VASTData":
+                guard let vast = child.child(named: "VAST") else {
+                    notes.append(VASTNote("vast-schema", at: child.location, "<\(child.name)> holds no <VAST>"))
+                    return nil
+                }
+                do {
+                    let document = try vastReader.read(root: vast)
+                    notes += document.notes
+                    return VMAPAdSource(
+                        id: node.attribute("id"), allowMultipleAds: allowMultiple, followRedirects: follow,
+                        content: .vast(document))
+                } catch {
+                    notes.append(
+                        VASTNote(error.code.rawValue, at: error.location, "inline VAST skipped: \(error.message)"))
+                    return nil
+                }
+            case "AdTagURI":
+                guard let url = child.value else { continue }
+                return VMAPAdSource(
+                    id: node.attribute("id"), allowMultipleAds: allowMultiple, followRedirects: follow,
+                    content: .adTagURI(url, templateType: child.attribute("templateType")))
+            case "CustomAdData":
+                return VMAPAdSource(
+                    id: node.attribute("id"), allowMultipleAds: allowMultiple, followRedirects: follow,
+                    content: .custom(child.trimmedText, templateType: child.attribute("templateType")))
+            default:
+                notes.append(
+                    VASTNote(
+                        "vast-unknown-element", at: child.location,
+                        "unknown element <\(child.name)> in <\(node.name)> ignored"))
+            }
+        }
+        notes.append(VASTNote("vast-schema", at: node.location, "<\(node.name)> has no ad data"))
+        return nil
+    }
+}
