@@ -12,6 +12,9 @@ let package = Package(
         .library(name: "PlaybackEngine", targets: ["PlaybackEngine"]),
         .library(name: "InterstitialPlayback", targets: ["InterstitialPlayback"]),
         .library(name: "InterstitialServer", targets: ["InterstitialServer"]),
+        .library(name: "SCTE35", targets: ["SCTE35"]),
+        .library(name: "AdDecisioning", targets: ["AdDecisioning"]),
+        .library(name: "MediaTiming", targets: ["MediaTiming"]),
         .executable(name: "hlsi", targets: ["hlsi"]),
     ],
     dependencies: [
@@ -42,6 +45,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Pure core: SCTE 35 splice_info_section decoding, encoding and rendering. No I/O.
+        .target(name: "SCTE35"),
+        // Pure core: VAST/VMAP reading, wrapper resolution, creative selection, macros, SVTA signaling. No I/O.
+        .target(name: "AdDecisioning", dependencies: ["HLSPlaylist", "HLSInterstitials"]),
+        // Pure core: segment timing from fMP4, MPEG-TS and packed audio (boxes, packets, frame headers). No I/O.
+        .target(name: "MediaTiming"),
         // Pure core: the coordinated-group protocol, its hub as a value, and hand-off sessions. No I/O.
         .target(name: "PlaybackCoordination", dependencies: ["HLSPlaylist", "HLSInterstitials"]),
         // Pure core: the playback engine, a state machine (inputs in, actions out) on the schedule. No I/O.
@@ -92,6 +101,8 @@ let package = Package(
                 "InterstitialServer",
                 "InterstitialPlayback",
                 "PlaybackCoordination",
+                "SCTE35",
+                "MediaTiming",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -106,6 +117,12 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(
+            name: "SCTE35Tests",
+            dependencies: ["SCTE35", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
+        .testTarget(name: "AdDecisioningTests", dependencies: ["AdDecisioning", "HLSInterstitials", "HLSPlaylist"]),
+        .testTarget(name: "MediaTimingTests", dependencies: ["MediaTiming"]),
         .testTarget(
             name: "HLSInterstitialsTests",
             dependencies: ["HLSInterstitials", "HLSPlaylist"]

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Builds two libFuzzer targets with AddressSanitizer and fuzzes each for half of a bounded time:
+# Builds four libFuzzer targets with AddressSanitizer and fuzzes each for a quarter of a bounded time:
 # - playlist-fuzzer (Fuzz/PlaylistFuzzer.swift): the playlist parser, the validators, the schedule
 #   and the integrated timeline, over the test fixtures and Fuzz/seeds;
 # - admin-fuzzer (Fuzz/AdminFuzzer.swift): the admin API's JSON bodies (Break, BreakSchedule, Ad,
-#   InsertionRequest) and asset-list query parameters, over Fuzz/admin-seeds.
-# Usage: Fuzz/run.sh [SECONDS]   (default 60; each target gets half). Exits non-zero on a crash; each
+#   InsertionRequest) and asset-list query parameters, over Fuzz/admin-seeds;
+# - scte35-fuzzer (Fuzz/SCTE35Fuzzer.swift): the SCTE-35 decoder and encoder, over Fuzz/scte35-seeds;
+# - media-fuzzer (Fuzz/MediaTimingFuzzer.swift): the media timing reader (fMP4, MPEG-TS, packed
+#   audio), over Fuzz/media-seeds.
+# Usage: Fuzz/run.sh [SECONDS]   (default 60; each target gets a quarter). Exits non-zero on a crash; each
 # target is limited to 2 GB of RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-half=$(((seconds + 1) / 2))
+part=$(((seconds + 3) / 4))
 out=.build/fuzz
-mkdir -p "$out" Fuzz/corpus-run Fuzz/corpus-admin
+mkdir -p "$out" Fuzz/corpus-run Fuzz/corpus-admin Fuzz/corpus-scte35 Fuzz/corpus-media
 # One module per target: the sources lose their imports of the package's own modules.
 strip() {
     local directory="$1"
@@ -31,9 +34,19 @@ swiftc "${flags[@]}" -module-name PlaylistFuzz \
 swiftc "${flags[@]}" -module-name AdminFuzz \
     $(find Sources/HLSPlaylist -name '*.swift') "$out"/interstitials/*.swift "$out"/model/*.swift \
     Fuzz/AdminFuzzer.swift -o "$out/admin-fuzzer"
+swiftc "${flags[@]}" -module-name SCTE35Fuzz $(find Sources/SCTE35 -name '*.swift') Fuzz/SCTE35Fuzzer.swift \
+    -o "$out/scte35-fuzzer"
+swiftc "${flags[@]}" -module-name MediaTimingFuzz $(find Sources/MediaTiming -name '*.swift') \
+    Fuzz/MediaTimingFuzzer.swift -o "$out/media-fuzzer"
 cp Tests/Fixtures/playlists/*.m3u8 Tests/Fixtures/invalid/*.m3u8 Fuzz/seeds/* Fuzz/corpus-run/
 cp Fuzz/admin-seeds/* Fuzz/corpus-admin/
-"$out/playlist-fuzzer" Fuzz/corpus-run -max_total_time="$half" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+cp Fuzz/scte35-seeds/* Fuzz/corpus-scte35/
+cp Fuzz/media-seeds/* Fuzz/corpus-media/
+"$out/playlist-fuzzer" Fuzz/corpus-run -max_total_time="$part" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix=Fuzz/
-"$out/admin-fuzzer" Fuzz/corpus-admin -max_total_time="$half" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+"$out/admin-fuzzer" Fuzz/corpus-admin -max_total_time="$part" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix=Fuzz/admin-
+"$out/scte35-fuzzer" Fuzz/corpus-scte35 -max_total_time="$part" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix=Fuzz/scte35-
+"$out/media-fuzzer" Fuzz/corpus-media -max_total_time="$part" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix=Fuzz/media-

@@ -10,9 +10,11 @@ import HLSInterstitials
 /// it uses and why. For tests it keeps a trace of the player's interstitial events in
 /// `window.trace`.
 enum DemoPage {
-    /// The folder of the page's files in the build's resources.
+    /// The folder of the page's files: the build's resources, or `HLSI_PAGE_DIRECTORY` (for working
+    /// on the page without rebuilding).
     static var directory: String? {
-        Bundle.module.resourceURL?.appendingPathComponent("page").path
+        if let folder = ProcessInfo.processInfo.environment["HLSI_PAGE_DIRECTORY"], !folder.isEmpty { return folder }
+        return Bundle.module.resourceURL?.appendingPathComponent("page").path
     }
 
     /// The page for `configuration`, with `hlsjs` the URL the page imports hls.js from (nil: none).
