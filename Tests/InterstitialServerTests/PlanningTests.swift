@@ -39,15 +39,43 @@ struct PlanningTests {
         #expect(loop.window(at: epoch + MediaTime(seconds: 83.9)).text == crossing.text)
     }
 
-    @Test("Every rendition loops with the same length, so their dates agree (the audio's last 21 ms are left out)")
+    @Test("Every rendition loops with the same length, so their dates agree (audio segments end where video's do)")
     func renditionsShareLoopDates() throws {
         let audio = try demoMedia("audio-fr/main.m3u8")
-        #expect(audio.segments.count == 21)
+        // 1875 AAC frames: exactly 40 s, in segments of 2.005333 and 1.984 s.
+        #expect(audio.segments.count == 20)
+        #expect(abs((audio.segments.last?.endTime.seconds ?? 0) - 40) < 0.001)
         let loop = try #require(
             LiveLoop(source: audio, loopDuration: MediaTime(seconds: 40), epoch: epoch, windowSegments: 6))
         #expect(loop.segments.count == 20)
         let window = loop.window(at: epoch + MediaTime(seconds: 83))
         #expect(window.text.contains("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:01:20.000Z\n"))
+    }
+
+    @Test("fMP4 loops run their timestamps on: no discontinuity, each later loop's segments ask to be moved")
+    func liveLoopContinuousTimestamps() throws {
+        let video = try demoMedia("video/main.m3u8")
+        let loop = try #require(
+            LiveLoop(
+                source: video, loopDuration: MediaTime(seconds: 40), epoch: epoch, windowSegments: 6,
+                timescale: 12_800))
+        // 83 s in: loop 1's last segments, then loop 2 from 80 s.
+        let crossing = loop.window(at: epoch + MediaTime(seconds: 83))
+        #expect(!crossing.text.contains("DISCONTINUITY"))
+        #expect(crossing.text.components(separatedBy: "#EXT-X-MAP:").count == 2)
+        #expect(crossing.text.contains("seg019.m4s?shift=512000\n"))  // loop 1: 40 s × 12800
+        #expect(
+            crossing.text.contains(
+                "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:01:20.000Z\n#EXTINF:2.000000,\nseg000.m4s?shift=1024000\n"))
+        let parsed = PlaylistParser.parse(crossing.text)
+        #expect(!parsed.hasErrors, "\(parsed.diagnostics)")
+        // Loop 0 is served as it is.
+        #expect(loop.window(at: epoch + MediaTime(seconds: 13)).text.contains("seg000.m4s\n"))
+        // A loop that is not a whole number of ticks keeps its discontinuities.
+        let uneven = try #require(
+            LiveLoop(
+                source: video, loopDuration: MediaTime(seconds: 39.99), epoch: epoch, windowSegments: 6, timescale: 7))
+        #expect(uneven.window(at: epoch + MediaTime(seconds: 83)).text.contains("#EXT-X-DISCONTINUITY\n"))
     }
 
     func liveState(cadence: BreakSchedule.Cadence) -> StoredState {

@@ -110,7 +110,8 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
                 timelineOccupancy: event.event.timelineOccupancy.attributeValue,
                 supplementsPrimaryContent: event.event.supplementsPrimaryContent,
                 date: event.event.date?.iso8601, assetURI: event.event.assetURI, assetList: event.event.assetListURI,
-                resumeOffset: event.event.resumptionOffset?.time?.seconds, playoutLimit: event.event.playoutLimit?.seconds,
+                resumeOffset: event.event.resumptionOffset?.time?.seconds,
+                playoutLimit: event.event.playoutLimit?.seconds,
                 skipControl: event.event.skipControl.isEmpty
                     ? nil
                     : SkipControlDocument(

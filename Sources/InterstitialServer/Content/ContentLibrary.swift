@@ -277,7 +277,9 @@ final class ContentLibrary: Sendable {
         var relative = location
         if case .upstream(let entry) = mounted.content.origin, let slash = entry.lastIndex(of: "/") {
             let directory = entry[...slash]
-            guard location.hasPrefix(directory) else { throw APIError.notFound(mounted.content.path + "/timeline.json") }
+            guard location.hasPrefix(directory) else {
+                throw APIError.notFound(mounted.content.path + "/timeline.json")
+            }
             relative = String(location.dropFirst(directory.count))
         }
         let response = try await get(

@@ -29,7 +29,8 @@ enum DemoPage {
             "hlsjs": hlsjs.map(JSONValue.string) ?? .null,
             "hlsjsSource": configuration.hlsjs.map(JSONValue.string) ?? .null,
         ])
-        return template
+        return
+            template
             .replacingOccurrences(of: "{{OPTIONS}}", with: options)
             .replacingOccurrences(of: "{{CONFIG}}", with: scriptSafe(config.description))
     }

@@ -40,7 +40,9 @@ struct MediaTimingCommand: ParsableCommand {
                 text += ": starts \(String(format: "%.6f", track.editedPresentationStart.seconds)) s"
                 text += ", lasts \(String(format: "%.6f", track.duration.seconds)) s"
                 text += ", \(track.sampleCount) samples, \(track.byteCount) bytes"
-                if let key = track.startsWithKeyFrame { text += key ? ", starts with a key frame" : ", NO key frame first" }
+                if let key = track.startsWithKeyFrame {
+                    text += key ? ", starts with a key frame" : ", NO key frame first"
+                }
                 text += "\n"
             }
             for warning in timing.warnings { text += "  warning: \(warning)\n" }

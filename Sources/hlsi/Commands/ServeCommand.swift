@@ -37,7 +37,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The admin API's bearer token (default: $HLSI_ADMIN_TOKEN).")
     var adminToken: String?
 
-    @Option(name: .long, help: "The URL or local file of an hls.js ES module for the web page to play with (default: none; the page plays with its own controller on the browser's native HLS).")
+    @Option(
+        name: .long,
+        help:
+            "The URL or local file of an hls.js ES module for the web page to play with (default: none; the page plays with its own controller on the browser's native HLS)."
+    )
     var hlsjs: String?
 
     @Option(
