@@ -177,6 +177,7 @@ struct ScheduleReport: Encodable {
     var items: [ScheduleDocument.Item]
     var durations: Durations
     var live: Bool?
+    var startDate: String?
     var warnings: [String]
     var diagnostics: [Diagnostic]
 
@@ -189,6 +190,7 @@ struct ScheduleReport: Encodable {
             primary: document.durations.primary, playout: document.durations.playout,
             integrated: document.durations.integrated)
         live = document.live
+        startDate = document.startDate
         self.warnings = warnings
         self.diagnostics = diagnostics
     }
@@ -221,7 +223,9 @@ struct ScheduleReport: Encodable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case location, events, items, durations, live, warnings, diagnostics }
+    private enum CodingKeys: String, CodingKey {
+        case location, events, items, durations, live, startDate, warnings, diagnostics
+    }
 
     /// Encodes every key, `null` included.
     func encode(to encoder: any Encoder) throws {
@@ -231,6 +235,7 @@ struct ScheduleReport: Encodable {
         try container.encode(items, forKey: .items)
         try container.encode(durations, forKey: .durations)
         try container.encode(live, forKey: .live)
+        try container.encodeIfPresent(startDate, forKey: .startDate)
         try container.encode(warnings, forKey: .warnings)
         try container.encode(diagnostics, forKey: .diagnostics)
     }
