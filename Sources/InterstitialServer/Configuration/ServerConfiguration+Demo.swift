@@ -43,6 +43,10 @@ extension ServerConfiguration {
         var post = InsertionRequest(id: "postroll")
         post.cue = ["POST"]
         post.duration = MediaTime(seconds: 6)
+        // Nothing follows a post-roll, so its offset changes nothing here; it keeps hls.js 1.6 from
+        // appending the post-roll into the primary's buffers (it does so for an aligned event with
+        // no offset and no limit), after which it stalls at the end instead of ending.
+        post.resumeOffset = .zero
         // The ads take their length on the timeline a player draws.
         pre.occupies = "RANGE"
         restricted.occupies = "RANGE"

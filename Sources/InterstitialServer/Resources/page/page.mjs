@@ -27,6 +27,7 @@ let drawn = "";
 let serverItems = [];
 let serverDuration = 0;
 let ended = false;
+let cannotPlay = false;  // no player: the status line says so until the next load
 
 function log(entry) {
   entry.at = Math.round(performance.now());
@@ -146,7 +147,8 @@ function render() {
     $("skip-in").textContent = ad.skipIn !== null && ad.skipIn !== undefined ? `Skip in ${Math.ceil(ad.skipIn)} s` : "";
   }
   let text;
-  if (state.mode === "ended" || ended) text = "ended — everything, post-roll included, has played";
+  if (cannotPlay) text = "cannot play here: see above for why and how to fix it";
+  else if (state.mode === "ended" || ended) text = "ended — everything, post-roll included, has played";
   else if (ad) text = `playing interstitial ${ad.id}`;
   else if (state.mode === "idle") text = "loading…";
   else text = state.paused ? "paused" : state.live ? "playing live primary" : "playing primary";
@@ -180,7 +182,8 @@ async function load() {
   window.playerKind = player.kind;
   log({ event: "PLAYER", kind: player.kind });
   drawServerTimeline(url);
-  if (player.kind === "none") { status.textContent = "cannot play here"; return; }
+  cannotPlay = player.kind === "none";
+  if (cannotPlay) return;
   if (player.kind === "native") {
     own = own || new InterstitialPlayer({ primary: video, interstitial: $("interstitial"), trace: log });
     window.player = own;
@@ -192,15 +195,21 @@ async function load() {
     }
     return;
   }
-  hls = new Hls({ debug: false });
+  // Not appended in place: each asset gets its own MediaSource. Appended in place (hls.js's default),
+  // live breaks of the demo stalled at their boundary or cut an ad short (E2E/page_playback.py).
+  hls = new Hls({ debug: false, interstitialAppendInPlace: false });
   window.hls = hls;
   for (const [key, name] of Object.entries(Hls.Events)) {
     if (key.startsWith("INTERSTITIAL") && key !== "INTERSTITIALS_BUFFERED_TO_BOUNDARY") {
-      hls.on(name, (_, data) => log({ event: key, id: data && data.event ? data.event.identifier : undefined, asset: data && data.asset ? data.asset.uri : undefined }));
+      hls.on(name, (_, data) => {
+        log({ event: key, id: data && data.event ? data.event.identifier : undefined, asset: data && data.asset ? data.asset.uri : undefined });
+        // After a post-roll hls.js leaves the element detached, with no "ended": the page says it ended.
+        if (key === "INTERSTITIAL_ENDED" && data && data.event && data.event.cue && data.event.cue.post) log({ event: "PLAYBACK_ENDED" });
+      });
     }
   }
   hls.on(Hls.Events.ERROR, (_, data) => log({ event: "ERROR", details: data.details, fatal: data.fatal }));
-  video.addEventListener("ended", () => log({ event: "PLAYBACK_ENDED" }), { once: true });
+  video.addEventListener("ended", () => { if (!ended) log({ event: "PLAYBACK_ENDED" }); }, { once: true });
   hls.loadSource(url);
   hls.attachMedia(video);
   video.play().catch((error) => { if (error.name !== "AbortError") log({ event: "PLAY_FAILED", details: String(error) }); });
@@ -264,10 +273,14 @@ function member(name, element, adElement) {
     m.applyingUntil = performance.now() + 400;
     const gone = state.playing ? (now() - state.referenceTime) / 1e9 * state.rate : 0;
     const target = (state.location.primary !== undefined ? state.location.primary : primaryTime()) + Math.max(0, gone);
-    if (!inInterstitial() && Math.abs(primaryTime() - target) > 0.25) seek(target);
+    // hls.js plays its interstitials in the same element; the built-in controller in its own, and
+    // its primary element waits (or runs on, hidden) until the interstitial is over.
+    const native = !!m.player && inInterstitial();
+    const playing = native ? m.player.interstitial : element;
+    if (!native && Math.abs(primaryTime() - target) > 0.25) seek(target);
     if (element.playbackRate !== state.rate) element.playbackRate = state.rate;
-    if (state.playing && element.paused && !inInterstitial()) element.play().catch(() => {});
-    if (!state.playing && !element.paused) element.pause();
+    if (state.playing && playing.paused) playing.play().catch(() => {});
+    if (!state.playing && !playing.paused) playing.pause();
     window.groupTrace.push({ member: name, revision: state.revision, playing: state.playing, target });
   };
   m.connect = () => {
