@@ -235,7 +235,7 @@ struct ScheduleReport: Encodable {
         try container.encode(items, forKey: .items)
         try container.encode(durations, forKey: .durations)
         try container.encode(live, forKey: .live)
-        try container.encodeIfPresent(startDate, forKey: .startDate)
+        try container.encode(startDate, forKey: .startDate)
         try container.encode(warnings, forKey: .warnings)
         try container.encode(diagnostics, forKey: .diagnostics)
     }
