@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end, with hls.js (1.6.15, from the gradio==6.31.0 wheel) in headless Chromium, driven by
 # Playwright: the output of `hlsi insert` on an ffmpeg-made stream plays its interstitial, and
-# `hlsi serve --demo` plays its VOD and live interstitials (including an early return via the admin API).
+# `hlsi serve --demo` plays its VOD and live interstitials (including an early return via the admin API);
+# the demo page plays offline with its own controller, its controls work, and live joins around a
+# break are clean with both players, on a loaded machine too (E2E/page_playback.py).
 # First, the security issue's reproductions are run against the real server (E2E/server_attacks.py).
 # Installs what it needs (Debian: ffmpeg, chromium; PyPI: playwright) when missing.
 # Usage: E2E/run.sh [path/to/hlsi]   (default: .build/debug/hlsi, built if missing)
@@ -37,4 +39,5 @@ fi
 python3 E2E/server_attacks.py --hlsi "$HLSI"
 python3 E2E/interstitial_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/server_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
+python3 E2E/page_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/cross_origin.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"

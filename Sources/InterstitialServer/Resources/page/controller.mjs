@@ -225,7 +225,15 @@ export function step(state, input) {
       const from = state.primaryTime;
       const t = input.primary;
       state = { ...state, primaryTime: t };
-      if (t < from - 0.5 || t - from > 2.5) return { state, actions: [] };  // a seek, not playback
+      if (t < from - 0.5 || t - from > 2.5) {
+        // Live has no seeks: a jump forward is the element's own (its start-up move to the live
+        // position, a gap it skipped). A break it jumped into plays from the offset (R11) instead
+        // of being passed over.
+        const into = state.live && t > from ? state.groups.find((group) => !group.pre && !group.post && !state.fired.includes(group.at)
+          && group.at > from - 1e-6 && group.at <= t + 1e-6 && t < group.at + groupLength(group) - 1e-6) : null;
+        if (into) return startGroup(state, into, { offset: t - into.at, reason: "joined" });
+        return { state, actions: [] };  // a seek, not playback
+      }
       const group = due(state, from, t);
       if (group) return startGroup(state, group);
       return { state, actions: [] };

@@ -54,13 +54,21 @@ export class InterstitialPlayer {
     this.timer = null;
     this.lastRefusal = null;
     this.clock = null;  // live: maps primary time to dates
+    // A second interstitial element loads the next asset while the current one plays (or before a
+    // break), so that an ad starts without waiting for its first segments; the two swap roles.
+    this.spare = interstitial.cloneNode(false);
+    this.spare.removeAttribute("id");
+    this.spare.hidden = true;
+    interstitial.after(this.spare);
     primary.addEventListener("ended", () => this.send({ type: "primaryEnded" }));
-    interstitial.addEventListener("ended", () => this.send({ type: "assetEnded" }));
-    interstitial.addEventListener("error", () => {
-      if (this.interstitial.getAttribute("src")) this.send({ type: "assetFailed", error: this.describe(interstitial.error) });
-    });
+    for (const element of [interstitial, this.spare]) {
+      element.addEventListener("ended", () => { if (element === this.interstitial) this.send({ type: "assetEnded" }); });
+      element.addEventListener("error", () => {
+        if (element === this.interstitial && element.getAttribute("src")) this.send({ type: "assetFailed", error: this.describe(element.error) });
+      });
+    }
     // Stalls: how long each element waited for data while it should have been playing.
-    for (const [name, element] of [["primary", primary], ["interstitial", interstitial]]) {
+    for (const [name, element] of [["primary", primary], ["interstitial", interstitial], ["interstitial", this.spare]]) {
       let since = null;
       element.addEventListener("waiting", () => { if (since === null) since = performance.now(); });
       element.addEventListener("playing", () => {
@@ -90,15 +98,24 @@ export class InterstitialPlayer {
     const document = await this.fetchSchedule();
     this.state = initial(document, { live });
     this.primary.src = withQuery(this.url, { _HLS_primary_id: this.session });
-    this.show("primary");
     let at = 0;
     if (live) {
+      // Chromium's native HLS fails on a live stream left paused between its metadata and play()
+      // (DEMUXER_ERROR_COULD_NOT_PARSE), so live primary plays at once, unseen and unheard until
+      // the controller has decided what comes first (a break joined inside plays first, R11).
+      const muted = this.primary.muted;
+      this.show("nothing");
+      this.primary.muted = true;
+      this.play(this.primary);
       await this.waitFor(this.primary, "loadedmetadata");
       const origin = await this.liveOrigin();
       this.clock = origin === null ? null : { origin };
       if (!this.clock) this.trace({ event: "ERROR", details: "the live stream's dates cannot be mapped onto the player", fatal: false });
-      at = this.primary.currentTime;
       this.state = initial(this.liveDocument(await this.fetchSchedule()), { live });
+      this.primary.muted = muted;
+      at = this.primary.currentTime;
+    } else {
+      this.show("primary");
     }
     this.send({ type: "start", at });
     this.timer = setInterval(() => this.tick(), 100);
@@ -109,11 +126,7 @@ export class InterstitialPlayer {
     clearInterval(this.timer);
     clearInterval(this.reload);
     this.timer = null;
-    for (const video of [this.primary, this.interstitial]) {
-      video.pause();
-      video.removeAttribute("src");
-      video.load();
-    }
+    for (const video of [this.primary, this.interstitial, this.spare]) this.clear(video);
   }
 
   async fetchSchedule() {
@@ -185,9 +198,14 @@ export class InterstitialPlayer {
     const t = this.state.primaryTime;
     for (const group of this.state.groups) {
       const first = group.members[0];
-      if (group.pre || group.post || !first.assetList || this.lists.has(first.id)) continue;
-      if (group.at - t > 0 && group.at - t <= LOOKAHEAD && !this.state.fired.includes(group.at)) {
-        this.lists.set(first.id, this.requestList(first.assetList, null));
+      if (group.pre || this.lists.has(first.id) || !(group.at - t > 0 && group.at - t <= LOOKAHEAD) || this.state.fired.includes(group.at)) continue;
+      if (first.assetURI) {
+        this.lists.set(first.id, null);
+        this.preload(first.assetURI);
+      } else if (first.assetList && !group.post) {
+        const request = this.requestList(first.assetList, null);
+        this.lists.set(first.id, request);
+        request.then((list) => { if (list && list.ASSETS && list.ASSETS[0]) this.preload(list.ASSETS[0].URI); }, () => {});
       }
     }
   }
@@ -228,12 +246,15 @@ export class InterstitialPlayer {
         if (action.keepRunning) {
           this.restoreMuted = this.primary.muted;
           this.primary.muted = true;
+          // Joined inside a live break (R11), primary has not started yet: it runs from the join
+          // point, unseen, so that it is where R10 says when the break ends.
+          if (this.primary.paused) this.play(this.primary);
         } else {
           this.primary.pause();
         }
         break;
       case "fetchList": {
-        const cached = action.startOffset === null ? this.lists.get(action.id) : null;
+        const cached = action.startOffset === null ? this.lists.get(action.id) || null : null;
         const request = cached || this.requestList(action.url, action.startOffset);
         this.lists.delete(action.id);
         request.then(
@@ -244,8 +265,18 @@ export class InterstitialPlayer {
       case "playAsset": {
         this.show("interstitial");
         this.trace({ event: "INTERSTITIAL_ASSET_STARTED", id: action.id, asset: action.uri, index: action.index });
+        if (this.spare.dataset.uri === action.uri && !(action.offset > 0)) {
+          // Loaded ahead: the spare element becomes the one shown, the other one is freed.
+          [this.interstitial, this.spare] = [this.spare, this.interstitial];
+          this.clear(this.spare);
+          this.show("interstitial");
+        } else {
+          this.interstitial.src = withQuery(action.uri, { _HLS_primary_id: this.session }, this.url);
+          this.interstitial.dataset.uri = action.uri;
+        }
         const video = this.interstitial;
-        video.src = withQuery(action.uri, { _HLS_primary_id: this.session }, this.url);
+        const next = this.state && this.state.run && this.state.run.assets[action.index + 1];
+        if (next && typeof next.URI === "string") this.preload(next.URI);
         if (action.offset > 0) {
           video.addEventListener("loadedmetadata", () => { video.currentTime = action.offset; }, { once: true });
         }
@@ -253,9 +284,7 @@ export class InterstitialPlayer {
         break;
       }
       case "stopAsset":
-        this.interstitial.pause();
-        this.interstitial.removeAttribute("src");
-        this.interstitial.load();
+        this.clear(this.interstitial);
         break;
       case "playPrimary": {
         this.show("primary");
@@ -302,6 +331,22 @@ export class InterstitialPlayer {
   show(which) {
     this.primary.hidden = which !== "primary";
     this.interstitial.hidden = which !== "interstitial";
+    this.spare.hidden = true;
+  }
+
+  /** Loads asset `uri` into the spare element, paused, so that it can start at once. */
+  preload(uri) {
+    if (this.spare.dataset.uri === uri) return;
+    this.spare.preload = "auto";
+    this.spare.src = withQuery(uri, { _HLS_primary_id: this.session }, this.url);
+    this.spare.dataset.uri = uri;
+  }
+
+  clear(video) {
+    video.pause();
+    video.removeAttribute("src");
+    delete video.dataset.uri;
+    video.load();
   }
 
   waitFor(element, name) {
