@@ -79,6 +79,7 @@ let package = Package(
                 "HLSPlaylist",
                 "HLSInterstitials",
                 "HLSLoading",
+                "MediaTiming",
                 "PlaybackCoordination",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -3,6 +3,7 @@ import Foundation
 import HLSInterstitials
 import HLSPlaylist
 import Logging
+import enum MediaTiming.DecodeTimeShift
 import NIOConcurrencyHelpers
 
 /// Serves primary content with its breaks: playlists with interstitial date ranges, media files,
@@ -143,7 +144,8 @@ final class ContentLibrary: Sendable {
                 contentType: ContentResponse.contentType(of: file), cacheControl: CachePolicy.media)
         } catch {
             throw APIError.badRequest(
-                code: "bad-shift", path: "shift", "\(name) is not a fragmented MP4 media segment whose times can move")
+                code: "bad-shift", path: "shift",
+                "\(name) is not a fragmented MP4 media segment whose times can move: \(error.message)")
         }
     }
 

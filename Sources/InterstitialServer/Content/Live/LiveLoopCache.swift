@@ -1,5 +1,6 @@
 import Foundation
 import HLSPlaylist
+import enum MediaTiming.DecodeTimeShift
 import NIOConcurrencyHelpers
 
 /// The live loops of directory channels and the playlists last rendered from them.
