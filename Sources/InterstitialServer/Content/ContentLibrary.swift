@@ -3,8 +3,9 @@ import Foundation
 import HLSInterstitials
 import HLSPlaylist
 import Logging
-import enum MediaTiming.DecodeTimeShift
 import NIOConcurrencyHelpers
+
+import enum MediaTiming.DecodeTimeShift
 
 /// Serves primary content with its breaks: playlists with interstitial date ranges, media files,
 /// asset lists, and the integrated timeline of VOD assets.

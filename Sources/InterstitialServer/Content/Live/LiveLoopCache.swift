@@ -1,7 +1,8 @@
 import Foundation
 import HLSPlaylist
-import enum MediaTiming.DecodeTimeShift
 import NIOConcurrencyHelpers
+
+import enum MediaTiming.DecodeTimeShift
 
 /// The live loops of directory channels and the playlists last rendered from them.
 ///
