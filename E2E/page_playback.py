@@ -11,12 +11,17 @@
    #notice; a seek past midroll-1 plays it first (JUMP) and lands at the target; the seek bar carries
    a marker for each of the four interstitials where timeline.json puts them.
 3. A browser with neither native HLS nor hls.js: the page says it cannot play and how to fix it.
-4. Live: the live channel is joined at four points relative to a break (well before, 5 s before,
-   inside, just after), with the built-in controller and with hls.js (a second server, --hlsjs), all
-   in parallel pages opened at the right wall-clock moments: no stall longer than 1 s, no error, each
-   ad plays its full duration, primary resumes where R10 says; joined inside, the asset list request
-   carries _HLS_start_offset (R11).
-5. The same at the next break with two CPU hogs running (a loaded machine).
+4. Live: the live channel is joined at four points relative to a break at second 30 of a minute
+   (well before, 5 s before, inside, just after), with the built-in controller at one break and with
+   hls.js (a second server, --hlsjs) at the next, each page opened at the wall-clock moment that puts
+   its start there: no stall longer than 1 s (the player's STALLED, waiting → playing, hls.js's
+   bufferStalledError until the picture moves again, and the shown position standing still), no
+   error, each ad plays its asset's duration, primary resumes where R10 says (after the break the
+   viewer is as far behind the live edge as before it); joined inside, the asset list request carries
+   _HLS_start_offset (R11).
+5. The 5 s before join with both players at a third break with two CPU hogs running.
+
+What each page recorded is saved in E2E/.cache/traces/ for a look after a failure.
 
 Usage: python3 E2E/page_playback.py --hlsi PATH --hls E2E/.cache/hls.mjs
 """
@@ -33,7 +38,17 @@ import urllib.request
 
 from playwright.async_api import async_playwright
 
-from support import check, failures, free_port, wait_until_serving
+from support import check as support_check, failures, free_port, wait_until_serving
+
+checks = 0
+
+
+def check(condition, message):
+    """support.check, counted for the "N passed, N failed" line."""
+    global checks
+    checks += 1
+    support_check(condition, message)
+
 
 SCREENS = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".cache", "screens")
 TRACES = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".cache", "traces")
@@ -672,20 +687,11 @@ def main():
     for name, summary in results:
         print(f"  {name}: {json.dumps(summary)}")
     total = len(failures)
-    passed = CHECKS["count"] - total
+    passed = checks - total
     print(f"\n{passed} passed, {total} failed ({time.time() - began:.0f} s)")
     if failures:
         print("- " + "\n- ".join(failures))
         sys.exit(1)
-
-
-CHECKS = {"count": 0}
-_check = check
-
-
-def check(condition, message):  # noqa: F811 — counts the checks as well
-    CHECKS["count"] += 1
-    _check(condition, message)
 
 
 if __name__ == "__main__":
