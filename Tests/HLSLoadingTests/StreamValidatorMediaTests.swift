@@ -53,6 +53,19 @@ struct StreamValidatorMediaTests {
         "/long.m3u8": playlist(
             Array(repeating: (2.0, "ts/seg0.ts"), count: 2) + [(0, nil)]
                 + Array(repeating: (2.0, "ts/seg1.ts"), count: 3)),
+        "/ranges.m3u8": """
+        #EXTM3U
+        #EXT-X-TARGETDURATION:2
+        #EXT-X-VERSION:4
+        #EXTINF:2.0,
+        #EXT-X-BYTERANGE:28764@0
+        /media/ts/seg0.ts
+        #EXTINF:2.0,
+        #EXT-X-BYTERANGE:188
+        /media/ts/seg0.ts
+        #EXT-X-ENDLIST
+
+        """,
         "/master.m3u8": """
         #EXTM3U
         #EXT-X-INDEPENDENT-SEGMENTS
@@ -204,6 +217,23 @@ struct StreamValidatorMediaTests {
         #expect(report.checked.last?.errors == 1)
     }
 
+    @Test("byte ranges: one download sliced; a range past the resource's end is media-load")
+    func byteRanges() async throws {
+        var requests: [String] = []
+        var result: (StreamValidator.Report, [Diagnostic])?
+        try await withValidator { server, validator, base in
+            let report = try await validator.validate(server.url("/ranges.m3u8"), recursive: false, media: .init())
+            result = (report, Self.mediaDiagnostics(report))
+            requests = base.requests.withLock { $0 }
+        }
+        let (report, diagnostics) = try #require(result)
+        #expect(requests.filter { $0 == "/media/ts/seg0.ts" }.count == 1)
+        #expect(diagnostics.map(\.rule.rawValue) == ["media-load"], "\(diagnostics.map(\.description))")
+        #expect(diagnostics.first?.location.line == 9)
+        #expect(diagnostics.first?.message.contains("byte range 28764-28951 is outside the 28764 bytes") == true)
+        #expect(report.media?.playlists.first?.segments.first?.byteCount == 28764)
+    }
+
     @Test("media-bandwidth and media-average-bandwidth at the STREAM-INF of a variant that understates them")
     func bandwidth() async throws {
         let (report, diagnostics, base) = try await validate("/master.m3u8")
@@ -228,7 +258,14 @@ struct StreamValidatorMediaTests {
         // 15024 bytes of video and 6466 of audio over 2 s: 85960 bit/s, over 70000 × 1.1 only with the audio.
         #expect(playlists.map(\.peakBitrate) == [60_096, 25_864])
         #expect(variant.measuredPeak == 85_960)
-        #expect(diagnostics.map(\.rule.rawValue).contains("media-bandwidth"), "\(diagnostics.map(\.description))")
+        #expect(
+            diagnostics.map(\.rule.rawValue).sorted() == ["media-av-offset", "media-bandwidth"],
+            "\(diagnostics.map(\.description))")
+        // Across renditions: the audio playlist's first segment starts 58 ms after the video's.
+        let offset = try #require(diagnostics.first { $0.rule == "media-av-offset" })
+        #expect(offset.location.file.hasSuffix("/audio.m3u8"))
+        #expect(offset.location.line == 7)
+        #expect(offset.message.contains("audio starts 58.0 ms after video"), "\(offset.message)")
     }
 
     @Test("interstitial assets: codecs and container, first key frame and audio offset, measured")

@@ -83,6 +83,7 @@ extension StreamValidator {
             target.multivariant?.playlist.renditions.filter { $0.type != "AUDIO" && $0.type != "VIDEO" }
                 .compactMap(\.uri) ?? [])
         var measuredByLocation: [String: MeasuredPlaylist] = [:]
+        var documents: [String: PlaylistDocument] = [:]
         var results: [MeasuredPlaylist] = []
         for entry in target.media where !untimed.contains(entry.uri) {
             guard case .media(let playlist) = entry.result.playlist, measuredByLocation[entry.location] == nil
@@ -112,11 +113,13 @@ extension StreamValidator {
                 report.checked.append(checked)
             }
             measuredByLocation[entry.location] = measured
+            documents[entry.location] = entry.result.document
             results.append(measured)
         }
         media.playlists += results
         if let multivariant = target.multivariant {
             var variants: [MediaReport.Variant] = []
+            var pairs: Set<[String]> = []
             for variant in multivariant.playlist.variants {
                 guard let main = measuredByLocation[URIReference.resolve(variant.uri, against: target.location)]
                 else { continue }
@@ -129,6 +132,11 @@ extension StreamValidator {
                 func sum(_ value: (MeasuredPlaylist) -> Int?) -> Int? {
                     guard let base = value(main) else { return nil }
                     return base + (audio.compactMap(value).max() ?? 0)
+                }
+                for rendition in audio where pairs.insert([main.location, rendition.location]).inserted {
+                    guard let document = documents[rendition.location] else { continue }
+                    report.diagnostics += MediaValidator.validateRenditionStart(
+                        video: main, audio: rendition, audioDocument: document, options: run.options)
                 }
                 let audioNames = audio.map(\.location)
                 variants.append(
@@ -158,6 +166,7 @@ extension StreamValidator {
         // Byte ranges without an offset continue the previous range of the same resource.
         var plans: [SegmentPlan] = []
         var rangeEnds: [String: Int] = [:]
+        var maps: [String: MediaInitializationSection] = [:]
         for (index, segment) in playlist.segments.enumerated() {
             let url = URIReference.resolve(segment.uri, against: location)
             var range: Range<Int>?
@@ -170,7 +179,9 @@ extension StreamValidator {
             var initKey: String?
             if let map = segment.map {
                 let mapURL = URIReference.resolve(map.uri, against: location)
-                initKey = mapURL + (map.byteRange.map { "#\($0.offset ?? 0)+\($0.length)" } ?? "")
+                let key = mapURL + (map.byteRange.map { "#\($0.offset ?? 0)+\($0.length)" } ?? "")
+                if maps[key] == nil { maps[key] = map }
+                initKey = key
             }
             plans.append(
                 SegmentPlan(
@@ -197,12 +208,7 @@ extension StreamValidator {
         // Initialization segments first: every segment of a rendition needs the same one or few.
         for key in Set(jobs.flatMap { $0.plans.compactMap(\.initKey) }).sorted() where run.initSegments[key] == nil {
             guard run.mayDownload() else { break }
-            guard
-                let map = playlist.segments.lazy.compactMap(\.map).first(where: { candidate in
-                    URIReference.resolve(candidate.uri, against: location)
-                        + (candidate.byteRange.map { "#\($0.offset ?? 0)+\($0.length)" } ?? "") == key
-                })
-            else { continue }
+            guard let map = maps[key] else { continue }
             let url = URIReference.resolve(map.uri, against: location)
             var checked = CheckedResource(kind: .initSegment, location: url, interstitial: eventID)
             do {

@@ -92,6 +92,29 @@ public enum MediaValidator {
         return diagnostics
     }
 
+    /// Compares the starts of a video-only playlist and an audio rendition played with it
+    /// (`media-av-offset`, or `interstitial-media-offset` for an asset's renditions), at the audio
+    /// playlist's first segment: separate renditions start together only if their first segments do.
+    public static func validateRenditionStart(
+        video: MeasuredPlaylist, audio: MeasuredPlaylist, audioDocument: PlaylistDocument,
+        options: MediaValidationOptions
+    ) -> [Diagnostic] {
+        guard let first = video.measured.first, first.index == 0, let videoTrack = first.track(.video),
+            first.track(.audio) == nil, let audioFirst = audio.measured.first, audioFirst.index == 0,
+            let audioTrack = audioFirst.track(.audio), audioFirst.track(.video) == nil,
+            let offset = startOffset(video: videoTrack, audio: audioTrack, tolerance: options.startTolerance)
+        else { return [] }
+        let here = audioDocument.location(line: audioFirst.line - 1)
+        let subject = "the audio rendition's first segment \(audioFirst.uri) against \(video.location)"
+        if let interstitial = audio.interstitial {
+            return [
+                Rule.interstitialMediaOffset.diagnostic(
+                    at: here, "interstitial \"\(interstitial)\": \(subject): \(offset)")
+            ]
+        }
+        return [Rule.mediaAVOffset.diagnostic(at: here, "\(subject): \(offset)")]
+    }
+
     /// Checks each variant's measured bit rates against its BANDWIDTH (`media-bandwidth`) and
     /// AVERAGE-BANDWIDTH (`media-average-bandwidth`), at the EXT-X-STREAM-INF tag in `document`.
     public static func validateVariants(
