@@ -39,6 +39,7 @@ let package = Package(
             dependencies: [
                 "HLSPlaylist",
                 "HLSInterstitials",
+                "MediaTiming",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -132,6 +133,9 @@ let package = Package(
             name: "HLSLoadingTests",
             dependencies: [
                 "HLSLoading",
+                "HLSInterstitials",
+                "HLSPlaylist",
+                "MediaTiming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

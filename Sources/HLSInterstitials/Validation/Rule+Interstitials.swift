@@ -211,6 +211,6 @@ extension Rule {
         .reloadDateRangeChanged, .reloadDateRangeRemoved,
     ]
 
-    /// Every rule `hlsi validate` applies, parser rules first.
-    public static let allRules: [Rule] = playlistRules + interstitialRules
+    /// Every rule `hlsi validate` applies, parser rules first, the media rules (`--media`) last.
+    public static let allRules: [Rule] = playlistRules + interstitialRules + mediaRules
 }

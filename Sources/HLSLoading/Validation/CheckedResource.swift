@@ -20,6 +20,10 @@ extension StreamValidator {
             case assetMediaPlaylist = "asset-media-playlist"
             /// A reload of a watched live playlist.
             case reload
+            /// An initialization segment (EXT-X-MAP) read by a media validation.
+            case initSegment = "init-segment"
+            /// A media segment read by a media validation.
+            case segment = "media-segment"
 
             /// `media playlist`, `asset list`, ….
             public var words: String { rawValue.replacingOccurrences(of: "-", with: " ") }

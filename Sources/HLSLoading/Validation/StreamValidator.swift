@@ -19,6 +19,8 @@ public struct StreamValidator: Sendable {
         public var notes: [String] = []
         /// Every playlist, asset list and asset that was checked, in order, with its outcome.
         public var checked: [CheckedResource] = []
+        /// What was measured in the media segments, when they were read (`media` options given).
+        public var media: MediaReport?
 
         /// Whether any diagnostic is an error.
         public var hasErrors: Bool { diagnostics.containsErrors }
@@ -45,8 +47,15 @@ public struct StreamValidator: Sendable {
     /// Validates the playlist at `location`; with `recursive`, also every media playlist of a
     /// multivariant playlist, the cross-playlist rules, and every interstitial's asset list and assets.
     ///
+    /// With `media`, the validation is recursive and also downloads the media segments (all, or a
+    /// sample) of the primary and of every asset, and checks what they hold against the playlists
+    /// (``MediaValidator``); ``Report/media`` has the measurements.
+    ///
     /// - Throws: `LoadError` when the starting playlist cannot be loaded.
-    public func validate(_ location: String, recursive: Bool) async throws -> Report {
+    public func validate(
+        _ location: String, recursive: Bool, media: MediaValidationOptions? = nil
+    ) async throws -> Report {
+        let recursive = recursive || media != nil
         var report = Report()
         let (_, result) = try await loader.loadPlaylist(location)
         add(result, location: location, to: &report)
@@ -103,7 +112,14 @@ public struct StreamValidator: Sendable {
                 count(diagnostic, into: &report.checked[index])
             }
         }
-        await validateInterstitials(primaries: primaries, multivariant: multivariant, into: &report)
+        var assets: [MediaTarget] = []
+        await validateInterstitials(primaries: primaries, multivariant: multivariant, into: &report, assets: &assets)
+        if let media {
+            let primary = MediaTarget(
+                location: location, multivariant: multivariant.map { ($0, result.document) },
+                media: primaries.map { ($0.uri, $0.location, $0.result) })
+            await validateMedia(primary: primary, assets: assets, options: media, into: &report)
+        }
         return finish(report)
     }
 
@@ -175,7 +191,7 @@ public struct StreamValidator: Sendable {
 
     private func validateInterstitials(
         primaries: [(uri: String, location: String, result: ParseResult)], multivariant: MultivariantPlaylist?,
-        into report: inout Report
+        into report: inout Report, assets targets: inout [MediaTarget]
     ) async {
         var checkedLists: Set<String> = []
         var checkedAssets: [String: MediaTime?] = [:]
@@ -222,9 +238,13 @@ public struct StreamValidator: Sendable {
                     if let known = checkedAssets[url] {
                         duration = known
                     } else {
+                        var target = MediaTarget(
+                            location: url, eventID: event.identifier, eventLocation: here, media: [])
                         duration = await validateAsset(
-                            url, eventID: event.identifier, multivariant: multivariant, at: here, into: &report)
+                            url, eventID: event.identifier, multivariant: multivariant, at: here, into: &report,
+                            target: &target)
                         checkedAssets[url] = duration
+                        targets.append(target)
                     }
                     if asset.duration == nil, event.assetURI != nil, let duration,
                         let diagnostic = AssetValidator.validateDuration(event, assetsDuration: duration, at: here)
@@ -239,7 +259,7 @@ public struct StreamValidator: Sendable {
     /// Loads one asset and its media playlists; returns its duration (of its first variant).
     private func validateAsset(
         _ url: String, eventID: String, multivariant: MultivariantPlaylist?, at location: SourceLocation,
-        into report: inout Report
+        into report: inout Report, target: inout MediaTarget
     ) async -> MediaTime? {
         let result: ParseResult
         let start = report.diagnostics.count
@@ -257,6 +277,7 @@ public struct StreamValidator: Sendable {
         report.documents[url] = result.document
         switch result.playlist {
         case .media(let playlist):
+            target.media = [(url, url, result)]
             report.diagnostics += AssetValidator.validateAssetPlaylist(
                 playlist, url: url, eventID: eventID, at: location)
             if let multivariant {
@@ -266,6 +287,7 @@ public struct StreamValidator: Sendable {
             record(.asset, url, interstitial: eventID, from: start, in: &report)
             return playlist.duration
         case .multivariant(let asset):
+            target.multivariant = (asset, result.document)
             if let multivariant {
                 report.diagnostics += AssetValidator.validateCompatibility(
                     primary: multivariant, asset: asset, url: url, eventID: eventID, at: location)
@@ -282,6 +304,7 @@ public struct StreamValidator: Sendable {
                     report.diagnostics += media.diagnostics.filter { $0.severity == .error }
                     report.documents[mediaURL] = media.document
                     if case .media(let playlist) = media.playlist {
+                        target.media.append((uri, mediaURL, media))
                         report.diagnostics += AssetValidator.validateAssetPlaylist(
                             playlist, url: mediaURL, eventID: eventID, at: location)
                         if duration == nil { duration = playlist.duration }
@@ -322,7 +345,7 @@ public struct StreamValidator: Sendable {
     }
 
     /// Why a load failed, without the location the message already names.
-    private static func reason(_ error: any Error) -> String {
+    static func reason(_ error: any Error) -> String {
         (error as? LoadError)?.message ?? "\(error)"
     }
 

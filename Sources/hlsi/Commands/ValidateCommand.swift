@@ -16,10 +16,23 @@ struct ValidateCommand: AsyncParsableCommand {
             too early. With --recursive or --watch the summary says how many playlists, asset lists \
             and assets were checked; --verbose lists each one with its result.
 
+            --media (implies --recursive) downloads the media segments of the primary and of every \
+            interstitial asset (all of them, or --sample N evenly spaced per playlist, always an asset's \
+            first) with their initialization segments, at most --media-budget MiB in all, and reads \
+            their timing: EXTINF against the measured duration, measured peak and average bit rates \
+            against BANDWIDTH and AVERAGE-BANDWIDTH, key frames under EXT-X-INDEPENDENT-SEGMENTS, audio \
+            against video start offsets (also at each asset's start), gaps and overlaps between \
+            segments, and the assets' measured codecs against the primary's (rules media-* and \
+            interstitial-media-*). The text output ends with a table of what was measured.
+
             JSON (--format json), also when the playlist cannot be loaded: {"location", "errors", \
             "warnings", "diagnostics": [{"severity","rule","file","line","column","message"}], \
             "notes", "checked": [{"kind","location","interstitial","errors","warnings","failure",\
-            "result"}]}; a load failure is a diagnostic of rule load-CODE at line 0.
+            "result"}]}; a load failure is a diagnostic of rule load-CODE at line 0. With --media, also \
+            "media": {"playlists": [{"location", "segments": [{"index","uri","line","extinf",\
+            "byteCount","format","tracks","measuredDuration","bitrate",…}], "peakBitrate",\
+            "averageBitrate","codecs",…}], "variants": [{"bandwidth","measuredPeak",…}], \
+            "bytesDownloaded","budgetExhausted"}.
 
             Exit codes: 0 no errors, 1 errors, 2 usage or I/O failure.
             """
@@ -48,12 +61,29 @@ struct ValidateCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds between reloads with --watch (default: the target duration).")
     var interval: Double?
 
+    @Flag(name: .long, help: "Download the media segments and check their timing and bit rates (implies --recursive).")
+    var media = false
+
+    @Option(name: .long, help: "With --media, read only this many segments per playlist, evenly spaced.")
+    var sample: Int?
+
+    @Option(name: .long, help: "With --media, the most MiB downloaded in all.")
+    var mediaBudget: Int = 512
+
+    @Option(name: .long, help: "With --media, the most segment downloads at once (1 to 16).")
+    var concurrency: Int = 4
+
     func validate() throws {
         if let watch, !(1...10_000).contains(watch) { throw ValidationError("--watch needs 1 to 10000 reloads") }
         if let interval, !(interval > 0 && interval <= 3600) {
             throw ValidationError("--interval needs a positive number of seconds, at most 3600")
         }
         if interval != nil, watch == nil { throw ValidationError("--interval applies only with --watch") }
+        if media, watch != nil { throw ValidationError("--media cannot be combined with --watch") }
+        if !media, sample != nil { throw ValidationError("--sample applies only with --media") }
+        if let sample, !(1...100_000).contains(sample) { throw ValidationError("--sample needs 1 to 100000 segments") }
+        if !(1...1_048_576).contains(mediaBudget) { throw ValidationError("--media-budget needs 1 to 1048576 MiB") }
+        if !(1...16).contains(concurrency) { throw ValidationError("--concurrency needs 1 to 16 downloads") }
     }
 
     func run() async throws {
@@ -66,7 +96,11 @@ struct ValidateCommand: AsyncParsableCommand {
                     return try await validator.watch(
                         location, reloads: watch, interval: interval.map { .milliseconds(Int64($0 * 1000)) })
                 }
-                return try await validator.validate(location, recursive: recursive)
+                let options =
+                    media
+                    ? MediaValidationOptions(sample: sample, maximumBytes: mediaBudget << 20, concurrency: concurrency)
+                    : nil
+                return try await validator.validate(location, recursive: recursive, media: options)
             }
         } catch let error as LoadError {
             // The starting playlist cannot be loaded: a report with that one failure.
@@ -86,12 +120,13 @@ struct ValidateCommand: AsyncParsableCommand {
             for diagnostic in report.diagnostics {
                 text += Output.render([diagnostic], document: report.documents[diagnostic.location.file])
             }
+            if let media = report.media { text += (text.isEmpty ? "" : "\n") + media.table }
             Output.standardOutput(text)
             for note in report.notes { Output.standardError("note: \(note)") }
             if verbose {
                 for checked in report.checked { Output.standardError("checked \(checked.summary)") }
             }
-            if recursive || watch != nil || verbose {
+            if recursive || media || watch != nil || verbose {
                 Output.standardError("checked \(report.checked.countSummary)")
             }
             let errors = report.diagnostics.filter { $0.severity == .error }.count
@@ -115,6 +150,7 @@ struct ValidateReport: Encodable {
     var diagnostics: [Diagnostic]
     var notes: [String]
     var checked: [StreamValidator.CheckedResource]
+    var media: MediaReport?
 
     init(location: String, report: StreamValidator.Report) {
         self.location = location
@@ -123,5 +159,6 @@ struct ValidateReport: Encodable {
         diagnostics = report.diagnostics
         notes = report.notes
         checked = report.checked
+        media = report.media
     }
 }
