@@ -125,30 +125,30 @@ def events(trace, name, ident=None):
     return [e for e in trace if e.get("event") == name and (ident is None or e.get("id") == ident)]
 
 
-def longest_freeze(samples, since=None, until=None, startup=8000):
-    """The longest time (s) the shown element's position stood still while it should have played.
+def longest_freeze(samples, startup=8000):
+    """The longest time (s) the shown picture lost against the wall clock while it should have played.
 
-    Counted from the first sample where a position advanced, or `startup` ms after the first
-    sample, whichever comes first (what comes before is the page's start-up); a change of element
-    or position ends a freeze."""
-    longest, start, previous, started = 0.0, None, None, False
+    Between two samples of the same element, playing, the position should move as much as the wall
+    clock: what it falls short by (more than 50 ms) is lost, and consecutive losses add up. This
+    sees a picture standing still and one the page was too starved to sample. Counted from the first
+    sample where a position advanced, or `startup` ms after the first sample, whichever comes first
+    (what comes before is the page's start-up); a change of element or a jump of the position (an
+    asset or a seek) ends a freeze."""
+    longest, current, previous, started = 0.0, 0.0, None, False
     for sample in samples:
-        if since is not None and sample["at"] < since:
-            previous = sample
-            continue
-        if until is not None and sample["at"] > until:
-            break
         if previous is not None:
-            advanced = sample["el"] == previous["el"] and abs(sample["t"] - previous["t"]) > 0.005
-            moved = advanced or sample["el"] != previous["el"]
-            waiting = not moved and not sample["paused"] and not sample["ended"]
-            if advanced or sample["at"] - samples[0]["at"] >= startup:
+            wall = (sample["at"] - previous["at"]) / 1000
+            moved = sample["t"] - previous["t"]
+            same = sample["el"] == previous["el"]
+            if same and moved > 0.005 or sample["at"] - samples[0]["at"] >= startup:
                 started = True
-            if started and waiting:
-                start = previous["at"] if start is None else start
-                longest = max(longest, (sample["at"] - start) / 1000)
+            playing = same and not sample["paused"] and not sample["ended"] and -0.005 <= moved <= wall + 0.5
+            lost = wall - moved if playing else 0.0
+            if started and lost > 0.05:
+                current += lost
+                longest = max(longest, current)
             else:
-                start = None
+                current = 0.0
         previous = sample
     return longest
 
