@@ -172,3 +172,42 @@ test("live refuses seeks with a reason", () => {
   const { state } = run(initial(live, { live: true }), [{ type: "start", at: 3 }]);
   assert.match(types(step(state, { type: "seek", integrated: 10 }).actions, "refused")[0].reason, /live/);
 });
+
+test("live: the element jumping into a break (its start-up move to the live position) joins it from the offset (R11)", () => {
+  const { state, actions } = run(initial(live, { live: true }), [{ type: "start", at: 18 }, { type: "tick", primary: 22.5 }]);
+  assert.equal(state.mode, "interstitial");
+  assert.deepEqual(types(actions, "fetchList").map((action) => action.startOffset), [2.5]);
+});
+
+test("live: a jump past a whole break does not play it", () => {
+  const { state, actions } = run(initial(live, { live: true }), [{ type: "start", at: 18 }, { type: "tick", primary: 31 }]);
+  assert.equal(state.mode, "primary");
+  assert.deepEqual(types(actions, "fetchList"), []);
+});
+
+test("live: a break that played is not played again when a reload moves its time by rounding", () => {
+  let { state } = run(initial(live, { live: true }), [{ type: "start", at: 19.9 }, { type: "tick", primary: 20.1 }]);
+  state = run(state, [{ type: "listLoaded", id: "break-1", list: { ASSETS: [{ URI: "a", DURATION: 10 }] } }, { type: "assetEnded" }]).state;
+  assert.equal(state.mode, "primary");
+  const moved = structuredClone(live);
+  moved.events[0].start += 2e-7;
+  moved.items = moved.items.map((item) => ({ ...item, primary: item.primary.map((value) => value + 2e-7) }));
+  const { state: after, actions } = run(state, [{ type: "schedule", document: moved }, { type: "tick", primary: 30.05 }, { type: "tick", primary: 30.2 }]);
+  assert.equal(after.mode, "primary");
+  assert.deepEqual(types(actions, "fetchList"), []);
+});
+
+test("a seek back before a mid-roll plays it again when playback reaches it; a seek past one without JUMP passes it over", () => {
+  let { state } = run(initial(vod), [{ type: "start", at: 0 }, { type: "listLoaded", id: "preroll", list: { ASSETS: [] } }]);
+  state = run({ ...state, primaryTime: 11.9 }, [{ type: "tick", primary: 12.05 }, { type: "assetEnded" }]).state;
+  assert.equal(state.mode, "primary");
+  state = run(state, [{ type: "seek", integrated: 10 }]).state;
+  assert.equal(state.primaryTime, 4);
+  const again = run({ ...state, primaryTime: 11.9 }, [{ type: "tick", primary: 12.05 }]).state;
+  assert.equal(again.mode, "interstitial");
+  // Across midroll-2 (no JUMP) forward: it is passed over, and playing on does not go back to it.
+  const past = run({ ...state, primaryTime: 14 }, [{ type: "seek", integrated: 48 }]).state;
+  assert.equal(past.mode, "primary");
+  assert.equal(past.primaryTime, 28);
+  assert.equal(run(past, [{ type: "tick", primary: 28.2 }]).state.mode, "primary");
+});

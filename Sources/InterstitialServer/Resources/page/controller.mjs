@@ -26,6 +26,8 @@ export function groupsOf(document) {
     if (!current) {
       const cue = event.cue || [];
       current = {
+        // Fired groups are remembered by key, not by time: a live reload moves times by rounding.
+        key: event.id,
         at: previousPrimary ? previousPrimary.primary[1] : event.start,
         pre: cue.includes("PRE"),
         post: cue.includes("POST"),
@@ -115,7 +117,7 @@ function startGroup(state, group, { offset = 0, reason = "scheduled" } = {}) {
   state = {
     ...state,
     mode: "interstitial",
-    fired: [...state.fired, group.at],
+    fired: [...state.fired, group.key],
     run: { group, member: -1, asset: 0, assets: [], list: null, groupElapsed: 0, eventElapsed: 0, groupDuration, offset, reason, played: 0 },
   };
   actions.push({ type: "trace", name: "GROUP_STARTED", at: group.at });
@@ -196,7 +198,7 @@ function finishGroup(state, actions) {
 function due(state, from, t) {
   for (const group of state.groups) {
     if (group.pre || group.post) continue;
-    if (state.fired.includes(group.at)) continue;
+    if (state.fired.includes(group.key)) continue;
     if (group.at > from - 1e-6 && group.at <= t + 1e-6) return group;
   }
   return null;
@@ -229,7 +231,7 @@ export function step(state, input) {
         // Live has no seeks: a jump forward is the element's own (its start-up move to the live
         // position, a gap it skipped). A break it jumped into plays from the offset (R11) instead
         // of being passed over.
-        const into = state.live && t > from ? state.groups.find((group) => !group.pre && !group.post && !state.fired.includes(group.at)
+        const into = state.live && t > from ? state.groups.find((group) => !group.pre && !group.post && !state.fired.includes(group.key)
           && group.at > from - 1e-6 && group.at <= t + 1e-6 && t < group.at + groupLength(group) - 1e-6) : null;
         if (into) return startGroup(state, into, { offset: t - into.at, reason: "joined" });
         return { state, actions: [] };  // a seek, not playback
@@ -241,7 +243,7 @@ export function step(state, input) {
     case "primaryEnded": {
       if (state.mode !== "primary") return { state, actions: [] };
       const post = state.groups.find((group) => group.post);
-      if (post && !state.fired.includes(post.at)) return startGroup(state, post);
+      if (post && !state.fired.includes(post.key)) return startGroup(state, post);
       return { state: { ...state, mode: "ended" }, actions: [{ type: "ended" }] };
     }
     case "listLoaded": {
@@ -332,7 +334,7 @@ function seek(state, integrated) {
     if (group && group.post) return refuse(state, "seek", "the post-roll plays when the content ends");
     if (group && !group.pre) {
       state = stopRun(state);
-      return startGroup({ ...state, primaryTime: group.at, fired: state.fired.filter((at) => at !== group.at) }, group, { reason: "seek" });
+      return startGroup({ ...state, primaryTime: group.at, fired: state.fired.filter((key) => key !== group.key) }, group, { reason: "seek" });
     }
     target = group ? group.resume : item.primary[1];
   }
@@ -343,7 +345,7 @@ function seek(state, integrated) {
     const last = crossed[crossed.length - 1];
     if (last && !last.members.every((event) => has(event.cue, "ONCE") && state.playedOnce.includes(event.id))) {
       state = stopRun(state);
-      const result = startGroup({ ...state, fired: state.fired.filter((at) => at !== last.at) }, last, { reason: "jump" });
+      const result = startGroup({ ...state, fired: state.fired.filter((key) => key !== last.key) }, last, { reason: "jump" });
       if (result.state.run) result.state.run.pendingSeek = target;
       return { state: result.state, actions: [{ type: "trace", name: "JUMP", id: last.members[0].id, target }, ...result.actions] };
     }
@@ -352,13 +354,14 @@ function seek(state, integrated) {
   const inside = state.groups.find((group) => !group.pre && !group.post && target >= group.at - 1e-6 && target < group.resume - 1e-6 && group.resume > group.at);
   if (inside) {
     state = stopRun(state);
-    return startGroup({ ...state, fired: state.fired.filter((at) => at !== inside.at) }, inside, { reason: "seek" });
+    return startGroup({ ...state, fired: state.fired.filter((key) => key !== inside.key) }, inside, { reason: "seek" });
   }
   state = stopRun(state);
-  // Groups between the old and new position are not replayed by normal play: mark crossed ones fired.
-  const fired = state.groups.filter((group) => group.at <= target + 1e-6 && group.at > Math.min(from, target) + 1e-6).map((group) => group.at);
+  // Groups before the target count as fired (normal play does not go back to them); groups after
+  // it play again when playback reaches them (ONCE events excepted, R9).
+  const fired = state.groups.filter((group) => group.at < target - 1e-6).map((group) => group.key);
   return {
-    state: { ...state, mode: "primary", primaryTime: target, fired: [...state.fired.filter((at) => !(at > target + 1e-6)), ...fired.filter((at) => at < target - 1e-6)] },
+    state: { ...state, mode: "primary", primaryTime: target, fired },
     actions: [{ type: "stopAsset" }, { type: "playPrimary", at: target }],
   };
 }

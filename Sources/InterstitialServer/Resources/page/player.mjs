@@ -198,7 +198,7 @@ export class InterstitialPlayer {
     const t = this.state.primaryTime;
     for (const group of this.state.groups) {
       const first = group.members[0];
-      if (group.pre || this.lists.has(first.id) || !(group.at - t > 0 && group.at - t <= LOOKAHEAD) || this.state.fired.includes(group.at)) continue;
+      if (group.pre || this.lists.has(first.id) || !(group.at - t > 0 && group.at - t <= LOOKAHEAD) || this.state.fired.includes(group.key)) continue;
       if (first.assetURI) {
         this.lists.set(first.id, null);
         this.preload(first.assetURI);
