@@ -32,7 +32,7 @@ let package = Package(
         // Pure core: parsing, model, writing, diagnostics. No I/O.
         .target(name: "HLSPlaylist"),
         // Pure core: the interstitial schema, asset lists, validation and authoring. No I/O.
-        .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist"]),
+        .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist", "SCTE35"]),
         // I/O: loading playlists from files and http(s) URLs.
         .target(
             name: "HLSLoading",
@@ -80,6 +80,7 @@ let package = Package(
                 "HLSInterstitials",
                 "HLSLoading",
                 "PlaybackCoordination",
+                "SCTE35",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -125,7 +126,7 @@ let package = Package(
         .testTarget(name: "MediaTimingTests", dependencies: ["MediaTiming"]),
         .testTarget(
             name: "HLSInterstitialsTests",
-            dependencies: ["HLSInterstitials", "HLSPlaylist"]
+            dependencies: ["HLSInterstitials", "HLSPlaylist", "SCTE35"]
         ),
         .testTarget(
             name: "HLSLoadingTests",
@@ -143,6 +144,7 @@ let package = Package(
                 "HLSInterstitials",
                 "HLSPlaylist",
                 "HLSLoading",
+                "SCTE35",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),

@@ -212,5 +212,5 @@ extension Rule {
     ]
 
     /// Every rule `hlsi validate` applies, parser rules first.
-    public static let allRules: [Rule] = playlistRules + interstitialRules
+    public static let allRules: [Rule] = playlistRules + interstitialRules + signalRules
 }
