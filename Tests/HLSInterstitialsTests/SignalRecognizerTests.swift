@@ -185,6 +185,18 @@ struct SignalRecognizerTests {
         #expect(SignalFixture.id("out 100 30", event: 100) != SignalFixture.id("out 100 20", event: 100))
     }
 
+    @Test("the literal fixture of the CLI tests carries the builders' sections")
+    func literalFixture() throws {
+        let url = SignalFixture.directory.appendingPathComponent("literal/signals.m3u8")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        #expect(text.contains("#EXT-OATCLS-SCTE35:\(try SignalFixture.section("out 200 30").encodedBase64())\n"))
+        #expect(text.contains("#EXT-OATCLS-SCTE35:\(try SignalFixture.section("in 200").encodedBase64())\n"))
+        #expect(text.contains("ID=\"\(SignalFixture.id("out 200 30", event: 200))\""))
+        let result = PlaylistParser.parse(text, options: ParseOptions(file: "signals.m3u8"))
+        let rules = InterstitialValidator.validate(result).map(\.rule)
+        #expect(rules == ["scte35-interstitial-mismatch", "scte35-duration-mismatch"])
+    }
+
     @Test("hostile marker values never crash and stay bounded")
     func hostile() {
         var text = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n"
