@@ -138,6 +138,31 @@ struct SignalConversionTests {
         }
     }
 
+    @Test("a break whose OUT left the window is not served again under the ID its EXT-X-CUE-OUT-CONT gives")
+    func contAfterOutLeft() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let oatcls = "#EXT-OATCLS-SCTE35:\(try Self.out.encodedBase64())"
+        try write(Self.playlist(count: 3, atOut: [oatcls, "#EXT-X-CUE-OUT:30"]), to: directory)
+        let clock = TestClock(Self.epoch + MediaTime(seconds: 30))
+        try await UpstreamTests().withUpstream(directory: directory.path) { port in
+            try await Harness.withServer(try configuration(port: port, keepSignals: true), clock: clock) { client in
+                let first = try await client.text("/live/news/live.m3u8")
+                #expect(interstitial(first, id: Self.breakID) != nil, "\(first)")
+                // The window moved on: segments 2 to 4, the OUT gone, a CONT without SCTE35= on segment 2.
+                var text = "#EXTM3U\n#EXT-X-VERSION:6\n#EXT-X-TARGETDURATION:10\n#EXT-X-MEDIA-SEQUENCE:2\n"
+                text += "#EXT-X-PROGRAM-DATE-TIME:\(Self.date(20))\n#EXT-X-CUE-OUT-CONT:ElapsedTime=10,Duration=30\n"
+                text += "#EXTINF:10,\ns2.ts\n#EXTINF:10,\ns3.ts\n#EXTINF:10,\ns4.ts\n"
+                try write(text, to: directory)
+                clock.advance(20)
+                let second = try await client.text("/live/news/live.m3u8")
+                let interstitials = dateRangeLines(second).filter { $0.contains("com.apple.hls.interstitial") }
+                #expect(interstitials.count == 1, "\(second)")
+                #expect(interstitial(second, id: Self.breakID) != nil)
+            }
+        }
+    }
+
     @Test("a channel without signals: scte35 converts nothing and removes nothing", arguments: [true, false])
     func signalsOff(_ keep: Bool) async throws {
         let directory = try temporaryDirectory()

@@ -193,7 +193,9 @@ public struct BreakPlanner: Sendable {
                 earlyReturn = MediaTime(nanoseconds: actual.nanoseconds / 1_000_000 * 1_000_000)
             }
         } else {
-            guard !item.isCancelled, let start = item.startDate else { return nil }
+            guard !item.isCancelled, let start = item.startDate, !servedSignal(near: start, other: item.id) else {
+                return nil
+            }
             var request = InsertionRequest(id: item.id)
             request.date = start
             if item.hasReturned, let duration = item.duration ?? item.returnedAfter {
@@ -223,6 +225,19 @@ public struct BreakPlanner: Sendable {
             }
         }
         return Planned(event: event, source: nil, firstServing: firstServing, earlyReturn: earlyReturn)
+    }
+
+    /// Whether another signalled break of the target was served starting within
+    /// ``SignalRecognizer/tolerance`` of `start`: the same break found under another ID (its OUT with
+    /// a section left the window and only an EXT-X-CUE-OUT-CONT without one remains, or a rendition
+    /// lacks the section), which is not served twice.
+    private func servedSignal(near start: DateTime, other id: String) -> Bool {
+        state.served.contains { key, attributes in
+            guard key.target == target, key.id != id, key.id.hasPrefix("scte35-"),
+                let date = InterstitialEvent(attributes: attributes)?.date
+            else { return false }
+            return abs((date - start).nanoseconds) <= SignalRecognizer.tolerance.nanoseconds
+        }
     }
 
     private func applyEarlyReturn(to event: inout InterstitialEvent) {
