@@ -32,7 +32,7 @@ let package = Package(
         // Pure core: parsing, model, writing, diagnostics. No I/O.
         .target(name: "HLSPlaylist"),
         // Pure core: the interstitial schema, asset lists, validation and authoring. No I/O.
-        .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist"]),
+        .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist", "SCTE35"]),
         // I/O: loading playlists from files and http(s) URLs.
         .target(
             name: "HLSLoading",
@@ -82,6 +82,7 @@ let package = Package(
                 "HLSLoading",
                 "MediaTiming",
                 "PlaybackCoordination",
+                "SCTE35",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -127,7 +128,7 @@ let package = Package(
         .testTarget(name: "MediaTimingTests", dependencies: ["MediaTiming"]),
         .testTarget(
             name: "HLSInterstitialsTests",
-            dependencies: ["HLSInterstitials", "HLSPlaylist"]
+            dependencies: ["HLSInterstitials", "HLSPlaylist", "SCTE35"]
         ),
         .testTarget(
             name: "HLSLoadingTests",
@@ -148,6 +149,7 @@ let package = Package(
                 "HLSInterstitials",
                 "HLSPlaylist",
                 "HLSLoading",
+                "SCTE35",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),

@@ -123,6 +123,12 @@ struct CLITests {
             arguments: ["validate", "Tests/Fixtures/playlists/interstitials-vod.m3u8"],
             golden: "validate-interstitials-vod.txt", status: 0),
         GoldenCase(
+            arguments: ["inspect", "Tests/Fixtures/scte35-playlists/literal/signals.m3u8"],
+            golden: "inspect-signals.txt", status: 0),
+        GoldenCase(
+            arguments: ["validate", "Tests/Fixtures/scte35-playlists/literal/signals.m3u8"],
+            golden: "validate-signals.txt", status: 0),
+        GoldenCase(
             arguments: [
                 "insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--id", "ad1", "--at", "10", "--asset-uri",
                 "https://ads.example.com/ad1/main.m3u8", "--duration", "15", "--restrict", "SKIP,JUMP",

@@ -4,7 +4,8 @@ import HLSPlaylist
 ///
 /// Parsing already reports the syntax rules (``Rule/playlistRules``); this adds the rules in
 /// ``Rule/interstitialRules`` that one playlist can break on its own. Rules that span playlists,
-/// asset lists or reloads are in ``RenditionValidator``, ``AssetValidator`` and ``ReloadValidator``.
+/// asset lists or reloads are in ``RenditionValidator``, ``AssetValidator`` and ``ReloadValidator``;
+/// the SCTE-35 signals are checked by ``SignalValidator``.
 public enum InterstitialValidator {
     /// The parser's diagnostics and this validator's, ordered by line.
     public static func validate(_ result: ParseResult) -> [Diagnostic] {
@@ -28,7 +29,7 @@ public enum InterstitialValidator {
             checker.checkDateRange(range)
             if range.className == InterstitialEvent.className { checker.checkInterstitial(range) }
         }
-        return checker.diagnostics
+        return checker.diagnostics + SignalValidator.validate(playlist, in: document)
     }
 }
 

@@ -211,6 +211,7 @@ extension Rule {
         .reloadDateRangeChanged, .reloadDateRangeRemoved,
     ]
 
-    /// Every rule `hlsi validate` applies, parser rules first, the media rules (`--media`) last.
-    public static let allRules: [Rule] = playlistRules + interstitialRules + mediaRules
+    /// Every rule `hlsi validate` applies, parser rules first, then the SCTE-35 signal rules, the
+    /// media rules (`--media`) last.
+    public static let allRules: [Rule] = playlistRules + interstitialRules + signalRules + mediaRules
 }

@@ -5,7 +5,9 @@ import HLSPlaylist
 extension ServerConfiguration {
     /// The demo: the committed demo media as a VOD asset at `/demo/vod` (a pre-roll, a restricted
     /// mid-roll, a mid-roll filled by an asset list, a post-roll, all `X-TIMELINE-OCCUPIES="RANGE"`) and a looped live channel at
-    /// `/demo/live` with a 10 s break every minute, three ads, and an in-memory database.
+    /// `/demo/live` with a 10 s break every minute, the same loop at `/demo/live-scte35` whose breaks come from
+    /// the SCTE-35 markers it writes into its own playlists (``SignalInserter``), three ads, and an
+    /// in-memory database.
     public static func demo() throws(APIError) -> ServerConfiguration {
         guard let root = Bundle.module.resourceURL?.appendingPathComponent("demo").path,
             FileManager.default.fileExists(atPath: root + "/primary/master.m3u8")
@@ -16,7 +18,15 @@ extension ServerConfiguration {
         configuration.database = nil
         configuration.vod = [Content(id: "demo", path: "/demo/vod", origin: .directory(root + "/primary"))]
         configuration.live = [
-            Content(id: "demo", path: "/demo/live", origin: .directory(root + "/primary"), windowSegments: 6)
+            Content(id: "demo", path: "/demo/live", origin: .directory(root + "/primary"), windowSegments: 6),
+            // The same loop with SCTE-35 markers in its playlists, converted to interstitials as an
+            // upstream encoder's would be: a 10 s break every minute, 30 s into it.
+            Content(
+                id: "demo-scte35", path: "/demo/live-scte35", origin: .directory(root + "/primary"),
+                windowSegments: 6, signals: .scte35,
+                signalInserter: SignalInserter(
+                    every: MediaTime(seconds: 60), duration: MediaTime(seconds: 10), offset: MediaTime(seconds: 30),
+                    form: .dateRange)),
         ]
         configuration.adDirectory = root + "/ads"
         configuration.seed.inventory = [

@@ -45,12 +45,21 @@ public struct ServerConfiguration: Sendable {
         public var windowSegments: Int
         /// Live: how far past the live edge upcoming breaks are announced.
         public var lookahead: MediaTime
+        /// Live: the ad signals in the channel's own playlists that become interstitials; `nil` reads none.
+        public var signals: Signals?
+        /// Live: whether the SCTE-35 markers stay in the playlists served (`true`) or are removed.
+        public var keepSignals: Bool
+        /// Live: whether interstitials converted from signals carry `X-SNAP="OUT,IN"`.
+        public var snapSignals: Bool
+        /// Live, looped directory channels: SCTE-35 markers written into the loop's playlists.
+        public var signalInserter: SignalInserter?
 
         /// Creates content.
         public init(
             id: String, path: String, origin: Origin, entry: String = "master.m3u8",
             epoch: DateTime = ServerConfiguration.defaultEpoch, windowSegments: Int = 6,
-            lookahead: MediaTime = MediaTime(seconds: 20)
+            lookahead: MediaTime = MediaTime(seconds: 20), signals: Signals? = nil, keepSignals: Bool = true,
+            snapSignals: Bool = false, signalInserter: SignalInserter? = nil
         ) {
             self.id = id
             self.path = path
@@ -59,7 +68,22 @@ public struct ServerConfiguration: Sendable {
             self.epoch = epoch
             self.windowSegments = windowSegments
             self.lookahead = lookahead
+            self.signals = signals
+            self.keepSignals = keepSignals
+            self.snapSignals = snapSignals
+            self.signalInserter = signalInserter
         }
+
+        /// Whether the served playlists leave out the SCTE-35 markers: the channel converts them and
+        /// does not keep them.
+        var removesSignals: Bool { signals != nil && !keepSignals }
+    }
+
+    /// The kinds of ad signals a live channel's playlists may carry.
+    public enum Signals: String, Hashable, Sendable {
+        /// SCTE-35 markers: EXT-X-DATERANGE SCTE35-OUT/IN/CMD, EXT-X-CUE-OUT/-CONT/-IN, EXT-OATCLS-SCTE35
+        /// (``SignalRecognizer``).
+        case scte35
     }
 
     /// 2026-01-01T00:00:00Z, the default start of looped live channels.
@@ -285,6 +309,20 @@ extension ServerConfiguration {
                 content.windowSegments = count
             }
             content.lookahead = try reader.seconds("lookahead") ?? content.lookahead
+            if let signals = try reader.string("signals") {
+                guard let kind = Signals(rawValue: signals) else {
+                    throw reader.error("signals", "expected \"scte35\", found \"\(signals)\"")
+                }
+                content.signals = kind
+            }
+            content.keepSignals = try reader.bool("keepSignals") ?? content.keepSignals
+            content.snapSignals = try reader.bool("snapSignals") ?? content.snapSignals
+            if let inserter = reader.take("signalInserter") {
+                guard case .directory = origin else {
+                    throw reader.error("signalInserter", "only a looped channel (loop) writes its own signals")
+                }
+                content.signalInserter = try SignalInserter.decode(inserter, path: reader.at("signalInserter"))
+            }
         }
         try reader.finish()
         return content

@@ -171,9 +171,12 @@ final class ContentLibrary: Sendable {
             guard case .media(let dated) = source.playlist,
                 let timeline = PlaylistRenderer.liveTimeline(dated, content: mounted.content)
             else { return .playlist(source.document.write(), live: true, targetDuration: playlist.targetDuration) }
+            var planner = planner
+            signals(dated, document: source.document, content: mounted.content, into: &planner)
             return .playlist(
-                try PlaylistRenderer.render(await served(planner, timeline), into: source), live: true,
-                targetDuration: playlist.targetDuration)
+                try PlaylistRenderer.render(
+                    await served(planner, timeline), into: source, removingSignals: mounted.content.removesSignals),
+                live: true, targetDuration: playlist.targetDuration)
         case .live:
             guard let loop = await loop(for: mounted.content, path: path, playlist: playlist) else {
                 throw APIError(status: 500, code: "live-loop", "\(path.text) cannot be looped")
@@ -185,16 +188,31 @@ final class ContentLibrary: Sendable {
             if let bytes = loops.rendered(key) {
                 return .playlist(bytes, live: true, targetDuration: playlist.targetDuration)
             }
-            let window = loop.window(at: at)
+            let window = loop.window(at: at, signals: mounted.content.signalInserter)
             let result = PlaylistParser.parse(window.text, options: ParseOptions(file: path.text))
             let timeline = BreakPlanner.Timeline.live(
                 epoch: mounted.content.epoch, window: window.start..<window.end, lookahead: mounted.content.lookahead)
             var planner = planner
             planner.state = state
-            let bytes = try PlaylistRenderer.render(await served(planner, timeline), into: result)
+            if case .media(let looped) = result.playlist {
+                signals(looped, document: result.document, content: mounted.content, into: &planner)
+            }
+            let bytes = try PlaylistRenderer.render(
+                await served(planner, timeline), into: result, removingSignals: mounted.content.removesSignals)
             loops.keep(bytes, for: key)
             return .playlist(bytes, live: true, targetDuration: playlist.targetDuration)
         }
+    }
+
+    /// Gives `planner` the breaks `playlist` signals, when the channel converts signals
+    /// (``ServerConfiguration/Content/signals``).
+    private func signals(
+        _ playlist: MediaPlaylist, document: PlaylistDocument, content: ServerConfiguration.Content,
+        into planner: inout BreakPlanner
+    ) {
+        guard content.signals == .scte35 else { return }
+        planner.signalled = SignalRecognizer.recognize(playlist, document: document, file: document.file).breaks
+        planner.snapSignals = content.snapSignals
     }
 
     /// The date ranges to serve from `planner` on `timeline`, with the first serving of new ones
@@ -218,11 +236,30 @@ final class ContentLibrary: Sendable {
                     logger.warning(
                         "served \(unsettled.count) new date ranges of \(target) before the store recorded them")
                 }
+                await recordEarlyReturns(planned, target: target)
                 return planned
             }
             planner.state = state.snapshot
         }
         return planner.plan(timeline)
+    }
+
+    /// Records the early returns signalled for breaks served with their planned duration (R12), so the
+    /// X-PLAYOUT-LIMIT served stays, also across restarts and replicas; the first one decided wins.
+    private func recordEarlyReturns(_ planned: [BreakPlanner.Planned], target: Target) async {
+        let returns = planned.compactMap { entry in
+            entry.earlyReturn.map { (ServedKey(target, entry.event.identifier), $0) }
+        }
+        guard !returns.isEmpty else { return }
+        do {
+            try await state.update { transaction in
+                for (key, limit) in returns where transaction.state.earlyReturns[key] == nil {
+                    transaction.apply(.earlyReturn(key, playoutLimit: limit))
+                }
+            }
+        } catch {
+            logger.error("cannot record \(returns.count) signalled early returns of \(target): \(error)")
+        }
     }
 
     /// The planner of a mounted content on the current state.

@@ -25,6 +25,9 @@ public struct BreakPlanner: Sendable {
         public var source: Break?
         /// The attributes to record as served, when it has not been served yet.
         public var firstServing: AttributeList?
+        /// The X-PLAYOUT-LIMIT to record as an early return: a signalled break served with its
+        /// planned duration whose IN came early (R12).
+        public var earlyReturn: MediaTime? = nil
     }
 
     /// The asset or channel.
@@ -35,6 +38,11 @@ public struct BreakPlanner: Sendable {
     public var assetListURI: String
     /// The absolute URI of an inventory ad.
     public var adURI: @Sendable (Ad) -> String
+    /// Breaks signalled in the playlist being served (SCTE-35, ``SignalRecognizer``), planned besides
+    /// the stored ones.
+    public var signalled: [SignalledBreak] = []
+    /// Whether the interstitials of signalled breaks carry `X-SNAP="OUT,IN"`.
+    public var snapSignals = false
 
     /// Creates a planner.
     public init(target: Target, state: StoredState, assetListURI: String, adURI: @escaping @Sendable (Ad) -> String) {
@@ -49,6 +57,9 @@ public struct BreakPlanner: Sendable {
         var planned: [String: Planned] = [:]
         for item in candidates(timeline) {
             if planned[item.id] == nil, let entry = self.planned(item, timeline) { planned[item.id] = entry }
+        }
+        for item in signalled where planned[item.id] == nil {
+            if let entry = self.planned(signalled: item, timeline) { planned[item.id] = entry }
         }
         // Served date ranges whose break is gone stay while their range is in a live window.
         if case .live(_, let window, _) = timeline {
@@ -163,6 +174,70 @@ public struct BreakPlanner: Sendable {
         guard var event = try? request.event(mapping: mapping) else { return nil }
         event.sourceAttributes = nil
         return event
+    }
+
+    /// The date range of a signalled break: as first served (with an early return the signal shows
+    /// after it), or new: START-DATE the signal's, DURATION once an IN ended it (else
+    /// PLANNED-DURATION), X-ASSET-LIST for late binding, no X-RESUME-OFFSET (live, R10). A cancelled
+    /// break that was never served is not planned.
+    private func planned(signalled item: SignalledBreak, _ timeline: Timeline) -> Planned? {
+        let key = ServedKey(target, item.id)
+        var event: InterstitialEvent
+        var firstServing: AttributeList?
+        var earlyReturn: MediaTime?
+        if let attributes = state.served[key], let served = InterstitialEvent(attributes: attributes) {
+            event = served
+            if let actual = item.actualDuration, state.earlyReturns[key] == nil, served.duration == nil,
+                served.endDate == nil, served.playoutLimit == nil
+            {
+                earlyReturn = MediaTime(nanoseconds: actual.nanoseconds / 1_000_000 * 1_000_000)
+            }
+        } else {
+            guard !item.isCancelled, let start = item.startDate, !servedSignal(near: start, other: item.id) else {
+                return nil
+            }
+            var request = InsertionRequest(id: item.id)
+            request.date = start
+            if item.hasReturned, let duration = item.duration ?? item.returnedAfter {
+                request.duration = duration
+            } else {
+                request.plannedDuration = item.plannedDuration
+            }
+            request.assetListURI = assetListURI
+            if snapSignals { request.snap = ["OUT", "IN"] }
+            guard var built = try? request.event(mapping: { _ in nil }), let attributes = try? built.dateRangeAttributes
+            else { return nil }
+            built.sourceAttributes = nil
+            event = built
+            firstServing = attributes
+        }
+        applyEarlyReturn(to: &event)
+        if let earlyReturn {
+            event.playoutLimit = earlyReturn
+            if let start = event.date {
+                event.duration = earlyReturn
+                event.endDate = start + earlyReturn
+            }
+        }
+        if case .live(_, let window, let lookahead) = timeline {
+            guard let start = event.date, start < window.upperBound + lookahead, overlaps(event, window) else {
+                return nil
+            }
+        }
+        return Planned(event: event, source: nil, firstServing: firstServing, earlyReturn: earlyReturn)
+    }
+
+    /// Whether another signalled break of the target was served starting within
+    /// ``SignalRecognizer/tolerance`` of `start`: the same break found under another ID (its OUT with
+    /// a section left the window and only an EXT-X-CUE-OUT-CONT without one remains, or a rendition
+    /// lacks the section), which is not served twice.
+    private func servedSignal(near start: DateTime, other id: String) -> Bool {
+        state.served.contains { key, attributes in
+            guard key.target == target, key.id != id, key.id.hasPrefix("scte35-"),
+                let date = InterstitialEvent(attributes: attributes)?.date
+            else { return false }
+            return abs((date - start).nanoseconds) <= SignalRecognizer.tolerance.nanoseconds
+        }
     }
 
     private func applyEarlyReturn(to event: inout InterstitialEvent) {

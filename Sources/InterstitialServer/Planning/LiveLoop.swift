@@ -92,8 +92,8 @@ public struct LiveLoop: Sendable {
         return (epoch + MediaTime(nanoseconds: loop * loopDuration.nanoseconds) + segment.start, segment, loop)
     }
 
-    /// The live media playlist at `now`.
-    public func window(at now: DateTime) -> Window {
+    /// The live media playlist at `now`, with the markers of `signals` written in.
+    public func window(at now: DateTime, signals: SignalInserter? = nil) -> Window {
         let range = range(at: now)
         let first = date(ofSequence: range.lowerBound)
         var text = "#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(targetDuration)\n"
@@ -108,6 +108,12 @@ public struct LiveLoop: Sendable {
             if startsLoop, !isFirst, loopTicks == nil { text += "#EXT-X-DISCONTINUITY\n" }
             if let mapURI, isFirst || startsLoop && loopTicks == nil { text += "#EXT-X-MAP:URI=\"\(mapURI)\"\n" }
             if startsLoop || isFirst { text += "#EXT-X-PROGRAM-DATE-TIME:\(date.iso8601)\n" }
+            if let signals {
+                let previous = sequence > 0 ? self.date(ofSequence: sequence - 1).date : epoch - loopDuration
+                for line in signals.lines(beforeSegmentAt: date, previous: previous, first: isFirst, epoch: epoch) {
+                    text += line + "\n"
+                }
+            }
             var uri = segment.uri
             if let loopTicks {
                 let (ticks, overflow) = loopTicks.multipliedReportingOverflow(by: UInt64(max(0, loop)))

@@ -1,3 +1,4 @@
+import HLSInterstitials
 import HLSPlaylist
 
 /// The text summary printed by `hlsi inspect`.
@@ -51,9 +52,33 @@ struct InspectSummary {
         if playlist.dateRanges.count > limit {
             lines.append("  … \(playlist.dateRanges.count - limit) more (--json lists all)")
         }
+        lines += signals(playlist)
         if !playlist.preloadHints.isEmpty { lines.append("preload hints: \(playlist.preloadHints.count)") }
         if !playlist.renditionReports.isEmpty { lines.append("rendition reports: \(playlist.renditionReports.count)") }
         if !playlist.unknownTags.isEmpty { lines.append("unknown tags: \(playlist.unknownTags.count) (kept)") }
+        return lines
+    }
+
+    /// The ad breaks the playlist signals with SCTE-35 (none: no lines).
+    private func signals(_ playlist: MediaPlaylist) -> [String] {
+        let breaks = SignalRecognizer.recognize(playlist).breaks
+        guard !breaks.isEmpty else { return [] }
+        var lines = ["signals: \(breaks.count) SCTE-35 break\(breaks.count == 1 ? "" : "s")"]
+        for item in breaks.prefix(limit) {
+            var line = "  \(item.id)  form=\(item.form)  line=\(item.line)"
+            if let eventID = item.eventID { line += "  \(eventID)" }
+            if let start = item.startDate { line += "  start=\(start.iso8601)" }
+            if let time = item.startTime { line += " (\(time) s)" }
+            if let planned = item.plannedDuration { line += "  planned=\(planned) s" }
+            if let actual = item.actualDuration {
+                line += "  returned early after \(actual) s"
+            } else if let returned = item.returnedAfter {
+                line += "  returned after \(returned) s"
+            }
+            if item.isCancelled { line += "  cancelled" }
+            lines.append(line)
+        }
+        if breaks.count > limit { lines.append("  … \(breaks.count - limit) more") }
         return lines
     }
 

@@ -33,14 +33,31 @@ enum PlaylistRenderer {
         return .live(epoch: content.epoch, window: first..<(lastDate + last.duration), lookahead: content.lookahead)
     }
 
-    /// `result` with the planned date ranges in, written; 502 when they cannot go in.
-    static func render(_ planned: [BreakPlanner.Planned], into result: ParseResult) throws(APIError) -> [UInt8] {
+    /// `result` with the planned date ranges in, written; 502 when they cannot go in. With
+    /// `removingSignals`, the SCTE-35 markers (``removingSignals(from:)``) are left out.
+    static func render(
+        _ planned: [BreakPlanner.Planned], into result: ParseResult, removingSignals: Bool = false
+    ) throws(APIError) -> [UInt8] {
         let output: InterstitialInserter.Output
         do {
             output = try InterstitialInserter.insert(events: planned.map(\.event), into: result)
         } catch {
             throw APIError(status: 502, code: "playlist", "cannot add interstitials: \(error.message)")
         }
-        return output.document.write()
+        var document = output.document
+        if removingSignals { Self.removeSignals(from: &document) }
+        return document.write()
+    }
+
+    /// Removes the SCTE-35 markers: EXT-X-CUE-OUT, EXT-X-CUE-OUT-CONT, EXT-X-CUE-IN and
+    /// EXT-OATCLS-SCTE35 lines, and EXT-X-DATERANGE tags with SCTE35-OUT, SCTE35-IN or SCTE35-CMD.
+    static func removeSignals(from document: inout PlaylistDocument) {
+        document.lines.removeAll { line in
+            guard let tag = line.content.tag else { return false }
+            if SignalRecognizer.isSignalTag(tag.name) { return true }
+            guard tag.name == "EXT-X-DATERANGE", let attributes = tag.value.attributes else { return false }
+            return attributes.contains("SCTE35-OUT") || attributes.contains("SCTE35-IN")
+                || attributes.contains("SCTE35-CMD")
+        }
     }
 }
