@@ -21,18 +21,18 @@ strip() {
     shift
     rm -rf "$directory" && mkdir -p "$directory"
     for file in "$@"; do
-        sed -e '/^import HLSPlaylist$/d' -e '/^import HLSInterstitials$/d' "$file" \
+        sed -e '/^import HLSPlaylist$/d' -e '/^import HLSInterstitials$/d' -e '/^import SCTE35$/d' "$file" \
             > "$directory/$(echo "$file" | tr / _)"
     done
 }
 strip "$out/interstitials" $(find Sources/HLSInterstitials -name '*.swift')
 strip "$out/model" $(find Sources/InterstitialServer/Model -name '*.swift')
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name hls_interstitials)
-swiftc "${flags[@]}" -module-name PlaylistFuzz \
-    $(find Sources/HLSPlaylist -name '*.swift') "$out"/interstitials/*.swift Fuzz/PlaylistFuzzer.swift \
+swiftc "${flags[@]}" -module-name PlaylistFuzz $(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') \
+    "$out"/interstitials/*.swift Fuzz/PlaylistFuzzer.swift \
     -o "$out/playlist-fuzzer"
 swiftc "${flags[@]}" -module-name AdminFuzz \
-    $(find Sources/HLSPlaylist -name '*.swift') "$out"/interstitials/*.swift "$out"/model/*.swift \
+    $(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') "$out"/interstitials/*.swift "$out"/model/*.swift \
     Fuzz/AdminFuzzer.swift -o "$out/admin-fuzzer"
 swiftc "${flags[@]}" -module-name SCTE35Fuzz $(find Sources/SCTE35 -name '*.swift') Fuzz/SCTE35Fuzzer.swift \
     -o "$out/scte35-fuzzer"
