@@ -77,6 +77,13 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
         /// The integrated timeline's duration.
         public var integrated: Double?
 
+        /// Durations in seconds; nil for indefinite or unknown.
+        public init(primary: Double?, playout: Double?, integrated: Double?) {
+            self.primary = primary
+            self.playout = playout
+            self.integrated = integrated
+        }
+
         /// Encodes every key, `null` included.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)

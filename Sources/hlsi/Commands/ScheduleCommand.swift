@@ -175,7 +175,7 @@ struct ScheduleReport: Encodable {
     var location: String
     var events: [ScheduleDocument.Event]
     var items: [ScheduleDocument.Item]
-    var durations: Durations
+    var durations: ScheduleDocument.Durations
     var live: Bool?
     var startDate: String?
     var warnings: [String]
@@ -186,9 +186,7 @@ struct ScheduleReport: Encodable {
         self.location = location
         events = document.events
         items = document.items
-        durations = Durations(
-            primary: document.durations.primary, playout: document.durations.playout,
-            integrated: document.durations.integrated)
+        durations = document.durations
         live = document.live
         startDate = document.startDate
         self.warnings = warnings
@@ -200,27 +198,10 @@ struct ScheduleReport: Encodable {
         self.location = location
         events = []
         items = []
-        durations = Durations(primary: nil, playout: nil, integrated: nil)
+        durations = ScheduleDocument.Durations(primary: nil, playout: nil, integrated: nil)
         live = nil
         warnings = []
         diagnostics = [failure]
-    }
-
-    /// The three durations in seconds, `null` when indefinite or unknown.
-    struct Durations: Encodable {
-        var primary: Double?
-        var playout: Double?
-        var integrated: Double?
-
-        private enum CodingKeys: String, CodingKey { case primary, playout, integrated }
-
-        /// Encodes every key, `null` included.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(primary, forKey: .primary)
-            try container.encode(playout, forKey: .playout)
-            try container.encode(integrated, forKey: .integrated)
-        }
     }
 
     private enum CodingKeys: String, CodingKey {
