@@ -2,8 +2,8 @@
 // together with the HLSPlaylist and HLSInterstitials sources: every input must parse without
 // crashing or hanging, round-trip byte for byte, re-interpret after writing, render its
 // diagnostics in bounded space, validate, convert every interstitial to an event and back
-// losslessly, resolve its schedule and build the integrated timeline and its drawings, and decode
-// as an asset list without crashing.
+// losslessly, resolve its schedule and build the integrated timeline and its drawings, recognize
+// its SCTE-35 signals, and decode as an asset list without crashing.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func playlistFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -49,6 +49,21 @@ public func playlistFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int
         if let first = snapshot.segments.first { _ = snapshot.map(first.timeMapping.target.lowerBound) }
         _ = TimelinePicture.ansi(schedule, width: 40, colors: false)
         _ = TimelinePicture.svg(schedule)
+        // The SCTE-35 signals: bounded, located inside the document, durations never negative.
+        let recognition = SignalRecognizer.recognize(playlist, document: result.document, file: "fuzz.m3u8")
+        guard recognition.breaks.count <= SignalRecognizer.maximumMarkers else { fatalError("breaks not bounded") }
+        let lines = max(1, result.document.lines.count)
+        for item in recognition.breaks {
+            guard item.line >= 1, item.line <= lines, (item.returnLine ?? 1) >= 1, (item.returnLine ?? 1) <= lines
+            else { fatalError("break outside the document") }
+            guard (item.plannedDuration ?? .zero) >= .zero else { fatalError("negative planned duration") }
+            _ = item.duration
+        }
+        for diagnostic in recognition.diagnostics {
+            guard diagnostic.location.line >= 1, diagnostic.location.line <= lines else {
+                fatalError("signal diagnostic outside the document")
+            }
+        }
     }
     if let list = try? AssetList.decode(bytes) {
         guard (try? AssetList.decode(Array(list.encoded().utf8))) == list else { fatalError("asset list round trip") }

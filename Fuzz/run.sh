@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds four libFuzzer targets with AddressSanitizer and fuzzes each for a quarter of a bounded time:
-# - playlist-fuzzer (Fuzz/PlaylistFuzzer.swift): the playlist parser, the validators, the schedule
-#   and the integrated timeline, over the test fixtures and Fuzz/seeds;
+# - playlist-fuzzer (Fuzz/PlaylistFuzzer.swift): the playlist parser, the validators, the schedule,
+#   the integrated timeline and the SCTE-35 signal recognizer, over the test fixtures and Fuzz/seeds;
 # - admin-fuzzer (Fuzz/AdminFuzzer.swift): the admin API's JSON bodies (Break, BreakSchedule, Ad,
 #   InsertionRequest) and asset-list query parameters, over Fuzz/admin-seeds;
 # - scte35-fuzzer (Fuzz/SCTE35Fuzzer.swift): the SCTE-35 decoder and encoder, over Fuzz/scte35-seeds;
@@ -38,7 +38,8 @@ swiftc "${flags[@]}" -module-name SCTE35Fuzz $(find Sources/SCTE35 -name '*.swif
     -o "$out/scte35-fuzzer"
 swiftc "${flags[@]}" -module-name MediaTimingFuzz $(find Sources/MediaTiming -name '*.swift') \
     Fuzz/MediaTimingFuzzer.swift -o "$out/media-fuzzer"
-cp Tests/Fixtures/playlists/*.m3u8 Tests/Fixtures/invalid/*.m3u8 Fuzz/seeds/* Fuzz/corpus-run/
+cp Tests/Fixtures/playlists/*.m3u8 Tests/Fixtures/invalid/*.m3u8 Tests/Fixtures/scte35-playlists/literal/*.m3u8 \
+    Fuzz/seeds/* Fuzz/corpus-run/
 cp Fuzz/admin-seeds/* Fuzz/corpus-admin/
 cp Fuzz/scte35-seeds/* Fuzz/corpus-scte35/
 cp Fuzz/media-seeds/* Fuzz/corpus-media/

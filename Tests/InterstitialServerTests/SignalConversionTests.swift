@@ -118,6 +118,66 @@ struct SignalConversionTests {
         #expect(state.earlyReturns[key] == MediaTime(seconds: 20))
     }
 
+    /// A live playlist of 10 s segments `first..<first + count` from the epoch, with `lines` before
+    /// its first segment.
+    static func window(first: Int, count: Int, lines: [String]) -> String {
+        var text = "#EXTM3U\n#EXT-X-VERSION:6\n#EXT-X-TARGETDURATION:10\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+        text += "#EXT-X-PROGRAM-DATE-TIME:\(date(first * 10))\n"
+        text += lines.map { $0 + "\n" }.joined()
+        for index in first..<first + count { text += "#EXTINF:10,\ns\(index).ts\n" }
+        return text
+    }
+
+    @Test(
+        "a served break cancelled before it starts is withdrawn (R12), stays withdrawn once its markers left and after a restart; one cancelled after its start stays"
+    )
+    func cancelAfterServing() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("state.sqlite").path
+        let cancel = SpliceInfoSection.spliceInsertCancel(eventID: 100)
+        // Break 100 announced for 40 s, 10 s past the live edge; break 200 for 20 s, inside the window.
+        let later = SpliceInfoSection.spliceInsertOut(eventID: 200, ptsTime: 1_800_000, duration: 10 * 90_000)
+        let laterID = "scte35-200-\(later.crcText!)"
+        let outs = [
+            "#EXT-X-DATERANGE:ID=\"splice-100\",START-DATE=\"\(Self.date(40))\",PLANNED-DURATION=30,SCTE35-OUT=\(try Self.out.encodedHex())",
+            "#EXT-X-DATERANGE:ID=\"splice-200\",START-DATE=\"\(Self.date(20))\",PLANNED-DURATION=10,SCTE35-OUT=\(try later.encodedHex())",
+        ]
+        let cancels = [
+            "#EXT-X-DATERANGE:ID=\"splice-100-cancel\",START-DATE=\"\(Self.date(25))\",SCTE35-CMD=\(try cancel.encodedHex())",
+            "#EXT-X-DATERANGE:ID=\"splice-200-cancel\",START-DATE=\"\(Self.date(25))\",SCTE35-CMD=\(try SpliceInfoSection.spliceInsertCancel(eventID: 200).encodedHex())",
+        ]
+        try write(Self.window(first: 0, count: 3, lines: outs), to: directory)
+        let clock = TestClock(Self.epoch + MediaTime(seconds: 30))
+        try await UpstreamTests().withUpstream(directory: directory.path) { port in
+            let configuration = try configuration(port: port, keepSignals: true, database: database)
+            try await Harness.withServer(configuration, clock: clock) { client in
+                let first = try await client.text("/live/news/live.m3u8")
+                #expect(interstitial(first, id: Self.breakID) != nil, "\(first)")
+                #expect(interstitial(first, id: laterID) != nil, "\(first)")
+
+                try write(Self.window(first: 0, count: 3, lines: outs + cancels), to: directory)
+                let cancelled = try await client.text("/live/news/live.m3u8")
+                #expect(interstitial(cancelled, id: Self.breakID) == nil, "not started: withdrawn\n\(cancelled)")
+                #expect(interstitial(cancelled, id: laterID) != nil, "started at 20 s: stays\n\(cancelled)")
+                let list = try await client.get("/live/news/asset-list.json?_HLS_interstitial_id=\(Self.breakID)")
+                #expect(list.status != .ok, "a withdrawn break has no asset list")
+
+                // The markers left the window; the window now covers the break's planned time.
+                try write(Self.window(first: 3, count: 3, lines: []), to: directory)
+                clock.advance(30)
+                let moved = try await client.text("/live/news/live.m3u8")
+                #expect(interstitial(moved, id: Self.breakID) == nil, "\(moved)")
+            }
+            try await Harness.withServer(configuration, clock: clock) { client in
+                let restarted = try await client.text("/live/news/live.m3u8")
+                #expect(interstitial(restarted, id: Self.breakID) == nil, "\(restarted)")
+            }
+        }
+        let state = try SQLiteStore(path: database).load()
+        #expect(state.withdrawn == [ServedKey(Target(.live, "news"), Self.breakID)])
+    }
+
     @Test("EXT-X-CUE-OUT and EXT-X-CUE-IN become one interstitial with DURATION; the markers pass through")
     func upstreamCueOut() async throws {
         let directory = try temporaryDirectory()

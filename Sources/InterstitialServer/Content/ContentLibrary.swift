@@ -236,7 +236,7 @@ final class ContentLibrary: Sendable {
                     logger.warning(
                         "served \(unsettled.count) new date ranges of \(target) before the store recorded them")
                 }
-                await recordEarlyReturns(planned, target: target)
+                await recordSignalOutcomes(planned, withdrawals: planner.withdrawals(timeline), target: target)
                 return planned
             }
             planner.state = state.snapshot
@@ -245,20 +245,28 @@ final class ContentLibrary: Sendable {
     }
 
     /// Records the early returns signalled for breaks served with their planned duration (R12), so the
-    /// X-PLAYOUT-LIMIT served stays, also across restarts and replicas; the first one decided wins.
-    private func recordEarlyReturns(_ planned: [BreakPlanner.Planned], target: Target) async {
+    /// X-PLAYOUT-LIMIT served stays, also across restarts and replicas (the first one decided wins),
+    /// and the served breaks withdrawn because they were cancelled before they started.
+    private func recordSignalOutcomes(
+        _ planned: [BreakPlanner.Planned], withdrawals: [String], target: Target
+    ) async {
         let returns = planned.compactMap { entry in
             entry.earlyReturn.map { (ServedKey(target, entry.event.identifier), $0) }
         }
-        guard !returns.isEmpty else { return }
+        guard !returns.isEmpty || !withdrawals.isEmpty else { return }
         do {
             try await state.update { transaction in
                 for (key, limit) in returns where transaction.state.earlyReturns[key] == nil {
                     transaction.apply(.earlyReturn(key, playoutLimit: limit))
                 }
+                for id in withdrawals where !transaction.state.withdrawn.contains(ServedKey(target, id)) {
+                    transaction.apply(.withdraw(ServedKey(target, id)))
+                }
             }
         } catch {
-            logger.error("cannot record \(returns.count) signalled early returns of \(target): \(error)")
+            logger.error(
+                "cannot record \(returns.count) signalled early returns and \(withdrawals.count) withdrawals of \(target): \(error)"
+            )
         }
     }
 

@@ -54,16 +54,23 @@ public struct BreakPlanner: Sendable {
 
     /// The date ranges of the target on `timeline`, in start order.
     public func plan(_ timeline: Timeline) -> [Planned] {
+        let withdrawing = Set(withdrawals(timeline))
         var planned: [String: Planned] = [:]
         for item in candidates(timeline) {
             if planned[item.id] == nil, let entry = self.planned(item, timeline) { planned[item.id] = entry }
         }
-        for item in signalled where planned[item.id] == nil {
+        for item in signalled
+        where planned[item.id] == nil && !withdrawing.contains(item.id)
+            && !state.withdrawn.contains(ServedKey(target, item.id))
+        {
             if let entry = self.planned(signalled: item, timeline) { planned[item.id] = entry }
         }
         // Served date ranges whose break is gone stay while their range is in a live window.
         if case .live(_, let window, _) = timeline {
-            for (key, attributes) in state.served where key.target == target && planned[key.id] == nil {
+            for (key, attributes) in state.served
+            where key.target == target && planned[key.id] == nil && !state.withdrawn.contains(key)
+                && !withdrawing.contains(key.id)
+            {
                 guard var event = InterstitialEvent(attributes: attributes) else { continue }
                 applyEarlyReturn(to: &event)
                 if overlaps(event, window) { planned[key.id] = Planned(event: event, source: nil) }
@@ -76,8 +83,26 @@ public struct BreakPlanner: Sendable {
         }
     }
 
+    /// The served signalled breaks to withdraw on `timeline`: cancelled (splice_event_cancel_indicator
+    /// or segmentation_event_cancel_indicator) after their first serving but before they start, that
+    /// is after the live edge. R12: "A removed event that has not started is unscheduled; one that is
+    /// playing runs to completion", so a cancel that comes once the break has started changes nothing.
+    /// The server records the withdrawal (``StoreChange/withdraw(_:)``) so that the break stays gone
+    /// when its markers leave the window, across restarts and replicas.
+    public func withdrawals(_ timeline: Timeline) -> [String] {
+        guard case .live(_, let window, _) = timeline else { return [] }
+        return signalled.compactMap { item in
+            let key = ServedKey(target, item.id)
+            guard item.isCancelled, !state.withdrawn.contains(key), let attributes = state.served[key],
+                let start = InterstitialEvent(attributes: attributes)?.date, start > window.upperBound
+            else { return nil }
+            return item.id
+        }
+    }
+
     /// The planned date range with this ID, on `timeline`, even if outside a live window.
     public func lookup(id: String, _ timeline: Timeline) -> Planned? {
+        guard !state.withdrawn.contains(ServedKey(target, id)) else { return nil }
         if let item = state.breaks[id], item.target == target { return planned(item, timeline, filter: false) }
         if let schedule = state.schedules[target], let start = cadenceStart(id: id, schedule: schedule, timeline),
             let item = schedule.cadenceBreak(at: start, epoch: epoch(timeline))
@@ -179,7 +204,8 @@ public struct BreakPlanner: Sendable {
     /// The date range of a signalled break: as first served (with an early return the signal shows
     /// after it), or new: START-DATE the signal's, DURATION once an IN ended it (else
     /// PLANNED-DURATION), X-ASSET-LIST for late binding, no X-RESUME-OFFSET (live, R10). A cancelled
-    /// break that was never served is not planned.
+    /// break that was never served is not planned; one served is withdrawn (``withdrawals(_:)``) or,
+    /// once started, stays as served.
     private func planned(signalled item: SignalledBreak, _ timeline: Timeline) -> Planned? {
         let key = ServedKey(target, item.id)
         var event: InterstitialEvent
@@ -233,7 +259,7 @@ public struct BreakPlanner: Sendable {
     /// lacks the section), which is not served twice.
     private func servedSignal(near start: DateTime, other id: String) -> Bool {
         state.served.contains { key, attributes in
-            guard key.target == target, key.id != id, key.id.hasPrefix("scte35-"),
+            guard key.target == target, key.id != id, key.id.hasPrefix("scte35-"), !state.withdrawn.contains(key),
                 let date = InterstitialEvent(attributes: attributes)?.date
             else { return false }
             return abs((date - start).nanoseconds) <= SignalRecognizer.tolerance.nanoseconds

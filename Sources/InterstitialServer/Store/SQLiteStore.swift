@@ -67,6 +67,13 @@ public struct SQLiteStore: ServerStore {
                 table.column("value", .text).notNull()
             }
         }
+        migrator.registerMigration("v3: withdrawn") { db in
+            try db.create(table: "withdrawn") { table in
+                table.column("target", .text).notNull()
+                table.column("id", .text).notNull()
+                table.primaryKey(["target", "id"])
+            }
+        }
         return migrator
     }
 
@@ -95,6 +102,10 @@ public struct SQLiteStore: ServerStore {
                 guard let target = Target(row["target"] as String) else { continue }
                 state.earlyReturns[ServedKey(target, row["id"])] = MediaTime(
                     nanoseconds: row["playoutLimitNanoseconds"])
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT target, id FROM withdrawn") {
+                guard let target = Target(row["target"] as String) else { continue }
+                state.withdrawn.insert(ServedKey(target, row["id"]))
             }
             state.isSeeded = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'seeded'") != nil
             return state
@@ -143,6 +154,10 @@ public struct SQLiteStore: ServerStore {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO earlyReturn (target, id, playoutLimitNanoseconds) VALUES (?, ?, ?)",
                 arguments: [key.target.description, key.id, limit.nanoseconds])
+        case .withdraw(let key):
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO withdrawn (target, id) VALUES (?, ?)",
+                arguments: [key.target.description, key.id])
         case .seeded:
             try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('seeded', ?)", arguments: [Date()])
         }

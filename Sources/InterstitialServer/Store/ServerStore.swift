@@ -13,6 +13,9 @@ public struct StoredState: Hashable, Sendable {
     public var served: [ServedKey: AttributeList] = [:]
     /// Early returns: the X-PLAYOUT-LIMIT added to a break, by target and ID.
     public var earlyReturns: [ServedKey: MediaTime] = [:]
+    /// Served date ranges withdrawn before they started (a signalled break cancelled after its first
+    /// serving, R12); they are never served again.
+    public var withdrawn: Set<ServedKey> = []
     /// Whether the configuration's seed was stored once (it is never stored again).
     public var isSeeded = false
 
@@ -52,6 +55,8 @@ public enum StoreChange: Hashable, Sendable {
     case served(ServedKey, AttributeList)
     /// Records an early return.
     case earlyReturn(ServedKey, playoutLimit: MediaTime)
+    /// Records that a served date range is withdrawn (it had not started when its break was cancelled).
+    case withdraw(ServedKey)
     /// Records that the seed was stored.
     case seeded
 }
@@ -68,6 +73,7 @@ extension StoredState {
         case .deleteAd(let id): ads[id] = nil
         case .served(let key, let attributes): if served[key] == nil { served[key] = attributes }
         case .earlyReturn(let key, let limit): earlyReturns[key] = limit
+        case .withdraw(let key): withdrawn.insert(key)
         case .seeded: isSeeded = true
         }
     }
