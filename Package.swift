@@ -106,6 +106,7 @@ let package = Package(
                 "PlaybackCoordination",
                 "SCTE35",
                 "MediaTiming",
+                "AdDecisioning",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

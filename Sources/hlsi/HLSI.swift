@@ -13,7 +13,7 @@ struct HLSI: AsyncParsableCommand {
         subcommands: [
             InspectCommand.self, ValidateCommand.self, InsertCommand.self, ScheduleCommand.self, TimelineCommand.self,
             GenerateCommand.self, ServeCommand.self, AdminCommand.self, PlayCommand.self, HandoffCommand.self,
-            RulesCommand.self, SCTE35Command.self, MediaTimingCommand.self,
+            RulesCommand.self, SCTE35Command.self, MediaTimingCommand.self, VASTCommand.self,
         ]
     )
 }

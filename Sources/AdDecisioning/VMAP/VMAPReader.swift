@@ -21,7 +21,11 @@ public struct VMAPReader: Sendable {
     /// - Throws: ``VASTError``: `vast-xml`/`vast-limit` for bad XML, `vast-schema` when the root is
     ///   not `VMAP`, `vast-version` for a major version other than 1.
     public func read(_ bytes: some Collection<UInt8>) throws(VASTError) -> VMAPDocument {
-        let root = try XMLTreeBuilder.parse(bytes, limits: vastReader.limits.xml)
+        try read(root: try XMLTreeBuilder.parse(bytes, limits: vastReader.limits.xml))
+    }
+
+    /// Reads the `<vmap:VMAP>` element of a parsed tree.
+    public func read(root: XMLNode) throws(VASTError) -> VMAPDocument {
         guard root.localName == "VMAP" else {
             throw VASTError(.schema, at: root.location, "the root element is <\(root.name)>, not <vmap:VMAP>")
         }
