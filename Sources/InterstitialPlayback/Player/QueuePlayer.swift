@@ -11,7 +11,7 @@ public final class QueuePlayer: Sendable {
 
     func attach(_ player: Player) { owner.withLockedValue { $0.player = player } }
 
-    private var player: Player? { owner.withLockedValue { $0.player } }
+    var player: Player? { owner.withLockedValue { $0.player } }
 
     /// The items still to play for the current event, the current one first; empty when primary plays.
     public var items: [PlayerItem] {

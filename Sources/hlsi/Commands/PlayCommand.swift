@@ -84,6 +84,16 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds before an event at which its asset list is requested.")
     var lookahead: Double = 10
 
+    @Option(
+        name: .long,
+        help: "Play this variant of a multivariant primary (0 is the first listed) instead of choosing by throughput.")
+    var variant: Int?
+
+    @Option(
+        name: .long,
+        help: "The highest variant BANDWIDTH to play, in bits per second (preferredPeakBitRate; default: no limit).")
+    var peakBitRate: Double?
+
     @Option(name: .long, help: "The _HLS_primary_id to send (default: a new UUID).")
     var primaryID: String?
 
@@ -97,6 +107,12 @@ struct PlayCommand: AsyncParsableCommand {
         }
         if !(lookahead >= 0 && lookahead < 1e9) {
             throw ValidationError("--lookahead must be a non-negative number of seconds, under 1e9")
+        }
+        if let variant, !(0...9999).contains(variant) {
+            throw ValidationError("--variant takes the index of a variant, 0 to 9999")
+        }
+        if let peakBitRate, !(peakBitRate > 0 && peakBitRate < 1e12) {
+            throw ValidationError("--peak-bit-rate must be a positive number of bits per second, under 1e12")
         }
         if !(receiveTimeout > 0 && receiveTimeout < 1e6) {
             throw ValidationError("--receive-timeout must be a positive number of seconds, under 1e6")
@@ -130,6 +146,7 @@ struct PlayCommand: AsyncParsableCommand {
         configuration.startTime = start.map { MediaTime(seconds: $0) }
         configuration.loadsSegments = !noSegments
         configuration.lookahead = MediaTime(seconds: lookahead)
+        configuration.variantPolicy = VariantPolicy(pinnedVariant: variant, preferredPeakBitRate: peakBitRate ?? 0)
         configuration.preferredTracks = TrackSelection(
             audio: audio.flatMap { PlaybackScript.option($0, off: "default") },
             subtitles: subtitles.flatMap { PlaybackScript.option($0) })
