@@ -70,6 +70,7 @@ struct PlayerFeatureTests {
         let files = vod(
             [Content.interstitial("brk", at: 12, "X-ASSET-LIST=\"/list.json\",X-RESUME-OFFSET=0")],
             ads.merging(["/list.json": Content.assetList([("{ORIGIN}/a.m3u8", 5)])]) { $1 })
+        let templates = Recorder<InterstitialItemTemplate?>()
         let (lists, trace) = try await TestOrigin.with(files: files) { origin in
             let player = await play(
                 origin, "/main.m3u8", until: 40,
@@ -80,10 +81,17 @@ struct PlayerFeatureTests {
                     template.lookahead = s(4)
                     player.interstitialItemTemplate = template
                     #expect(player.interstitialItemTemplate == template)
+                    let queue = player.interstitialPlayer
+                    _ = queue.addBoundaryTimeObserver(forTimes: [s(1)]) { _ in
+                        templates.append(queue.currentItem?.itemTemplate)
+                    }
                 }, script: [(25, .seek(s(5)))])
             return (origin.requests.filter { $0.path == "/list.json" }.count, player.trace)
         }
         #expect(lists == 2)
+        // Each time the event plays, its item carries the template it was made with.
+        let expected = InterstitialItemTemplate(lookahead: s(4), rebindsAssetLists: true)
+        #expect(templates.value == [expected, expected])
         #expect(
             trace.lines([.assetListRequested, .assetListRebound]) == [
                 "8.000 assetListRequested @8.000 id=brk", "32.000 assetListRebound @12.000 id=brk",

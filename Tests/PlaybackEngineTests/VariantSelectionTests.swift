@@ -164,4 +164,21 @@ struct VariantSelectionTests {
         #expect(harness.machine.variantIndex == 2)
         #expect(harness.requests.filter { Harness.strip($0.url).hasSuffix("mid.m3u8") }.count == 1)
     }
+
+    @Test("a live switch continues the timeline and reloads come from the new variant from then on")
+    func liveSwitch() throws {
+        var harness = Harness(Self.multivariant) {
+            $0.loadsSegments = true
+            $0.startTime = .zero
+        }
+        for name in ["hi", "mid", "lo"] { harness.playlists[Harness.base + name + ".m3u8"] = live(6) }
+        harness.network = 4_000_000
+        harness.play(until: 25)
+        #expect(harness.machine.variantIndex == 1)
+        #expect(harness.machine.position == s(25))
+        let switched = try #require(harness.requests.firstIndex { $0.key == .variant(1) })
+        let reloads = harness.requests[switched...].filter { $0.key == .primary }.map { Harness.strip($0.url) }
+        #expect(!reloads.isEmpty)
+        #expect(reloads.allSatisfy { $0 == Harness.base + "mid.m3u8" })
+    }
 }

@@ -22,7 +22,9 @@ public final class QueuePlayer: Sendable {
                 let list = machine.playList(for: event), let plan = run.plan
             else { return [] }
             return plan.dropFirst(run.planPosition).filter { list.assets.indices.contains($0) }.map {
-                PlayerItem(template: PlayerItem(url: list.assets[$0].uri), eventID: run.eventID)
+                PlayerItem(
+                    template: PlayerItem(url: list.assets[$0].uri), eventID: run.eventID,
+                    configuration: machine.template)
             }
         }
     }
@@ -36,7 +38,9 @@ public final class QueuePlayer: Sendable {
                 let event = machine.currentEvent, let list = machine.playList(for: event),
                 list.assets.indices.contains(index)
             else { return nil }
-            return PlayerItem(template: PlayerItem(url: list.assets[index].uri), eventID: run.eventID)
+            return PlayerItem(
+                template: PlayerItem(url: list.assets[index].uri), eventID: run.eventID,
+                configuration: machine.template)
         }
     }
 

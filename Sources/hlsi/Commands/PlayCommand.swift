@@ -21,6 +21,10 @@ struct PlayCommand: AsyncParsableCommand {
             select audio LANG[,CHARACTERISTIC...]|default, select subtitles LANG[,CHARACTERISTIC...]|off, \
             handoff URL (hand the session to a receiver there, e.g. http://host:8080/handoff/tv, and stop).
 
+            A multivariant primary starts with its first variant and switches by measured throughput (the \
+            highest BANDWIDTH within 80 % of it; a manual clock measures nothing, so it stays): --variant N \
+            plays variant N (0 is the first listed), --peak-bit-rate BPS leaves out variants above it.
+
             --group ws://host:8080/group/NAME joins a coordinated group through hlsi serve: play, pause, \
             rate and seeks of any member apply to all, on the real clock; JSON lines then carry groupTime \
             (the server's clock, seconds since 1970). --receive http://host:8080/handoff/NAME waits for a \
