@@ -31,8 +31,9 @@ extension PlaybackStateMachine {
         return .now(.variant(wanted), variants[wanted].url)
     }
 
-    /// Switches to a loaded variant: VOD replaces the playlist, live continues the timeline from it
-    /// (a reload from the new URL); the renditions are the new variant's, matched to the tracks.
+    /// Switches to a loaded variant: VOD replaces the playlist (keeping what is buffered), live
+    /// continues the timeline from it (a reload from the new URL); the renditions are the new
+    /// variant's, matched to the tracks.
     mutating func variantLoaded(_ index: Int, _ presentation: PrimaryPresentation) {
         inFlight.remove(.variant(index))
         finishBufferLoad(.variant(index))
@@ -48,7 +49,16 @@ extension PlaybackStateMachine {
             primaryLoaded(presentation)
             if reloading { inFlight.insert(.primary) }
         } else {
+            // What is buffered stays: the new variant's segments for times already loaded count as
+            // loaded, so the switch takes effect where the buffer ends.
+            let buffered = Set(
+                timeline.playlist.segments.filter {
+                    loadedSegments.contains(tagged(URIReference.resolve($0.uri, against: timeline.url)))
+                }.map(\.startTime))
             timeline.replaceVariant(with: presentation)
+            for segment in timeline.playlist.segments where buffered.contains(segment.startTime) {
+                loadedSegments.insert(tagged(URIReference.resolve(segment.uri, against: timeline.url)))
+            }
             self.timeline = timeline
             recompute()
         }

@@ -99,7 +99,9 @@ struct VariantSelectionTests {
                 == choice.expected)
     }
 
-    @Test("a measured 4 Mbit/s switches from the first variant (6 Mbit/s) to the 3 Mbit/s one before the next segment")
+    @Test(
+        "a measured 4 Mbit/s switches from the first variant (6 Mbit/s) to the 3 Mbit/s one where the buffer ends"
+    )
     func switchesDown() throws {
         var harness = Self.harness(network: 4_000_000)
         harness.play(until: 25)
@@ -110,7 +112,10 @@ struct VariantSelectionTests {
         let names = Self.segments(harness)
         #expect(names.first == "hi-0")
         #expect(names.dropFirst().allSatisfy { $0.hasPrefix("mid-") })
+        // What was buffered from the first variant stays: the switch takes effect after it.
+        #expect(!names.contains("mid-0"))
         #expect(names.contains("mid-1"))
+        #expect(harness.machine.loadedPrimaryRanges.first?.lowerBound == s(0))
         #expect(harness.events(.variantSwitched).count == 1)
     }
 
