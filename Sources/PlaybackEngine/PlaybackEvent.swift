@@ -14,6 +14,9 @@ public struct PlaybackEvent: Sendable, Hashable, CustomStringConvertible {
         case assetListRequested
         /// An asset list arrived and was read.
         case assetListLoaded
+        /// An event that played before plays again, so its asset list is requested anew (client
+        /// rebinding, ``InterstitialItemTemplate/rebindsAssetLists``).
+        case assetListRebound
         /// An interstitial event began: primary is suspended.
         case interstitialStarted
         /// An asset of the current event began to play.
@@ -59,6 +62,8 @@ public struct PlaybackEvent: Sendable, Hashable, CustomStringConvertible {
         case waitingForGroup
         /// The audio or subtitle selection changed (the application's, or an asset's to match it).
         case tracksSelected
+        /// The primary switched to another variant (measured throughput, a peak bit rate or a pin).
+        case variantSwitched
         /// The session was handed off to another player; this one stopped.
         case handedOff
     }

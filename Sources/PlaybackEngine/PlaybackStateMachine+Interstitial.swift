@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import PlaybackCoordination
 
 extension PlaybackStateMachine {
     /// An interstitial group being played: its members one after the other, each one's assets back
@@ -55,6 +56,8 @@ extension PlaybackStateMachine {
 
         /// The ID of the current member.
         package var eventID: String { members[memberIndex] }
+        /// The duration of the asset playing; nil between assets.
+        package var currentDuration: MediaTime? { currentMedia?.duration }
     }
 
     // MARK: Starting
@@ -67,6 +70,7 @@ extension PlaybackStateMachine {
         var members = group.members.filter { !exhausted.contains($0) && activeEvent($0) != nil }
         if let member, let index = members.firstIndex(of: member) { members.removeFirst(index) }
         guard let first = members.first, let event = activeEvent(first) else { return }
+        rebind(members)
         var run = Run(
             group: group, members: members, suspendedAt: position, groupStartedAt: clock,
             resume: group.start, resumeOverride: resumeOverride, projectedResume: group.resume,
@@ -75,6 +79,18 @@ extension PlaybackStateMachine {
         state = .interstitial(run)
         actions.append(.flush)
     }
+
+    /// The playout limit of the current member: its X-PLAYOUT-LIMIT, or the template's maximum when
+    /// that is smaller.
+    func playoutLimit(of run: Run) -> MediaTime? {
+        switch (run.event.playoutLimit, template.maximumPlayoutDuration) {
+        case (let own?, let most?): min(own, most)
+        case (let own, let most): own ?? most
+        }
+    }
+
+    /// The tracks interstitial assets select: the template's, else the primary's.
+    package var assetTracks: TrackSelection { template.preferredTracks ?? tracks }
 
     /// The event with an ID among the active events.
     func activeEvent(_ id: String) -> InterstitialEvent? { activeEvents.first { $0.identifier == id } }
@@ -106,6 +122,21 @@ extension PlaybackStateMachine {
         return list.assets.indices.allSatisfy {
             if case .failed? = assets[id]?[$0] { return true }
             return false
+        }
+    }
+
+    /// Client rebinding (``InterstitialItemTemplate/rebindsAssetLists``): forgets the asset lists of
+    /// the events about to play again, so that they are requested anew when the run reaches them.
+    mutating func rebind(_ members: [String]) {
+        guard template.rebindsAssetLists else { return }
+        for id in members where played[id] != nil {
+            guard let event = activeEvent(id), event.assetList == nil, event.assetURI == nil,
+                event.assetListURI != nil, case .loaded? = lists[id], !inFlight.contains(.assetList(id))
+            else { continue }
+            lists.removeValue(forKey: id)
+            listURLs.removeValue(forKey: id)
+            assets.removeValue(forKey: id)
+            emit(.assetListRebound, [("id", .string(id))])
         }
     }
 
@@ -152,6 +183,7 @@ extension PlaybackStateMachine {
             } else {
                 run.plan = Array(list.assets.indices)
             }
+            if let most = template.maximumAssetCount { run.plan = run.plan.map { Array($0.prefix(max(0, most))) } }
             run.waiting = false
             return true
         }
@@ -180,7 +212,7 @@ extension PlaybackStateMachine {
                 return false
             }
         }
-        if let limit = run.event.playoutLimit, run.elapsed >= limit {
+        if let limit = playoutLimit(of: run), run.elapsed >= limit {
             self.run = run
             endMember(.limit)
             run = self.run ?? run

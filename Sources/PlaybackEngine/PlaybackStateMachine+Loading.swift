@@ -39,6 +39,7 @@ extension PlaybackStateMachine {
     /// The first thing of the buffering sequence that is not loaded yet; a preload hint that is due
     /// comes first, and one that is not yet due bounds the wait (R18).
     func nextBufferStep() -> BufferStep? {
+        if let switching = variantStep() { return switching }
         let preload = preloadStep()
         if case .now? = preload { return preload }
         let step = sequenceStep()
@@ -104,8 +105,8 @@ extension PlaybackStateMachine {
             if !(preroll != nil), let step = primarySegment(from: position, to: horizon) { return step }
             if let next {
                 let distance = next.cue == .join ? .zero : next.start - position
-                if distance > configuration.lookahead {
-                    return .later(distance - configuration.lookahead)
+                if distance > template.lookahead {
+                    return .later(distance - template.lookahead)
                 }
                 for id in next.members where !exhausted.contains(id) {
                     if let step = eventStep(id, joinOffset: .zero) { return step }
@@ -120,7 +121,7 @@ extension PlaybackStateMachine {
                 }
             }
             if let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }),
-                timeline.end - position <= configuration.lookahead
+                timeline.end - position <= template.lookahead
             {
                 for id in post.members where !exhausted.contains(id) {
                     if let step = eventStep(id, joinOffset: .zero) { return step }
@@ -232,6 +233,9 @@ extension PlaybackStateMachine {
         case .segment(let url):
             failedSegments.insert(url)
             emit(.error, [("segment", .string(url)), ("message", .string(message))])
+        case .variant(let index):
+            failedVariants.insert(index)
+            emit(.error, [("variant", .integer(index)), ("message", .string(message))])
         }
     }
 }

@@ -46,7 +46,7 @@ extension PlaybackStateMachine {
             return event
         }
         let input = ScheduleInput(
-            primary: timeline.playlist, otherPlaylists: timeline.isLive ? [] : timeline.others, events: events,
+            primary: timeline.playlist, otherPlaylists: timeline.others, events: events,
             failedEvents: failed, playedDurations: played, isLive: timeline.isLive, playbackStart: startPoint)
         let schedule = InterstitialSchedule.resolve(input)
         self.schedule = schedule
@@ -82,6 +82,8 @@ extension PlaybackStateMachine {
             self.timeline = timeline
             tracks = presentation.tracks
             renditions = presentation.renditions
+            variants = presentation.variants
+            variantIndex = presentation.variantIndex
             position = startPosition(timeline)
             startPoint = position
             recompute()
@@ -105,13 +107,22 @@ extension PlaybackStateMachine {
                 let start = scheduledEvent(id)?.start
                 if let start, start >= position || mode == .loading {
                     emit(.eventUnscheduled, [("id", .string(id))])
+                    // Its content had been resolved: the asset list, or the X-ASSET-URI asset.
                     var error: String?
-                    if case .failed(let message)? = lists[id] { error = message }
-                    if case .loaded? = lists[id] {
-                        notify(.eventWasUnscheduled(event, error: nil))
-                    } else if error != nil {
-                        notify(.eventWasUnscheduled(event, error: error))
+                    var resolved = false
+                    switch lists[id] {
+                    case .loaded?: resolved = true
+                    case .failed(let message)?: error = message
+                    default: break
                     }
+                    if event.assetURI != nil {
+                        switch assets[id]?[0] {
+                        case .loaded?: resolved = true
+                        case .failed(let message)?: error = message
+                        default: break
+                        }
+                    }
+                    if resolved || error != nil { notify(.eventWasUnscheduled(event, error: error)) }
                 }
                 lists.removeValue(forKey: id)
                 assets.removeValue(forKey: id)

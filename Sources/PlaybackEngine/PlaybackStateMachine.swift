@@ -24,6 +24,8 @@ package struct PlaybackStateMachine: Sendable {
         case asset(String, Int)
         /// A media segment.
         case segment(String)
+        /// Another variant's media playlist (a switch), with its renditions matched to the tracks.
+        case variant(Int)
     }
 
     /// A load to start.
@@ -46,6 +48,10 @@ package struct PlaybackStateMachine: Sendable {
         case assetLoaded(String, Int, AssetMedia)
         /// A media segment loaded.
         case segmentLoaded(String)
+        /// A load brought `bytes` in `duration` of clock time (a throughput sample).
+        case throughputMeasured(bytes: Int, duration: Duration)
+        /// Another variant's media playlist loaded: playback switches to it.
+        case variantLoaded(Int, PrimaryPresentation)
         /// A load failed.
         case loadFailed(LoadKey, String)
         /// A load was abandoned before it finished (the driver stopped); it may be asked for again.
@@ -185,6 +191,17 @@ package struct PlaybackStateMachine: Sendable {
     var renditions: [Rendition] = []
     /// The player's part in a coordinated group.
     package internal(set) var coordination: Coordination = .off
+    /// The primary's variants (empty for a media playlist) and the one playing.
+    package internal(set) var variants: [PrimaryVariant] = []
+    package internal(set) var variantIndex: Int?
+    /// Variants whose playlist failed to load: not chosen again.
+    var failedVariants: Set<Int> = []
+    /// The measured throughput.
+    package internal(set) var throughput = ThroughputEstimator()
+    /// How the variant is chosen; the driver sets it (the next input applies it).
+    package var variantPolicy = VariantPolicy()
+    /// The configuration of interstitial items; the driver sets it (the next input applies it).
+    package var template: InterstitialItemTemplate
     var actions: [Action] = []
     var signalChange = false
 
@@ -192,6 +209,7 @@ package struct PlaybackStateMachine: Sendable {
     package init(url: String, configuration: Configuration) {
         self.itemURL = url
         self.configuration = configuration
+        self.template = InterstitialItemTemplate(lookahead: configuration.lookahead)
     }
 
     // MARK: Inputs
@@ -231,6 +249,8 @@ package struct PlaybackStateMachine: Sendable {
             inFlight.remove(.segment(url))
             finishBufferLoad(.segment(url))
             loadedSegments.insert(url)
+        case .throughputMeasured(let bytes, let duration): throughput.add(bytes: bytes, duration: duration)
+        case .variantLoaded(let index, let presentation): variantLoaded(index, presentation)
         case .loadFailed(let key, let message): loadFailed(key, message)
         case .loadCancelled(let key):
             inFlight.remove(key)
@@ -334,8 +354,16 @@ package struct PlaybackStateMachine: Sendable {
             primary?.handledKey = nil
         case .interstitial:
             guard var current = run else { return }
+            let from = current.assetPosition
             current.elapsed = current.elapsed + distance
             current.assetPosition = current.assetPosition + distance
+            if let index = current.assetIndex {
+                for watch in currentAssetWatches where from < watch.time && watch.time <= current.assetPosition {
+                    crossedAssetTimes.append(
+                        AssetTimeWatch.Crossing(
+                            key: watch.key, eventID: current.eventID, assetIndex: index, time: watch.time))
+                }
+            }
             run = current
         default: break
         }
@@ -358,7 +386,10 @@ package struct PlaybackStateMachine: Sendable {
         case .interstitial:
             guard let run else { return nil }
             if let media = run.currentMedia { consider(media.duration - run.assetPosition) }
-            if let limit = run.event.playoutLimit { consider(limit - run.elapsed) }
+            for watch in currentAssetWatches where watch.time > run.assetPosition {
+                consider(watch.time - run.assetPosition)
+            }
+            if let limit = playoutLimit(of: run) { consider(limit - run.elapsed) }
             if let window = run.skipControl.window {
                 if window.start > run.elapsed { consider(window.start - run.elapsed) }
                 if let end = window.end, end > run.elapsed { consider(end - run.elapsed) }
@@ -371,6 +402,11 @@ package struct PlaybackStateMachine: Sendable {
 
     /// Integrated-time boundaries the driver watches (observers), as media distances.
     package var watchedIntegratedTimes: [MediaTime] = []
+    /// Times in interstitial assets the driver watches (the interstitial player's boundary
+    /// observers), by the driver's key: playback stops at each so none is passed over.
+    package var watchedAssetTimes: [Int: AssetTimeWatch] = [:]
+    /// The watched asset times playback crossed since the driver took them.
+    package var crossedAssetTimes: [AssetTimeWatch.Crossing] = []
 
     var integratedBoundary: MediaTime? {
         guard integratedAdvances, let now = integratedTime else { return nil }

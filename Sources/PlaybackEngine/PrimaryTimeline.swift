@@ -22,7 +22,8 @@ package struct PrimaryTimeline: Sendable {
     private(set) var playlist: MediaPlaylist
     /// Where it was loaded from (after redirects).
     private(set) var url: String
-    /// The other media playlists (the selected audio rendition), for X-SNAP (R6).
+    /// The other media playlists (the selected audio rendition), for X-SNAP (R6); for live, every
+    /// segment seen, placed on the primary's timeline by date.
     private(set) var others: [MediaPlaylist]
     /// The server's interstitial events, in the order first seen.
     private(set) var events: [InterstitialEvent]
@@ -37,6 +38,7 @@ package struct PrimaryTimeline: Sendable {
         others = presentation.others
         events = []
         attributes = [:]
+        if presentation.media.isLive { others = Self.accumulate([], presentation.others, on: playlist) }
         _ = mergeEvents(of: presentation.media)
         preloads = Self.preloads(of: presentation.media, in: playlist)
     }
@@ -98,13 +100,48 @@ package struct PrimaryTimeline: Sendable {
         merged.discontinuitySequence = playlist.discontinuitySequence
         playlist = merged
         url = presentation.mediaURL
-        if !presentation.others.isEmpty { others = presentation.others }
+        if !presentation.others.isEmpty {
+            others = isLive ? Self.accumulate(others, presentation.others, on: playlist) : presentation.others
+        }
         let eventUpdate = mergeEvents(of: reloaded)
         preloads = Self.preloads(of: reloaded, in: playlist)
         update.eventsChanged = eventUpdate.changed
         update.removed = eventUpdate.removed
         update.conflicts = eventUpdate.conflicts
         return update
+    }
+
+    /// Live renditions on the primary's timeline: each reloaded playlist's segments placed at the
+    /// primary time of their date (R1; renditions and primary share the clock that PROGRAM-DATE-TIME
+    /// gives, not their first segments), the new ones (by media sequence number) appended to what
+    /// was seen. Segments without a date cannot be placed and are left out.
+    static func accumulate(
+        _ seen: [MediaPlaylist], _ reloaded: [MediaPlaylist], on primary: MediaPlaylist
+    ) -> [MediaPlaylist] {
+        reloaded.enumerated().map { index, playlist in
+            var result = seen.indices.contains(index) ? seen[index] : playlist
+            let known = seen.indices.contains(index) ? seen[index].segments : []
+            let last = known.last?.mediaSequence
+            let placed = playlist.segments.compactMap { segment -> MediaSegment? in
+                guard last.map({ segment.mediaSequence > $0 }) ?? true, let date = segment.date,
+                    let time = primary.time(at: date)
+                else { return nil }
+                var segment = segment
+                segment.startTime = time
+                return segment
+            }
+            result.segments = known + placed
+            return result
+        }
+    }
+
+    /// Plays another VOD variant from now on: its playlist replaces the current one (variants share
+    /// their segmentation and timestamps, so times keep their meaning). A live switch is a reload
+    /// from the new variant's URL (``merge(_:)``).
+    mutating func replaceVariant(with presentation: PrimaryPresentation) {
+        playlist = presentation.media
+        url = presentation.mediaURL
+        others = presentation.others
     }
 
     private mutating func mergeEvents(
@@ -166,15 +203,21 @@ package struct PrimaryPresentation: Sendable {
     package var renditions: [Rendition]
     /// The selected renditions.
     package var tracks: TrackSelection
+    /// The multivariant playlist's variants (empty for a media playlist).
+    package var variants: [PrimaryVariant]
+    /// The index of the variant `media` is, among `variants`.
+    package var variantIndex: Int?
     package init(
         media: MediaPlaylist, mediaURL: String, others: [MediaPlaylist] = [], renditions: [Rendition] = [],
-        tracks: TrackSelection = TrackSelection()
+        tracks: TrackSelection = TrackSelection(), variants: [PrimaryVariant] = [], variantIndex: Int? = nil
     ) {
         self.media = media
         self.mediaURL = mediaURL
         self.others = others
         self.renditions = renditions
         self.tracks = tracks
+        self.variants = variants
+        self.variantIndex = variantIndex ?? (variants.isEmpty ? nil : 0)
     }
 }
 
@@ -186,11 +229,16 @@ package struct AssetMedia: Sendable, Hashable {
     package var segmentURLs: [String]
     /// The renditions selected to match the primary's; nil when the asset offers none.
     package var tracks: TrackSelection?
+    /// Its media segments' durations, in order (empty when unknown).
+    package var segmentDurations: [MediaTime]
 
-    package init(duration: MediaTime, segmentURLs: [String], tracks: TrackSelection? = nil) {
+    package init(
+        duration: MediaTime, segmentURLs: [String], tracks: TrackSelection? = nil, segmentDurations: [MediaTime] = []
+    ) {
         self.duration = duration
         self.segmentURLs = segmentURLs
         self.tracks = tracks
+        self.segmentDurations = segmentDurations
     }
 
     /// The asset an asset's media playlist (loaded from `url`) describes. Its own date ranges,
@@ -198,6 +246,7 @@ package struct AssetMedia: Sendable, Hashable {
     package init(playlist: MediaPlaylist, url: String, tracks: TrackSelection? = nil) {
         self.init(
             duration: playlist.duration,
-            segmentURLs: playlist.segments.map { URIReference.resolve($0.uri, against: url) }, tracks: tracks)
+            segmentURLs: playlist.segments.map { URIReference.resolve($0.uri, against: url) }, tracks: tracks,
+            segmentDurations: playlist.segments.map(\.duration))
     }
 }

@@ -144,7 +144,7 @@ struct ControllerTests {
             let all = monitor.notifications
             let finished = monitor.eventDidFinish
             player.play()
-            await player.run()
+            await player.run(until: nil)
             await player.shutdown()
             var names: [String] = []
             for await notification in all {

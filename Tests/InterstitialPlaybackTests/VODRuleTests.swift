@@ -108,7 +108,7 @@ struct VODRuleTests {
             let player = makePlayer(origin)
             let statuses = InterstitialEventMonitor(primaryPlayer: player).assetListResponseStatusDidChange
             player.play()
-            await player.run()
+            await player.run(until: nil)
             await player.shutdown()
             let trace = player.trace
             // profile R7: resume offset 0 although X-RESUME-OFFSET is 4; primary keeps playing (R20).
@@ -303,7 +303,7 @@ struct VODRuleTests {
                 player.schedule(command, at: .nanoseconds(s(time).nanoseconds))
             }
             player.play()
-            await player.run()
+            await player.run(until: nil)
             await player.shutdown()
             let trace = player.trace
             // profile R16

@@ -67,6 +67,11 @@ struct Harness {
     /// The outcomes of the commands sent.
     var outcomes: [Machine.Outcome] = []
     var pending: [Machine.LoadRequest] = []
+    /// The simulated network: each segment load brings `segmentBytes` at this many bits per
+    /// second, measured as a throughput sample (loads still complete at once); nil measures nothing.
+    var network: Double?
+    /// The size of each segment for the simulated network.
+    var segmentBytes = 1_000_000
 
     static let base = "https://example.com/"
 
@@ -117,12 +122,19 @@ struct Harness {
             } else {
                 switch request.key {
                 case .primary:
+                    input = primaryInput(url, key: request.key)
+                case .variant(let index):
                     guard let text = playlists[url], case .media(let media) = PlaylistParser.parse(text).playlist
                     else {
-                        input = .loadFailed(request.key, "no playlist at \(url)")
+                        input = .loadFailed(request.key, "no variant playlist at \(url)")
                         break
                     }
-                    input = .primaryLoaded(PrimaryPresentation(media: media, mediaURL: url))
+                    let variant = machine.variants[index]
+                    let tracks = variant.matching(machine.tracks).tracks
+                    input = .variantLoaded(
+                        index,
+                        PrimaryPresentation(media: media, mediaURL: url, renditions: variant.renditions, tracks: tracks)
+                    )
                 case .assetList(let id):
                     guard let json = assetLists[url], let list = try? AssetList.decode(Array(json.utf8)) else {
                         input = .loadFailed(request.key, "no asset list at \(url)")
@@ -136,11 +148,51 @@ struct Harness {
                         break
                     }
                     input = .assetLoaded(id, index, AssetMedia(playlist: media, url: url))
-                case .segment(let url): input = .segmentLoaded(url)
+                case .segment(let url):
+                    if let network {
+                        let seconds = Double(segmentBytes) * 8 / network
+                        record(
+                            machine.handle(
+                                .throughputMeasured(
+                                    bytes: segmentBytes, duration: .nanoseconds(Int64(seconds * 1e9))),
+                                at: now
+                            ).actions)
+                    }
+                    input = .segmentLoaded(url)
                 }
             }
             record(machine.handle(input, at: now).actions)
         }
+    }
+
+    /// The primary's load result: a media playlist, or a multivariant playlist's first variant
+    /// with every variant listed (its media playlist must be among `playlists`).
+    func primaryInput(_ url: String, key: Machine.LoadKey) -> Machine.Input {
+        guard let text = playlists[url] else { return .loadFailed(key, "no playlist at \(url)") }
+        switch PlaylistParser.parse(text).playlist {
+        case .media(let media):
+            // A reload brings the selected audio rendition along, as the player's does.
+            let audio = machine.audioRenditionURL.flatMap { mediaPlaylist(at: $0) }
+            return .primaryLoaded(PrimaryPresentation(media: media, mediaURL: url, others: audio.map { [$0] } ?? []))
+        case .multivariant(let multivariant):
+            let variants = PrimaryVariant.variants(of: multivariant, base: url)
+            guard let first = variants.first, let playlist = mediaPlaylist(at: first.url) else {
+                return .loadFailed(key, "no first variant at \(url)")
+            }
+            let (audio, tracks) = first.matching(TrackSelection())
+            let others = audio?.uri.flatMap { mediaPlaylist(at: URIReference.resolve($0, against: url)) }
+            return .primaryLoaded(
+                PrimaryPresentation(
+                    media: playlist, mediaURL: first.url, others: others.map { [$0] } ?? [],
+                    renditions: first.renditions, tracks: tracks, variants: variants))
+        }
+    }
+
+    /// The media playlist at `url` (query ignored), if there is one.
+    func mediaPlaylist(at url: String) -> MediaPlaylist? {
+        guard let text = playlists[Self.strip(url)], case .media(let media) = PlaylistParser.parse(text).playlist
+        else { return nil }
+        return media
     }
 
     /// Sends a command now and returns its outcome.

@@ -52,7 +52,10 @@ struct SessionLoader: Sendable {
         let (renditions, _, tracks) = Self.select(in: multivariant, variant: variant, matching: preferred)
         return PrimaryPresentation(
             media: presentation.primary, mediaURL: presentation.primaryURL, others: presentation.renditions,
-            renditions: renditions, tracks: tracks)
+            renditions: renditions, tracks: tracks,
+            variants: PrimaryVariant.variants(
+                of: multivariant, base: presentation.multivariant?.finalLocation ?? url,
+                derive: { PlaybackStateMachine.tagged($0, primaryID: primaryID) }))
     }
 
     /// Loads an asset list.

@@ -161,25 +161,34 @@ extension Player {
     /// Carries out one load and hands its result to the machine.
     func load(_ request: PlaybackStateMachine.LoadRequest) async {
         let input: PlaybackStateMachine.Input
+        var measured: PlaybackStateMachine.Input?
         do {
             switch request.key {
             case .primary:
-                let reload = state.withLockedValue { $0.machine.timeline != nil }
-                input = .primaryLoaded(
-                    try await loader.loadPrimary(
-                        request.url, mediaOnly: reload, primaryID: configuration.primaryID,
-                        preferred: configuration.preferredTracks))
+                let (reload, audio) = state.withLockedValue {
+                    ($0.machine.timeline != nil, $0.machine.audioRenditionURL)
+                }
+                var presentation = try await loader.loadPrimary(
+                    request.url, mediaOnly: reload, primaryID: configuration.primaryID,
+                    preferred: configuration.preferredTracks)
+                if reload, let audio { presentation.others = await reloadRendition(audio) }
+                input = .primaryLoaded(presentation)
             case .assetList(let id):
                 input = .assetListLoaded(id, try await loader.loadAssetList(request.url))
             case .asset(let id, let index):
-                let tracks = state.withLockedValue { $0.machine.tracks }
+                let tracks = state.withLockedValue { $0.machine.assetTracks }
                 input = .assetLoaded(
                     id, index,
                     try await loader.loadAsset(request.url, primaryID: configuration.primaryID, tracks: tracks))
             case .segment(let url):
+                let started = clock.now()
                 let bytes = try await loader.loadSegment(url)
+                measured = .throughputMeasured(bytes: bytes.count, duration: clock.now() - started)
                 renderer.enqueue(MediaChunk(url: url, bytes: bytes))
                 input = .segmentLoaded(url)
+            case .variant(let index):
+                let (variant, tracks) = state.withLockedValue { ($0.machine.variants[index], $0.machine.tracks) }
+                input = .variantLoaded(index, try await loadVariant(variant, tracks: tracks))
             }
         } catch {
             input = Task.isCancelled ? .loadCancelled(request.key) : .loadFailed(request.key, "\(error)")
@@ -188,6 +197,11 @@ extension Player {
         var callbacks: [@Sendable () -> Void] = []
         state.withLockedValue { state in
             state.inFlight -= 1
+            if let measured {
+                Self.carryOut(
+                    state.machine.handle(measured, at: now).actions, in: &state, renderer: renderer,
+                    callbacks: &callbacks)
+            }
             Self.carryOut(
                 state.machine.handle(input, at: now).actions, in: &state, renderer: renderer, callbacks: &callbacks)
         }

@@ -41,15 +41,20 @@ public final class Player: Sendable {
         /// The audio and subtitles to select in the primary (language, then characteristics;
         /// ``TrackMatcher``); by default its DEFAULT=YES audio and no subtitles.
         public var preferredTracks: TrackSelection
+        /// How the primary's variant is chosen (throughput, a peak bit rate, a pinned variant);
+        /// by measured throughput without a cap by default.
+        public var variantPolicy: VariantPolicy
 
         /// Creates a configuration.
         public init(
             primaryID: String = UUID().uuidString, lookahead: MediaTime = MediaTime(seconds: 10),
             forwardBuffer: MediaTime = MediaTime(seconds: 30), loadsSegments: Bool = true,
             startTime: MediaTime? = nil, timeout: Duration = .seconds(60), maximumRedirects: Int = 5,
-            traceLimit: Int = 100_000, preferredTracks: TrackSelection = TrackSelection()
+            traceLimit: Int = 100_000, preferredTracks: TrackSelection = TrackSelection(),
+            variantPolicy: VariantPolicy = VariantPolicy()
         ) {
             self.preferredTracks = preferredTracks
+            self.variantPolicy = variantPolicy
             self.primaryID = primaryID
             self.lookahead = lookahead
             self.forwardBuffer = forwardBuffer
@@ -93,6 +98,9 @@ public final class Player: Sendable {
         var nextSubscriber = 0
         var scheduled: [(time: Duration, command: PlaybackCommand)] = []
         var observers = TimelineObservers()
+        /// The interstitial player's boundary observers, by key (``PlaybackStateMachine/watchedAssetTimes``).
+        var assetObservers: [Int: @Sendable (MediaTime) -> Void] = [:]
+        var nextAssetObserver = 0
         var running = false
         var traceLimit = 100_000
         /// Where the machine's signals go while the player is in a coordinated group.
@@ -132,6 +140,7 @@ public final class Player: Sendable {
                 primaryID: configuration.primaryID, lookahead: configuration.lookahead,
                 forwardBuffer: configuration.forwardBuffer, loadsSegments: configuration.loadsSegments,
                 startTime: configuration.startTime))
+        machine.variantPolicy = configuration.variantPolicy
         let first = machine.start()
         var initial = State(machine: machine)
         initial.traceLimit = max(1, configuration.traceLimit)
@@ -367,6 +376,10 @@ public final class Player: Sendable {
             }
         }
         if state.trace.count > state.traceLimit { state.trace.removeFirst(state.trace.count - state.traceLimit) }
+        for crossing in state.machine.crossedAssetTimes {
+            if let block = state.assetObservers[crossing.key] { callbacks.append { block(crossing.time) } }
+        }
+        state.machine.crossedAssetTimes = []
         state.observers.update(machine: state.machine, callbacks: &callbacks)
         state.machine.watchedIntegratedTimes = state.observers.watchedTimes
         return events

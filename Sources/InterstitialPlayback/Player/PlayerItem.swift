@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import PlaybackEngine
 
 /// An item to play: a primary presentation, or an interstitial asset made from a template
 /// (AVFoundation's `AVPlayerItem`, reference §2.4).
@@ -9,6 +10,9 @@ public final class PlayerItem: Sendable {
     public let templatePlayerItem: PlayerItem?
     /// For interstitial items, the ID of the event that made them (`interstitialEventIdentifier`).
     public let interstitialEventIdentifier: String?
+    /// For interstitial items, the player's ``Player/interstitialItemTemplate`` as it was when the
+    /// item was made: the configuration it plays with.
+    public let itemTemplate: InterstitialItemTemplate?
     private let state: NIOLockedValueBox<(automatic: Bool, player: WeakPlayer)>
 
     /// Creates a primary item for the playlist at `url`.
@@ -16,14 +20,16 @@ public final class PlayerItem: Sendable {
         self.url = url
         self.templatePlayerItem = nil
         self.interstitialEventIdentifier = nil
+        self.itemTemplate = nil
         self.state = NIOLockedValueBox((true, WeakPlayer()))
     }
 
     /// Creates an item replicated from a template for an interstitial event.
-    init(template: PlayerItem, eventID: String) {
+    init(template: PlayerItem, eventID: String, configuration: InterstitialItemTemplate? = nil) {
         self.url = template.url
         self.templatePlayerItem = template
         self.interstitialEventIdentifier = eventID
+        self.itemTemplate = configuration
         self.state = NIOLockedValueBox((true, WeakPlayer()))
     }
 

@@ -11,7 +11,7 @@ public final class QueuePlayer: Sendable {
 
     func attach(_ player: Player) { owner.withLockedValue { $0.player = player } }
 
-    private var player: Player? { owner.withLockedValue { $0.player } }
+    var player: Player? { owner.withLockedValue { $0.player } }
 
     /// The items still to play for the current event, the current one first; empty when primary plays.
     public var items: [PlayerItem] {
@@ -22,7 +22,9 @@ public final class QueuePlayer: Sendable {
                 let list = machine.playList(for: event), let plan = run.plan
             else { return [] }
             return plan.dropFirst(run.planPosition).filter { list.assets.indices.contains($0) }.map {
-                PlayerItem(template: PlayerItem(url: list.assets[$0].uri), eventID: run.eventID)
+                PlayerItem(
+                    template: PlayerItem(url: list.assets[$0].uri), eventID: run.eventID,
+                    configuration: machine.template)
             }
         }
     }
@@ -36,7 +38,9 @@ public final class QueuePlayer: Sendable {
                 let event = machine.currentEvent, let list = machine.playList(for: event),
                 list.assets.indices.contains(index)
             else { return nil }
-            return PlayerItem(template: PlayerItem(url: list.assets[index].uri), eventID: run.eventID)
+            return PlayerItem(
+                template: PlayerItem(url: list.assets[index].uri), eventID: run.eventID,
+                configuration: machine.template)
         }
     }
 

@@ -21,6 +21,10 @@ struct PlayCommand: AsyncParsableCommand {
             select audio LANG[,CHARACTERISTIC...]|default, select subtitles LANG[,CHARACTERISTIC...]|off, \
             handoff URL (hand the session to a receiver there, e.g. http://host:8080/handoff/tv, and stop).
 
+            A multivariant primary starts with its first variant and switches by measured throughput (the \
+            highest BANDWIDTH within 80 % of it; a manual clock measures nothing, so it stays): --variant N \
+            plays variant N (0 is the first listed), --peak-bit-rate BPS leaves out variants above it.
+
             --group ws://host:8080/group/NAME joins a coordinated group through hlsi serve: play, pause, \
             rate and seeks of any member apply to all, on the real clock; JSON lines then carry groupTime \
             (the server's clock, seconds since 1970). --receive http://host:8080/handoff/NAME waits for a \
@@ -84,6 +88,16 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds before an event at which its asset list is requested.")
     var lookahead: Double = 10
 
+    @Option(
+        name: .long,
+        help: "Play this variant of a multivariant primary (0 is the first listed) instead of choosing by throughput.")
+    var variant: Int?
+
+    @Option(
+        name: .long,
+        help: "The highest variant BANDWIDTH to play, in bits per second (preferredPeakBitRate; default: no limit).")
+    var peakBitRate: Double?
+
     @Option(name: .long, help: "The _HLS_primary_id to send (default: a new UUID).")
     var primaryID: String?
 
@@ -97,6 +111,12 @@ struct PlayCommand: AsyncParsableCommand {
         }
         if !(lookahead >= 0 && lookahead < 1e9) {
             throw ValidationError("--lookahead must be a non-negative number of seconds, under 1e9")
+        }
+        if let variant, !(0...9999).contains(variant) {
+            throw ValidationError("--variant takes the index of a variant, 0 to 9999")
+        }
+        if let peakBitRate, !(peakBitRate > 0 && peakBitRate < 1e12) {
+            throw ValidationError("--peak-bit-rate must be a positive number of bits per second, under 1e12")
         }
         if !(receiveTimeout > 0 && receiveTimeout < 1e6) {
             throw ValidationError("--receive-timeout must be a positive number of seconds, under 1e6")
@@ -130,6 +150,7 @@ struct PlayCommand: AsyncParsableCommand {
         configuration.startTime = start.map { MediaTime(seconds: $0) }
         configuration.loadsSegments = !noSegments
         configuration.lookahead = MediaTime(seconds: lookahead)
+        configuration.variantPolicy = VariantPolicy(pinnedVariant: variant, preferredPeakBitRate: peakBitRate ?? 0)
         configuration.preferredTracks = TrackSelection(
             audio: audio.flatMap { PlaybackScript.option($0, off: "default") },
             subtitles: subtitles.flatMap { PlaybackScript.option($0) })

@@ -1,0 +1,50 @@
+import HLSPlaylist
+
+extension PlaybackStateMachine {
+    /// The primary time ranges whose segments are loaded, merged and in order (AVFoundation's
+    /// `loadedTimeRanges` of the primary item); empty when segments are not loaded.
+    package var loadedPrimaryRanges: [Range<MediaTime>] {
+        guard let timeline else { return [] }
+        let ranges = timeline.playlist.segments.compactMap { segment -> Range<MediaTime>? in
+            let url = tagged(URIReference.resolve(segment.uri, against: timeline.url))
+            return loadedSegments.contains(url) && segment.duration > .zero ? segment.startTime..<segment.endTime : nil
+        }
+        return Self.merged(ranges)
+    }
+
+    /// The ranges of the current interstitial asset (from its start) whose segments are loaded, as
+    /// the interstitial player's item has them; empty when no asset plays.
+    package var loadedAssetRanges: [Range<MediaTime>] {
+        guard mode == .interstitial, let media = run?.currentMedia,
+            media.segmentDurations.count == media.segmentURLs.count
+        else { return [] }
+        var start = MediaTime.zero
+        var ranges: [Range<MediaTime>] = []
+        for (url, duration) in zip(media.segmentURLs, media.segmentDurations) {
+            if loadedSegments.contains(tagged(url)) && duration > .zero { ranges.append(start..<(start + duration)) }
+            start = start + duration
+        }
+        return Self.merged(ranges)
+    }
+
+    /// Ranges in order with those that touch or overlap joined.
+    static func merged(_ ranges: [Range<MediaTime>]) -> [Range<MediaTime>] {
+        var result: [Range<MediaTime>] = []
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = result.last, range.lowerBound <= last.upperBound {
+                result[result.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                result.append(range)
+            }
+        }
+        return result
+    }
+
+    /// The watched times of the current asset, in its time (by time, then key); empty when no asset
+    /// plays.
+    var currentAssetWatches: [(key: Int, time: MediaTime)] {
+        guard mode == .interstitial, let media = run?.currentMedia else { return [] }
+        return watchedAssetTimes.flatMap { key, watch in watch.resolved(duration: media.duration).map { (key, $0) } }
+            .sorted { $0.time != $1.time ? $0.time < $1.time : $0.key < $1.key }
+    }
+}
