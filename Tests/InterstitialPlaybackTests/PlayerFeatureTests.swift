@@ -1,6 +1,8 @@
 import HLSPlaylist
 import InterstitialPlayback
+import Logging
 import PlaybackEngine
+import ServiceLifecycle
 import Testing
 
 /// The player features an AVFoundation developer expects, on a manual clock against a real HTTP
@@ -148,5 +150,24 @@ struct PlayerFeatureTests {
             return player.trace.lines([.ended, .seekCompleted], fields: ["to"])
         }
         #expect(ended == ["60.000 ended @60.000", "60.000 seekCompleted @50.000 to=50.000", "70.000 ended @60.000"])
+    }
+
+    @Test("the player is a Service: a ServiceGroup runs it and its graceful shutdown ends it", .timeLimit(.minutes(1)))
+    func runsInServiceGroup() async throws {
+        let lines = try await TestOrigin.with(files: vod([])) { origin in
+            let player = Player(
+                item: PlayerItem(url: origin.url("/main.m3u8")),
+                configuration: .init(primaryID: "p", loadsSegments: false), clock: ManualClock())
+            var events = player.traceEvents().makeAsyncIterator()
+            player.play()
+            let group = ServiceGroup(
+                configuration: .init(services: [player], gracefulShutdownSignals: [], logger: Logger(label: "test")))
+            let task = Task { try await group.run() }
+            while let event = await events.next(), event.kind != .ended {}
+            await group.triggerGracefulShutdown()
+            try await task.value
+            return player.trace.lines([.ended], fields: [])
+        }
+        #expect(lines == ["60.000 ended @60.000"])
     }
 }
