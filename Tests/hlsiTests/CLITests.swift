@@ -171,10 +171,13 @@ struct CLITests {
     ]
 
     @Test("golden output and exit status", arguments: goldenCases)
-    func goldenOutput(_ testCase: GoldenCase) throws {
-        let run = try Self.run(testCase.arguments)
+    func goldenOutput(_ testCase: GoldenCase) throws { try Self.check(testCase) }
+
+    /// Runs a golden case: its exit status, and standard output then standard error against the golden file.
+    static func check(_ testCase: GoldenCase) throws {
+        let run = try run(testCase.arguments)
         #expect(run.status == testCase.status, "\(run.standardError)")
-        try Self.golden(
+        try golden(
             testCase.golden, run.standardOutput + (run.standardError.isEmpty ? "" : "--- stderr\n" + run.standardError))
     }
 

@@ -19,12 +19,7 @@ struct VASTCLITests {
     ]
 
     @Test("golden output and exit status", arguments: goldenCases)
-    func golden(_ testCase: CLITests.GoldenCase) throws {
-        let run = try CLITests.run(testCase.arguments)
-        #expect(run.status == testCase.status, "\(run.standardError)")
-        try CLITests.golden(
-            testCase.golden, run.standardOutput + (run.standardError.isEmpty ? "" : "--- stderr\n" + run.standardError))
-    }
+    func golden(_ testCase: CLITests.GoldenCase) throws { try CLITests.check(testCase) }
 
     @Test("--follow: a pod resolves in sequence order with every wrapper's impressions and tracking merged in")
     func followMerges() throws {
