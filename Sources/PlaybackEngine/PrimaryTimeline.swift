@@ -187,6 +187,13 @@ package struct AssetMedia: Sendable, Hashable {
     /// The renditions selected to match the primary's; nil when the asset offers none.
     package var tracks: TrackSelection?
 
+    /// The URL of its media playlist, when it was loaded from one.
+    package var playlistURL: String?
+    /// Each segment's EXTINF duration (empty when not known).
+    package var segmentDurations: [MediaTime] = []
+    /// Each segment's absolute EXT-X-MAP URL (empty when not known).
+    package var segmentMaps: [String?] = []
+
     package init(duration: MediaTime, segmentURLs: [String], tracks: TrackSelection? = nil) {
         self.duration = duration
         self.segmentURLs = segmentURLs
@@ -199,5 +206,8 @@ package struct AssetMedia: Sendable, Hashable {
         self.init(
             duration: playlist.duration,
             segmentURLs: playlist.segments.map { URIReference.resolve($0.uri, against: url) }, tracks: tracks)
+        playlistURL = url
+        segmentDurations = playlist.segments.map(\.duration)
+        segmentMaps = playlist.segments.map { $0.map.map { URIReference.resolve($0.uri, against: url) } }
     }
 }

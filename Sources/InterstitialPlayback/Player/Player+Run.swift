@@ -177,8 +177,8 @@ extension Player {
                     id, index,
                     try await loader.loadAsset(request.url, primaryID: configuration.primaryID, tracks: tracks))
             case .segment(let url):
-                let bytes = try await loader.loadSegment(url)
-                renderer.enqueue(MediaChunk(url: url, bytes: bytes))
+                renderer.enqueue(
+                    try await loader.loadChunk(request, initializationSections: renderer.wantsInitializationSections))
                 input = .segmentLoaded(url)
             }
         } catch {
