@@ -14,12 +14,13 @@ struct PlayMediaCLITests {
         let run = try CLITests.run(["play", base + "/demo/vod/master.m3u8", "--json", "--media"])
         #expect(run.status == 0, "\(run.standardError)")
         let events = try PlayCLITests.objects(run.standardOutput)
-        let started = events.filter { $0["event"] as? String == "interstitialStarted" }.count
-        #expect(started > 0)
+        #expect(events.contains { $0["event"] as? String == "interstitialStarted" })
         let transitions = events.filter { $0["event"] as? String == "mediaTransition" }
         // The demo plays the video rendition: one line per change of source for its video track.
+        // A segment is loaded once per session, so an ad that plays again (the same media in a later
+        // break) is measured the first time only: at least the preroll's and midroll-1's.
         let video = transitions.filter { $0["track"] as? String == "video" }
-        #expect(video.count >= started)
+        #expect(video.count >= 2)
         for line in video {
             #expect(line["gapMs"] is Double, "\(line)")
             #expect(["gap", "overlap", "aligned"].contains(line["result"] as? String ?? ""), "\(line)")
