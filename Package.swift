@@ -65,6 +65,7 @@ let package = Package(
                 "HLSLoading",
                 "PlaybackCoordination",
                 "PlaybackEngine",
+                "MediaTiming",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -171,6 +172,7 @@ let package = Package(
             dependencies: [
                 "InterstitialPlayback",
                 "PlaybackEngine",
+                "MediaTiming",
                 "PlaybackCoordination",
                 "HLSInterstitials",
                 "HLSPlaylist",

@@ -36,6 +36,32 @@ let package = Package(
             name: "compare-python",
             dependencies: [.product(name: "HLSPlaylist", package: toolkit.lastPathComponent)]
         ),
+        .executableTarget(
+            name: "MediaTimingBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "MediaTiming", package: toolkit.lastPathComponent),
+            ],
+            path: "Benchmarks/MediaTimingBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "SCTE35Benchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "SCTE35", package: toolkit.lastPathComponent),
+            ],
+            path: "Benchmarks/SCTE35Benchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "compare-ffprobe",
+            dependencies: [.product(name: "MediaTiming", package: toolkit.lastPathComponent)]
+        ),
+        .executableTarget(
+            name: "compare-threefive",
+            dependencies: [.product(name: "SCTE35", package: toolkit.lastPathComponent)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

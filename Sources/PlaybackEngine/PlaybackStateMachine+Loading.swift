@@ -4,7 +4,7 @@ import HLSPlaylist
 extension PlaybackStateMachine {
     /// One step of the buffering sequence: a load due now, or the media distance until one is.
     enum BufferStep {
-        case now(LoadKey, String)
+        case now(LoadKey, String, SegmentOrigin? = nil)
         case later(MediaTime)
     }
 
@@ -19,9 +19,9 @@ extension PlaybackStateMachine {
             nextReload = nil
             request(.primary, url: tagged(timeline.url))
         }
-        guard bufferLoad == nil, case .now(let key, let url)? = nextBufferStep() else { return }
+        guard bufferLoad == nil, case .now(let key, let url, let origin)? = nextBufferStep() else { return }
         bufferLoad = key
-        request(key, url: url)
+        request(key, url: url, origin: origin)
         if case .asset(let id, let index) = key { assets[id, default: [:]][index] = .requested }
         if case .assetList(let id) = key {
             lists[id] = .requested
@@ -148,10 +148,15 @@ extension PlaybackStateMachine {
     /// The first primary segment in [from, to) that is not loaded, when segments are loaded.
     func primarySegment(from: MediaTime, to: MediaTime) -> BufferStep? {
         guard configuration.loadsSegments, let timeline, from < to else { return nil }
-        for segment in timeline.playlist.segments where segment.endTime > from && segment.startTime < to {
+        for (index, segment) in timeline.playlist.segments.enumerated()
+        where segment.endTime > from && segment.startTime < to {
             let url = tagged(URIReference.resolve(segment.uri, against: timeline.url))
             if !loadedSegments.contains(url) && !failedSegments.contains(url) && !inFlight.contains(.segment(url)) {
-                return .now(.segment(url), url)
+                let map = segment.map.map { tagged(URIReference.resolve($0.uri, against: timeline.url)) }
+                let origin = SegmentOrigin(
+                    source: .primary, rendition: timeline.url, index: index, duration: segment.duration,
+                    initializationSection: map)
+                return .now(.segment(url), url, origin)
             }
         }
         return nil
@@ -177,12 +182,16 @@ extension PlaybackStateMachine {
             case nil:
                 return .now(.asset(id, index), tagged(URIReference.resolve(asset.uri, against: base)))
             case .loaded(let media)? where configuration.loadsSegments:
-                for segmentURL in media.segmentURLs {
+                for (segmentIndex, segmentURL) in media.segmentURLs.enumerated() {
                     let url = tagged(segmentURL)
                     if !loadedSegments.contains(url) && !failedSegments.contains(url)
                         && !inFlight.contains(.segment(url))
                     {
-                        return .now(.segment(url), url)
+                        let origin = SegmentOrigin(
+                            source: .interstitial(eventID: id, assetIndex: index), rendition: media.playlistURL ?? "",
+                            index: segmentIndex, duration: media.segmentDurations.at(segmentIndex) ?? .zero,
+                            initializationSection: media.segmentMaps.at(segmentIndex).flatMap { $0.map(tagged) })
+                        return .now(.segment(url), url, origin)
                     }
                 }
             default: continue

@@ -34,6 +34,8 @@ package struct PlaybackStateMachine: Sendable {
         package var key: LoadKey
         /// The URL, with `_HLS_primary_id` (R19).
         package var url: String
+        /// For a media segment: its source and rendition.
+        package var origin: SegmentOrigin? = nil
     }
 
     /// An input.
@@ -429,9 +431,9 @@ package struct PlaybackStateMachine: Sendable {
         return Outcome(actions: actions, refusal: refusal)
     }
 
-    mutating func request(_ key: LoadKey, url: String) {
+    mutating func request(_ key: LoadKey, url: String, origin: SegmentOrigin? = nil) {
         inFlight.insert(key)
-        actions.append(.load(LoadRequest(key: key, url: url)))
+        actions.append(.load(LoadRequest(key: key, url: url, origin: origin)))
     }
 
     /// `url` with `_HLS_primary_id` (R19).

@@ -232,6 +232,11 @@ package struct AssetMedia: Sendable, Hashable {
     /// Its media segments' durations, in order (empty when unknown).
     package var segmentDurations: [MediaTime]
 
+    /// The URL of its media playlist, when it was loaded from one.
+    package var playlistURL: String?
+    /// Each segment's absolute EXT-X-MAP URL (empty when not known).
+    package var segmentMaps: [String?] = []
+
     package init(
         duration: MediaTime, segmentURLs: [String], tracks: TrackSelection? = nil, segmentDurations: [MediaTime] = []
     ) {
@@ -248,5 +253,7 @@ package struct AssetMedia: Sendable, Hashable {
             duration: playlist.duration,
             segmentURLs: playlist.segments.map { URIReference.resolve($0.uri, against: url) }, tracks: tracks,
             segmentDurations: playlist.segments.map(\.duration))
+        playlistURL = url
+        segmentMaps = playlist.segments.map { $0.map.map { URIReference.resolve($0.uri, against: url) } }
     }
 }

@@ -2,6 +2,7 @@ import HLSInterstitials
 import HLSLoading
 import HLSPlaylist
 import Logging
+import NIOConcurrencyHelpers
 import PlaybackCoordination
 import PlaybackEngine
 
@@ -13,6 +14,8 @@ import PlaybackEngine
 /// configuration: 5 redirects and 60 s by default (R20).
 struct SessionLoader: Sendable {
     let loader: PlaylistLoader
+    /// Media Initialization Sections loaded, by URL: each is loaded once per rendition.
+    private let initializationSections = NIOLockedValueBox([String: [UInt8]]())
 
     init(primaryID: String, timeout: Duration, maximumRedirects: Int, logger: Logger?) {
         loader = PlaylistLoader(
@@ -73,15 +76,9 @@ struct SessionLoader: Sendable {
     static func select(
         in multivariant: MultivariantPlaylist, variant: VariantStream, matching wanted: TrackSelection
     ) -> (renditions: [Rendition], audio: Rendition?, tracks: TrackSelection) {
-        let audio = multivariant.renditions.filter { $0.type == "AUDIO" && $0.groupID == variant.audio }
-        let subtitles = multivariant.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == variant.subtitles }
-        let chosenAudio = TrackMatcher.select(audio, matching: wanted.audio, type: "AUDIO")
-        let chosenSubtitles = TrackMatcher.select(subtitles, matching: wanted.subtitles, type: "SUBTITLES")
-        return (
-            audio + subtitles, chosenAudio,
-            TrackSelection(
-                audio: chosenAudio.map(TrackMatcher.option), subtitles: chosenSubtitles.map(TrackMatcher.option))
-        )
+        let primary = PrimaryVariant(variant, of: multivariant, base: "")
+        let (audio, tracks) = primary.matching(wanted)
+        return (primary.renditions, audio, tracks)
     }
 
     /// Loads an interstitial asset: a media playlist, or a multivariant playlist's first variant with
@@ -120,6 +117,34 @@ struct SessionLoader: Sendable {
     /// Loads a media segment's bytes.
     func loadSegment(_ url: String) async throws -> [UInt8] {
         try await loader.loadResource(url).bytes
+    }
+
+    /// Loads the media segment `request` asks for, as a chunk that says where it comes from; with
+    /// `initializationSections`, with the bytes of its EXT-X-MAP, loaded once per URL and kept.
+    func loadChunk(
+        _ request: PlaybackStateMachine.LoadRequest, initializationSections: Bool
+    ) async throws -> MediaChunk {
+        let bytes = try await loadSegment(request.url)
+        var chunk = MediaChunk(url: request.url, bytes: bytes)
+        guard let origin = request.origin else { return chunk }
+        switch origin.source {
+        case .primary: chunk.source = .primary
+        case .interstitial(let eventID, let assetIndex):
+            chunk.source = .interstitial(eventID: eventID, assetIndex: assetIndex)
+        }
+        chunk.rendition = origin.rendition
+        chunk.index = origin.index
+        chunk.playlistDuration = origin.duration
+        if initializationSections, let map = origin.initializationSection {
+            if let cached = self.initializationSections.withLockedValue({ $0[map] }) {
+                chunk.initializationSection = cached
+            } else {
+                let section = try await loader.loadResource(map).bytes
+                self.initializationSections.withLockedValue { $0[map] = section }
+                chunk.initializationSection = section
+            }
+        }
+        return chunk
     }
 
     private func media(_ url: String) async throws -> (playlist: MediaPlaylist, url: String) {

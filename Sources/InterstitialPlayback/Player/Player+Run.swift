@@ -182,9 +182,10 @@ extension Player {
                     try await loader.loadAsset(request.url, primaryID: configuration.primaryID, tracks: tracks))
             case .segment(let url):
                 let started = clock.now()
-                let bytes = try await loader.loadSegment(url)
-                measured = .throughputMeasured(bytes: bytes.count, duration: clock.now() - started)
-                renderer.enqueue(MediaChunk(url: url, bytes: bytes))
+                let chunk = try await loader.loadChunk(
+                    request, initializationSections: renderer.wantsInitializationSections)
+                measured = .throughputMeasured(bytes: chunk.bytes.count, duration: clock.now() - started)
+                renderer.enqueue(chunk)
                 input = .segmentLoaded(url)
             case .variant(let index):
                 let (variant, tracks) = state.withLockedValue { ($0.machine.variants[index], $0.machine.tracks) }

@@ -30,17 +30,24 @@ package struct PrimaryVariant: Sendable, Hashable {
     package static func variants(
         of multivariant: MultivariantPlaylist, base: String, derive: (String) -> String = { $0 }
     ) -> [PrimaryVariant] {
-        multivariant.variants.map { variant in
-            PrimaryVariant(
-                url: derive(URIReference.resolve(variant.uri, against: base)),
-                bandwidth: variant.bandwidth.map { Int(clamping: $0) },
-                averageBandwidth: variant.averageBandwidth.map { Int(clamping: $0) },
-                renditions: multivariant.renditions.filter {
-                    ($0.type == "AUDIO" && $0.groupID == variant.audio)
-                        || ($0.type == "SUBTITLES" && $0.groupID == variant.subtitles)
-                },
-                base: base)
-        }
+        multivariant.variants.map { PrimaryVariant($0, of: multivariant, base: base, derive: derive) }
+    }
+
+    /// The variant `variant` of `multivariant` (loaded from `base`), with the renditions of its
+    /// AUDIO and SUBTITLES groups.
+    package init(
+        _ variant: VariantStream, of multivariant: MultivariantPlaylist, base: String,
+        derive: (String) -> String = { $0 }
+    ) {
+        self.init(
+            url: derive(URIReference.resolve(variant.uri, against: base)),
+            bandwidth: variant.bandwidth.map { Int(clamping: $0) },
+            averageBandwidth: variant.averageBandwidth.map { Int(clamping: $0) },
+            renditions: multivariant.renditions.filter {
+                ($0.type == "AUDIO" && $0.groupID == variant.audio)
+                    || ($0.type == "SUBTITLES" && $0.groupID == variant.subtitles)
+            },
+            base: base)
     }
 
     /// The renditions of this variant that match `wanted` (``TrackMatcher``): the audio one to load

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HLSPlaylist
 import InterstitialPlayback
+import NIOConcurrencyHelpers
 import PlaybackCoordination
 
 /// `hlsi play`: a headless conformance player that prints what an Apple player would do.
@@ -29,6 +30,13 @@ struct PlayCommand: AsyncParsableCommand {
             rate and seeks of any member apply to all, on the real clock; JSON lines then carry groupTime \
             (the server's clock, seconds since 1970). --receive http://host:8080/handoff/NAME waits for a \
             session handed off there (hlsi handoff, or a script's handoff) and continues it.
+
+            --media reads the timestamps of every loaded segment (fMP4 with its EXT-X-MAP, MPEG-TS, \
+            packed audio) and adds mediaTransition lines: at each change between primary and an \
+            interstitial asset, and between assets, each track's gap (gapMs > 0) or overlap (gapMs < 0) \
+            in milliseconds, with endMs (where the track ends against the playlist's boundary) and \
+            startMs (how late the track starts after the new source's first sample); then a \
+            mediaSummary line.
 
             Every line of --json output is an object with t (clock seconds), event, primaryTime and the \
             event's fields. Exit status: 0 when playback ran, 1 when the primary could not be loaded, \
@@ -85,6 +93,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Load playlists and asset lists only, not media segments.")
     var noSegments = false
 
+    @Flag(name: .long, help: "Read each segment's timestamps and report gaps and overlaps at every transition.")
+    var media = false
+
     @Option(name: .long, help: "Seconds before an event at which its asset list is requested.")
     var lookahead: Double = 10
 
@@ -120,6 +131,9 @@ struct PlayCommand: AsyncParsableCommand {
         }
         if !(receiveTimeout > 0 && receiveTimeout < 1e6) {
             throw ValidationError("--receive-timeout must be a positive number of seconds, under 1e6")
+        }
+        if media && noSegments {
+            throw ValidationError("--media reads the media segments: it cannot go with --no-segments")
         }
         switch (url, receive) {
         case (nil, nil): throw ValidationError("give the URL of a stream to play, or --receive URL")
@@ -181,11 +195,28 @@ struct PlayCommand: AsyncParsableCommand {
                     "error: \(url) is live: its server adds segments in real time, which a manual clock cannot follow; use --clock real",
                 exitCode: 2)
         }
+        // --media: the renderer's lines join the trace, stamped with the player's clock.
+        let playerBox = NIOLockedValueBox<Player?>(nil)
+        let renderer: any MediaRenderer =
+            media
+            ? MediaTimingRenderer(
+                now: { () -> (Duration, MediaTime?) in
+                    guard let player = playerBox.withLockedValue({ $0 }) else { return (.zero, nil) }
+                    return (player.clockTime, player.currentTime)
+                },
+                onEvent: { [json] event in
+                    if json {
+                        Output.document(Array((event.json + "\n").utf8))
+                    } else {
+                        Output.standardOutput(event.description + "\n")
+                    }
+                }) : CountingRenderer()
         func makePlayer<C: Clock>(_ clock: C) -> Player where C.Duration == Duration {
-            session.map { Player(session: $0, configuration: configuration, clock: clock) }
-                ?? Player(item: PlayerItem(url: url), configuration: configuration, clock: clock)
+            session.map { Player(session: $0, configuration: configuration, clock: clock, renderer: renderer) }
+                ?? Player(item: PlayerItem(url: url), configuration: configuration, clock: clock, renderer: renderer)
         }
         let player = kind == .manual ? makePlayer(ManualClock()) : makePlayer(ContinuousClock())
+        playerBox.withLockedValue { $0 = player }
         for entry in parsed.entries { player.schedule(entry.command, at: .nanoseconds(entry.time.nanoseconds)) }
 
         var joined: PlaybackCoordinator?
@@ -261,6 +292,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         await player.shutdown()
         await printer.value
+        (renderer as? MediaTimingRenderer)?.finish()
         if let failure { throw CommandFailure(message: "error: \(failure)", exitCode: 1) }
         if failed { throw ExitCode(1) }
     }

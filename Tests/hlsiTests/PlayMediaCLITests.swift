@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// `hlsi play --media` against a real `hlsi serve --demo` process.
+@Suite("hlsi play --media")
+struct PlayMediaCLITests {
+    @Test("the demo VOD: a media transition per track at each change of source, and a summary without errors")
+    func demoVOD() throws {
+        let (server, base, log) = try ServeCLITests.startServer()
+        defer {
+            if server.isRunning { server.terminate() }
+            try? FileManager.default.removeItem(at: log)
+        }
+        let run = try CLITests.run(["play", base + "/demo/vod/master.m3u8", "--json", "--media"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let events = try PlayCLITests.objects(run.standardOutput)
+        #expect(events.contains { $0["event"] as? String == "interstitialStarted" })
+        let transitions = events.filter { $0["event"] as? String == "mediaTransition" }
+        // The demo plays the video rendition: one line per change of source for its video track.
+        // A segment is loaded once per session, so an ad that plays again (the same media in a later
+        // break) is measured the first time only: at least the preroll's and midroll-1's.
+        let video = transitions.filter { $0["track"] as? String == "video" }
+        #expect(video.count >= 2)
+        for line in video {
+            #expect(line["gapMs"] is Double, "\(line)")
+            #expect(["gap", "overlap", "aligned"].contains(line["result"] as? String ?? ""), "\(line)")
+        }
+        let kinds = Set(video.compactMap { $0["transition"] as? String })
+        #expect(kinds.contains("primary→interstitial"))
+        #expect(kinds.contains("interstitial→primary"))
+        let summary = try #require(events.last { $0["event"] as? String == "mediaSummary" })
+        #expect(summary["errors"] as? Int == 0)
+        #expect((summary["segments"] as? Int ?? 0) > 0)
+        #expect(summary["transitions"] as? Int == video.count)
+
+        let text = try CLITests.run(["play", base + "/demo/vod/master.m3u8", "--media"])
+        #expect(text.status == 0)
+        #expect(text.standardOutput.contains("mediaTransition"))
+        #expect(text.standardOutput.contains("mediaSummary"))
+    }
+
+    @Test("--media needs the segments: with --no-segments it is a usage error")
+    func usage() throws {
+        let run = try CLITests.run(["play", "http://127.0.0.1:9/x.m3u8", "--media", "--no-segments"])
+        #expect(run.status == 2)
+        #expect(run.standardError.contains("--media"))
+    }
+}
