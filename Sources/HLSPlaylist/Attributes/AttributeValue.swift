@@ -55,7 +55,8 @@ public struct AttributeValue: Hashable, Sendable, CustomStringConvertible {
     public var quotedString: String? {
         let utf8 = rawValue.utf8
         guard utf8.count >= 2, utf8.first == UInt8(ascii: "\""), utf8.last == UInt8(ascii: "\"") else { return nil }
-        return String(rawValue.dropFirst().dropLast())
+        // The quotes are single bytes: slicing the UTF-8 view avoids walking Characters.
+        return String(decoding: utf8.dropFirst().dropLast(), as: UTF8.self)
     }
 
     /// A decimal-integer: 1–20 digits, 0…2⁶⁴−1.

@@ -103,6 +103,13 @@ struct DocumentParser {
         return false
     }
 
+    /// The index of the first `byte` in `[start, end)`, or `end`.
+    @inline(__always)
+    private static func find(_ byte: UInt8, _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+        guard start < end, let found = memchr(base + start, Int32(byte), end - start) else { return end }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+
     private mutating func report(_ rule: Rule, line: Int, column: Int, _ message: @autoclosure () -> String) {
         let file = file
         collector.add(line: line + 1, severity: rule.severity) {
@@ -187,8 +194,11 @@ struct DocumentParser {
         if !isTag {
             return .comment(String(decoding: UnsafeBufferPointer(rebasing: buffer[(start + 1)..<end]), as: UTF8.self))
         }
-        var nameEnd = start + 1
-        while nameEnd < end, buffer[nameEnd] != Self.colon, buffer[nameEnd] != Self.space { nameEnd += 1 }
+        // The name runs to the first colon or space; both searches are memchr calls, not byte loops.
+        let base = buffer.baseAddress!
+        var nameEnd = Self.find(Self.colon, base, start + 1, end)
+        let space = Self.find(Self.space, base, start + 1, nameEnd)
+        if space < nameEnd { nameEnd = space }
         if nameEnd < end, buffer[nameEnd] == Self.space {
             // `#EXT-X-ENDLIST extra`: a known tag followed by stray text is malformed; anything
             // else is an unknown tag whose name runs to the colon.

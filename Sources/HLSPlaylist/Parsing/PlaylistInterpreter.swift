@@ -42,10 +42,21 @@ struct PlaylistInterpreter {
     mutating func interpret() -> Playlist {
         var isMultivariant = false
         var kindDecided = false
-        for (index, line) in document.lines.enumerated() {
-            guard case .tag(let tag) = line.content, let definition = TagDefinition.lookup(tag.name) else { continue }
+        var uriLines = 0
+        let lines = document.lines
+        for index in lines.indices {
+            let known: KnownTag
+            switch lines[index].content {
+            case .uri:
+                uriLines += 1
+                continue
+            case .tag(let tag):
+                guard let name = tag.name.known else { continue }
+                known = name
+            case .blank, .comment: continue
+            }
             let multivariant: Bool
-            switch definition.scope {
+            switch TagDefinition.scope(of: known) {
             case .multivariant: multivariant = true
             case .mediaPlaylist, .mediaSegment, .mediaMetadata: multivariant = false
             case .basic, .mediaOrMultivariant: continue
@@ -56,11 +67,11 @@ struct PlaylistInterpreter {
             } else if multivariant != isMultivariant {
                 report(
                     .playlistKind, line: index,
-                    "#\(tag.name) is a \(multivariant ? "Multivariant" : "Media") Playlist tag in a \(isMultivariant ? "Multivariant" : "Media") Playlist"
+                    "#\(known.name) is a \(multivariant ? "Multivariant" : "Media") Playlist tag in a \(isMultivariant ? "Multivariant" : "Media") Playlist"
                 )
             }
         }
-        return isMultivariant ? .multivariant(interpretMultivariant()) : .media(interpretMedia())
+        return isMultivariant ? .multivariant(interpretMultivariant()) : .media(interpretMedia(uriLines: uriLines))
     }
 
     // MARK: Common tags
@@ -415,15 +426,12 @@ struct PlaylistInterpreter {
 
     // MARK: Media
 
-    mutating func interpretMedia() -> MediaPlaylist {
+    mutating func interpretMedia(uriLines: Int) -> MediaPlaylist {
         var builder = MediaPlaylistBuilder()
-        var uriLines = 0
-        for line in document.lines {
-            if case .uri = line.content { uriLines += 1 }
-        }
         builder.playlist.segments.reserveCapacity(uriLines)
-        for (index, line) in document.lines.enumerated() {
-            switch line.content {
+        let lines = document.lines
+        for index in lines.indices {
+            switch lines[index].content {
             case .blank, .comment: continue
             case .uri(let uri): builder.addURI(substitute(uri, line: index), line: index, interpreter: &self)
             case .tag(let tag):
