@@ -11,6 +11,8 @@
 struct DocumentParser {
     private let file: String
     private var collector: DiagnosticCollector
+    /// The kind of playlist and the URI lines, learned while reading.
+    private(set) var survey = DocumentSurvey()
 
     /// The diagnostics, at most ``Diagnostic/maximumPerLine`` per line plus a summary of the rest.
     var diagnostics: [Diagnostic] { collector.finished() }
@@ -186,6 +188,7 @@ struct DocumentParser {
                 "leading or trailing whitespace is ignored")
         }
         if buffer[start] != Self.hash {
+            survey.noteURI()
             return .uri(String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self))
         }
         let isTag =
@@ -203,6 +206,7 @@ struct DocumentParser {
             // `#EXT-X-ENDLIST extra`: a known tag followed by stray text is malformed; anything
             // else is an unknown tag whose name runs to the colon.
             if let definition = TagDefinition.lookup(UnsafeBufferPointer(rebasing: buffer[(start + 1)..<nameEnd])) {
+                survey.noteTag(definition.known, line: line)
                 report(
                     .tagValue, line: line, column: nameEnd - lineStart + 1,
                     "unexpected text after #\(definition.name); the value follows a colon")
@@ -220,6 +224,7 @@ struct DocumentParser {
             let name = TagName(rawValue: String(decoding: nameBytes, as: UTF8.self))
             return .tag(Tag(name, hasValue ? .text(String(decoding: valueBytes, as: UTF8.self)) : .none))
         }
+        survey.noteTag(definition.known, line: line)
         return .tag(
             Tag(definition.name, parseValue(definition, valueBytes, hasValue: hasValue, line: line, column: column)))
     }
@@ -292,8 +297,13 @@ struct DocumentParser {
     ///
     /// One pass, linear in the length of the list: names seen are kept in a dictionary, and a name
     /// repeated many times is reported once, at its first repetition, with its count.
+    /// Up to this many attributes, duplicates are found by comparing names rather than hashing them.
+    private static let scannedAttributes = 16
+
     mutating func parseAttributes(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) -> AttributeList {
         var list: [Attribute] = []
+        // Counts of each name, kept only once the list is long; short lists are scanned instead
+        // (hashing every name costs more than comparing a dozen).
         var occurrences: [String: Int] = [:]
         var repeated: [(name: String, column: Int)] = []
         var index = 0
@@ -363,8 +373,18 @@ struct DocumentParser {
             }
             let name = String(decoding: nameBytes, as: UTF8.self)
             let value = String(decoding: bytes[valueStart..<index], as: UTF8.self)
-            let seen = occurrences[name, default: 0]
-            occurrences[name] = seen + 1
+            let seen: Int
+            if list.count < Self.scannedAttributes {
+                var earlier = 0
+                for attribute in list where attribute.name == name { earlier += 1 }
+                seen = earlier
+            } else {
+                if occurrences.isEmpty {
+                    for attribute in list { occurrences[attribute.name, default: 0] += 1 }
+                }
+                seen = occurrences[name, default: 0]
+                occurrences[name] = seen + 1
+            }
             if seen == 1 { repeated.append((name, column + nameStart)) }
             list.append(Attribute(name: name, value: AttributeValue(unchecked: value)))
             if index < count {
@@ -377,7 +397,10 @@ struct DocumentParser {
             }
         }
         for (name, nameColumn) in repeated {
-            let times = occurrences[name, default: 2]
+            var times = occurrences[name, default: 0]
+            if occurrences.isEmpty {
+                for attribute in list where attribute.name == name { times += 1 }
+            }
             report(
                 .attributeDuplicate, line: line, column: nameColumn,
                 "attribute \(Diagnostic.clipped(name)) appears \(times == 2 ? "more than once" : "\(times) times"); \(Rule.attributeDuplicate.quote)"

@@ -39,39 +39,17 @@ struct PlaylistInterpreter {
 
     // MARK: Entry
 
-    mutating func interpret() -> Playlist {
-        var isMultivariant = false
-        var kindDecided = false
-        var uriLines = 0
-        let lines = document.lines
-        for index in lines.indices {
-            let known: KnownTag
-            switch lines[index].content {
-            case .uri:
-                uriLines += 1
-                continue
-            case .tag(let tag):
-                guard let name = tag.name.known else { continue }
-                known = name
-            case .blank, .comment: continue
-            }
-            let multivariant: Bool
-            switch TagDefinition.scope(of: known) {
-            case .multivariant: multivariant = true
-            case .mediaPlaylist, .mediaSegment, .mediaMetadata: multivariant = false
-            case .basic, .mediaOrMultivariant: continue
-            }
-            if !kindDecided {
-                isMultivariant = multivariant
-                kindDecided = true
-            } else if multivariant != isMultivariant {
-                report(
-                    .playlistKind, line: index,
-                    "#\(known.name) is a \(multivariant ? "Multivariant" : "Media") Playlist tag in a \(isMultivariant ? "Multivariant" : "Media") Playlist"
-                )
-            }
+    /// Reads the playlist, given the survey of the document's lines.
+    mutating func interpret(_ survey: DocumentSurvey) -> Playlist {
+        let kind = { (multivariant: Bool) in multivariant ? "Multivariant" : "Media" }
+        for tag in survey.misplaced {
+            report(
+                .playlistKind, line: tag.line,
+                "#\(tag.tag.name) is a \(kind(tag.isMultivariant)) Playlist tag in a \(kind(survey.isMultivariant)) Playlist"
+            )
         }
-        return isMultivariant ? .multivariant(interpretMultivariant()) : .media(interpretMedia(uriLines: uriLines))
+        return survey.isMultivariant
+            ? .multivariant(interpretMultivariant()) : .media(interpretMedia(uriLines: survey.uriLines))
     }
 
     // MARK: Common tags
@@ -128,7 +106,7 @@ struct PlaylistInterpreter {
             if value.signedDecimal != nil { return true }
             typeName = "a signed-decimal-floating-point"
         case .quotedString, .enumeratedStringList:
-            if value.quotedString != nil { return true }
+            if value.isQuotedString { return true }
             typeName = type == .quotedString ? "a quoted-string" : "a quoted enumerated-string-list"
         case .hexadecimalSequence:
             if value.hexadecimalSequence != nil { return true }
@@ -137,7 +115,7 @@ struct PlaylistInterpreter {
             if value.resolution != nil { return true }
             typeName = "a decimal-resolution (WIDTHxHEIGHT)"
         case .enumeratedString(let allowed), .quotedStringOrEnumerated(let allowed):
-            if case .quotedStringOrEnumerated = type, value.quotedString != nil { return true }
+            if case .quotedStringOrEnumerated = type, value.isQuotedString { return true }
             if let text = value.enumeratedString {
                 if allowed.contains(text) { return true }
                 report(

@@ -36,6 +36,8 @@ package final class TagDefinition: Sendable {
     }
 
     package let name: TagName
+    /// Which tag it is.
+    package let known: KnownTag
     package let form: ValueForm
     package let scope: Scope
     /// Whether the tag may appear at most once in a playlist.
@@ -50,6 +52,7 @@ package final class TagDefinition: Sendable {
         attributes: [String: AttributeType] = [:], required: [String] = []
     ) {
         self.name = name
+        self.known = name.known!
         self.form = form
         self.scope = scope
         self.once = once
