@@ -78,6 +78,21 @@ struct ScannerTests {
         #expect(result.document.writeString() == text)
     }
 
+    /// A tag name ends at the first colon or space; only a known name may end at a space.
+    @Test("tag names end at a colon, or at a space after a known name")
+    func tagNames() {
+        let text = "#EXTM3U\n#EXT-X-ENDLIST extra:more\n#EXT-X-SOME THING:1\n#EXT-X-OTHER\n#EXTINF:6,\na.ts\n"
+        let result = PlaylistParser.parse(text)
+        let tags = result.document.lines.compactMap(\.content.tag)
+        #expect(tags.map(\.name.rawValue) == ["EXTM3U", "EXT-X-ENDLIST", "EXT-X-SOME THING", "EXT-X-OTHER", "EXTINF"])
+        #expect(tags[1].value == .text("extra:more"))
+        #expect(tags[2].value == .text("1"))
+        #expect(tags[3].value == TagValue.none)
+        let stray = result.diagnostics.filter { $0.rule == "tag-value" }
+        #expect(stray.map { "\($0.location.line):\($0.location.column)" } == ["2:15"])
+        #expect(result.document.writeString() == text)
+    }
+
     /// `YYYY-MM-DDThh:mm:ss` is read at fixed positions: any wrong byte among the first 19 refuses it.
     @Test("a date with any of its first 19 bytes wrong is refused", arguments: 0..<19)
     func fixedDatePositions(position: Int) {

@@ -89,14 +89,19 @@ struct DocumentParser {
         var index = start
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        while index + 8 <= end {
-            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+        @inline(__always) func special(at offset: Int) -> Bool {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             let below20 = (word &- ones &* 0x20) & ~word & highs
             let del = word ^ (ones &* 0x7F)
             let is7F = (del &- ones) & ~del & highs
-            if (word & highs) | below20 | is7F != 0 { return true }
+            return (word & highs) | below20 | is7F != 0
+        }
+        while index + 8 <= end {
+            if special(at: index) { return true }
             index += 8
         }
+        // The last few bytes: one more word ending at `end`, overlapping bytes already checked.
+        if index < end, end - start >= 8 { return special(at: end - 8) }
         while index < end {
             let byte = buffer[index]
             if (byte < 0x20 && byte != 0x09) || byte >= 0x7F { return true }
@@ -197,30 +202,32 @@ struct DocumentParser {
         if !isTag {
             return .comment(String(decoding: UnsafeBufferPointer(rebasing: buffer[(start + 1)..<end]), as: UTF8.self))
         }
-        // The name runs to the first colon or space; both searches are memchr calls, not byte loops.
+        // The name runs to the first colon or space. Known names have no spaces, so a known name
+        // ending at the colon needs no search for a space (both searches are memchr calls).
         let base = buffer.baseAddress!
-        var nameEnd = Self.find(Self.colon, base, start + 1, end)
-        let space = Self.find(Self.space, base, start + 1, nameEnd)
-        if space < nameEnd { nameEnd = space }
-        if nameEnd < end, buffer[nameEnd] == Self.space {
+        let nameEnd = Self.find(Self.colon, base, start + 1, end)
+        let known = TagDefinition.lookup(UnsafeBufferPointer(rebasing: buffer[(start + 1)..<nameEnd]))
+        if known == nil {
+            let space = Self.find(Self.space, base, start + 1, nameEnd)
             // `#EXT-X-ENDLIST extra`: a known tag followed by stray text is malformed; anything
             // else is an unknown tag whose name runs to the colon.
-            if let definition = TagDefinition.lookup(UnsafeBufferPointer(rebasing: buffer[(start + 1)..<nameEnd])) {
+            if space < nameEnd,
+                let definition = TagDefinition.lookup(UnsafeBufferPointer(rebasing: buffer[(start + 1)..<space]))
+            {
                 survey.noteTag(definition.known, line: line)
                 report(
-                    .tagValue, line: line, column: nameEnd - lineStart + 1,
+                    .tagValue, line: line, column: space - lineStart + 1,
                     "unexpected text after #\(definition.name); the value follows a colon")
-                let rest = String(decoding: UnsafeBufferPointer(rebasing: buffer[(nameEnd + 1)..<end]), as: UTF8.self)
+                let rest = String(decoding: UnsafeBufferPointer(rebasing: buffer[(space + 1)..<end]), as: UTF8.self)
                 return .tag(Tag(definition.name, .text(rest)))
             }
-            while nameEnd < end, buffer[nameEnd] != Self.colon { nameEnd += 1 }
         }
         let nameBytes = UnsafeBufferPointer(rebasing: buffer[(start + 1)..<nameEnd])
         let hasValue = nameEnd < end
         let valueStart = hasValue ? nameEnd + 1 : end
         let valueBytes = UnsafeBufferPointer(rebasing: buffer[valueStart..<end])
         let column = valueStart - lineStart + 1
-        guard let definition = TagDefinition.lookup(nameBytes) else {
+        guard let definition = known else {
             let name = TagName(rawValue: String(decoding: nameBytes, as: UTF8.self))
             return .tag(Tag(name, hasValue ? .text(String(decoding: valueBytes, as: UTF8.self)) : .none))
         }
