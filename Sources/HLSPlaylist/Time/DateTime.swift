@@ -196,7 +196,7 @@ extension DateTime {
             }
             guard digits > 0 else { return nil }
             fractionDigits = digits
-            if digits < 9 { for _ in digits..<9 { nanos *= 10 } }
+            if digits < 9 { nanos *= MediaTime.powerOfTen(9 - digits) }
         }
         var offset: Int? = nil
         if index < count {
