@@ -51,11 +51,18 @@ public struct AttributeValue: Hashable, Sendable, CustomStringConvertible {
 
     // MARK: Readers
 
+    /// Whether the text is a quoted-string: what ``quotedString`` checks, without making a copy.
+    package var isQuotedString: Bool {
+        let utf8 = rawValue.utf8
+        return utf8.count >= 2 && utf8.first == UInt8(ascii: "\"") && utf8.last == UInt8(ascii: "\"")
+    }
+
     /// The content of a quoted-string (without the quotes), or `nil` if the text is not quoted.
     public var quotedString: String? {
+        guard isQuotedString else { return nil }
         let utf8 = rawValue.utf8
-        guard utf8.count >= 2, utf8.first == UInt8(ascii: "\""), utf8.last == UInt8(ascii: "\"") else { return nil }
-        return String(rawValue.dropFirst().dropLast())
+        // The quotes are single bytes: slicing the UTF-8 view avoids walking Characters.
+        return String(decoding: utf8.dropFirst().dropLast(), as: UTF8.self)
     }
 
     /// A decimal-integer: 1–20 digits, 0…2⁶⁴−1.

@@ -80,8 +80,8 @@ package enum KnownTag: UInt8, CaseIterable, Sendable {
     case programDateTime, gap, bitrate, part, dateRange, skip, preloadHint, renditionReport, media, streamInf
     case iFrameStreamInf, sessionData, sessionKey, contentSteering
 
-    /// The tag name without `#`.
-    package var name: String {
+    /// The tag name without `#`, as static bytes.
+    package var staticName: StaticString {
         switch self {
         case .extm3u: "EXTM3U"
         case .version: "EXT-X-VERSION"
@@ -117,6 +117,9 @@ package enum KnownTag: UInt8, CaseIterable, Sendable {
         case .contentSteering: "EXT-X-CONTENT-STEERING"
         }
     }
+
+    /// The tag name without `#`.
+    package var name: String { staticName.description }
 
     static let byName: [String: KnownTag] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name, $0) })
 }

@@ -11,6 +11,8 @@
 struct DocumentParser {
     private let file: String
     private var collector: DiagnosticCollector
+    /// The kind of playlist and the URI lines, learned while reading.
+    private(set) var survey = DocumentSurvey()
 
     /// The diagnostics, at most ``Diagnostic/maximumPerLine`` per line plus a summary of the rest.
     var diagnostics: [Diagnostic] { collector.finished() }
@@ -87,20 +89,32 @@ struct DocumentParser {
         var index = start
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        while index + 8 <= end {
-            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+        @inline(__always) func special(at offset: Int) -> Bool {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             let below20 = (word &- ones &* 0x20) & ~word & highs
             let del = word ^ (ones &* 0x7F)
             let is7F = (del &- ones) & ~del & highs
-            if (word & highs) | below20 | is7F != 0 { return true }
+            return (word & highs) | below20 | is7F != 0
+        }
+        while index + 8 <= end {
+            if special(at: index) { return true }
             index += 8
         }
+        // The last few bytes: one more word ending at `end`, overlapping bytes already checked.
+        if index < end, end - start >= 8 { return special(at: end - 8) }
         while index < end {
             let byte = buffer[index]
             if (byte < 0x20 && byte != 0x09) || byte >= 0x7F { return true }
             index += 1
         }
         return false
+    }
+
+    /// The index of the first `byte` in `[start, end)`, or `end`.
+    @inline(__always)
+    private static func find(_ byte: UInt8, _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+        guard start < end, let found = memchr(base + start, Int32(byte), end - start) else { return end }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
     private mutating func report(_ rule: Rule, line: Int, column: Int, _ message: @autoclosure () -> String) {
@@ -179,6 +193,7 @@ struct DocumentParser {
                 "leading or trailing whitespace is ignored")
         }
         if buffer[start] != Self.hash {
+            survey.noteURI()
             return .uri(String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self))
         }
         let isTag =
@@ -187,29 +202,36 @@ struct DocumentParser {
         if !isTag {
             return .comment(String(decoding: UnsafeBufferPointer(rebasing: buffer[(start + 1)..<end]), as: UTF8.self))
         }
-        var nameEnd = start + 1
-        while nameEnd < end, buffer[nameEnd] != Self.colon, buffer[nameEnd] != Self.space { nameEnd += 1 }
-        if nameEnd < end, buffer[nameEnd] == Self.space {
+        // The name runs to the first colon or space. Known names have no spaces, so a known name
+        // ending at the colon needs no search for a space (both searches are memchr calls).
+        let base = buffer.baseAddress!
+        let nameEnd = Self.find(Self.colon, base, start + 1, end)
+        let known = TagDefinition.lookup(UnsafeBufferPointer(rebasing: buffer[(start + 1)..<nameEnd]))
+        if known == nil {
+            let space = Self.find(Self.space, base, start + 1, nameEnd)
             // `#EXT-X-ENDLIST extra`: a known tag followed by stray text is malformed; anything
             // else is an unknown tag whose name runs to the colon.
-            if let definition = TagDefinition.lookup(UnsafeBufferPointer(rebasing: buffer[(start + 1)..<nameEnd])) {
+            if space < nameEnd,
+                let definition = TagDefinition.lookup(UnsafeBufferPointer(rebasing: buffer[(start + 1)..<space]))
+            {
+                survey.noteTag(definition.known, line: line)
                 report(
-                    .tagValue, line: line, column: nameEnd - lineStart + 1,
+                    .tagValue, line: line, column: space - lineStart + 1,
                     "unexpected text after #\(definition.name); the value follows a colon")
-                let rest = String(decoding: UnsafeBufferPointer(rebasing: buffer[(nameEnd + 1)..<end]), as: UTF8.self)
+                let rest = String(decoding: UnsafeBufferPointer(rebasing: buffer[(space + 1)..<end]), as: UTF8.self)
                 return .tag(Tag(definition.name, .text(rest)))
             }
-            while nameEnd < end, buffer[nameEnd] != Self.colon { nameEnd += 1 }
         }
         let nameBytes = UnsafeBufferPointer(rebasing: buffer[(start + 1)..<nameEnd])
         let hasValue = nameEnd < end
         let valueStart = hasValue ? nameEnd + 1 : end
         let valueBytes = UnsafeBufferPointer(rebasing: buffer[valueStart..<end])
         let column = valueStart - lineStart + 1
-        guard let definition = TagDefinition.lookup(nameBytes) else {
+        guard let definition = known else {
             let name = TagName(rawValue: String(decoding: nameBytes, as: UTF8.self))
             return .tag(Tag(name, hasValue ? .text(String(decoding: valueBytes, as: UTF8.self)) : .none))
         }
+        survey.noteTag(definition.known, line: line)
         return .tag(
             Tag(definition.name, parseValue(definition, valueBytes, hasValue: hasValue, line: line, column: column)))
     }
@@ -282,8 +304,13 @@ struct DocumentParser {
     ///
     /// One pass, linear in the length of the list: names seen are kept in a dictionary, and a name
     /// repeated many times is reported once, at its first repetition, with its count.
+    /// Up to this many attributes, duplicates are found by comparing names rather than hashing them.
+    private static let scannedAttributes = 16
+
     mutating func parseAttributes(_ bytes: UnsafeBufferPointer<UInt8>, line: Int, column: Int) -> AttributeList {
         var list: [Attribute] = []
+        // Counts of each name, kept only once the list is long; short lists are scanned instead
+        // (hashing every name costs more than comparing a dozen).
         var occurrences: [String: Int] = [:]
         var repeated: [(name: String, column: Int)] = []
         var index = 0
@@ -353,8 +380,18 @@ struct DocumentParser {
             }
             let name = String(decoding: nameBytes, as: UTF8.self)
             let value = String(decoding: bytes[valueStart..<index], as: UTF8.self)
-            let seen = occurrences[name, default: 0]
-            occurrences[name] = seen + 1
+            let seen: Int
+            if list.count < Self.scannedAttributes {
+                var earlier = 0
+                for attribute in list where attribute.name == name { earlier += 1 }
+                seen = earlier
+            } else {
+                if occurrences.isEmpty {
+                    for attribute in list { occurrences[attribute.name, default: 0] += 1 }
+                }
+                seen = occurrences[name, default: 0]
+                occurrences[name] = seen + 1
+            }
             if seen == 1 { repeated.append((name, column + nameStart)) }
             list.append(Attribute(name: name, value: AttributeValue(unchecked: value)))
             if index < count {
@@ -367,7 +404,10 @@ struct DocumentParser {
             }
         }
         for (name, nameColumn) in repeated {
-            let times = occurrences[name, default: 2]
+            var times = occurrences[name, default: 0]
+            if occurrences.isEmpty {
+                for attribute in list where attribute.name == name { times += 1 }
+            }
             report(
                 .attributeDuplicate, line: line, column: nameColumn,
                 "attribute \(Diagnostic.clipped(name)) appears \(times == 2 ? "more than once" : "\(times) times"); \(Rule.attributeDuplicate.quote)"

@@ -24,9 +24,9 @@ struct MediaPlaylistBuilder {
     private var time = MediaTime.zero
     private var discontinuities: UInt64 = 0
     private var dateRangeIndex: [String: Int] = [:]
-    /// The first value of each attribute name of each date range (by index), for consolidation in
-    /// linear time.
-    private var dateRangeValues: [[String: AttributeValue]] = []
+    /// The first value of each attribute name of a date range (by index), for consolidation in
+    /// linear time; made when a second tag with the range's ID appears.
+    private var dateRangeValues: [Int: [String: AttributeValue]] = [:]
     private var targetDurationLine = 0
     private var nextDate: DateTime?
 
@@ -197,8 +197,9 @@ struct MediaPlaylistBuilder {
         if let existing = dateRangeIndex[id] {
             var merged = playlist.dateRanges[existing].attributes
             playlist.dateRanges[existing].attributes = []  // keep `merged` unique, so appending is O(1)
+            if dateRangeValues[existing] == nil { dateRangeValues[existing] = merged.firstValues }
             for attribute in attributes {
-                if let old = dateRangeValues[existing][attribute.name] {
+                if let old = dateRangeValues[existing]?[attribute.name] {
                     if old != attribute.value {
                         interpreter.report(
                             .dateRangeConflict, line: index, attribute: attribute.name,
@@ -207,15 +208,12 @@ struct MediaPlaylistBuilder {
                     }
                 } else {
                     merged.append(attribute)
-                    dateRangeValues[existing][attribute.name] = attribute.value
+                    dateRangeValues[existing]?[attribute.name] = attribute.value
                 }
             }
             playlist.dateRanges[existing].attributes = merged
             playlist.dateRanges[existing].lines.append(index + 1)
         } else {
-            var values: [String: AttributeValue] = [:]
-            for attribute in attributes where values[attribute.name] == nil { values[attribute.name] = attribute.value }
-            dateRangeValues.append(values)
             dateRangeIndex[id] = playlist.dateRanges.count
             playlist.dateRanges.append(
                 DateRange(

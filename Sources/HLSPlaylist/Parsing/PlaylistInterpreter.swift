@@ -39,28 +39,17 @@ struct PlaylistInterpreter {
 
     // MARK: Entry
 
-    mutating func interpret() -> Playlist {
-        var isMultivariant = false
-        var kindDecided = false
-        for (index, line) in document.lines.enumerated() {
-            guard case .tag(let tag) = line.content, let definition = TagDefinition.lookup(tag.name) else { continue }
-            let multivariant: Bool
-            switch definition.scope {
-            case .multivariant: multivariant = true
-            case .mediaPlaylist, .mediaSegment, .mediaMetadata: multivariant = false
-            case .basic, .mediaOrMultivariant: continue
-            }
-            if !kindDecided {
-                isMultivariant = multivariant
-                kindDecided = true
-            } else if multivariant != isMultivariant {
-                report(
-                    .playlistKind, line: index,
-                    "#\(tag.name) is a \(multivariant ? "Multivariant" : "Media") Playlist tag in a \(isMultivariant ? "Multivariant" : "Media") Playlist"
-                )
-            }
+    /// Reads the playlist, given the survey of the document's lines.
+    mutating func interpret(_ survey: DocumentSurvey) -> Playlist {
+        let kind = { (multivariant: Bool) in multivariant ? "Multivariant" : "Media" }
+        for tag in survey.misplaced {
+            report(
+                .playlistKind, line: tag.line,
+                "#\(tag.tag.name) is a \(kind(tag.isMultivariant)) Playlist tag in a \(kind(survey.isMultivariant)) Playlist"
+            )
         }
-        return isMultivariant ? .multivariant(interpretMultivariant()) : .media(interpretMedia())
+        return survey.isMultivariant
+            ? .multivariant(interpretMultivariant()) : .media(interpretMedia(uriLines: survey.uriLines))
     }
 
     // MARK: Common tags
@@ -117,7 +106,7 @@ struct PlaylistInterpreter {
             if value.signedDecimal != nil { return true }
             typeName = "a signed-decimal-floating-point"
         case .quotedString, .enumeratedStringList:
-            if value.quotedString != nil { return true }
+            if value.isQuotedString { return true }
             typeName = type == .quotedString ? "a quoted-string" : "a quoted enumerated-string-list"
         case .hexadecimalSequence:
             if value.hexadecimalSequence != nil { return true }
@@ -126,7 +115,7 @@ struct PlaylistInterpreter {
             if value.resolution != nil { return true }
             typeName = "a decimal-resolution (WIDTHxHEIGHT)"
         case .enumeratedString(let allowed), .quotedStringOrEnumerated(let allowed):
-            if case .quotedStringOrEnumerated = type, value.quotedString != nil { return true }
+            if case .quotedStringOrEnumerated = type, value.isQuotedString { return true }
             if let text = value.enumeratedString {
                 if allowed.contains(text) { return true }
                 report(
@@ -415,15 +404,12 @@ struct PlaylistInterpreter {
 
     // MARK: Media
 
-    mutating func interpretMedia() -> MediaPlaylist {
+    mutating func interpretMedia(uriLines: Int) -> MediaPlaylist {
         var builder = MediaPlaylistBuilder()
-        var uriLines = 0
-        for line in document.lines {
-            if case .uri = line.content { uriLines += 1 }
-        }
         builder.playlist.segments.reserveCapacity(uriLines)
-        for (index, line) in document.lines.enumerated() {
-            switch line.content {
+        let lines = document.lines
+        for index in lines.indices {
+            switch lines[index].content {
             case .blank, .comment: continue
             case .uri(let uri): builder.addURI(substitute(uri, line: index), line: index, interpreter: &self)
             case .tag(let tag):

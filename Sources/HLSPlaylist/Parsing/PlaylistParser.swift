@@ -38,7 +38,8 @@ public enum PlaylistParser {
     public static func parse(_ bytes: [UInt8], options: ParseOptions = ParseOptions()) -> ParseResult {
         var documentParser = DocumentParser(file: options.file)
         let document = documentParser.parse(bytes)
-        return interpret(document, options: options, syntaxDiagnostics: documentParser.diagnostics)
+        return interpret(
+            document, options: options, syntaxDiagnostics: documentParser.diagnostics, survey: documentParser.survey)
     }
 
     /// Parses playlist text.
@@ -50,16 +51,17 @@ public enum PlaylistParser {
     public static func interpret(_ document: PlaylistDocument, options: ParseOptions = ParseOptions()) -> ParseResult {
         var options = options
         options.file = document.file
-        return interpret(document, options: options, syntaxDiagnostics: [])
+        return interpret(
+            document, options: options, syntaxDiagnostics: [], survey: DocumentSurvey(lines: document.lines))
     }
 
     private static func interpret(
-        _ document: PlaylistDocument, options: ParseOptions, syntaxDiagnostics: [Diagnostic]
+        _ document: PlaylistDocument, options: ParseOptions, syntaxDiagnostics: [Diagnostic], survey: DocumentSurvey
     )
         -> ParseResult
     {
         var interpreter = PlaylistInterpreter(document: document, options: options)
-        let playlist = interpreter.interpret()
+        let playlist = interpreter.interpret(survey)
         var diagnostics = syntaxDiagnostics + interpreter.diagnostics
         if !diagnostics.isEmpty {
             diagnostics.sort { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) }

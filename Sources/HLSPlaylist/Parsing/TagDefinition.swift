@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What the specification says about a known tag: the form of its value, where it may appear,
 /// and the type of each attribute it defines.
 package final class TagDefinition: Sendable {
@@ -28,6 +36,8 @@ package final class TagDefinition: Sendable {
     }
 
     package let name: TagName
+    /// Which tag it is.
+    package let known: KnownTag
     package let form: ValueForm
     package let scope: Scope
     /// Whether the tag may appear at most once in a playlist.
@@ -42,6 +52,7 @@ package final class TagDefinition: Sendable {
         attributes: [String: AttributeType] = [:], required: [String] = []
     ) {
         self.name = name
+        self.known = name.known!
         self.form = form
         self.scope = scope
         self.once = once
@@ -167,29 +178,35 @@ extension TagDefinition {
         "PATHWAY-ID": .quotedString, "PROGRAM-ID": .decimalInteger,
     ]
 
-    /// Definitions grouped by name length, for matching names straight from bytes.
-    private static let byLength: [[(bytes: [UInt8], definition: TagDefinition)]] = {
-        var table = [[(bytes: [UInt8], definition: TagDefinition)]](repeating: [], count: 32)
-        for definition in all {
-            let bytes = Array(definition.name.rawValue.utf8)
-            table[bytes.count].append((bytes, definition))
-        }
+    /// Known tags grouped by name length, for matching names straight from bytes.
+    private static let byLength: [[KnownTag]] = {
+        var table = [[KnownTag]](repeating: [], count: 32)
+        for known in KnownTag.allCases { table[known.name.utf8.count].append(known) }
         return table
     }()
 
     /// The definition of a tag named by these bytes (without `#`), if it is known.
     @inline(__always)
     package static func lookup(_ name: UnsafeBufferPointer<UInt8>) -> TagDefinition? {
-        guard name.count < byLength.count else { return nil }
-        for candidate in byLength[name.count] {
-            if candidate.bytes.withUnsafeBufferPointer({ $0.elementsEqual(name) }) { return candidate.definition }
+        guard name.count < 32, let base = name.baseAddress else { return nil }
+        // Compared byte for byte against the static spelling: no String, no reference counting.
+        return byLength[name.count].withUnsafeBufferPointer { candidates in
+            for known in candidates where memcmp(known.staticName.utf8Start, base, name.count) == 0 {
+                return byKnown[Int(known.rawValue)]
+            }
+            return nil
         }
-        return nil
     }
 
     private static let byKnown: [TagDefinition] = KnownTag.allCases.map { known in
         all.first { $0.name.known == known }!
     }
+
+    private static let scopes: [Scope] = byKnown.map(\.scope)
+
+    /// Where a known tag may appear.
+    @inline(__always)
+    package static func scope(of known: KnownTag) -> Scope { scopes[Int(known.rawValue)] }
 
     /// The definition of a known tag.
     @inline(__always)

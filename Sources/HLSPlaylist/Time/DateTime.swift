@@ -156,14 +156,29 @@ extension DateTime {
             index += 1
             return true
         }
-        guard let year = number(4), expect(UInt8(ascii: "-")), let month = number(2), expect(UInt8(ascii: "-")),
-            let day = number(2)
+        // `YYYY-MM-DDThh:mm:ss` has fixed positions: read them straight, then the optional rest.
+        guard count >= 19, let base = bytes.baseAddress else { return nil }
+        var bad: UInt8 = 0
+        @inline(__always) func digits(_ at: Int, _ width: Int) -> Int64 {
+            var value: Int64 = 0
+            for offset in 0..<width {
+                let digit = base[at &+ offset] &- UInt8(ascii: "0")
+                bad |= digit > 9 ? 1 : 0
+                value = value &* 10 &+ Int64(digit)
+            }
+            return value
+        }
+        let year = digits(0, 4)
+        let month = digits(5, 2)
+        let day = digits(8, 2)
+        let hour = digits(11, 2)
+        let minute = digits(14, 2)
+        let second = digits(17, 2)
+        guard bad == 0, base[4] == UInt8(ascii: "-"), base[7] == UInt8(ascii: "-"),
+            base[10] == UInt8(ascii: "T") || base[10] == UInt8(ascii: "t"), base[13] == UInt8(ascii: ":"),
+            base[16] == UInt8(ascii: ":")
         else { return nil }
-        guard index < count, bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: "t") else { return nil }
-        index += 1
-        guard let hour = number(2), expect(UInt8(ascii: ":")), let minute = number(2), expect(UInt8(ascii: ":")),
-            let second = number(2)
-        else { return nil }
+        index = 19
         guard (1...12).contains(month), (1...DateTime.daysIn(month: month, year: year)).contains(day), hour < 24,
             minute < 60, second < 61
         else { return nil }
@@ -181,7 +196,7 @@ extension DateTime {
             }
             guard digits > 0 else { return nil }
             fractionDigits = digits
-            if digits < 9 { for _ in digits..<9 { nanos *= 10 } }
+            if digits < 9 { nanos *= MediaTime.powerOfTen(9 - digits) }
         }
         var offset: Int? = nil
         if index < count {
