@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Throughput of `hlsi serve` for live media playlists with interstitials inserted, against nginx
-# serving the same playlist bytes as a static file, in the same run, with wrk on loopback.
-# Goal: at least 50% of nginx's requests per second, and p99 latency under 10 ms at 100 connections.
-# Usage: Benchmarks/serve-wrk.sh [SECONDS per run, default 15]
+# Throughput and p99 latency of `hlsi serve` against nginx serving byte-identical copies of what it
+# answers, in the same run, with wrk on loopback (100 connections), for the four HTTP cases of
+# issue 17:
+#   1. a live media playlist with interstitials inserted (the demo channel, a break in progress),
+#   2. a VOD media playlist with interstitials inserted,
+#   3. an asset list with a new _HLS_primary_id per request (a per-viewer decision from the
+#      server's own inventory; nginx serves one copy of the answer),
+#   4. media segments: a 51 KB one (the demo's) and a 2 MB one (random bytes).
+# Goals (issue 17): playlists and segments at least 0.8 of nginx's requests per second, asset lists
+# at least 0.6; p99 under 10 ms.
+# Usage: Benchmarks/serve-wrk.sh [SECONDS per run, default 10]
+# HLSI=path/to/hlsi measures that binary instead of building .build/release/hlsi.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SECONDS_PER_RUN="${1:-15}"
+SECONDS_PER_RUN="${1:-10}"
 need=()
 command -v wrk >/dev/null || need+=(wrk)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx)
@@ -13,19 +21,53 @@ if [ ${#need[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-swift build -c release --product hlsi >/dev/null
-HLSI=.build/release/hlsi
+if [ -z "${HLSI:-}" ]; then
+    swift build -c release --product hlsi >/dev/null
+    HLSI=.build/release/hlsi
+fi
 WORK=$(mktemp -d)
-trap 'kill $SERVER 2>/dev/null || true; "$NGINX" -p "$WORK" -c "$WORK/nginx.conf" -s stop 2>/dev/null || true; rm -rf "$WORK"' EXIT
+SERVER=
+BIG_SERVER=
+cleanup() {
+    [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null || true
+    [ -n "$BIG_SERVER" ] && kill "$BIG_SERVER" 2>/dev/null || true
+    "$NGINX" -p "$WORK" -c "$WORK/nginx.conf" -s stop 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+HLSI_URL=http://127.0.0.1:18080
+BIG_URL=http://127.0.0.1:18082
+NGINX_URL=http://127.0.0.1:18081
 "$HLSI" serve --demo --port 18080 --admin-token bench >"$WORK/serve.log" 2>&1 &
 SERVER=$!
-for _ in $(seq 50); do curl -sf http://127.0.0.1:18080/ >/dev/null && break; sleep 0.2; done
-URL_PATH=/demo/live/video/main.m3u8
-# A long break from now on, so that every playlist measured carries interstitial date ranges.
-"$HLSI" admin break-now demo --duration 600 --id bench --server http://127.0.0.1:18080 --token bench >/dev/null
-mkdir -p "$WORK/root/demo/live/video" "$WORK/logs"
-curl -sf "http://127.0.0.1:18080$URL_PATH" >"$WORK/root$URL_PATH"
-grep -c EXT-X-DATERANGE "$WORK/root$URL_PATH" >/dev/null || { echo "no date range in the live playlist"; exit 1; }
+# A second server for the 2 MB segment: a VOD directory with a playlist and the segment.
+mkdir -p "$WORK/big" "$WORK/root/bench" "$WORK/logs"
+head -c 2097152 /dev/urandom >"$WORK/big/big.m4s"
+printf '#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\nbig.m4s\n#EXT-X-ENDLIST\n' >"$WORK/big/main.m3u8"
+cat >"$WORK/big.json" <<CONF
+{"vod": [{"id": "bench", "path": "/bench", "directory": "$WORK/big", "entry": "main.m3u8"}]}
+CONF
+"$HLSI" serve --config "$WORK/big.json" --port 18082 --database "$WORK/big.sqlite" --admin-token bench \
+    >"$WORK/big.log" 2>&1 &
+BIG_SERVER=$!
+for _ in $(seq 100); do curl -sf "$HLSI_URL/" >/dev/null && curl -sf "$BIG_URL/bench/main.m3u8" >/dev/null && break; sleep 0.2; done
+# A long break from now on, so that every live playlist measured carries interstitial date ranges.
+"$HLSI" admin break-now demo --duration 600 --id bench --server "$HLSI_URL" --token bench >/dev/null
+LIVE=/demo/live/video/main.m3u8
+VOD=/demo/vod/video/main.m3u8
+ASSETS="/demo/live/asset-list.json?_HLS_interstitial_id=bench"
+SEGMENT=/demo/vod/video/seg001.m4s
+BIG=/bench/big.m4s
+for path in $LIVE $VOD $SEGMENT; do
+    mkdir -p "$(dirname "$WORK/root$path")"
+    curl -sf "$HLSI_URL$path" >"$WORK/root$path"
+done
+mkdir -p "$WORK/root/demo/live"
+curl -sf "$HLSI_URL$ASSETS&_HLS_primary_id=copy" >"$WORK/root/demo/live/asset-list.json"
+cp "$WORK/big/big.m4s" "$WORK/root/bench/big.m4s"
+grep -q EXT-X-DATERANGE "$WORK/root$LIVE" || { echo "no date range in the live playlist"; exit 1; }
+grep -q EXT-X-DATERANGE "$WORK/root$VOD" || { echo "no date range in the VOD playlist"; exit 1; }
+grep -q '"ASSETS"' "$WORK/root/demo/live/asset-list.json" || { echo "no asset list"; exit 1; }
 cat >"$WORK/nginx.conf" <<CONF
 worker_processes auto;
 error_log $WORK/logs/error.log;
@@ -33,29 +75,60 @@ pid $WORK/nginx.pid;
 events { worker_connections 1024; }
 http {
     access_log off;
-    types { application/vnd.apple.mpegurl m3u8; }
+    sendfile on;
+    types { application/vnd.apple.mpegurl m3u8; application/json json; video/iso.segment m4s; }
     server { listen 127.0.0.1:18081; root $WORK/root; }
 }
 CONF
 chmod -R a+rX "$WORK"
 "$NGINX" -p "$WORK" -c "$WORK/nginx.conf"
 sleep 0.5
-# nginx must answer 200 with the bytes hlsi served, and hlsi 200 with date ranges.
-cmp <(curl -sf "http://127.0.0.1:18081$URL_PATH") "$WORK/root$URL_PATH" || { echo "nginx does not serve the playlist"; exit 1; }
-curl -sf "http://127.0.0.1:18080$URL_PATH" | grep -q EXT-X-DATERANGE || { echo "hlsi serves no date range"; exit 1; }
-echo "playlist: $(wc -c <"$WORK/root$URL_PATH") bytes, $(grep -c EXT-X-DATERANGE "$WORK/root$URL_PATH") date range(s)"
-run() { wrk -t2 -c100 -d"${SECONDS_PER_RUN}s" --latency "$1"; }
-summary() {
-    local rps p99
-    rps=$(awk '/Requests\/sec/ {print $2}' "$1")
-    p99=$(awk '$1 == "99%" {print $2}' "$1")
-    echo "$2: $rps requests/s, p99 $p99"
+# nginx answers with the bytes hlsi served; hlsi answers 200 with its date ranges.
+for path in $LIVE $VOD $SEGMENT /bench/big.m4s; do
+    cmp <(curl -sf "$NGINX_URL$path") "$WORK/root$path" || { echo "nginx does not serve $path"; exit 1; }
+done
+cmp <(curl -sf "$BIG_URL$BIG") "$WORK/big/big.m4s" || { echo "hlsi does not serve $BIG"; exit 1; }
+echo "live playlist $(wc -c <"$WORK/root$LIVE") B, VOD playlist $(wc -c <"$WORK/root$VOD") B," \
+    "asset list $(wc -c <"$WORK/root/demo/live/asset-list.json") B, segments $(wc -c <"$WORK/root$SEGMENT") B" \
+    "and $(wc -c <"$WORK/root$BIG") B; $SECONDS_PER_RUN s per run"
+# A new viewer for every request: _HLS_primary_id made of the thread, a counter and a random number.
+cat >"$WORK/viewers.lua" <<'LUA'
+local counter = 0
+local thread_id = 0
+function setup(thread) thread:set("id", tostring(math.random(1, 1000000000))) end
+function init(args) thread_id = id or "0" end
+function request()
+    counter = counter + 1
+    return wrk.format(nil, wrk.path .. "&_HLS_primary_id=v" .. thread_id .. "-" .. counter)
+end
+LUA
+run() { # URL OUTPUT [LUA]
+    if [ -n "${3:-}" ]; then
+        wrk -t2 -c100 -d"${SECONDS_PER_RUN}s" --latency -s "$3" "$1" >"$2"
+    else
+        wrk -t2 -c100 -d"${SECONDS_PER_RUN}s" --latency "$1" >"$2"
+    fi
+    if grep -q "Non-2xx\|Socket errors" "$2"; then
+        echo "errors measuring $1:"
+        cat "$2"
+        exit 1
+    fi
 }
-run "http://127.0.0.1:18080$URL_PATH" >"$WORK/hlsi.txt"
-run "http://127.0.0.1:18081$URL_PATH" >"$WORK/nginx.txt"
-cat "$WORK/hlsi.txt" "$WORK/nginx.txt"
-if grep -q "Non-2xx" "$WORK/hlsi.txt" "$WORK/nginx.txt"; then echo "some responses were errors"; exit 1; fi
-summary "$WORK/hlsi.txt" "hlsi serve (live playlist, interstitials inserted)"
-summary "$WORK/nginx.txt" "nginx (the same bytes, static file)"
-awk -v a="$(awk '/Requests\/sec/ {print $2}' "$WORK/hlsi.txt")" -v b="$(awk '/Requests\/sec/ {print $2}' "$WORK/nginx.txt")" \
-    'BEGIN { printf "ratio: %.2f of nginx'"'"'s throughput (goal: at least 0.50)\n", a / b }'
+rps() { awk '/Requests\/sec/ {print $2}' "$1"; }
+p99() { awk '$1 == "99%" {print $2}' "$1"; }
+printf '%-34s %12s %10s %12s %10s %7s\n' case "hlsi req/s" "hlsi p99" "nginx req/s" "nginx p99" ratio
+measure() { # NAME HLSI-URL NGINX-URL GOAL [LUA]
+    run "$2" "$WORK/hlsi.txt" "${5:-}"
+    run "$3" "$WORK/nginx.txt" "${5:-}"
+    printf '%-34s %12s %10s %12s %10s %7s\n' "$1" "$(rps "$WORK/hlsi.txt")" "$(p99 "$WORK/hlsi.txt")" \
+        "$(rps "$WORK/nginx.txt")" "$(p99 "$WORK/nginx.txt")" \
+        "$(awk -v a="$(rps "$WORK/hlsi.txt")" -v b="$(rps "$WORK/nginx.txt")" -v g="$4" \
+            'BEGIN { printf "%.2f%s", a / b, (a / b >= g ? "" : "*") }')"
+}
+measure "live playlist (goal 0.8)" "$HLSI_URL$LIVE" "$NGINX_URL$LIVE" 0.8
+measure "VOD playlist (goal 0.8)" "$HLSI_URL$VOD" "$NGINX_URL$VOD" 0.8
+measure "asset list, new viewer (goal 0.6)" "$HLSI_URL$ASSETS" "$NGINX_URL/demo/live/asset-list.json?x=1" 0.6 \
+    "$WORK/viewers.lua"
+measure "51 KB segment (goal 0.8)" "$HLSI_URL$SEGMENT" "$NGINX_URL$SEGMENT" 0.8
+measure "2 MB segment (goal 0.8)" "$BIG_URL$BIG" "$NGINX_URL$BIG" 0.8
+echo "ratio: hlsi's requests per second over nginx's in the same run; * below the goal"

@@ -107,6 +107,15 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
     /// player maps the schedule's times onto its own with it.
     public var startDate: String?
 
+    /// A document of these parts.
+    package init(events: [Event], items: [Item], durations: Durations, live: Bool, startDate: String? = nil) {
+        self.events = events
+        self.items = items
+        self.durations = durations
+        self.live = live
+        self.startDate = startDate
+    }
+
     /// The document of a schedule.
     public init(_ schedule: InterstitialSchedule) {
         events = schedule.events.map { event in
@@ -139,13 +148,149 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
         startDate = schedule.primaryStartDate?.iso8601
     }
 
-    /// Pretty JSON with sorted keys and unescaped slashes, ending with a newline.
+    /// Pretty JSON with sorted keys and unescaped slashes, ending with a newline: what
+    /// `JSONEncoder` gives for it, written by a ``PrettyJSONWriter`` without building a tree.
     public var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        // Encoding plain numbers, strings and arrays cannot fail.
-        let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
+        var writer = PrettyJSONWriter(capacity: 512 * (events.count + items.count) + 256)
+        writer.beginObject()
+        writeMembers(into: &writer)
+        if let startDate {
+            writer.key("startDate")
+            writer.string(startDate)
+        }
+        writer.endObject()
+        return String(decoding: writer.bytes, as: UTF8.self) + "\n"
+    }
+
+    /// Writes the members `durations`, `events`, `items` and `live`, in this order (sorted keys),
+    /// into the object `writer` is in.
+    package func writeMembers(into writer: inout PrettyJSONWriter) {
+        writer.key("durations")
+        durations.write(into: &writer)
+        writer.key("events")
+        writer.beginArray()
+        for event in events { event.write(into: &writer) }
+        writer.endArray()
+        writer.key("items")
+        writer.beginArray()
+        for item in items { item.write(into: &writer) }
+        writer.endArray()
+        writer.key("live")
+        writer.bool(live)
+    }
+}
+
+extension ScheduleDocument.Event {
+    /// Writes the event as `JSONEncoder` encodes it: absent optionals left out, keys sorted.
+    package func write(into writer: inout PrettyJSONWriter) {
+        writer.beginObject()
+        if let assetList {
+            writer.key("assetList")
+            writer.string(assetList)
+        }
+        if let assetURI {
+            writer.key("assetURI")
+            writer.string(assetURI)
+        }
+        if let cue {
+            writer.key("cue")
+            writer.beginArray()
+            for token in cue { writer.string(token) }
+            writer.endArray()
+        }
+        if let date {
+            writer.key("date")
+            writer.string(date)
+        }
+        writer.key("id")
+        writer.string(id)
+        writer.key("playoutDuration")
+        writer.number(playoutDuration)
+        if let playoutLimit {
+            writer.key("playoutLimit")
+            writer.number(playoutLimit)
+        }
+        writer.key("restrictions")
+        writer.beginArray()
+        for token in restrictions { writer.string(token) }
+        writer.endArray()
+        if let resumeOffset {
+            writer.key("resumeOffset")
+            writer.number(resumeOffset)
+        }
+        writer.key("resumeTime")
+        writer.number(resumeTime)
+        writer.key("resumptionOffset")
+        writer.number(resumptionOffset)
+        writer.key("scheduled")
+        writer.bool(scheduled)
+        if let skipControl {
+            writer.key("skipControl")
+            writer.beginObject()
+            if let duration = skipControl.duration {
+                writer.key("duration")
+                writer.number(duration)
+            }
+            if let labelID = skipControl.labelID {
+                writer.key("labelID")
+                writer.string(labelID)
+            }
+            if let offset = skipControl.offset {
+                writer.key("offset")
+                writer.number(offset)
+            }
+            writer.endObject()
+        }
+        writer.key("start")
+        writer.number(start)
+        writer.key("supplementsPrimaryContent")
+        writer.bool(supplementsPrimaryContent)
+        writer.key("timelineOccupancy")
+        writer.string(timelineOccupancy)
+        writer.endObject()
+    }
+}
+
+extension ScheduleDocument.Item {
+    /// Writes the item as `JSONEncoder` encodes it.
+    package func write(into writer: inout PrettyJSONWriter) {
+        writer.beginObject()
+        if let id {
+            writer.key("id")
+            writer.string(id)
+        }
+        writer.key("integrated")
+        writer.numbers(integrated)
+        writer.key("kind")
+        writer.string(kind)
+        writer.key("playout")
+        writer.numbers(playout)
+        writer.key("primary")
+        writer.numbers(primary)
+        writer.endObject()
+    }
+}
+
+extension ScheduleDocument.Durations {
+    /// Writes the durations, `null` included.
+    package func write(into writer: inout PrettyJSONWriter) {
+        writer.beginObject()
+        writer.key("integrated")
+        writer.number(integrated)
+        writer.key("playout")
+        writer.number(playout)
+        writer.key("primary")
+        writer.number(primary)
+        writer.endObject()
+    }
+}
+
+extension PrettyJSONWriter {
+    /// Writes an array of numbers.
+    package mutating func numbers(_ values: [Double]) {
+        beginArray()
+        for value in values { number(value) }
+        endArray()
     }
 }
 

@@ -13,7 +13,8 @@ import enum MediaTiming.DecodeTimeShift
 /// It routes a request to the parts that do the work: the content's ``ContentSource`` (its
 /// directory or upstream origin, and its primary through the one presentation loader), the
 /// ``BreakPlanner`` with the first serving of new date ranges recorded (``ServerState``), the pure
-/// ``PlaylistRenderer``, the ``LiveLoopCache`` of directory channels, and the ``AssetListService``.
+/// ``PlaylistRenderer``, the ``LiveLoopCache`` of directory channels, the
+/// ``RenderedPlaylistCache`` of the playlists of directory contents, and the ``AssetListService``.
 final class ContentLibrary: Sendable {
     struct Mounted: Sendable {
         var content: ServerConfiguration.Content
@@ -28,16 +29,22 @@ final class ContentLibrary: Sendable {
     let upstream: UpstreamClient
     private let files = PlaylistFileCache()
     private let loops = LiveLoopCache()
+    private let rendered: RenderedPlaylistCache
     private let assetLists: AssetListService
     private let tracker = ProgramDateTimeTracker()
+    /// The VOD timelines of directory contents (their files do not change while the server runs),
+    /// by content ID: an asset-list request does not load the presentation again.
+    private let vodTimelines = NIOLockedValueBox<[String: BreakPlanner.Timeline]>([:])
     /// The start of the absolute URLs written (``ServerConfiguration/publicBase(boundPort:)``).
     private let base: NIOLockedValueBox<String>
 
     init(
         configuration: ServerConfiguration, state: ServerState, inventory: any AdInventory, client: HTTPClient,
-        logger: Logger, now: @escaping @Sendable () -> DateTime
+        logger: Logger, now: @escaping @Sendable () -> DateTime,
+        rendered: RenderedPlaylistCache = RenderedPlaylistCache()
     ) {
         self.configuration = configuration
+        self.rendered = rendered
         self.state = state
         self.logger = logger
         self.now = now
@@ -152,17 +159,47 @@ final class ContentLibrary: Sendable {
 
     // MARK: Playlists
 
+    /// A playlist of `mounted` with its planned breaks in. Those of directory contents are kept in
+    /// ``rendered`` by what they depend on (``RenderedPlaylistCache/Key``); upstream ones change
+    /// with the upstream origin and are rendered for every request.
     private func render(
         _ result: ParseResult, mounted: Mounted, path: SafePath, upstream: Bool = false
     ) async throws(APIError) -> ContentResponse {
         guard case .media(let playlist) = result.playlist, !playlist.segments.isEmpty else {
-            return PlaylistRenderer.unchanged(result, kind: mounted.target.kind)
+            guard !upstream else { return PlaylistRenderer.unchanged(result, kind: mounted.target.kind) }
+            // The file does not change while the server runs, nor does what is served of it.
+            let key = RenderedPlaylistCache.Key(
+                content: mounted.content.id, path: path.text, version: 0, sequence: nil, publicBase: "")
+            let entry: RenderedPlaylistCache.Entry
+            if let kept = rendered.entry(key) {
+                entry = kept
+            } else {
+                entry = RenderedPlaylistCache.Entry(result.document.write())
+                rendered.keep(entry, for: key)
+            }
+            guard case .media(let empty) = result.playlist else {
+                return .playlist(entry, live: mounted.target.kind == .live)
+            }
+            return .playlist(entry, live: !empty.hasEndList, targetDuration: empty.targetDuration)
         }
-        let planner = planner(for: mounted)
+        let base = publicBase
         switch mounted.target.kind {
-        case .vod:
+        case .vod where upstream:
             let (timeline, _) = PlaylistRenderer.vodTimeline(playlist)
-            return .playlist(try PlaylistRenderer.render(await served(planner, timeline), into: result), live: false)
+            let planner = planner(for: mounted.content, target: mounted.target, state: state.snapshot, base: base)
+            return .playlist(
+                try PlaylistRenderer.render(await served(planner, timeline).planned, into: result), live: false)
+        case .vod:
+            let (snapshot, version) = state.versioned
+            let key = RenderedPlaylistCache.Key(
+                content: mounted.content.id, path: path.text, version: version, sequence: nil, publicBase: base)
+            if let entry = rendered.entry(key) { return .playlist(entry, live: false) }
+            let (timeline, _) = PlaylistRenderer.vodTimeline(playlist)
+            let planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
+            let served = await served(planner, timeline)
+            let entry = RenderedPlaylistCache.Entry(try PlaylistRenderer.render(served.planned, into: result))
+            if served.isPure { rendered.keep(entry, for: key) }
+            return .playlist(entry, live: false)
         case .live where upstream:
             var source = result
             if !playlist.segments.contains(where: { $0.programDateTime != nil }) {
@@ -171,36 +208,40 @@ final class ContentLibrary: Sendable {
             guard case .media(let dated) = source.playlist,
                 let timeline = PlaylistRenderer.liveTimeline(dated, content: mounted.content)
             else { return .playlist(source.document.write(), live: true, targetDuration: playlist.targetDuration) }
-            var planner = planner
+            var planner = planner(for: mounted.content, target: mounted.target, state: state.snapshot, base: base)
             signals(dated, document: source.document, content: mounted.content, into: &planner)
             return .playlist(
                 try PlaylistRenderer.render(
-                    await served(planner, timeline), into: source, removingSignals: mounted.content.removesSignals),
+                    await served(planner, timeline).planned, into: source,
+                    removingSignals: mounted.content.removesSignals),
                 live: true, targetDuration: playlist.targetDuration)
         case .live:
             guard let loop = await loop(for: mounted.content, path: path, playlist: playlist) else {
                 throw APIError(status: 500, code: "live-loop", "\(path.text) cannot be looped")
             }
             let at = now()
+            // The window, and so the playlist, is the same for every time with this last segment.
             let sequence = loop.range(at: at).upperBound
-            let (state, version) = state.versioned
-            let key = "\(mounted.content.id)|\(path.text)|\(sequence)|\(version)"
-            if let bytes = loops.rendered(key) {
-                return .playlist(bytes, live: true, targetDuration: playlist.targetDuration)
+            let (snapshot, version) = state.versioned
+            let key = RenderedPlaylistCache.Key(
+                content: mounted.content.id, path: path.text, version: version, sequence: sequence, publicBase: base)
+            if let entry = rendered.entry(key) {
+                return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
             }
             let window = loop.window(at: at, signals: mounted.content.signalInserter)
             let result = PlaylistParser.parse(window.text, options: ParseOptions(file: path.text))
             let timeline = BreakPlanner.Timeline.live(
                 epoch: mounted.content.epoch, window: window.start..<window.end, lookahead: mounted.content.lookahead)
-            var planner = planner
-            planner.state = state
+            var planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
             if case .media(let looped) = result.playlist {
                 signals(looped, document: result.document, content: mounted.content, into: &planner)
             }
-            let bytes = try PlaylistRenderer.render(
-                await served(planner, timeline), into: result, removingSignals: mounted.content.removesSignals)
-            loops.keep(bytes, for: key)
-            return .playlist(bytes, live: true, targetDuration: playlist.targetDuration)
+            let served = await served(planner, timeline)
+            let entry = RenderedPlaylistCache.Entry(
+                try PlaylistRenderer.render(
+                    served.planned, into: result, removingSignals: mounted.content.removesSignals))
+            if served.isPure { rendered.keep(entry, for: key) }
+            return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
         }
     }
 
@@ -220,12 +261,21 @@ final class ContentLibrary: Sendable {
     /// A value served for the first time is recorded before it is answered (at most
     /// ``ServerLimits/servedRecordTimeout``: a stuck database delays a new break, it does not stop
     /// playback).
+    ///
+    /// `isPure` says that the date ranges are what `planner` plans on its state with nothing decided
+    /// or recorded on the way (no first serving, no early return, no withdrawal): a function of that state alone,
+    /// which a cache may keep by the state's version.
     private func served(
         _ planner: BreakPlanner, _ timeline: BreakPlanner.Timeline
-    ) async -> [BreakPlanner.Planned] {
+    ) async -> (planned: [BreakPlanner.Planned], isPure: Bool) {
         var planner = planner
-        for _ in 0..<4 {
+        for attempt in 0..<4 {
             let planned = planner.plan(timeline)
+            if attempt == 0, planned.allSatisfy({ $0.firstServing == nil && $0.earlyReturn == nil }),
+                planner.withdrawals(timeline).isEmpty
+            {
+                return (planned, true)
+            }
             let target = planner.target
             let entries = planned.compactMap { entry in
                 entry.firstServing.map { (ServedKey(target, entry.event.identifier), $0) }
@@ -237,11 +287,11 @@ final class ContentLibrary: Sendable {
                         "served \(unsettled.count) new date ranges of \(target) before the store recorded them")
                 }
                 await recordSignalOutcomes(planned, withdrawals: planner.withdrawals(timeline), target: target)
-                return planned
+                return (planned, false)
             }
             planner.state = state.snapshot
         }
-        return planner.plan(timeline)
+        return (planner.plan(timeline), false)
     }
 
     /// Records the early returns signalled for breaks served with their planned duration (R12), so the
@@ -277,8 +327,10 @@ final class ContentLibrary: Sendable {
 
     /// The planner of a content's breaks on `state` (the admin catalog plans on the state of its
     /// transaction).
-    func planner(for content: ServerConfiguration.Content, target: Target, state: StoredState) -> BreakPlanner {
-        let publicBase = publicBase
+    func planner(
+        for content: ServerConfiguration.Content, target: Target, state: StoredState, base: String? = nil
+    ) -> BreakPlanner {
+        let publicBase = base ?? publicBase
         return BreakPlanner(
             target: target, state: state, assetListURI: content.path + "/asset-list.json",
             adURI: { ad in ad.uri.contains("://") ? ad.uri : publicBase + ad.uri })
@@ -304,7 +356,13 @@ final class ContentLibrary: Sendable {
             return .live(
                 epoch: content.epoch, window: (at - MediaTime(seconds: 60))..<at, lookahead: content.lookahead)
         case .vod:
-            return PlaylistRenderer.vodTimeline(try await source(mounted.content).primary().playlist).0
+            guard case .directory = mounted.content.origin else {
+                return PlaylistRenderer.vodTimeline(try await source(mounted.content).primary().playlist).0
+            }
+            if let timeline = vodTimelines.withLockedValue({ $0[mounted.content.id] }) { return timeline }
+            let timeline = PlaylistRenderer.vodTimeline(try await source(mounted.content).primary().playlist).0
+            vodTimelines.withLockedValue { $0[mounted.content.id] = timeline }
+            return timeline
         }
     }
 
@@ -332,7 +390,7 @@ final class ContentLibrary: Sendable {
         }
         let response = try await get(
             Mounted(content: mounted.content, target: mounted.target, rest: relative), query: [:])
-        guard case .bytes(let bytes) = response.body,
+        guard let bytes = response.bytes,
             case .media(let media) = PlaylistParser.parse(bytes).playlist
         else { throw APIError(status: 502, code: "playlist", "\(location) is not a media playlist") }
         return InterstitialSchedule.resolve(

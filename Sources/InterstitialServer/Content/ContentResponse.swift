@@ -4,6 +4,8 @@ import Hummingbird
 struct ContentResponse: Sendable {
     enum Body: Sendable {
         case bytes([UInt8])
+        /// A playlist rendered once, kept with its entity tag (``RenderedPlaylistCache``).
+        case rendered(RenderedPlaylistCache.Entry)
         case file(String)
         /// A body streamed from an upstream origin.
         case stream(ResponseBody)
@@ -18,6 +20,24 @@ struct ContentResponse: Sendable {
         ContentResponse(
             body: .bytes(bytes), contentType: "application/vnd.apple.mpegurl",
             cacheControl: live ? CachePolicy.livePlaylist(targetDuration: targetDuration) : CachePolicy.vodPlaylist)
+    }
+
+    /// A rendered playlist with its entity tag, kept as ``CachePolicy`` says for live or VOD.
+    static func playlist(
+        _ entry: RenderedPlaylistCache.Entry, live: Bool, targetDuration: UInt64? = nil
+    ) -> ContentResponse {
+        ContentResponse(
+            body: .rendered(entry), contentType: "application/vnd.apple.mpegurl",
+            cacheControl: live ? CachePolicy.livePlaylist(targetDuration: targetDuration) : CachePolicy.vodPlaylist)
+    }
+
+    /// The bytes of a body held in memory; nil for a file or a stream.
+    var bytes: [UInt8]? {
+        switch body {
+        case .bytes(let bytes): bytes
+        case .rendered(let entry): Array(entry.body.readableBytesView)
+        case .file, .stream: nil
+        }
     }
 
     /// A JSON answer that is never stored (asset lists, documents made per request).

@@ -4,12 +4,17 @@ import Logging
 
 /// Answers a GET or HEAD for a file: `Content-Length`, an ``EntityTag`` from its size and
 /// modification time, `Accept-Ranges: bytes`, and one byte range as `206 Partial Content`
-/// (``RangeRequest``). `If-None-Match` is answered by ``HTTPSemanticsMiddleware``, before the file is
-/// read.
+/// (``RangeRequest``). `If-None-Match` is answered by ``HTTPSemanticsMiddleware`` (a file not yet
+/// kept is read once before). Only regular files are answered (a device or a pipe is a 404).
+///
+/// Files up to ``FileBodyCache/fileLimit`` are answered from the ``FileBodyCache`` (one `stat` per
+/// request, the body a slice of the kept bytes); larger ones are streamed from the file system.
 struct FileResponder: Sendable {
     private let files: LocalFileSystem
+    private let cache: FileBodyCache
 
-    init(logger: Logger) {
+    init(logger: Logger, cache: FileBodyCache = FileBodyCache()) {
+        self.cache = cache
         var quiet = logger
         quiet.logLevel = max(logger.logLevel, .warning)  // the file system logs its root at info
         files = LocalFileSystem(rootFolder: "/", threadPool: .singleton, logger: quiet)
@@ -21,12 +26,10 @@ struct FileResponder: Sendable {
         path: String, name: String, contentType: String, cacheControl: String, request: Request,
         context: some RequestContext
     ) async throws -> Response {
-        guard let attributes = try await files.getAttributes(id: path), !attributes.isFolder else {
-            throw APIError.notFound(name)
-        }
-        let size = attributes.size
-        let tag = EntityTag.file(
-            size: size, modifiedNanoseconds: Int64(attributes.modificationDate.timeIntervalSince1970) * 1_000_000_000)
+        guard let identity = FileBodyCache.identity(of: path) else { throw APIError.notFound(name) }
+        let size = identity.size
+        // Whole seconds, as the file system's modification dates were taken before.
+        let tag = EntityTag.file(size: size, modifiedNanoseconds: identity.modifiedSeconds * 1_000_000_000)
         var headers = HTTPFields()
         headers[.contentType] = contentType
         headers[.cacheControl] = cacheControl
@@ -38,10 +41,18 @@ struct FileResponder: Sendable {
         switch range {
         case .whole:
             headers[.contentLength] = String(size)
+            if let kept = cache.body(of: path, identity: identity) {
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: kept))
+            }
             return Response(status: .ok, headers: headers, body: try await files.loadFile(id: path, context: context))
         case .partial(let bytes):
             headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)"
             headers[.contentLength] = String(bytes.count)
+            if let kept = cache.body(of: path, identity: identity),
+                let slice = kept.getSlice(at: kept.readerIndex + bytes.lowerBound, length: bytes.count)
+            {
+                return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: slice))
+            }
             return Response(
                 status: .partialContent, headers: headers,
                 body: try await files.loadFile(id: path, range: bytes, context: context))

@@ -61,6 +61,12 @@ struct Routes {
             switch response.body {
             case .bytes(let bytes):
                 return Response.bytes(bytes, contentType: response.contentType, cacheControl: response.cacheControl)
+            case .rendered(let entry):
+                var headers = HTTPFields()
+                headers[.contentType] = response.contentType
+                headers[.cacheControl] = response.cacheControl
+                headers[.eTag] = entry.entityTag
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: entry.body))
             case .file(let path):
                 return try await file(path, response.contentType, response.cacheControl, request, context)
             case .stream(let body):

@@ -164,7 +164,8 @@ public struct BreakPlanner: Sendable {
             event = served
         } else {
             guard let built = build(item, timeline), let attributes = try? built.dateRangeAttributes else { return nil }
-            event = built
+            // Written as every later serving writes it: from the attributes recorded.
+            event = InterstitialEvent(attributes: attributes) ?? built
             firstServing = attributes
         }
         applyEarlyReturn(to: &event)
@@ -234,7 +235,7 @@ public struct BreakPlanner: Sendable {
             guard var built = try? request.event(mapping: { _ in nil }), let attributes = try? built.dateRangeAttributes
             else { return nil }
             built.sourceAttributes = nil
-            event = built
+            event = InterstitialEvent(attributes: attributes) ?? built
             firstServing = attributes
         }
         applyEarlyReturn(to: &event)

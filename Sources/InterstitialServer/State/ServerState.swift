@@ -9,11 +9,12 @@ import ServiceLifecycle
 /// Requests read a snapshot under a lock that is only ever held for memory operations. Writers
 /// (the admin ``Catalog``, the seed) take the writer lock, which readers never take: they decide their
 /// change against a snapshot, write it to the store with no state lock held, then apply it to the
-/// state in memory briefly and bump ``version`` so cached playlists are rebuilt. The first serving
-/// of a date range is decided in memory (the first request wins; every request serves the decided
-/// value) and recorded in the store by ``StateService``; a response that carries a value not yet
-/// recorded waits until it is (``awaitRecorded(_:timeout:)``), so a value is on disk before any
-/// viewer sees it, while requests for playlists with nothing new never wait on the disk.
+/// state in memory briefly and bump the version (``versioned``) so cached playlists are rebuilt.
+/// The first serving of a date range is decided in memory (the first request wins; every request
+/// serves the decided value; the version moves on too) and recorded in the store by
+/// ``StateService``; a response that carries a value not yet recorded waits until it is
+/// (``awaitRecorded(_:timeout:)``), so a value is on disk before any viewer sees it, while requests
+/// for playlists with nothing new never wait on the disk.
 final class ServerState: Sendable {
     let store: any ServerStore
     let limits: ServerLimits
@@ -38,6 +39,9 @@ final class ServerState: Sendable {
     }
 
     var snapshot: StoredState { box.withLockedValue { $0.state } }
+    /// The state and its version, read together. The version moves on with every change of the
+    /// state in memory: each ``update(_:)`` that writes (admin changes, early returns, the seed) and
+    /// each ``claimServed(_:)`` that decides a new served value; equal versions mean equal states.
     var versioned: (state: StoredState, version: Int) { box.withLockedValue { $0 } }
 
     /// Stores the seed's entries on the first start, in one transaction; later starts leave the
@@ -126,6 +130,8 @@ final class ServerState: Sendable {
                     claimed.append(.served(key, attributes))
                 }
             }
+            // A new served value changes what a playlist renders to: cached playlists are rebuilt.
+            if !claimed.isEmpty { value.version += 1 }
             return agreed
         }
         let unsettled = recording.withLockedValue { recording in

@@ -48,17 +48,16 @@ struct ScheduleCommand: AsyncParsableCommand {
             let computed = try await PlaylistLoader.withLoader { loader in
                 try await Self.compute(location, resolve: resolve, loader: loader)
             }
-            Output.standardOutput(
-                try Output.json(
-                    ScheduleReport(
-                        location: location, document: ScheduleDocument(computed.schedule),
-                        warnings: computed.warnings, diagnostics: computed.errors)))
+            try ScheduleReport(
+                location: location, document: ScheduleDocument(computed.schedule), warnings: computed.warnings,
+                diagnostics: computed.errors
+            ).print()
             if !computed.errors.isEmpty { throw ExitCode(1) }
         } catch let error as LoadError {
-            Output.standardOutput(try Output.json(ScheduleReport(location: location, failure: error.diagnostic)))
+            try ScheduleReport(location: location, failure: error.diagnostic).print()
             throw ExitCode(error.isContentError ? 1 : 2)
         } catch let error as PresentationLoader.PresentationError {
-            Output.standardOutput(try Output.json(ScheduleReport(location: location, failure: Self.diagnostic(error))))
+            try ScheduleReport(location: location, failure: Self.diagnostic(error)).print()
             throw ExitCode(1)
         }
     }
@@ -171,24 +170,26 @@ struct ScheduleTable {
 /// The JSON form of `hlsi schedule --json`: the schedule's document (``ScheduleDocument``, the
 /// server's `timeline.json`) with the location, the warnings and the playlist's errors; the same
 /// keys when the playlist cannot be loaded.
+///
+/// Written by a streaming ``PrettyJSONWriter`` (``json``), byte for byte what `JSONEncoder` gives
+/// for its `Encodable` form (``Output/json(_:)``), without building a tree: a 24-hour playlist with
+/// 10,000 events prints in a fraction of the time.
 struct ScheduleReport: Encodable {
     var location: String
-    var events: [ScheduleDocument.Event]
-    var items: [ScheduleDocument.Item]
-    var durations: ScheduleDocument.Durations
+    var document: ScheduleDocument
     var live: Bool?
-    var startDate: String?
     var warnings: [String]
     var diagnostics: [Diagnostic]
+    var events: [ScheduleDocument.Event] { document.events }
+    var items: [ScheduleDocument.Item] { document.items }
+    var durations: ScheduleDocument.Durations { document.durations }
+    var startDate: String? { document.startDate }
 
     /// The report of a computed schedule.
     init(location: String, document: ScheduleDocument, warnings: [String], diagnostics: [Diagnostic]) {
         self.location = location
-        events = document.events
-        items = document.items
-        durations = document.durations
+        self.document = document
         live = document.live
-        startDate = document.startDate
         self.warnings = warnings
         self.diagnostics = diagnostics
     }
@@ -196,9 +197,9 @@ struct ScheduleReport: Encodable {
     /// The report of a playlist that gave no schedule.
     init(location: String, failure: Diagnostic) {
         self.location = location
-        events = []
-        items = []
-        durations = ScheduleDocument.Durations(primary: nil, playout: nil, integrated: nil)
+        document = ScheduleDocument(
+            events: [], items: [], durations: ScheduleDocument.Durations(primary: nil, playout: nil, integrated: nil),
+            live: false)
         live = nil
         warnings = []
         diagnostics = [failure]
@@ -219,5 +220,54 @@ struct ScheduleReport: Encodable {
         try container.encode(startDate, forKey: .startDate)
         try container.encode(warnings, forKey: .warnings)
         try container.encode(diagnostics, forKey: .diagnostics)
+    }
+
+    /// The report as pretty JSON with sorted keys, ending with a newline (the keys in sorted order).
+    func json() throws -> [UInt8] {
+        var writer = PrettyJSONWriter(capacity: 512 * (events.count + items.count) + 1024)
+        writer.beginObject()
+        writer.key("diagnostics")
+        try writer.encoded(diagnostics)
+        writer.key("durations")
+        durations.write(into: &writer)
+        writer.key("events")
+        writer.beginArray()
+        for event in events { event.write(into: &writer) }
+        writer.endArray()
+        writer.key("items")
+        writer.beginArray()
+        for item in items { item.write(into: &writer) }
+        writer.endArray()
+        writer.key("live")
+        if let live { writer.bool(live) } else { writer.null() }
+        writer.key("location")
+        writer.string(location)
+        writer.key("startDate")
+        writer.string(startDate)
+        writer.key("warnings")
+        writer.beginArray()
+        for warning in warnings { writer.string(warning) }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes + [UInt8(ascii: "\n")]
+    }
+
+    /// Prints ``json()``; as ``Output/standardOutput(_:)`` would, control characters (which JSON
+    /// leaves in strings only from U+007F on) are escaped for the terminal.
+    func print() throws {
+        let bytes = try json()
+        // U+007F is 0x7F; U+0080...U+009F are 0xC2 0x80...0x9F in UTF-8.
+        var hasControls = false
+        for index in bytes.indices where bytes[index] == 0x7F || bytes[index] == 0xC2 {
+            if bytes[index] == 0x7F || (index + 1 < bytes.count && (0x80...0x9F).contains(bytes[index + 1])) {
+                hasControls = true
+                break
+            }
+        }
+        if hasControls {
+            Output.standardOutput(String(decoding: bytes, as: UTF8.self))
+        } else {
+            Output.document(bytes)
+        }
     }
 }

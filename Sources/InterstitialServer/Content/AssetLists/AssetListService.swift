@@ -51,8 +51,10 @@ struct AssetListService: Sendable {
         return .json(list.encoded())
     }
 
-    /// The inventory's candidates, or none when it fails or misses the deadline.
+    /// The inventory's candidates, or none when it fails or misses the deadline. An inventory that
+    /// knows them at once (``AdInventory/immediateCandidates(for:breakID:)``) is not timed.
     private func candidates(for target: Target, breakID: String) async -> [Ad] {
+        if let ads = inventory.immediateCandidates(for: target, breakID: breakID) { return ads }
         let inventory = inventory
         let deadline = configuration.assetListDeadline
         let logger = logger

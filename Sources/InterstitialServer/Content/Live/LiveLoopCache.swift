@@ -4,16 +4,10 @@ import NIOConcurrencyHelpers
 
 import enum MediaTiming.DecodeTimeShift
 
-/// The live loops of directory channels and the playlists last rendered from them.
-///
-/// A loop is made once per media playlist file; a rendered window is kept by channel, path, media
-/// sequence and state version, so a playlist is rendered again only when its window moves or the
-/// stored state changes. At most ``renderedLimit`` windows are kept.
+/// The live loops of directory channels, made once per media playlist file (the playlists
+/// rendered from them are kept in the ``RenderedPlaylistCache``).
 final class LiveLoopCache: Sendable {
     private let loops = NIOLockedValueBox<[String: LiveLoop]>([:])
-    private let rendered = NIOLockedValueBox<[String: [UInt8]]>([:])
-    /// The most rendered windows kept; beyond it the cache starts over.
-    let renderedLimit = 512
 
     /// The loop of a media playlist of a directory channel, made once.
     ///
@@ -43,17 +37,5 @@ final class LiveLoopCache: Sendable {
         else { return nil }
         loops.withLockedValue { $0[key] = loop }
         return loop
-    }
-
-    /// The bytes rendered for `key`, if kept.
-    func rendered(_ key: String) -> [UInt8]? { rendered.withLockedValue { $0[key] } }
-
-    /// Keeps the bytes rendered for `key`.
-    func keep(_ bytes: [UInt8], for key: String) {
-        let limit = renderedLimit
-        rendered.withLockedValue { cache in
-            if cache.count > limit { cache.removeAll(keepingCapacity: true) }
-            cache[key] = bytes
-        }
     }
 }
