@@ -145,6 +145,12 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Appends a JSON string literal.
     package static func writeString(_ value: String, to text: inout String) {
         text += "\""
+        // Most strings (URIs, keys, IDs) need no escape: appended whole.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            text += value
+            text += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": text += "\\\""

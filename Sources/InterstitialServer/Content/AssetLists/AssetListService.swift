@@ -36,13 +36,19 @@ struct AssetListService: Sendable {
         if !(once && attempt > 0) {
             ads = await candidates(for: target, breakID: id)
         }
+        // A long break repeats the same few ads: each one's URL is made once.
+        var urls: [String: String] = [:]
         let list = AdDecision.assetList(
             duration: duration, startOffset: offset, ads: ads, viewer: viewer, breakID: id, attempt: attempt,
             skipControl: planned.source?.assetListSkipControl,
             url: { ad in
-                InsertionRequest.addingInterstitialID(id, to: ad.uri.contains("://") ? ad.uri : publicBase + ad.uri)
+                if let url = urls[ad.uri] { return url }
+                let url = InsertionRequest.addingInterstitialID(
+                    id, to: ad.uri.contains("://") ? ad.uri : publicBase + ad.uri)
+                urls[ad.uri] = url
+                return url
             })
-        logger.info(
+        logger.debug(
             "asset list",
             metadata: [
                 "target": "\(target)", "break": "\(id)", "viewer": "\(viewer ?? "-")",
