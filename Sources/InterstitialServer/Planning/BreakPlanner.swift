@@ -88,7 +88,7 @@ public struct BreakPlanner: Sendable {
     /// is after the live edge. R12: "A removed event that has not started is unscheduled; one that is
     /// playing runs to completion", so a cancel that comes once the break has started changes nothing.
     /// The server records the withdrawal (``StoreChange/withdraw(_:)``) so that the break stays gone
-    /// when its markers leave the window, across restarts and replicas.
+    /// when its markers leave the window and after a restart.
     public func withdrawals(_ timeline: Timeline) -> [String] {
         guard case .live(_, let window, _) = timeline else { return [] }
         return signalled.compactMap { item in
