@@ -24,6 +24,41 @@ struct AssetListTests {
         #expect(list.encoded().hasPrefix("{\"ASSETS\":[{\"DURATION\":15,\"URI\":\"https://ads.example.com/a.m3u8\"}"))
     }
 
+    @Test("encoded() writes what the JSON tree writes, for assets with and without other keys", arguments: 0..<40)
+    func encodedMatchesTree(seed: Int) throws {
+        var random = SeededGenerator(seed: UInt64(seed))
+        let uris = ["https://ads.example.com/a.m3u8?x=1&_HLS_interstitial_id=b", "/ads/é \"q\"\\.m3u8", "a\tb\u{1}"]
+        var assets: [AssetList.Asset] = []
+        for _ in 0..<Int.random(in: 0...6, using: &random) {
+            var asset = AssetList.Asset(
+                uri: uris.randomElement(using: &random)!,
+                duration: MediaTime(
+                    nanoseconds: Int64.random(in: 0...90_000_000_000, using: &random) / 1_000_000 * 1_000_000))
+            if Bool.random(using: &random) { asset.otherKeys["X-AD-CREATIVE-SIGNALING"] = .object(["v": .integer(2)]) }
+            if Bool.random(using: &random) { asset.otherKeys["A-FIRST"] = .string("sorted before DURATION") }
+            assets.append(asset)
+        }
+        var list = AssetList(assets: assets)
+        if Bool.random(using: &random) { list.skipControl = SkipControl(offset: MediaTime(seconds: 5)) }
+        if Bool.random(using: &random) { list.otherKeys["X-VENDOR"] = .array([.integer(1), .null]) }
+        // SKIP-CONTROL and X- keys sort after ASSETS, so the tree's sorted order is the writing order.
+        #expect(list.encoded() == list.jsonValue.description)
+        #expect(try AssetList.decode(Array(list.encoded().utf8)) == list)
+    }
+
+    /// A small deterministic generator (SplitMix64).
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
     @Test("an empty ASSETS array is valid (App. D.5)")
     func emptyAssets() throws {
         #expect(try AssetList.decode(Array("{\"ASSETS\":[]}".utf8)).assets.isEmpty)

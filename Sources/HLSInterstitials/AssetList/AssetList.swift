@@ -129,28 +129,48 @@ public struct AssetList: Hashable, Sendable {
 
     /// The JSON text: ASSETS, then SKIP-CONTROL, then the other keys in sorted order.
     public func encoded() -> String {
-        var text = ""
-        JSONValue.writeObject(members, to: &text)
+        var text = "{\"ASSETS\":["
+        for (index, asset) in assets.enumerated() {
+            if index > 0 { text += "," }
+            guard asset.otherKeys.isEmpty else {
+                Self.json(of: asset).write(to: &text)
+                continue
+            }
+            // The common asset, written directly, its keys in the sorted order the tree has.
+            text += "{\"DURATION\":"
+            JSONValue.seconds(asset.duration).write(to: &text)
+            text += ",\"URI\":"
+            JSONValue.writeString(asset.uri, to: &text)
+            text += "}"
+        }
+        text += "]"
+        for member in trailingMembers {
+            text += ","
+            JSONValue.writeString(member.key, to: &text)
+            text += ":"
+            member.value.write(to: &text)
+        }
+        text += "}"
         return text
     }
 
     /// The asset list as a JSON value (object keys sorted, unlike ``encoded()``).
-    public var jsonValue: JSONValue { .object(Dictionary(members, uniquingKeysWith: { first, _ in first })) }
+    public var jsonValue: JSONValue {
+        let members = [("ASSETS", JSONValue.array(assets.map(Self.json(of:))))] + trailingMembers
+        return .object(Dictionary(members, uniquingKeysWith: { first, _ in first }))
+    }
 
-    /// The top-level members in writing order: ASSETS, SKIP-CONTROL, then the other keys sorted.
-    private var members: [(key: String, value: JSONValue)] {
+    /// An asset's object: its other keys, URI and DURATION.
+    private static func json(of asset: Asset) -> JSONValue {
+        var fields = asset.otherKeys
+        fields["URI"] = .string(asset.uri)
+        fields["DURATION"] = .seconds(asset.duration)
+        return .object(fields)
+    }
+
+    /// The top-level members after ASSETS, in writing order: SKIP-CONTROL, then the other keys sorted.
+    private var trailingMembers: [(key: String, value: JSONValue)] {
         var members: [(key: String, value: JSONValue)] = []
-        members.append(
-            (
-                "ASSETS",
-                .array(
-                    assets.map { asset in
-                        var fields = asset.otherKeys
-                        fields["URI"] = .string(asset.uri)
-                        fields["DURATION"] = .seconds(asset.duration)
-                        return .object(fields)
-                    })
-            ))
         if let skipControl {
             var fields: [String: JSONValue] = [:]
             fields["OFFSET"] = skipControl.offset.map(JSONValue.seconds)
