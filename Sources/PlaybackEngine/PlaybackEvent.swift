@@ -127,24 +127,39 @@ public struct PlaybackEvent: Sendable, Hashable, CustomStringConvertible {
     public subscript(name: String) -> Value? { fields.first { $0.name == name }?.value }
 
     /// Clock seconds with millisecond precision.
-    public var seconds: MediaTime {
-        MediaTime(nanoseconds: time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000)
-    }
+    public var seconds: MediaTime { Self.seconds(of: time) }
 
     /// One JSON object: `{"t":…,"event":…,"primaryTime":…,…}`.
-    public var json: String {
-        var text = "{\"t\":\(seconds.formatted(fractionDigits: 3)),\"event\":\(Self.quote(kind.rawValue))"
-        text += ",\"primaryTime\":" + (primaryTime.map { $0.formatted(fractionDigits: 3) } ?? "null")
-        for field in fields { text += ",\(Self.quote(field.name)):\(field.value.json)" }
-        return text + "}"
-    }
+    public var json: String { Self.json(time: time, kind: kind.rawValue, primaryTime: primaryTime, fields: fields) }
 
     /// A readable log line: `  12.000  interstitialStarted  primary 12.000  id=ad1`.
     public var description: String {
-        let clock = seconds.formatted(fractionDigits: 3)
+        Self.line(time: time, kind: kind.rawValue, primaryTime: primaryTime, fields: fields)
+    }
+
+    /// A trace time in seconds with millisecond precision.
+    package static func seconds(of time: Duration) -> MediaTime {
+        MediaTime(nanoseconds: time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000)
+    }
+
+    /// One trace line as JSON, for every kind of line a play trace has.
+    package static func json(
+        time: Duration, kind: String, primaryTime: MediaTime?, fields: [(name: String, value: Value)]
+    ) -> String {
+        var text = "{\"t\":\(seconds(of: time).formatted(fractionDigits: 3)),\"event\":\(quote(kind))"
+        text += ",\"primaryTime\":" + (primaryTime.map { $0.formatted(fractionDigits: 3) } ?? "null")
+        for field in fields { text += ",\(quote(field.name)):\(field.value.json)" }
+        return text + "}"
+    }
+
+    /// One trace line for people, for every kind of line a play trace has.
+    package static func line(
+        time: Duration, kind: String, primaryTime: MediaTime?, fields: [(name: String, value: Value)]
+    ) -> String {
+        let clock = seconds(of: time).formatted(fractionDigits: 3)
         let padding = String(repeating: " ", count: max(0, 9 - clock.count))
         let primary = primaryTime.map { "primary " + $0.formatted(fractionDigits: 3) } ?? "primary -"
-        let name = kind.rawValue.padding(toLength: 21, withPad: " ", startingAt: 0)
+        let name = kind.padding(toLength: 21, withPad: " ", startingAt: 0)
         let details = fields.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
         return "\(padding)\(clock)  \(name) \(primary)\(details.isEmpty ? "" : "  " + details)"
     }

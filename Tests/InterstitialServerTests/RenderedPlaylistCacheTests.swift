@@ -10,18 +10,6 @@ import Testing
 /// bounded, and kept at all.
 @Suite("Rendered playlist cache")
 struct RenderedPlaylistCacheTests {
-    /// SplitMix64: the same sequence for the same seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let start = DateTime(iso8601: "2026-03-01T12:00:00Z")!
 
     /// The playlists requested: live (plain and SCTE-35) and VOD, media and multivariant.
@@ -35,7 +23,7 @@ struct RenderedPlaylistCacheTests {
         "A kept playlist is byte for byte what a fresh render gives, under random admin writes, early returns, served values and clock steps",
         arguments: [1, 7, 42, 2026] as [UInt64])
     func cachedIsFresh(seed: UInt64) async throws {
-        var random = Generator(state: seed)
+        var random = SeededGenerator(state: seed)
         let configuration = try Harness.demo()
         let state = try ServerState(store: SQLiteStore(path: nil))
         try await state.seed(configuration.seed)

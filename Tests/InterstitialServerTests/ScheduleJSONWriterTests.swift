@@ -9,25 +9,13 @@ import Testing
 /// (issue 17); their bytes stay those `JSONEncoder` gives.
 @Suite("Schedule JSON writer")
 struct ScheduleJSONWriterTests {
-    /// SplitMix64: the same sequence for the same seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func encoded(_ document: ScheduleDocument) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
     }
 
-    static func number(_ random: inout Generator) -> Double {
+    static func number(_ random: inout SeededGenerator) -> Double {
         switch Int.random(in: 0..<8, using: &random) {
         case 0: return Double(Int.random(in: -5...100_000, using: &random))
         case 1: return Double(Int.random(in: 0...1_000_000, using: &random)) / 1000
@@ -40,7 +28,7 @@ struct ScheduleJSONWriterTests {
         }
     }
 
-    static func text(_ random: inout Generator) -> String {
+    static func text(_ random: inout SeededGenerator) -> String {
         let pieces = [
             "ad", "/path/x.m3u8?a=1&b=2", "\"", "\\", "\n", "\t", "\u{01}", "\u{1F}", "é", "广告", "😀", "\u{7F}",
             "\u{85}", "\u{2028}", " ", "<>&'",
@@ -49,7 +37,7 @@ struct ScheduleJSONWriterTests {
             .joined()
     }
 
-    static func document(_ random: inout Generator) -> ScheduleDocument {
+    static func document(_ random: inout SeededGenerator) -> ScheduleDocument {
         func maybe<T>(_ value: @autoclosure () -> T) -> T? { Bool.random(using: &random) ? value() : nil }
         var events: [ScheduleDocument.Event] = []
         for _ in 0..<Int.random(in: 0...6, using: &random) {
@@ -87,7 +75,7 @@ struct ScheduleJSONWriterTests {
 
     @Test("Random schedule documents are written byte for byte as JSONEncoder encodes them", arguments: [1, 2, 3])
     func randomDocuments(seed: UInt64) throws {
-        var random = Generator(state: seed)
+        var random = SeededGenerator(state: seed)
         for index in 0..<200 {
             let document = Self.document(&random)
             let written = document.json

@@ -153,7 +153,9 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
     public var json: String {
         var writer = PrettyJSONWriter(capacity: 512 * (events.count + items.count) + 256)
         writer.beginObject()
-        writeMembers(into: &writer)
+        writeTimelineMembers(into: &writer)
+        writer.key("live")
+        writer.bool(live)
         if let startDate {
             writer.key("startDate")
             writer.string(startDate)
@@ -162,9 +164,9 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
         return String(decoding: writer.bytes, as: UTF8.self) + "\n"
     }
 
-    /// Writes the members `durations`, `events`, `items` and `live`, in this order (sorted keys),
-    /// into the object `writer` is in.
-    package func writeMembers(into writer: inout PrettyJSONWriter) {
+    /// Writes the members `durations`, `events` and `items`, in this order (sorted keys), into the
+    /// object `writer` is in; the caller writes the keys before and after them.
+    package func writeTimelineMembers(into writer: inout PrettyJSONWriter) {
         writer.key("durations")
         durations.write(into: &writer)
         writer.key("events")
@@ -175,8 +177,6 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
         writer.beginArray()
         for item in items { item.write(into: &writer) }
         writer.endArray()
-        writer.key("live")
-        writer.bool(live)
     }
 }
 

@@ -46,25 +46,15 @@ public struct MediaTimingEvent: Sendable, Hashable, CustomStringConvertible {
     /// The value of a field.
     public subscript(name: String) -> PlaybackEvent.Value? { fields.first { $0.name == name }?.value }
 
-    private var seconds: MediaTime {
-        MediaTime(nanoseconds: time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000)
-    }
-
     /// One JSON object: `{"t":…,"event":…,"primaryTime":…,…}`.
     public var json: String {
-        var text = "{\"t\":\(seconds.formatted(fractionDigits: 3)),\"event\":\"\(kind.rawValue)\""
-        text += ",\"primaryTime\":" + (primaryTime.map { $0.formatted(fractionDigits: 3) } ?? "null")
-        for field in fields { text += ",\(PlaybackEvent.Value.string(field.name).json):\(field.value.json)" }
-        return text + "}"
+        PlaybackEvent.json(time: time, kind: kind.rawValue, primaryTime: primaryTime, fields: pairs)
     }
 
     /// A readable log line, laid out as ``PlaybackEvent/description``.
     public var description: String {
-        let clock = seconds.formatted(fractionDigits: 3)
-        let padding = String(repeating: " ", count: max(0, 9 - clock.count))
-        let primary = primaryTime.map { "primary " + $0.formatted(fractionDigits: 3) } ?? "primary -"
-        let name = kind.rawValue.padding(toLength: 21, withPad: " ", startingAt: 0)
-        let details = fields.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
-        return "\(padding)\(clock)  \(name) \(primary)\(details.isEmpty ? "" : "  " + details)"
+        PlaybackEvent.line(time: time, kind: kind.rawValue, primaryTime: primaryTime, fields: pairs)
     }
+
+    private var pairs: [(name: String, value: PlaybackEvent.Value)] { fields.map { ($0.name, $0.value) } }
 }

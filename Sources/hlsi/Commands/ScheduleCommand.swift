@@ -228,16 +228,7 @@ struct ScheduleReport: Encodable {
         writer.beginObject()
         writer.key("diagnostics")
         try writer.encoded(diagnostics)
-        writer.key("durations")
-        durations.write(into: &writer)
-        writer.key("events")
-        writer.beginArray()
-        for event in events { event.write(into: &writer) }
-        writer.endArray()
-        writer.key("items")
-        writer.beginArray()
-        for item in items { item.write(into: &writer) }
-        writer.endArray()
+        document.writeTimelineMembers(into: &writer)
         writer.key("live")
         if let live { writer.bool(live) } else { writer.null() }
         writer.key("location")
