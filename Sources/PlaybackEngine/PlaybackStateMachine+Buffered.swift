@@ -1,30 +1,54 @@
 import HLSPlaylist
 
 extension PlaybackStateMachine {
-    /// The primary time ranges whose segments are loaded, merged and in order (AVFoundation's
+    /// The primary time ranges whose segments are loaded in every rendition that plays (the variant's
+    /// media playlist and the other renditions), merged and in order (AVFoundation's
     /// `loadedTimeRanges` of the primary item); empty when segments are not loaded.
     package var loadedPrimaryRanges: [Range<MediaTime>] {
         guard let timeline else { return [] }
-        let ranges = timeline.playlist.segments.compactMap { segment -> Range<MediaTime>? in
-            let url = tagged(URIReference.resolve(segment.uri, against: timeline.url))
-            return loadedSegments.contains(url) && segment.duration > .zero ? segment.startTime..<segment.endTime : nil
+        let loaded = timeline.renditionPlaylists.map { playlist, base in
+            Self.merged(
+                playlist.segments.compactMap { segment -> Range<MediaTime>? in
+                    let url = tagged(URIReference.resolve(segment.uri, against: base))
+                    return loadedSegments.contains(url) && segment.duration > .zero
+                        ? segment.startTime..<segment.endTime : nil
+                })
         }
-        return Self.merged(ranges)
+        return loaded.dropFirst().reduce(loaded[0], Self.intersected)
     }
 
-    /// The ranges of the current interstitial asset (from its start) whose segments are loaded, as
-    /// the interstitial player's item has them; empty when no asset plays.
+    /// The ranges of the current interstitial asset (from its start) whose segments are loaded in
+    /// every rendition that plays, as the interstitial player's item has them; empty when no asset
+    /// plays.
     package var loadedAssetRanges: [Range<MediaTime>] {
-        guard mode == .interstitial, let media = run?.currentMedia,
-            media.segmentDurations.count == media.segmentURLs.count
-        else { return [] }
-        var start = MediaTime.zero
-        var ranges: [Range<MediaTime>] = []
-        for (url, duration) in zip(media.segmentURLs, media.segmentDurations) {
-            if loadedSegments.contains(tagged(url)) && duration > .zero { ranges.append(start..<(start + duration)) }
-            start = start + duration
+        guard mode == .interstitial, let media = run?.currentMedia else { return [] }
+        let loaded = ([media] + media.otherRenditions).map { rendition -> [Range<MediaTime>] in
+            guard rendition.segmentDurations.count == rendition.segmentURLs.count else { return [] }
+            var start = MediaTime.zero
+            var ranges: [Range<MediaTime>] = []
+            for (url, duration) in zip(rendition.segmentURLs, rendition.segmentDurations) {
+                if loadedSegments.contains(tagged(url)) && duration > .zero {
+                    ranges.append(start..<(start + duration))
+                }
+                start = start + duration
+            }
+            return Self.merged(ranges)
         }
-        return Self.merged(ranges)
+        return loaded.dropFirst().reduce(loaded[0], Self.intersected)
+    }
+
+    /// The parts of merged, ordered `a` that are also in merged, ordered `b`.
+    package static func intersected(_ a: [Range<MediaTime>], _ b: [Range<MediaTime>]) -> [Range<MediaTime>] {
+        var result: [Range<MediaTime>] = []
+        var i = 0
+        var j = 0
+        while i < a.count && j < b.count {
+            let lower = max(a[i].lowerBound, b[j].lowerBound)
+            let upper = min(a[i].upperBound, b[j].upperBound)
+            if lower < upper { result.append(lower..<upper) }
+            if a[i].upperBound < b[j].upperBound { i += 1 } else { j += 1 }
+        }
+        return result
     }
 
     /// Ranges in order with those that touch or overlap joined.

@@ -145,21 +145,55 @@ extension PlaybackStateMachine {
         }
     }
 
-    /// The first primary segment in [from, to) that is not loaded, when segments are loaded.
+    /// The earliest primary segment in [from, to) that is not loaded, across the variant's media
+    /// playlist and the other renditions that play with it (their segments interleave by time, as
+    /// a player buffers them), when segments are loaded.
     func primarySegment(from: MediaTime, to: MediaTime) -> BufferStep? {
         guard configuration.loadsSegments, let timeline, from < to else { return nil }
-        for (index, segment) in timeline.playlist.segments.enumerated()
-        where segment.endTime > from && segment.startTime < to {
-            let url = tagged(URIReference.resolve(segment.uri, against: timeline.url))
-            if !loadedSegments.contains(url) && !failedSegments.contains(url) && !inFlight.contains(.segment(url)) {
-                let map = segment.map.map { tagged(URIReference.resolve($0.uri, against: timeline.url)) }
+        var earliest: (start: MediaTime, step: BufferStep)?
+        for (playlist, base) in timeline.renditionPlaylists {
+            for (index, segment) in playlist.segments.enumerated()
+            where segment.endTime > from && segment.startTime < to {
+                if let earliest, earliest.start <= segment.startTime { break }
+                let url = tagged(URIReference.resolve(segment.uri, against: base))
+                guard isPending(url) else { continue }
+                let map = segment.map.map { tagged(URIReference.resolve($0.uri, against: base)) }
                 let origin = SegmentOrigin(
-                    source: .primary, rendition: timeline.url, index: index, duration: segment.duration,
+                    source: .primary, rendition: base, index: index, duration: segment.duration,
                     initializationSection: map)
-                return .now(.segment(url), url, origin)
+                earliest = (segment.startTime, .now(.segment(url), url, origin))
+                break
             }
         }
-        return nil
+        return earliest?.step
+    }
+
+    /// The earliest segment of an asset that is not loaded, across its media playlist and the other
+    /// renditions that play with it.
+    func assetSegment(_ media: AssetMedia, eventID: String, assetIndex: Int) -> BufferStep? {
+        var earliest: (start: MediaTime, step: BufferStep)?
+        for rendition in [media] + media.otherRenditions {
+            var start = MediaTime.zero
+            for (index, segmentURL) in rendition.segmentURLs.enumerated() {
+                if let earliest, earliest.start <= start { break }
+                let duration = rendition.segmentDurations.at(index) ?? .zero
+                defer { start = start + duration }
+                let url = tagged(segmentURL)
+                guard isPending(url) else { continue }
+                let origin = SegmentOrigin(
+                    source: .interstitial(eventID: eventID, assetIndex: assetIndex),
+                    rendition: rendition.playlistURL ?? "", index: index, duration: duration,
+                    initializationSection: rendition.segmentMaps.at(index).flatMap { $0.map(tagged) })
+                earliest = (start, .now(.segment(url), url, origin))
+                break
+            }
+        }
+        return earliest?.step
+    }
+
+    /// Whether the segment at `url` is neither loaded, failed nor loading.
+    func isPending(_ url: String) -> Bool {
+        !loadedSegments.contains(url) && !failedSegments.contains(url) && !inFlight.contains(.segment(url))
     }
 
     /// The next load for an event: its asset list, then each asset's playlist, then its segments.
@@ -182,18 +216,7 @@ extension PlaybackStateMachine {
             case nil:
                 return .now(.asset(id, index), tagged(URIReference.resolve(asset.uri, against: base)))
             case .loaded(let media)? where configuration.loadsSegments:
-                for (segmentIndex, segmentURL) in media.segmentURLs.enumerated() {
-                    let url = tagged(segmentURL)
-                    if !loadedSegments.contains(url) && !failedSegments.contains(url)
-                        && !inFlight.contains(.segment(url))
-                    {
-                        let origin = SegmentOrigin(
-                            source: .interstitial(eventID: id, assetIndex: index), rendition: media.playlistURL ?? "",
-                            index: segmentIndex, duration: media.segmentDurations.at(segmentIndex) ?? .zero,
-                            initializationSection: media.segmentMaps.at(segmentIndex).flatMap { $0.map(tagged) })
-                        return .now(.segment(url), url, origin)
-                    }
-                }
+                if let step = assetSegment(media, eventID: id, assetIndex: index) { return step }
             default: continue
             }
         }

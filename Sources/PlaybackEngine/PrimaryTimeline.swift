@@ -25,6 +25,9 @@ package struct PrimaryTimeline: Sendable {
     /// The other media playlists (the selected audio rendition), for X-SNAP (R6); for live, every
     /// segment seen, placed on the primary's timeline by date.
     private(set) var others: [MediaPlaylist]
+    /// Where each of `others` was loaded from (after redirects), in the same order; empty when
+    /// unknown (their segments are then not loaded).
+    private(set) var otherURLs: [String]
     /// The server's interstitial events, in the order first seen.
     private(set) var events: [InterstitialEvent]
     /// `com.apple.hls.preload` date ranges (App. F): what to load early, and when.
@@ -36,6 +39,7 @@ package struct PrimaryTimeline: Sendable {
         playlist = presentation.media
         url = presentation.mediaURL
         others = presentation.others
+        otherURLs = presentation.otherURLs
         events = []
         attributes = [:]
         if presentation.media.isLive { others = Self.accumulate([], presentation.others, on: playlist) }
@@ -102,6 +106,7 @@ package struct PrimaryTimeline: Sendable {
         url = presentation.mediaURL
         if !presentation.others.isEmpty {
             others = isLive ? Self.accumulate(others, presentation.others, on: playlist) : presentation.others
+            otherURLs = presentation.otherURLs
         }
         let eventUpdate = mergeEvents(of: reloaded)
         preloads = Self.preloads(of: reloaded, in: playlist)
@@ -142,6 +147,13 @@ package struct PrimaryTimeline: Sendable {
         playlist = presentation.media
         url = presentation.mediaURL
         others = presentation.others
+        otherURLs = presentation.otherURLs
+    }
+
+    /// Every media playlist whose segments play, with its URL: the variant's, then each other
+    /// rendition's whose URL is known.
+    var renditionPlaylists: [(playlist: MediaPlaylist, url: String)] {
+        [(playlist, url)] + zip(others, otherURLs).map { ($0, $1) }
     }
 
     private mutating func mergeEvents(
@@ -199,6 +211,9 @@ package struct PrimaryPresentation: Sendable {
     package var mediaURL: String
     /// The other media playlists (audio) that play with it.
     package var others: [MediaPlaylist]
+    /// Where each of `others` was loaded from (after redirects), in the same order; empty when
+    /// unknown, and then their segments are not loaded.
+    package var otherURLs: [String]
     /// The audio and subtitle renditions the variant offers (empty for a media playlist).
     package var renditions: [Rendition]
     /// The selected renditions.
@@ -208,12 +223,14 @@ package struct PrimaryPresentation: Sendable {
     /// The index of the variant `media` is, among `variants`.
     package var variantIndex: Int?
     package init(
-        media: MediaPlaylist, mediaURL: String, others: [MediaPlaylist] = [], renditions: [Rendition] = [],
-        tracks: TrackSelection = TrackSelection(), variants: [PrimaryVariant] = [], variantIndex: Int? = nil
+        media: MediaPlaylist, mediaURL: String, others: [MediaPlaylist] = [], otherURLs: [String] = [],
+        renditions: [Rendition] = [], tracks: TrackSelection = TrackSelection(), variants: [PrimaryVariant] = [],
+        variantIndex: Int? = nil
     ) {
         self.media = media
         self.mediaURL = mediaURL
         self.others = others
+        self.otherURLs = otherURLs
         self.renditions = renditions
         self.tracks = tracks
         self.variants = variants
@@ -236,6 +253,9 @@ package struct AssetMedia: Sendable, Hashable {
     package var playlistURL: String?
     /// Each segment's absolute EXT-X-MAP URL (empty when not known).
     package var segmentMaps: [String?] = []
+    /// The other renditions that play with it (the audio rendition selected to match the
+    /// primary's): their segments load and play alongside its own.
+    package var otherRenditions: [AssetMedia] = []
 
     package init(
         duration: MediaTime, segmentURLs: [String], tracks: TrackSelection? = nil, segmentDurations: [MediaTime] = []

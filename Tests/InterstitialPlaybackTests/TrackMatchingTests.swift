@@ -115,7 +115,7 @@ struct TrackMatchingTests {
                 audio("english", "en-GB", default: true), audio("french", "fr"), subtitles("english-subs", "en"),
                 subtitles("french-subs", "fr"),
             ], variant: "video.m3u8"),
-        "/ad/video.m3u8": Content.ad(5),
+        "/ad/video.m3u8": Content.ad(5), "/ad/english.m3u8": Content.ad(5), "/ad/french.m3u8": Content.ad(5),
     ]
 
     @Test("the interstitial player selects the asset's renditions that match the primary's, and follows changes")
@@ -155,6 +155,24 @@ struct TrackMatchingTests {
             await receiver.shutdown()
             #expect(receiver.tracks == session.tracks)
             #expect(receiver.trace.first(.assetStarted, id: "brk")?["audio"] == .string("fr"))
+        }
+    }
+
+    @Test("an asset whose selected audio rendition cannot load fails with that rendition's URL; the break is skipped")
+    func assetAudioFails() async throws {
+        var files = Self.files
+        files["/ad/french.m3u8"] = nil
+        try await TestOrigin.with(files: files) { origin in
+            let player = await play(
+                origin, "/master.m3u8", until: 30,
+                configure: { $0.preferredTracks = TrackSelection(audio: MediaOption(language: "fr")) })
+            let message = try #require(player.trace.first(.error, id: "brk")?["message"]?.description)
+            #expect(message.contains("/ad/french.m3u8"))
+            #expect(message.contains("404"))
+            #expect(player.trace.first(.assetStarted, id: "brk") == nil)
+            // English is still there: without the preference the ad plays.
+            let plain = await play(origin, "/master.m3u8", until: 30)
+            #expect(plain.trace.first(.assetStarted, id: "brk") != nil)
         }
     }
 }

@@ -58,6 +58,9 @@ struct Harness {
     var assetLists: [String: String] = [:]
     /// URLs (without query) that fail to load.
     var failing: Set<String> = []
+    /// The audio rendition selected with each asset (asset URL to audio playlist URL, without
+    /// query), as the player's loader selects it from an asset's multivariant playlist.
+    var assetAudio: [String: String] = [:]
     /// Every trace event.
     var trace: [PlaybackEvent] = []
     /// Every notification.
@@ -147,7 +150,11 @@ struct Harness {
                         input = .loadFailed(request.key, "no asset at \(url)")
                         break
                     }
-                    input = .assetLoaded(id, index, AssetMedia(playlist: media, url: url))
+                    var asset = AssetMedia(playlist: media, url: url)
+                    if let audioURL = assetAudio[url], let audio = mediaPlaylist(at: audioURL) {
+                        asset.otherRenditions = [AssetMedia(playlist: audio, url: audioURL)]
+                    }
+                    input = .assetLoaded(id, index, asset)
                 case .segment(let url):
                     if let network {
                         let seconds = Double(segmentBytes) * 8 / network
@@ -172,18 +179,24 @@ struct Harness {
         switch PlaylistParser.parse(text).playlist {
         case .media(let media):
             // A reload brings the selected audio rendition along, as the player's does.
-            let audio = machine.audioRenditionURL.flatMap { mediaPlaylist(at: $0) }
-            return .primaryLoaded(PrimaryPresentation(media: media, mediaURL: url, others: audio.map { [$0] } ?? []))
+            let audioURL = machine.audioRenditionURL
+            let audio = audioURL.flatMap { mediaPlaylist(at: $0) }
+            return .primaryLoaded(
+                PrimaryPresentation(
+                    media: media, mediaURL: url, others: audio.map { [$0] } ?? [],
+                    otherURLs: audio == nil ? [] : audioURL.map { [$0] } ?? []))
         case .multivariant(let multivariant):
             let variants = PrimaryVariant.variants(of: multivariant, base: url)
             guard let first = variants.first, let playlist = mediaPlaylist(at: first.url) else {
                 return .loadFailed(key, "no first variant at \(url)")
             }
             let (audio, tracks) = first.matching(TrackSelection())
-            let others = audio?.uri.flatMap { mediaPlaylist(at: URIReference.resolve($0, against: url)) }
+            let audioURL = audio?.uri.map { URIReference.resolve($0, against: url) }
+            let others = audioURL.flatMap { mediaPlaylist(at: $0) }
             return .primaryLoaded(
                 PrimaryPresentation(
                     media: playlist, mediaURL: first.url, others: others.map { [$0] } ?? [],
+                    otherURLs: others == nil ? [] : audioURL.map { [$0] } ?? [],
                     renditions: first.renditions, tracks: tracks, variants: variants))
         }
     }

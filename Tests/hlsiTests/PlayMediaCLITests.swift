@@ -16,11 +16,20 @@ struct PlayMediaCLITests {
         let events = try PlayCLITests.objects(run.standardOutput)
         #expect(events.contains { $0["event"] as? String == "interstitialStarted" })
         let transitions = events.filter { $0["event"] as? String == "mediaTransition" }
-        // The demo plays the video rendition: one line per change of source for its video track.
-        // A segment is loaded once per session, so an ad that plays again (the same media in a later
-        // break) is measured the first time only: at least the preroll's and midroll-1's.
+        // The demo's audio is a separate rendition, loaded with the video: one line per change of
+        // source for each track. A segment is loaded once per session, so an ad that plays again
+        // (the same media in a later break) is measured the first time only: at least the
+        // preroll's and midroll-1's.
         let video = transitions.filter { $0["track"] as? String == "video" }
+        let audio = transitions.filter { $0["track"] as? String == "audio" }
         #expect(video.count >= 2)
+        let pairs = { (lines: [[String: Any]]) in lines.map { "\($0["from"] ?? "")→\($0["to"] ?? "")" } }
+        #expect(pairs(audio) == pairs(video))
+        // The demo's AAC frames (1024 samples at 48 kHz, 21.3 ms) do not end on the 2 s segment
+        // boundaries: at most a frame of overlap or gap, never more.
+        for line in audio {
+            #expect(abs(line["gapMs"] as? Double ?? 100) < 21.4, "\(line)")
+        }
         for line in video {
             #expect(line["gapMs"] is Double, "\(line)")
             #expect(["gap", "overlap", "aligned"].contains(line["result"] as? String ?? ""), "\(line)")

@@ -81,6 +81,8 @@ public struct PresentationLoader: Sendable {
         public var audio: Rendition?
         /// The media playlists of the renditions loaded for snapping.
         public var renditions: [MediaPlaylist] = []
+        /// Where each of ``renditions`` was loaded from (after redirects), in the same order.
+        public var renditionURLs: [String] = []
         /// Renditions that failed to load (they are left out of snapping).
         public var renditionFailures: [Failure] = []
         /// The primary's interstitial events, with their asset lists when they were loaded.
@@ -165,7 +167,9 @@ public struct PresentationLoader: Sendable {
                 presentation.audio = audio
                 let url = derived(uri, in: first, options)
                 do {
-                    presentation.renditions.append(try await loadMedia(url).playlist)
+                    let loaded = try await loadMedia(url)
+                    presentation.renditions.append(loaded.playlist)
+                    presentation.renditionURLs.append(loaded.loaded.finalLocation)
                 } catch {
                     presentation.renditionFailures.append(Failure(url: url, eventID: nil, error: error))
                 }

@@ -55,7 +55,7 @@ struct SessionLoader: Sendable {
         let (renditions, _, tracks) = Self.select(in: multivariant, variant: variant, matching: preferred)
         return PrimaryPresentation(
             media: presentation.primary, mediaURL: presentation.primaryURL, others: presentation.renditions,
-            renditions: renditions, tracks: tracks,
+            otherURLs: presentation.renditionURLs, renditions: renditions, tracks: tracks,
             variants: PrimaryVariant.variants(
                 of: multivariant, base: presentation.multivariant?.finalLocation ?? url,
                 derive: { PlaybackStateMachine.tagged($0, primaryID: primaryID) }))
@@ -82,7 +82,8 @@ struct SessionLoader: Sendable {
     }
 
     /// Loads an interstitial asset: a media playlist, or a multivariant playlist's first variant with
-    /// the audio and subtitle renditions that match the primary's `tracks`. Its own interstitials
+    /// the audio and subtitle renditions that match the primary's `tracks`, and the media playlist
+    /// of the audio rendition selected (its segments play with the variant's). Its own interstitials
     /// are ignored (R25).
     func loadAsset(
         _ url: String, primaryID: String, tracks: TrackSelection = TrackSelection()
@@ -93,6 +94,7 @@ struct SessionLoader: Sendable {
         var playlist: MediaPlaylist
         var base = resource.finalLocation
         var selected: TrackSelection?
+        var others: [AssetMedia] = []
         switch result.playlist {
         case .media(let media): playlist = media
         case .multivariant(let multivariant):
@@ -103,6 +105,17 @@ struct SessionLoader: Sendable {
             if !choice.renditions.isEmpty { selected = choice.tracks }
             let loaded = try await media(
                 PlaybackStateMachine.tagged(URIReference.resolve(variant.uri, against: base), primaryID: primaryID))
+            if let uri = choice.audio?.uri {
+                let audio = try await media(
+                    PlaybackStateMachine.tagged(URIReference.resolve(uri, against: base), primaryID: primaryID))
+                guard audio.playlist.hasEndList else {
+                    throw LoadError(
+                        .notAPlaylist, location: audio.url,
+                        "interstitial assets \"MUST be VOD assets\" (App. D.1); this audio rendition has no EXT-X-ENDLIST"
+                    )
+                }
+                others.append(AssetMedia(playlist: audio.playlist, url: audio.url))
+            }
             playlist = loaded.playlist
             base = loaded.url
         }
@@ -111,7 +124,9 @@ struct SessionLoader: Sendable {
                 .notAPlaylist, location: url,
                 "interstitial assets \"MUST be VOD assets\" (App. D.1); this playlist has no EXT-X-ENDLIST")
         }
-        return AssetMedia(playlist: playlist, url: base, tracks: selected)
+        var asset = AssetMedia(playlist: playlist, url: base, tracks: selected)
+        asset.otherRenditions = others
+        return asset
     }
 
     /// Loads a media segment's bytes.

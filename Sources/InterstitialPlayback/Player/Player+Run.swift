@@ -171,7 +171,9 @@ extension Player {
                 var presentation = try await loader.loadPrimary(
                     request.url, mediaOnly: reload, primaryID: configuration.primaryID,
                     preferred: configuration.preferredTracks)
-                if reload, let audio { presentation.others = await reloadRendition(audio) }
+                if reload, let audio {
+                    (presentation.others, presentation.otherURLs) = await reloadRendition(audio)
+                }
                 input = .primaryLoaded(presentation)
             case .assetList(let id):
                 input = .assetListLoaded(id, try await loader.loadAssetList(request.url))

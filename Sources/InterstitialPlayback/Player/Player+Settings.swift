@@ -46,20 +46,24 @@ extension Player {
         let media = try await presentations.loadMedia(variant.url)
         let (chosenAudio, selected) = variant.matching(tracks)
         var others: [MediaPlaylist] = []
+        var otherURLs: [String] = []
         if let uri = chosenAudio?.uri {
             let url = PlaybackStateMachine.tagged(
                 URIReference.resolve(uri, against: variant.base), primaryID: configuration.primaryID)
-            others.append(try await presentations.loadMedia(url).playlist)
+            let audio = try await presentations.loadMedia(url)
+            others.append(audio.playlist)
+            otherURLs.append(audio.loaded.finalLocation)
         }
         return PrimaryPresentation(
-            media: media.playlist, mediaURL: media.loaded.finalLocation, others: others,
+            media: media.playlist, mediaURL: media.loaded.finalLocation, others: others, otherURLs: otherURLs,
             renditions: variant.renditions, tracks: selected)
     }
 
-    /// A live reload's audio rendition, for X-SNAP (R6): its playlist, or none when it fails (the
-    /// reload goes on with the primary alone).
-    func reloadRendition(_ url: String) async -> [MediaPlaylist] {
-        guard let loaded = try? await PresentationLoader(fetcher: loader.loader).loadMedia(url) else { return [] }
-        return [loaded.playlist]
+    /// A live reload's audio rendition, for X-SNAP (R6) and its segments: its playlist and where it
+    /// came from, or none when it fails (the reload goes on with the primary alone and the rendition
+    /// as last seen).
+    func reloadRendition(_ url: String) async -> (playlists: [MediaPlaylist], urls: [String]) {
+        guard let loaded = try? await PresentationLoader(fetcher: loader.loader).loadMedia(url) else { return ([], []) }
+        return ([loaded.playlist], [loaded.loaded.finalLocation])
     }
 }
