@@ -21,13 +21,14 @@ extension PlaybackStateMachine {
     /// every rendition that plays, as the interstitial player's item has them; empty when no asset
     /// plays.
     package var loadedAssetRanges: [Range<MediaTime>] {
-        guard mode == .interstitial, let media = run?.currentMedia else { return [] }
+        guard mode == .interstitial, let run, let media = run.currentMedia else { return [] }
         let loaded = ([media] + media.otherRenditions).map { rendition -> [Range<MediaTime>] in
             guard rendition.segmentDurations.count == rendition.segmentURLs.count else { return [] }
             var start = MediaTime.zero
             var ranges: [Range<MediaTime>] = []
             for (url, duration) in zip(rendition.segmentURLs, rendition.segmentDurations) {
-                if loadedSegments.contains(tagged(url)) && duration > .zero {
+                let identity = Self.segmentIdentity(tagged(url), eventID: run.eventID, assetIndex: run.assetIndex ?? 0)
+                if loadedSegments.contains(identity) && duration > .zero {
                     ranges.append(start..<(start + duration))
                 }
                 start = start + duration
@@ -67,7 +68,7 @@ extension PlaybackStateMachine {
     /// The watched times of the current asset, in its time (by time, then key); empty when no asset
     /// plays.
     var currentAssetWatches: [(key: Int, time: MediaTime)] {
-        guard mode == .interstitial, let media = run?.currentMedia else { return [] }
+        guard mode == .interstitial, let run, let media = run.currentMedia else { return [] }
         return watchedAssetTimes.flatMap { key, watch in watch.resolved(duration: media.duration).map { (key, $0) } }
             .sorted { $0.time != $1.time ? $0.time < $1.time : $0.key < $1.key }
     }

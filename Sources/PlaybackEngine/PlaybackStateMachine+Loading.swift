@@ -179,21 +179,32 @@ extension PlaybackStateMachine {
                 let duration = rendition.segmentDurations.at(index) ?? .zero
                 defer { start = start + duration }
                 let url = tagged(segmentURL)
-                guard isPending(url) else { continue }
+                let identity = Self.segmentIdentity(url, eventID: eventID, assetIndex: assetIndex)
+                guard isPending(identity) else { continue }
                 let origin = SegmentOrigin(
                     source: .interstitial(eventID: eventID, assetIndex: assetIndex),
                     rendition: rendition.playlistURL ?? "", index: index, duration: duration,
                     initializationSection: rendition.segmentMaps.at(index).flatMap { $0.map(tagged) })
-                earliest = (start, .now(.segment(url), url, origin))
+                earliest = (start, .now(.segment(identity), url, origin))
                 break
             }
         }
         return earliest?.step
     }
 
-    /// Whether the segment at `url` is neither loaded, failed nor loading.
-    func isPending(_ url: String) -> Bool {
-        !loadedSegments.contains(url) && !failedSegments.contains(url) && !inFlight.contains(.segment(url))
+    /// What identifies a segment load: a primary segment's URL; an asset's segment URL with the
+    /// event and asset it plays in, since each interstitial event plays in an item of its own (an
+    /// ad that plays again in another break is loaded again, as AVFoundation's interstitial player
+    /// does, so its media reaches the renderer each time).
+    package static func segmentIdentity(_ url: String, eventID: String? = nil, assetIndex: Int = 0) -> String {
+        guard let eventID else { return url }
+        return "\(url) \(eventID)#\(assetIndex)"
+    }
+
+    /// Whether the segment `identity` is neither loaded, failed nor loading.
+    func isPending(_ identity: String) -> Bool {
+        !loadedSegments.contains(identity) && !failedSegments.contains(identity)
+            && !inFlight.contains(.segment(identity))
     }
 
     /// The next load for an event: its asset list, then each asset's playlist, then its segments.

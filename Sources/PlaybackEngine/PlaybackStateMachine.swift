@@ -22,7 +22,8 @@ package struct PlaybackStateMachine: Sendable {
         case assetList(String)
         /// An asset of an event: its playlist.
         case asset(String, Int)
-        /// A media segment.
+        /// A media segment, by its identity (``PlaybackStateMachine/segmentIdentity(_:eventID:assetIndex:)``):
+        /// a primary segment's URL, or an asset's segment URL with the event and asset it plays in.
         case segment(String)
         /// Another variant's media playlist (a switch), with its renditions matched to the tracks.
         case variant(Int)
@@ -48,7 +49,7 @@ package struct PlaybackStateMachine: Sendable {
         case assetListLoaded(String, AssetList)
         /// An asset's playlist loaded.
         case assetLoaded(String, Int, AssetMedia)
-        /// A media segment loaded.
+        /// A media segment loaded (its load key's identity).
         case segmentLoaded(String)
         /// A load brought `bytes` in `duration` of clock time (a throughput sample).
         case throughputMeasured(bytes: Int, duration: Duration)
@@ -183,6 +184,7 @@ package struct PlaybackStateMachine: Sendable {
     var inFlight: Set<LoadKey> = []
     var bufferLoad: LoadKey?
     var nextReload: Duration?
+    /// The segments loaded and failed, by identity (``segmentIdentity(_:eventID:assetIndex:)``).
     var loadedSegments: Set<String> = []
     var failedSegments: Set<String> = []
     /// The point of each preload hint at which its load starts (App. F: a random point of its range).

@@ -88,6 +88,23 @@ struct RenditionLoadingTests {
         #expect(harness.machine.loadedAssetRanges == [s(0)..<s(5)])
     }
 
+    @Test("an ad that plays in two breaks is loaded for each: every event plays in an item of its own")
+    func repeatedAd() {
+        var harness = Harness(
+            dated(
+                event("e", at: 10, "X-ASSET-URI=\"a6.m3u8\",X-RESUME-OFFSET=0"),
+                event("f", at: 30, "X-ASSET-URI=\"a6.m3u8\",X-RESUME-OFFSET=0")),
+            assets: ["a6.m3u8": 6]
+        ) { $0.loadsSegments = true }
+        harness.play(until: 60)
+        let loads = harness.requests.filter { Harness.strip($0.url).hasSuffix("a6.m3u8-0.ts") }
+        #expect(
+            loads.map(\.origin?.source) == [
+                .interstitial(eventID: "e", assetIndex: 0), .interstitial(eventID: "f", assetIndex: 0),
+            ])
+        #expect(Set(loads.map(\.key)).count == 2)
+    }
+
     @Test("ranges intersect: only what every list has")
     func intersection() {
         let a = [s(0)..<s(10), s(20)..<s(40)]

@@ -17,12 +17,19 @@ struct PlayMediaCLITests {
         #expect(events.contains { $0["event"] as? String == "interstitialStarted" })
         let transitions = events.filter { $0["event"] as? String == "mediaTransition" }
         // The demo's audio is a separate rendition, loaded with the video: one line per change of
-        // source for each track. A segment is loaded once per session, so an ad that plays again
-        // (the same media in a later break) is measured the first time only: at least the
-        // preroll's and midroll-1's.
+        // source for each track. Each event loads its assets itself, so an ad that plays again in a
+        // later break is measured there too: every break after the preroll starts with a
+        // primary→interstitial line.
         let video = transitions.filter { $0["track"] as? String == "video" }
         let audio = transitions.filter { $0["track"] as? String == "audio" }
-        #expect(video.count >= 2)
+        let started = events.filter { $0["event"] as? String == "interstitialStarted" }.compactMap {
+            $0["id"] as? String
+        }
+        let entered = video.filter { $0["transition"] as? String == "primary→interstitial" }.compactMap {
+            ($0["to"] as? String)?.split(separator: "#").first.map(String.init)
+        }
+        #expect(started.count >= 3)
+        #expect(Array(started.dropFirst()) == entered)
         let pairs = { (lines: [[String: Any]]) in lines.map { "\($0["from"] ?? "")→\($0["to"] ?? "")" } }
         #expect(pairs(audio) == pairs(video))
         // The demo's AAC frames (1024 samples at 48 kHz, 21.3 ms) do not end on the 2 s segment
@@ -37,6 +44,8 @@ struct PlayMediaCLITests {
         let kinds = Set(video.compactMap { $0["transition"] as? String })
         #expect(kinds.contains("primary→interstitial"))
         #expect(kinds.contains("interstitial→primary"))
+        // The demo's midroll-2 is a pod of two ads.
+        #expect(kinds.contains("asset→asset"))
         let summary = try #require(events.last { $0["event"] as? String == "mediaSummary" })
         #expect(summary["errors"] as? Int == 0)
         #expect((summary["segments"] as? Int ?? 0) > 0)
