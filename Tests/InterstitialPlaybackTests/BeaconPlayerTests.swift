@@ -122,6 +122,30 @@ struct BeaconPlayerTests {
         }
     }
 
+    @Test("Beacons over the cap in flight are not sent, and the trace says so")
+    func cappedInFlight() async throws {
+        let files = Self.files([("impression", "https://ads.example/i"), ("start", "https://ads.example/s")])
+        let sender = RecordingSender()
+        try await TestOrigin.with(Self.routes(files)) { origin in
+            let player = await play(origin, "/main.m3u8") {
+                $0.beaconSender = sender
+                $0.maximumBeaconsInFlight = 1
+            }
+            // breakStart, impression and start fall due together: only the first goes. (breakEnd,
+            // due later, may find the slot taken or free: the manual clock does not wait for beacons.)
+            let sent = player.trace.filter { $0.kind == .beaconSent }
+            #expect(sent.count == 4)
+            #expect(sender.urls.first == origin.url("/t/pod/breakStart"))
+            #expect(!sender.urls.contains { $0.hasPrefix("https://ads.example/") })
+            #expect(sent.first { $0["type"] == .string("breakStart") }?["status"] == .integer(204))
+            for type in ["impression", "start"] {
+                #expect(
+                    sent.first { $0["type"] == .string(type) }?["error"]
+                        == .string("not sent: 1 beacons already in flight"))
+            }
+        }
+    }
+
     @Test("An injected sender gets each URL with the player's VAST macros filled, others left")
     func injectedSenderAndMacros() async throws {
         let files = Self.files([

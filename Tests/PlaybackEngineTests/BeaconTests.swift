@@ -127,6 +127,21 @@ struct BeaconTests {
         #expect(harness.beaconLines == once)
     }
 
+    @Test("A rebound asset list is a new decision: the break playing again fires its beacons again")
+    func rebindTracksAfresh() {
+        var harness = Self.harness()
+        harness.machine.template.rebindsAssetLists = true
+        harness.play(until: 40)
+        let first = harness.beacons.count
+        #expect(first == 12)
+        harness.send(.seek(s(5)))
+        harness.run(until: 70)
+        #expect(harness.events(.assetListRebound).count == 1)
+        #expect(harness.beacons.count == 2 * first)
+        #expect(harness.beacons.suffix(first).map(\.type) == harness.beacons.prefix(first).map(\.type))
+        #expect(harness.beacons.last.map { PlaybackEvent.seconds(of: $0.time) } == s(57))
+    }
+
     @Test("A seek forward in the ad passes over the quartiles it skips; complete still fires at the end")
     func seekForward() {
         var harness = Self.harness()
