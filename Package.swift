@@ -55,7 +55,10 @@ let package = Package(
         // Pure core: the coordinated-group protocol, its hub as a value, and hand-off sessions. No I/O.
         .target(name: "PlaybackCoordination", dependencies: ["HLSPlaylist", "HLSInterstitials"]),
         // Pure core: the playback engine, a state machine (inputs in, actions out) on the schedule. No I/O.
-        .target(name: "PlaybackEngine", dependencies: ["HLSPlaylist", "HLSInterstitials", "PlaybackCoordination"]),
+        .target(
+            name: "PlaybackEngine",
+            dependencies: ["HLSPlaylist", "HLSInterstitials", "PlaybackCoordination", "AdDecisioning"]
+        ),
         // I/O: the player, the engine's driver that loads over HTTP, keeps time and coordinates groups.
         .target(
             name: "InterstitialPlayback",
@@ -66,6 +69,7 @@ let package = Package(
                 "PlaybackCoordination",
                 "PlaybackEngine",
                 "MediaTiming",
+                "AdDecisioning",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -66,6 +66,8 @@ public struct PlaybackEvent: Sendable, Hashable, CustomStringConvertible {
         case variantSwitched
         /// The session was handed off to another player; this one stopped.
         case handedOff
+        /// An ad tracking beacon was sent, with its `type`, `url` and the HTTP `status` or the `error`.
+        case beaconSent
     }
 
     /// A field value.

@@ -136,6 +136,7 @@ extension PlaybackStateMachine {
             lists.removeValue(forKey: id)
             listURLs.removeValue(forKey: id)
             assets.removeValue(forKey: id)
+            beacons.forget(eventID: id)
             emit(.assetListRebound, [("id", .string(id))])
         }
     }
@@ -248,6 +249,7 @@ extension PlaybackStateMachine {
             fields.append(("subtitles", tracks.subtitles.map { .string($0.description) } ?? .null))
         }
         emit(.assetStarted, fields)
+        trackAssetStart(index, media: media)
     }
 
     /// The skippable state at the member's elapsed time (R16).
@@ -260,6 +262,7 @@ extension PlaybackStateMachine {
 
     /// Ends the current member and goes on to the next one, or resumes primary.
     mutating func endMember(_ ending: Run.Ending) {
+        trackMemberEnd(skipped: ending == .skipped)
         guard var run else { return }
         let id = run.eventID
         if let index = run.assetIndex, ending != .completed {

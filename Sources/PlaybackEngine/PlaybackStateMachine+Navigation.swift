@@ -213,7 +213,7 @@ extension PlaybackStateMachine {
         run.assetPosition = target.offset
         run.elapsed = run.joinOffset + offset
         self.run = run
-        if changed { emitAssetStarted(target.index, media: target.media) }
+        if changed { emitAssetStarted(target.index, media: target.media) } else { beacons.moved(to: target.offset) }
         return true
     }
 

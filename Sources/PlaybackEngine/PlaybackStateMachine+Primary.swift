@@ -211,6 +211,7 @@ extension PlaybackStateMachine {
 
     /// Processes every transition due at the current clock time, then starts the loads due.
     mutating func settle() {
+        trackAssetProgress()
         var count = 0
         while count < 10_000, transition() { count += 1 }
         trackIndependence()

@@ -92,6 +92,8 @@ package struct PlaybackStateMachine: Sendable {
         case flush
         /// Tell the coordinated group.
         case signal(Signal)
+        /// Send an ad tracking beacon (fire-and-forget; the answer goes in the trace as `beaconSent`).
+        case fire(TrackingBeacon)
     }
 
     /// What an input led to: the actions to carry out and, for a command that was refused, why.
@@ -208,6 +210,8 @@ package struct PlaybackStateMachine: Sendable {
     package var template: InterstitialItemTemplate
     var actions: [Action] = []
     var signalChange = false
+    /// Which ad tracking beacons have fired and which are due next.
+    var beacons = BeaconTracker()
 
     /// Creates a machine for the item at `url`.
     package init(url: String, configuration: Configuration) {
@@ -390,6 +394,7 @@ package struct PlaybackStateMachine: Sendable {
         case .interstitial:
             guard let run else { return nil }
             if let media = run.currentMedia { consider(media.duration - run.assetPosition) }
+            consider(beaconDistance)
             for watch in currentAssetWatches where watch.time > run.assetPosition {
                 consider(watch.time - run.assetPosition)
             }

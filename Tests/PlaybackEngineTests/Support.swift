@@ -65,6 +65,8 @@ struct Harness {
     var trace: [PlaybackEvent] = []
     /// Every notification.
     var notifications: [InterstitialEventNotification] = []
+    /// Every ad tracking beacon the machine asked to send.
+    var beacons: [TrackingBeacon] = []
     /// Every load asked for.
     var requests: [Machine.LoadRequest] = []
     /// The outcomes of the commands sent.
@@ -107,6 +109,7 @@ struct Harness {
                 pending.append(request)
             case .emit(let event): trace.append(event)
             case .notify(let notification): notifications.append(notification)
+            case .fire(let beacon): beacons.append(beacon)
             case .flush, .signal: break
             }
         }

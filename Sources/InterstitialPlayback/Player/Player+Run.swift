@@ -20,6 +20,8 @@ extension Player {
                 for load in status.loads {
                     group.addTask { await self.load(load) }
                 }
+                // Beacons never hold playback (nor the manual clock): they are not loads in flight.
+                for beacon in takeBeacons() { group.addTask { await self.send(beacon) } }
                 if status.ended && status.nothingScheduled { break }
                 // On a manual clock loads take no time: the limit waits for them.
                 if let limit, now >= limit, clock.manual == nil || status.inFlight == 0 { break }
@@ -47,6 +49,8 @@ extension Player {
                     tick()
                 }
             }
+            // The last beacons (an ad's complete at the end) are answered, each within its timeout.
+            while !Task.isCancelled && beaconsInFlight > 0 { _ = await wakes.next() }
             group.cancelAll()
         }
     }
@@ -123,6 +127,12 @@ extension Player {
                             wake.yield()
                         }
                     }
+                    for beacon in player.takeBeacons() {
+                        group.addTask {
+                            await player.send(beacon)
+                            wake.yield()
+                        }
+                    }
                     inFlight += status.inFlight
                     if let due = status.deadline.map({ $0 + player.clock.origin }) {
                         deadline = min(deadline ?? due, due)
@@ -139,6 +149,7 @@ extension Player {
                 if target > now { manual.advance(by: target - now) }
                 for player in players { player.tick() }
             }
+            while !Task.isCancelled && players.contains(where: { $0.beaconsInFlight > 0 }) { _ = await iterator.next() }
             group.cancelAll()
         }
     }

@@ -44,6 +44,16 @@ public final class Player: Sendable {
         /// How the primary's variant is chosen (throughput, a peak bit rate, a pinned variant);
         /// by measured throughput without a cap by default.
         public var variantPolicy: VariantPolicy
+        /// Whether the ad tracking beacons of played assets (their `X-AD-CREATIVE-SIGNALING`,
+        /// SVTA2053-2) are sent; on by default.
+        public var sendsBeacons = true
+        /// The time allowed for each beacon; 5 s by default. Playback never waits for a beacon.
+        public var beaconTimeout: Duration = .seconds(5)
+        /// The most beacons sent and not yet answered; a beacon due when this many are in flight is
+        /// not sent (the trace says so). 16 by default.
+        public var maximumBeaconsInFlight = 16
+        /// What sends the beacons; nil (the default): an HTTP GET through the player's own loading.
+        public var beaconSender: (any BeaconSender)?
 
         /// Creates a configuration.
         public init(
@@ -105,6 +115,10 @@ public final class Player: Sendable {
         var traceLimit = 100_000
         /// Where the machine's signals go while the player is in a coordinated group.
         var coordination: (@Sendable (PlaybackStateMachine.Signal) -> Void)?
+        /// Ad tracking beacons due and not yet handed to a sending task.
+        var pendingBeacons: [TrackingBeacon] = []
+        /// Beacons sent and not yet answered.
+        var beaconsInFlight = 0
     }
 
     /// The item it plays.
@@ -373,6 +387,7 @@ public final class Player: Sendable {
             case .flush: renderer.flush()
             case .signal(let signal):
                 if let coordination = state.coordination { callbacks.append { coordination(signal) } }
+            case .fire(let beacon): state.pendingBeacons.append(beacon)
             }
         }
         if state.trace.count > state.traceLimit { state.trace.removeFirst(state.trace.count - state.traceLimit) }

@@ -38,6 +38,12 @@ struct PlayCommand: AsyncParsableCommand {
             startMs (how late the track starts after the new source's first sample); then a \
             mediaSummary line.
 
+            Assets and asset lists that carry X-AD-CREATIVE-SIGNALING (SVTA2053-2) have their tracking \
+            beacons sent once each as they play (impression and start at an asset's first frame, quartiles \
+            and complete of its played duration, skip on a skip, breakStart/breakEnd for the pod), each \
+            reported as a beaconSent line with its type, url, dueAt and HTTP status or error; --no-beacons \
+            sends none.
+
             Every line of --json output is an object with t (clock seconds), event, primaryTime and the \
             event's fields. Exit status: 0 when playback ran, 1 when the primary could not be loaded, \
             2 for usage errors.
@@ -92,6 +98,9 @@ struct PlayCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Load playlists and asset lists only, not media segments.")
     var noSegments = false
+
+    @Flag(name: .long, help: "Do not send the ad tracking beacons of played assets (X-AD-CREATIVE-SIGNALING).")
+    var noBeacons = false
 
     @Flag(name: .long, help: "Read each segment's timestamps and report gaps and overlaps at every transition.")
     var media = false
@@ -163,6 +172,7 @@ struct PlayCommand: AsyncParsableCommand {
         if let primaryID { configuration.primaryID = primaryID }
         configuration.startTime = start.map { MediaTime(seconds: $0) }
         configuration.loadsSegments = !noSegments
+        configuration.sendsBeacons = !noBeacons
         configuration.lookahead = MediaTime(seconds: lookahead)
         configuration.variantPolicy = VariantPolicy(pinnedVariant: variant, preferredPeakBitRate: peakBitRate ?? 0)
         configuration.preferredTracks = TrackSelection(
