@@ -89,6 +89,7 @@ let package = Package(
                 "MediaTiming",
                 "PlaybackCoordination",
                 "SCTE35",
+                "AdDecisioning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -153,6 +154,7 @@ let package = Package(
             name: "InterstitialServerTests",
             dependencies: [
                 "InterstitialServer",
+                "AdDecisioning",
                 "HLSInterstitials",
                 "HLSPlaylist",
                 "HLSLoading",

@@ -64,11 +64,19 @@ final class TestOrigin: Sendable {
     let port: Int
     /// Requests received, by path.
     let received: NIOLockedValueBox<[String: Int]>
+    /// Every request's URI (path and query), in order of arrival.
+    let uris: NIOLockedValueBox<[String]>
 
-    private init(channel: any Channel, received: NIOLockedValueBox<[String: Int]>) {
+    private init(channel: any Channel, received: NIOLockedValueBox<[String: Int]>, uris: NIOLockedValueBox<[String]>) {
         self.channel = channel
         self.received = received
+        self.uris = uris
         port = channel.localAddress?.port ?? 0
+    }
+
+    /// The URIs received whose path is `path`.
+    func requests(_ path: String) -> [String] {
+        uris.withLockedValue { $0.filter { $0 == path || $0.hasPrefix(path + "?") } }
     }
 
     var origin: String { "http://127.0.0.1:\(port)" }
@@ -77,15 +85,17 @@ final class TestOrigin: Sendable {
 
     static func withOrigin(routes: @escaping Routes, _ body: (TestOrigin) async throws -> Void) async throws {
         let counter = NIOLockedValueBox<[String: Int]>([:])
+        let uris = NIOLockedValueBox<[String]>([])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
-                    try channel.pipeline.syncOperations.addHandler(Handler(routes: routes, received: counter))
+                    try channel.pipeline.syncOperations.addHandler(
+                        Handler(routes: routes, received: counter, uris: uris))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        let origin = TestOrigin(channel: channel, received: counter)
+        let origin = TestOrigin(channel: channel, received: counter, uris: uris)
         do {
             try await body(origin)
         } catch {
@@ -100,16 +110,20 @@ final class TestOrigin: Sendable {
         typealias OutboundOut = HTTPServerResponsePart
         let routes: Routes
         let received: NIOLockedValueBox<[String: Int]>
+        let uris: NIOLockedValueBox<[String]>
         var path = "/"
 
-        init(routes: @escaping Routes, received: NIOLockedValueBox<[String: Int]>) {
+        init(routes: @escaping Routes, received: NIOLockedValueBox<[String: Int]>, uris: NIOLockedValueBox<[String]>) {
             self.routes = routes
             self.received = received
+            self.uris = uris
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
-            case .head(let head): path = String(head.uri.split(separator: "?").first ?? "")
+            case .head(let head):
+                path = String(head.uri.split(separator: "?").first ?? "")
+                uris.withLockedValue { $0.append(head.uri) }
             case .body: break
             case .end:
                 received.withLockedValue { $0[path, default: 0] += 1 }

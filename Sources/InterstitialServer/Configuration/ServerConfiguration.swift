@@ -53,6 +53,9 @@ public struct ServerConfiguration: Sendable {
         public var snapSignals: Bool
         /// Live, looped directory channels: SCTE-35 markers written into the loop's playlists.
         public var signalInserter: SignalInserter?
+        /// The VAST ad decision server that fills its breaks (`adServer`); nil fills them from the
+        /// stored inventory. A standing schedule's own `adServer` (admin API) takes precedence.
+        public var adServer: AdServerSettings?
 
         /// Creates content.
         public init(
@@ -323,6 +326,9 @@ extension ServerConfiguration {
                 }
                 content.signalInserter = try SignalInserter.decode(inserter, path: reader.at("signalInserter"))
             }
+        }
+        if let settings = reader.take("adServer") {
+            content.adServer = try AdServerSettings.decode(settings, path: reader.at("adServer"))
         }
         try reader.finish()
         return content

@@ -41,7 +41,7 @@ final class ContentLibrary: Sendable {
     init(
         configuration: ServerConfiguration, state: ServerState, inventory: any AdInventory, client: HTTPClient,
         logger: Logger, now: @escaping @Sendable () -> DateTime,
-        rendered: RenderedPlaylistCache = RenderedPlaylistCache()
+        rendered: RenderedPlaylistCache = RenderedPlaylistCache(), adDecisions: VASTDecisionClient? = nil
     ) {
         self.configuration = configuration
         self.rendered = rendered
@@ -49,7 +49,9 @@ final class ContentLibrary: Sendable {
         self.logger = logger
         self.now = now
         upstream = UpstreamClient(configuration: configuration, client: client, logger: logger)
-        assetLists = AssetListService(configuration: configuration, state: state, inventory: inventory, logger: logger)
+        assetLists = AssetListService(
+            configuration: configuration, state: state, inventory: inventory, logger: logger, vast: adDecisions,
+            now: now)
         base = NIOLockedValueBox(configuration.publicBase(boundPort: configuration.port))
     }
 
@@ -83,12 +85,14 @@ final class ContentLibrary: Sendable {
     }
 
     /// Answers a GET under a content path.
-    func get(_ mounted: Mounted, query: [String: String]) async throws(APIError) -> ContentResponse {
+    func get(
+        _ mounted: Mounted, query: [String: String], userAgent: String? = nil
+    ) async throws(APIError) -> ContentResponse {
         switch mounted.rest {
         case "asset-list.json":
             return try await assetLists.assetList(
                 query: query, target: mounted.target, planner: planner(for: mounted),
-                timeline: try await referenceTimeline(mounted), publicBase: publicBase)
+                timeline: try await referenceTimeline(mounted), publicBase: publicBase, userAgent: userAgent)
         case "timeline.json" where mounted.target.kind == .vod:
             return .json(try await timeline(mounted).jsonDocument)
         case "timeline.json":

@@ -53,13 +53,26 @@ public struct InterstitialServer: Service {
     /// Serves until cancelled or gracefully shut down.
     public func run() async throws {
         let client = makeHTTPClient()
+        let adClient = makeAdServerClient()
         do {
-            try await application(client: client).run()
+            try await application(client: client, adClient: adClient).run()
         } catch {
             try? await client.shutdown()
+            try? await adClient.shutdown()
             throw error
         }
         try await client.shutdown()
+        try await adClient.shutdown()
+    }
+
+    /// The HTTP client for VAST ad servers and tracking URLs: redirects followed (at most 5, no
+    /// cycles), as ad servers use them; each request is bounded by its own deadline.
+    func makeAdServerClient() -> HTTPClient {
+        var clientConfiguration = HTTPClient.Configuration()
+        clientConfiguration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        clientConfiguration.timeout.connect = .seconds(2)
+        clientConfiguration.timeout.read = .seconds(5)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 
     /// The HTTP client for upstream origins: no redirects, a read timeout of
@@ -77,10 +90,12 @@ public struct InterstitialServer: Service {
     }
 
     /// The Hummingbird application, for running inside another service group or testing.
-    func application(client: HTTPClient) -> some ApplicationProtocol {
+    func application(client: HTTPClient, adClient: HTTPClient? = nil) -> some ApplicationProtocol {
+        let dispatcher = TrackingDispatcher(client: adClient ?? client, logger: logger)
         let library = ContentLibrary(
             configuration: configuration, state: state, inventory: inventory ?? StoredInventory(state: state),
-            client: client, logger: logger, now: now)
+            client: client, logger: logger, now: now,
+            adDecisions: VASTDecisionClient(client: adClient ?? client, dispatcher: dispatcher, logger: logger))
         let mailbox = HandoffMailbox(
             capacity: configuration.limits.handoffSessions, expiry: configuration.limits.handoffExpiry.duration)
         let router = Routes(library: library, admin: AdminAPI(library: library), mailbox: mailbox).router()
@@ -117,7 +132,7 @@ public struct InterstitialServer: Service {
             server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "hlsi"),
-            services: [StateService(state: state, logger: logger)],
+            services: [StateService(state: state, logger: logger), dispatcher],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 library.serverBound(port: port)

@@ -57,7 +57,8 @@ struct Routes {
         registerHandoff(on: router)
         router.get("/**") { request, context in
             guard let mounted = library.mounted(request.uri.path) else { throw APIError.notFound(request.uri.path) }
-            let response = try await library.get(mounted, query: request.queryDictionary)
+            let response = try await library.get(
+                mounted, query: request.queryDictionary, userAgent: request.headers[.userAgent])
             switch response.body {
             case .bytes(let bytes):
                 return Response.bytes(bytes, contentType: response.contentType, cacheControl: response.cacheControl)

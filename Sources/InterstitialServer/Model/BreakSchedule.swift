@@ -35,6 +35,8 @@ public struct BreakSchedule: Hashable, Sendable {
     public var interstitial: InsertionRequest
     /// A fixed ad for every cadence break instead of the server's asset list.
     public var ad: String?
+    /// The VAST ad decision server that fills the target's breaks, overriding the configuration's.
+    public var adServer: AdServerSettings?
 
     /// Creates a schedule.
     public init(
@@ -91,7 +93,8 @@ public struct BreakSchedule: Hashable, Sendable {
 }
 
 extension BreakSchedule {
-    /// `{"target", "cadence": {"every", "duration", "offset"}, "prefix", "interstitial": {…}, "ad"}`.
+    /// `{"target", "cadence": {"every", "duration", "offset"}, "prefix", "interstitial": {…}, "ad",
+    /// "adServer": {…}}`.
     public var jsonValue: JSONValue {
         var fields: [String: JSONValue] = ["target": .string(target.description), "prefix": .string(prefix)]
         if let cadence {
@@ -105,6 +108,7 @@ extension BreakSchedule {
             if !template.isEmpty { fields["interstitial"] = .object(template) }
         }
         if let ad { fields["ad"] = .string(ad) }
+        if let adServer { fields["adServer"] = adServer.jsonValue }
         return .object(fields)
     }
 
@@ -148,8 +152,12 @@ extension BreakSchedule {
                 throw APIError(error)
             }
         }
+        let adServer = try reader.take("adServer").map { value throws(APIError) in
+            try AdServerSettings.decode(value, path: reader.at("adServer"))
+        }
         try reader.finish()
-        let schedule = BreakSchedule(target: target, cadence: cadence, prefix: prefix, interstitial: template, ad: ad)
+        var schedule = BreakSchedule(target: target, cadence: cadence, prefix: prefix, interstitial: template, ad: ad)
+        schedule.adServer = adServer
         if let sample = schedule.cadenceBreak(
             at: cadence?.offset ?? .zero, epoch: target.kind == .live ? InterstitialInserter.defaultEpoch : nil)
         {

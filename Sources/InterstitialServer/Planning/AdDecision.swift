@@ -48,11 +48,17 @@ public enum AdDecision {
     ) -> AssetList {
         let offset = min(max(startOffset, .zero), duration)
         let chosen = fill(duration: duration - offset, ads: ads, viewer: viewer, breakID: breakID, attempt: attempt)
-        var assets = chosen.map { AssetList.Asset(uri: url($0), duration: $0.duration) }
-        if offset > .zero, let first = assets.first {
-            assets.insert(AssetList.Asset(uri: first.uri, duration: offset), at: 0)
-        }
-        return AssetList(assets: assets, skipControl: skipControl)
+        let assets = chosen.map { AssetList.Asset(uri: url($0), duration: $0.duration) }
+        return AssetList(assets: joined(assets, at: offset), skipControl: skipControl)
+    }
+
+    /// The assets a viewer who joins `offset` into a break is given (R11): when the offset is
+    /// positive, a first entry of exactly `offset` seconds stands for the part already gone, which the
+    /// player skips ("assets wholly before the offset are skipped"), so the viewer starts at the start
+    /// of a whole ad.
+    static func joined(_ assets: [AssetList.Asset], at offset: MediaTime) -> [AssetList.Asset] {
+        guard offset > .zero, let first = assets.first else { return assets }
+        return [AssetList.Asset(uri: first.uri, duration: offset)] + assets
     }
 
     /// FNV-1a, 64 bits: the same on every machine and run (unlike `Hasher`).

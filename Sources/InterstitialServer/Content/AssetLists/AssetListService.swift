@@ -1,22 +1,36 @@
+import AdDecisioning
+import Foundation
 import HLSInterstitials
 import HLSPlaylist
 import Logging
 
-/// Answers asset-list requests for the breaks the server fills: the break's ads from the inventory
-/// (within ``ServerConfiguration/assetListDeadline``), fitted to its effective duration from the
-/// requested start offset, with the viewer's attempt counted for rebinding.
+/// Answers asset-list requests for the breaks the server fills: the break's ads from the target's
+/// VAST ad decision server when it has one (``AdServerSettings``), else from the inventory, within
+/// ``ServerConfiguration/assetListDeadline``, fitted to its effective duration from the requested
+/// start offset, with the viewer's attempt counted for rebinding.
 struct AssetListService: Sendable {
     let configuration: ServerConfiguration
     let state: ServerState
     let inventory: any AdInventory
     let logger: Logger
+    /// Asks the targets' VAST ad servers; nil when the server was made without one (tests).
+    var vast: VASTDecisionClient? = nil
+    /// The wall clock, for `[TIMESTAMP]`.
+    var now: @Sendable () -> DateTime = { DateTime(Date()) }
+
+    /// The ad decision server of `target`: its standing schedule's, else its configuration's.
+    func adServer(for target: Target) -> AdServerSettings? {
+        if let settings = state.snapshot.schedules[target]?.adServer { return settings }
+        let contents = target.kind == .vod ? configuration.vod : configuration.live
+        return contents.first { $0.id == target.id }?.adServer
+    }
 
     /// The asset list of the break a request names, planned with `planner` on `timeline`.
     ///
     /// - Throws: 400 for a bad request, 404 for a break that is not there or not filled by the server.
     func assetList(
         query: [String: String], target: Target, planner: BreakPlanner, timeline: BreakPlanner.Timeline,
-        publicBase: String
+        publicBase: String, userAgent: String? = nil
     ) async throws(APIError) -> ContentResponse {
         let request: AssetListQuery
         do {
@@ -32,6 +46,32 @@ struct AssetListService: Sendable {
         else { throw APIError.notFound("break \"\(id)\" of \(target)") }
         let attempt = state.attempt(viewer: viewer, target: target, id: id)
         let once = planned.event.willPlayOnce
+        if let settings = adServer(for: target), let vast {
+            guard !(once && attempt > 0) else { return .json(AssetList(assets: []).encoded()) }
+            var request = AdTagTemplate.Request(
+                breakID: id, cacheBuster: Self.cacheBuster(), timestamp: now())
+            request.breakDuration = duration
+            request.sessionID = viewer
+            request.contentID = target.id
+            request.viewerUserAgent = userAgent
+            let url = settings.vast.url(for: request)
+            let outcome = await vast.decide(
+                url: url, settings: settings,
+                headers: userAgent.map { [("X-Device-User-Agent", $0)] } ?? [],
+                deadline: configuration.assetListDeadline, cacheBuster: request.cacheBuster)
+            let fill = VASTFill.assetList(
+                ads: outcome.ads, duration: duration, startOffset: offset, tracking: settings.tracking,
+                skipControl: planned.source?.assetListSkipControl)
+            for report in fill.rejected { vast.send(report, cacheBuster: request.cacheBuster) }
+            vast.dispatcher.send(fill.impressions)
+            logger.debug(
+                "asset list from VAST",
+                metadata: [
+                    "target": "\(target)", "break": "\(id)", "viewer": "\(viewer ?? "-")",
+                    "requests": "\(outcome.requests)", "ads": "\(fill.adCount)", "errors": "\(outcome.errors.count)",
+                ])
+            return .json(fill.list.encoded())
+        }
         var ads: [Ad] = []
         if !(once && attempt > 0) {
             ads = await candidates(for: target, breakID: id)
@@ -55,6 +95,12 @@ struct AssetListService: Sendable {
                 "attempt": "\(attempt)", "offset": "\(offset)", "ads": "\(list.assets.count)",
             ])
         return .json(list.encoded())
+    }
+
+    /// A VAST cache buster: 8 random digits (VAST 4.3 §6.2, `[CACHEBUSTING]`).
+    static func cacheBuster() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return VASTMacroValues.cacheBuster(&generator)
     }
 
     /// The inventory's candidates, or none when it fails or misses the deadline. An inventory that

@@ -1,0 +1,71 @@
+import AdDecisioning
+import HLSInterstitials
+import HLSPlaylist
+
+/// Turns a VAST decision into a break's asset list (pure): the InLine ads in the order the ad
+/// server gave them, each linear creative's HLS media file as an asset of the creative's duration,
+/// with its tracking as SVTA2053-2 Ad Creative Signaling (`X-AD-CREATIVE-SIGNALING`, slot level on
+/// each asset, pod level on the list).
+///
+/// An ad without an HLS media file cannot play as an interstitial asset (progressive MP4 creatives
+/// would need conditioning first): it is left out and reported to its `<Error>` URLs with VAST error
+/// 403, "Couldn't find MediaFile that is supported by this media player". Ads fill what is left of
+/// the break after the viewer's start offset (R11); one that would overrun it by more than
+/// ``AdDecision/slack`` is left out (not an error: the break is full).
+enum VASTFill {
+    /// The asset list and what the server must do with it.
+    struct Result: Sendable {
+        /// The asset list to answer.
+        var list: AssetList
+        /// The ads left out for want of a playable media file, with their reports.
+        var rejected: [VASTErrorReport] = []
+        /// With `tracking: server`, the impression URLs the server fires itself.
+        var impressions: [String] = []
+        /// How many ads the list plays.
+        var adCount: Int { list.assets.count }
+    }
+
+    /// The asset list for `ads` in a break of `duration` joined `startOffset` into.
+    static func assetList(
+        ads: [ResolvedAd], duration: MediaTime, startOffset: MediaTime, tracking: AdServerSettings.Tracking,
+        skipControl: SkipControl?
+    ) -> Result {
+        let offset = min(max(startOffset, .zero), duration)
+        var remaining = duration - offset
+        var assets: [AssetList.Asset] = []
+        var slots: [AdCreativeSignaling.Slot] = []
+        var result = Result(list: AssetList(assets: []))
+        for resolved in ads {
+            let selection = CreativeSelection(ad: resolved)
+            let base = resolved.requestURLs.last ?? ""
+            guard let file = selection.hlsFiles.first, let length = selection.duration, length > .zero,
+                case let uri = URIReference.resolve(file.url, against: base),
+                ServerConfiguration.origin(of: uri) != nil,
+                var slot = AdCreativeSignaling.Slot(resolved, duration: length)
+            else {
+                result.rejected.append(
+                    VASTErrorReport(
+                        code: .noSupportedMediaFile, urls: resolved.ad.errorURLs, depth: resolved.depth,
+                        url: resolved.requestURLs.last, reason: "no-hls-media-file",
+                        message: "ad \"\(resolved.ad.id ?? "-")\" has no http(s) HLS media file with a duration"))
+                continue
+            }
+            guard length <= remaining + AdDecision.slack else { continue }
+            if tracking == .server {
+                result.impressions += slot.tracking.filter { $0.type == "impression" }.flatMap(\.urls)
+                slot.tracking.removeAll { $0.type == "impression" }
+            }
+            remaining = remaining - length
+            slots.append(slot)
+            assets.append(
+                AssetList.Asset(
+                    uri: uri, duration: length,
+                    otherKeys: [AdCreativeSignaling.key: AdCreativeSignaling.slot(slot).json]))
+        }
+        var otherKeys: [String: JSONValue] = [:]
+        if !slots.isEmpty { otherKeys[AdCreativeSignaling.key] = AdCreativeSignaling.pod(slots).json }
+        result.list = AssetList(
+            assets: AdDecision.joined(assets, at: offset), skipControl: skipControl, otherKeys: otherKeys)
+        return result
+    }
+}

@@ -1,0 +1,240 @@
+import AdDecisioning
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import InterstitialServer
+
+/// Breaks filled by a VAST ad decision server: the request with its macros, a wrapper, a pod of
+/// InLine ads turned into HLS assets with their tracking as SVTA Ad Creative Signaling, errors
+/// reported with their codes, and the deadline.
+@Suite("VAST ad decision servers")
+struct AdServerTests {
+    static func inline(_ origin: String) -> String {
+        func ad(_ id: String, sequence: Int, seconds: Int, file: String, type: String) -> String {
+            """
+            <Ad id="\(id)" sequence="\(sequence)"><InLine>
+              <AdSystem>test</AdSystem><AdTitle>\(id)</AdTitle>
+              <Impression>\(origin)/imp-\(id)</Impression>
+              <Error>\(origin)/err-\(id)?code=[ERRORCODE]</Error>
+              <Creatives><Creative id="c-\(id)">
+                <UniversalAdId idRegistry="test-registry">ua-\(id)</UniversalAdId>
+                <Linear>
+                  <Duration>00:00:0\(seconds)</Duration>
+                  <TrackingEvents>
+                    <Tracking event="start">\(origin)/start-\(id)</Tracking>
+                    <Tracking event="complete">\(origin)/complete-\(id)</Tracking>
+                  </TrackingEvents>
+                  <MediaFiles><MediaFile delivery="progressive" type="\(type)" width="1280" height="720">\(origin)\(file)</MediaFile></MediaFiles>
+                </Linear>
+              </Creative></Creatives>
+            </InLine></Ad>
+            """
+        }
+        return """
+            <VAST version="4.2">
+            \(ad("a1", sequence: 1, seconds: 4, file: "/ads/a1/master.m3u8", type: "application/x-mpegURL"))
+            \(ad("a2", sequence: 2, seconds: 6, file: "/ads/a2/master.m3u8", type: "application/vnd.apple.mpegurl"))
+            \(ad("a3", sequence: 3, seconds: 5, file: "/ads/a3.mp4", type: "video/mp4"))
+            </VAST>
+            """
+    }
+
+    static func wrapper(_ origin: String) -> String {
+        """
+        <VAST version="4.2"><Ad id="w"><Wrapper allowMultipleAds="true">
+          <AdSystem>test</AdSystem>
+          <VASTAdTagURI>\(origin)/inline</VASTAdTagURI>
+          <Impression>\(origin)/imp-wrapper</Impression>
+          <Error>\(origin)/err-wrapper?code=[ERRORCODE]</Error>
+        </Wrapper></Ad></VAST>
+        """
+    }
+
+    /// An ad server: `/vast` (a wrapper that allows the pod it leads to), `/inline` (a pod of three), `/slow` (never answers),
+    /// `/broken` (not XML), `/empty` (no ads); everything else is an empty 200 (beacons).
+    static func withAdServer(_ body: (TestOrigin) async throws -> Void) async throws {
+        let origin = NIOLockedValueBoxString()
+        try await TestOrigin.withOrigin(routes: { path in
+            let base = origin.value
+            switch path {
+            case "/vast": return .init(contentType: "application/xml", body: Array(wrapper(base).utf8))
+            case "/inline": return .init(contentType: "application/xml", body: Array(inline(base).utf8))
+            case "/slow": return .init(contentType: "application/xml", body: Array("<VAST>".utf8), stallAfter: 0)
+            case "/broken": return .init(contentType: "application/xml", body: Array("<VAST version=\"4.2\"><Ad>".utf8))
+            case "/empty":
+                return .init(
+                    contentType: "application/xml",
+                    body: Array("<VAST version=\"4.2\"><Error>\(base)/err-empty?code=[ERRORCODE]</Error></VAST>".utf8))
+            default: return .init(contentType: "text/plain", body: [])
+            }
+        }) { server in
+            origin.value = server.origin
+            try await body(server)
+        }
+    }
+
+    static func configuration(
+        _ origin: String, path: String = "/vast", tracking: String = "client"
+    ) throws
+        -> ServerConfiguration
+    {
+        var configuration = try Harness.demo()
+        configuration.vod[0].adServer = try AdServerSettings.decode(
+            .object([
+                "vast": .string(origin + path + "?sid=[SESSIONID]&brk=[BREAKID]&dur=[BREAKDURATION]&cb=[CACHEBUSTING]"),
+                "tracking": .string(tracking),
+            ]))
+        configuration.assetListDeadline = MediaTime(seconds: 1)
+        return configuration
+    }
+
+    static let list = "/demo/vod/asset-list.json?_HLS_interstitial_id=midroll-2&_HLS_primary_id=viewer-1"
+
+    @Test(
+        "a wrapper and a pod of InLine ads become HLS assets in sequence, with their tracking as Ad Creative Signaling")
+    func pod() async throws {
+        try await Self.withAdServer { adServer in
+            try await Harness.withServer(try Self.configuration(adServer.origin)) { client in
+                let response = try await client.get(Self.list, headers: [.userAgent: "TestPlayer/1.0"])
+                #expect(response.status == .ok)
+                let list = try AssetList.decode(Array(response.text.utf8))
+                #expect(
+                    list.assets.map(\.uri) == [
+                        adServer.origin + "/ads/a1/master.m3u8", adServer.origin + "/ads/a2/master.m3u8",
+                    ])
+                #expect(list.assets.map(\.duration) == [MediaTime(seconds: 4), MediaTime(seconds: 6)])
+                // The request carried the macros and the viewer's user agent.
+                let request = try #require(adServer.requests("/vast").first)
+                #expect(request.contains("sid=viewer-1"))
+                #expect(request.contains("brk=midroll-2"))
+                #expect(!request.contains("[CACHEBUSTING]"))
+                // Slot-level signaling on each asset, with the wrapper's impression merged in.
+                let slot = try AdCreativeSignaling(
+                    json: try #require(list.assets[0].otherKeys[AdCreativeSignaling.key]))
+                let impressions = slot.slots.first?.tracking.first { $0.type == "impression" }?.urls ?? []
+                #expect(Set(impressions) == [adServer.origin + "/imp-a1", adServer.origin + "/imp-wrapper"])
+                #expect(slot.slots.first?.tracking.contains { $0.type == "complete" } == true)
+                let pod = try AdCreativeSignaling(json: try #require(list.otherKeys[AdCreativeSignaling.key]))
+                #expect(pod.kind == .pod)
+                #expect(pod.slots.map(\.start) == [.zero, MediaTime(seconds: 4)])
+                // The MP4-only ad cannot play as an interstitial: its error URL hears 403.
+                #expect(try await eventually { !adServer.requests("/err-a3").isEmpty })
+                #expect(adServer.requests("/err-a3") == ["/err-a3?code=403"])
+                // The client fires impressions: the server does not.
+                #expect(adServer.requests("/imp-a1").isEmpty)
+                // A viewer who joins 3 s in (R11): a first entry for the part gone, then what fits.
+                let late = try AssetList.decode(
+                    Array(
+                        try await client.text(
+                            Self.list.replacingOccurrences(of: "viewer-1", with: "viewer-3") + "&_HLS_start_offset=3"
+                        ).utf8))
+                #expect(late.assets.map(\.duration) == [MediaTime(seconds: 3), MediaTime(seconds: 4)])
+                #expect(late.assets.first?.otherKeys.isEmpty == true)
+            }
+        }
+    }
+
+    @Test("tracking: server fires the impressions once per answer and leaves them out of the signaling")
+    func serverTracking() async throws {
+        try await Self.withAdServer { adServer in
+            try await Harness.withServer(try Self.configuration(adServer.origin, tracking: "server")) { client in
+                let list = try AssetList.decode(Array(try await client.text(Self.list).utf8))
+                #expect(list.assets.count == 2)
+                let slot = try AdCreativeSignaling(
+                    json: try #require(list.assets[0].otherKeys[AdCreativeSignaling.key]))
+                #expect(slot.slots.first?.tracking.contains { $0.type == "impression" } == false)
+                // Sent in the background: each once (the wrapper's impression once per ad it wraps).
+                let expected = ["/imp-a1": 1, "/imp-a2": 1, "/imp-wrapper": 2]
+                #expect(
+                    try await eventually {
+                        expected.allSatisfy { adServer.requests($0.key).count >= $0.value }
+                    })
+                #expect(expected.allSatisfy { adServer.requests($0.key).count == $0.value })
+            }
+        }
+    }
+
+    @Test(
+        "a slow, broken or empty ad server gives an empty asset list within the deadline, and hears the error code",
+        arguments: [("/slow", 301), ("/broken", 100), ("/empty", 303)])
+    func failures(path: String, code: Int) async throws {
+        try await Self.withAdServer { adServer in
+            var configuration = try Self.configuration(adServer.origin, path: path)
+            configuration.assetListDeadline = MediaTime(seconds: 0.5)
+            try await Harness.withServer(configuration) { client in
+                let started = ContinuousClock.now
+                let response = try await client.get(Self.list)
+                #expect(ContinuousClock.now - started < .seconds(3))
+                #expect(response.status == .ok)
+                #expect(try AssetList.decode(Array(response.text.utf8)).assets.isEmpty, "\(response.text)")
+                if path == "/empty" {
+                    #expect(try await eventually { !adServer.requests("/err-empty").isEmpty })
+                    #expect(adServer.requests("/err-empty") == ["/err-empty?code=\(code)"])
+                }
+            }
+        }
+    }
+
+    @Test("ad server settings are checked, with the JSON path of what is wrong")
+    func settings() throws {
+        let good = try AdServerSettings.decode(
+            .object(["vast": .string("https://ads.example/vast?cb=[CACHEBUSTING]"), "maxWrapperDepth": .integer(3)]))
+        #expect(good.maximumWrapperDepth == 3)
+        #expect(good.tracking == .client)
+        let cases: [(JSONValue, String)] = [
+            (.object(["vast": .string("ftp://ads.example/vast")]), "adServer.vast"),
+            (.object(["vast": .string("https://ads.example/v?a=\"b\"")]), "adServer.vast"),
+            (.object(["vast": .string("https://" + String(repeating: "a", count: 5000))]), "adServer.vast"),
+            (.object(["vast": .string("https://ads.example/v"), "tracking": .string("both")]), "adServer.tracking"),
+            (
+                .object(["vast": .string("https://ads.example/v"), "maxWrapperDepth": .integer(11)]),
+                "adServer.maxWrapperDepth"
+            ),
+            (.object(["vast": .string("https://ads.example/v"), "other": .integer(1)]), "adServer.other"),
+            (.object([:]), "adServer.vast"),
+        ]
+        for (value, path) in cases {
+            #expect(throws: APIError.self) { try AdServerSettings.decode(value, path: "adServer") }
+            do {
+                _ = try AdServerSettings.decode(value, path: "adServer")
+            } catch {
+                #expect(error.path == path, "\(value)")
+            }
+        }
+    }
+
+    @Test("a standing schedule's ad server, set through the admin API, fills the target's breaks and is kept")
+    func adminSettings() async throws {
+        try await Self.withAdServer { adServer in
+            try await Harness.withServer { client in
+                let before = try AssetList.decode(Array(try await client.text(Self.list).utf8))
+                #expect(!before.assets.contains { $0.uri.hasPrefix(adServer.origin) })
+                let schedule = """
+                    {"target":"vod/demo","adServer":{"vast":"\(adServer.origin)/vast?sid=[SESSIONID]","tracking":"client"}}
+                    """
+                let created = try await client.admin(.post, "schedules", schedule)
+                #expect(created.status == .created, "\(created.text)")
+                let read = try await client.admin(.get, "schedules/vod/demo")
+                #expect(read.text.contains("adServer"))
+                let after = try AssetList.decode(
+                    Array(try await client.text(Self.list.replacingOccurrences(of: "viewer-1", with: "viewer-2")).utf8))
+                #expect(after.assets.map(\.uri).allSatisfy { $0.hasPrefix(adServer.origin + "/ads/") })
+                #expect(after.assets.count == 2)
+            }
+        }
+    }
+}
+
+/// A string shared with a route closure that is set once the origin's port is known.
+final class NIOLockedValueBoxString: Sendable {
+    private let box = NIOLockedValueBox("")
+    var value: String {
+        get { box.withLockedValue { $0 } }
+        set { box.withLockedValue { $0 = newValue } }
+    }
+}
