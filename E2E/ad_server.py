@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""A local VAST ad decision server for the tests: answers VAST and records every request.
+
+Usage: ad_server.py MEDIA_BASE LOG_FILE
+
+- GET /vast?brk=ID&dur=SECONDS...: a VAST 4.2 pod of the demo's three ads (ad2 4 s, ad3 6 s,
+  ad1 6 s, in that sequence) whose HLS media files are MEDIA_BASE/ads/adN/master.m3u8, and whose
+  tracking URLs name the break and the ad: /t/BREAK/AD/EVENT.
+- GET /slow: never answers (the caller's deadline applies).
+- anything else (the beacons): 204.
+
+Every request line is appended to LOG_FILE as it arrives. The first line on standard output is
+"port N".
+"""
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+MEDIA_BASE = sys.argv[1].rstrip("/")
+LOG = sys.argv[2]
+LOCK = threading.Lock()
+ADS = [("ad2", 4), ("ad3", 6), ("ad1", 6)]
+EVENTS = ["start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]
+
+
+def vast(origin, brk):
+    ads = []
+    for sequence, (ad, seconds) in enumerate(ADS, start=1):
+        track = "".join(
+            f'<Tracking event="{event}">{origin}/t/{brk}/{ad}/{event}</Tracking>' for event in EVENTS
+        )
+        ads.append(
+            f"""<Ad id="{ad}" sequence="{sequence}"><InLine>
+<AdSystem>e2e</AdSystem><AdTitle>{ad}</AdTitle>
+<Impression>{origin}/t/{brk}/{ad}/impression</Impression>
+<Error>{origin}/t/{brk}/{ad}/error?code=[ERRORCODE]</Error>
+<Creatives><Creative id="c-{ad}"><UniversalAdId idRegistry="e2e">{ad}</UniversalAdId><Linear>
+<Duration>00:00:0{seconds}</Duration><TrackingEvents>{track}</TrackingEvents>
+<MediaFiles><MediaFile delivery="streaming" type="application/x-mpegURL" width="320" height="180">{MEDIA_BASE}/ads/{ad}/master.m3u8</MediaFile></MediaFiles>
+</Linear></Creative></Creatives></InLine></Ad>"""
+        )
+    return '<VAST version="4.2">' + "".join(ads) + "</VAST>"
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self):
+        with LOCK:
+            with open(LOG, "a") as log:
+                log.write(self.path + "\n")
+        url = urlparse(self.path)
+        if url.path == "/vast":
+            brk = parse_qs(url.query).get("brk", ["none"])[0]
+            origin = f"http://127.0.0.1:{self.server.server_address[1]}"
+            body = vast(origin, brk).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif url.path == "/slow":
+            time.sleep(30)
+        else:
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+print(f"port {server.server_address[1]}", flush=True)
+server.serve_forever()
