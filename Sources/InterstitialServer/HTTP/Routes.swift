@@ -9,6 +9,15 @@ struct Routes {
     let library: ContentLibrary
     let admin: AdminAPI
     let mailbox: HandoffMailbox
+    /// The counts served on `GET /metrics`; the server passes the one its content library records into.
+    let metrics: ServerMetrics
+
+    init(library: ContentLibrary, admin: AdminAPI, mailbox: HandoffMailbox, metrics: ServerMetrics = ServerMetrics()) {
+        self.library = library
+        self.admin = admin
+        self.mailbox = mailbox
+        self.metrics = metrics
+    }
 
     var configuration: ServerConfiguration { library.configuration }
 
@@ -55,6 +64,7 @@ struct Routes {
         }
         admin.register(on: router.group("admin/v1"))
         registerHandoff(on: router)
+        registerMetrics(on: router)
         router.get("/**") { request, context in
             guard let mounted = library.mounted(request.uri.path) else { throw APIError.notFound(request.uri.path) }
             let response = try await library.get(
@@ -78,6 +88,30 @@ struct Routes {
             }
         }
         return router
+    }
+
+    /// `GET /metrics`: ``ServerMetrics`` in the Prometheus text format, never stored. With an admin
+    /// token it needs `Authorization: Bearer <adminToken>` (``BearerTokenMiddleware``, as the admin
+    /// API); without one it is open only when the server listens on a loopback address, and refused
+    /// with 403 otherwise.
+    func registerMetrics(on router: Router<BasicRequestContext>) {
+        let metrics = metrics
+        let group = router.group("metrics")
+        if let token = configuration.adminToken, !token.isEmpty {
+            group.add(middleware: BearerTokenMiddleware(token: token))
+        } else if !ServerConfiguration.isLoopback(configuration.host) {
+            group.get { _, _ -> Response in
+                throw APIError(
+                    status: 403, code: "forbidden",
+                    "/metrics needs an admin token when the server listens on an address that is not loopback")
+            }
+            return
+        }
+        group.get { _, _ in
+            Response.bytes(
+                Array(metrics.renderText().utf8), contentType: ServerMetrics.contentType,
+                cacheControl: CachePolicy.noStore)
+        }
     }
 
     /// `POST /handoff/NAME` stores a session (``PlaybackSession`` JSON, checked); `GET

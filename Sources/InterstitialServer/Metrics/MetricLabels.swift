@@ -1,0 +1,51 @@
+import NIOConcurrencyHelpers
+
+/// The label values that ``ServerMetrics`` may write: each from a closed set or from the
+/// configuration, so that no request can grow the number of time series.
+///
+/// A value outside its set becomes ``other``. Targets are the configuration's `vod/ID` and
+/// `live/ID` (``Target``), at most ``targetLimit`` distinct ones per registry; codes are VAST error
+/// codes, integers in 100...999.
+final class MetricLabels: Sendable {
+    /// The value that stands for every value outside a label's set.
+    static let other = "other"
+    /// The most distinct `target` values one registry keeps before it writes ``other``.
+    static let targetLimit = 1000
+    /// Where an asset list's ads came from.
+    static let sources: Set<String> = ["inventory", "vast"]
+    /// What the server fires itself.
+    static let trackingKinds: Set<String> = ["error", "impression"]
+    /// The VAST 4.3 tracking events (section 3.14.1 "Tracking Events", plus `impression`, `error`,
+    /// `clickTracking` and `progress`) that a beacon may name.
+    static let beaconTypes: Set<String> = [
+        "impression", "error", "creativeView", "loaded", "start", "firstQuartile", "midpoint", "thirdQuartile",
+        "complete", "progress", "mute", "unmute", "pause", "resume", "rewind", "skip", "playerExpand",
+        "playerCollapse", "closeLinear", "notUsed", "otherAdInteraction", "acceptInvitation", "adExpand",
+        "adCollapse", "minimize", "close", "overlayViewDuration", "interactiveStart", "clickTracking",
+        "fullscreen", "exitFullscreen", "expand", "collapse", "acceptInvitationLinear", "timeSpentViewing",
+    ]
+
+    private let targets = NIOLockedValueBox<Set<String>>([])
+
+    /// `target` if it is written `vod/ID` or `live/ID` and is one of the first ``targetLimit``
+    /// targets seen; ``other`` otherwise.
+    func target(_ target: String) -> String {
+        guard Target(target) != nil else { return Self.other }
+        return targets.withLockedValue { seen in
+            if seen.contains(target) { return target }
+            guard seen.count < Self.targetLimit else { return Self.other }
+            seen.insert(target)
+            return target
+        }
+    }
+
+    /// A VAST error code as a label: `"100"` to `"999"`, ``other`` for any other integer.
+    static func code(_ code: Int) -> String {
+        (100...999).contains(code) ? String(code) : other
+    }
+
+    /// `value` if `set` holds it, ``other`` otherwise.
+    static func member(_ value: String, of set: Set<String>) -> String {
+        set.contains(value) ? value : other
+    }
+}

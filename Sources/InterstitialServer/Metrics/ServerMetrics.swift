@@ -1,0 +1,107 @@
+import Prometheus
+
+/// The server's metrics in Prometheus form: asset-list answers and fill, VAST decisions (latency,
+/// documents fetched, errors by VAST error code, timeouts), tracking requests the server fires and
+/// beacons seen, served on `GET /metrics` in the Prometheus text exposition format 0.0.4.
+///
+/// Each instance owns its own `PrometheusCollectorRegistry`; the global `MetricsSystem` is never
+/// bootstrapped, so several servers (and tests) in one process keep separate counts. Every label
+/// value goes through ``MetricLabels``: targets from the configuration, everything else from a
+/// closed set, so request input cannot grow the set of series.
+final class ServerMetrics: Sendable {
+    /// The `Content-Type` of ``renderText()``.
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    /// The upper bounds of the VAST latency histogram in seconds, dense below the 1 s deadline.
+    static let vastBuckets: [Double] = [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.75, 0.9, 1, 1.5, 2.5, 5]
+    /// The longest VAST decision recorded, in seconds; longer or non-finite ones count as this.
+    static let longestDecision = 3600.0
+
+    /// The metrics, all named `hlsi_…`, with their help text.
+    enum Name {
+        static var assetListRequests: MetricNameDescriptor {
+            name("asset_list_requests", "total", "Asset-list requests answered.")
+        }
+        static var assetListFilled: MetricNameDescriptor {
+            name("asset_list_filled", "total", "Asset-list answers with at least one ad.")
+        }
+        static var assetListAds: MetricNameDescriptor { name("asset_list_ads", "total", "Ads in asset-list answers.") }
+        static var vastDuration: MetricNameDescriptor {
+            name("vast_request_duration", "seconds", "Time to decide a break's ads through VAST, wrappers included.")
+        }
+        static var vastRequests: MetricNameDescriptor {
+            name("vast_requests", "total", "VAST and VMAP documents fetched.")
+        }
+        static var vastErrors: MetricNameDescriptor {
+            name("vast_errors", "total", "VAST errors by VAST error code (other: outside 100-999).")
+        }
+        static var vastTimeouts: MetricNameDescriptor {
+            name("vast_timeouts", "total", "VAST decisions that hit the deadline.")
+        }
+        static var trackingRequests: MetricNameDescriptor {
+            name("tracking_requests", "total", "Tracking requests fired by the server, by kind and result.")
+        }
+        static var beaconsSeen: MetricNameDescriptor {
+            name("beacons_seen", "total", "Tracking beacons seen, by VAST event type.")
+        }
+
+        private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+            MetricNameDescriptor(namespace: "hlsi", metricName: metric, unitName: unit, helpText: help)
+        }
+    }
+
+    private let registry = PrometheusCollectorRegistry()
+    private let labels = MetricLabels()
+
+    /// Creates empty metrics: a series appears once something is counted for its labels.
+    init() {}
+
+    /// Counts an asset-list answer for `target` whose ads came from `source` (`inventory` or
+    /// `vast`): one request, `ads` ads, and one fill when `filled` (fill rate = filled / requests).
+    func assetListAnswered(target: String, source: String, ads: Int, filled: Bool) {
+        let series = [
+            ("target", labels.target(target)), ("source", MetricLabels.member(source, of: MetricLabels.sources)),
+        ]
+        counter(Name.assetListRequests, series).increment()
+        let filledCounter = counter(Name.assetListFilled, series)
+        if filled { filledCounter.increment() }
+        counter(Name.assetListAds, series).increment(by: Int64(max(0, ads)))
+    }
+
+    /// Records one VAST decision for `target`: how long it took, the VAST documents fetched
+    /// (wrappers included), each VAST error code met, and whether it hit the deadline.
+    func vastDecision(target: String, seconds: Double, requests: Int, errorCodes: [Int], timedOut: Bool) {
+        let series = [("target", labels.target(target))]
+        let duration = seconds.isNaN ? 0 : min(max(seconds, 0), Self.longestDecision)
+        registry.makeValueHistogram(descriptor: Name.vastDuration, labels: series, buckets: Self.vastBuckets)
+            .record(duration)
+        counter(Name.vastRequests, series).increment(by: Int64(max(0, requests)))
+        for code in errorCodes {
+            counter(Name.vastErrors, series + [("code", MetricLabels.code(code))]).increment()
+        }
+        let timeouts = counter(Name.vastTimeouts, series)
+        if timedOut { timeouts.increment() }
+    }
+
+    /// Counts a tracking request the server fired itself: `kind` is `error` or `impression`,
+    /// `ok` whether the ad server answered 2xx.
+    func trackingSent(kind: String, ok: Bool) {
+        counter(
+            Name.trackingRequests,
+            [("kind", MetricLabels.member(kind, of: MetricLabels.trackingKinds)), ("result", ok ? "ok" : "failed")]
+        ).increment()
+    }
+
+    /// Counts a beacon of VAST event `type` seen by the server.
+    func beaconSeen(type: String) {
+        counter(Name.beaconsSeen, [("type", MetricLabels.member(type, of: MetricLabels.beaconTypes))]).increment()
+    }
+
+    /// Every series in the Prometheus text exposition format 0.0.4 (`# HELP`, `# TYPE`, samples).
+    func renderText() -> String {
+        registry.emitToString()
+    }
+
+    private func counter(_ name: MetricNameDescriptor, _ labels: [(String, String)]) -> Counter {
+        registry.makeCounter(descriptor: name, labels: labels)
+    }
+}
