@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """A local VAST ad decision server for the tests: answers VAST and records every request.
 
-Usage: ad_server.py MEDIA_BASE LOG_FILE
+Usage: ad_server.py MEDIA_BASE LOG_FILE [DELAY_MS [PORT]]
 
 - GET /vast?brk=ID&dur=SECONDS...: a VAST 4.2 pod of the demo's three ads (ad2 4 s, ad3 6 s,
   ad1 6 s, in that sequence) whose HLS media files are MEDIA_BASE/ads/adN/master.m3u8, and whose
   tracking URLs name the break and the ad: /t/BREAK/AD/EVENT.
+- GET /wrapper?...: a VAST wrapper (allowMultipleAds) leading to /vast with the same query.
 - GET /slow: never answers (the caller's deadline applies).
+- Every answer waits DELAY_MS first (default 0), as a real ad server's decision takes time.
 - anything else (the beacons): 204.
 
 Every request line is appended to LOG_FILE as it arrives. The first line on standard output is
@@ -20,6 +22,7 @@ from urllib.parse import parse_qs, urlparse
 
 MEDIA_BASE = sys.argv[1].rstrip("/")
 LOG = sys.argv[2]
+DELAY = float(sys.argv[3]) / 1000 if len(sys.argv) > 3 else 0.0
 LOCK = threading.Lock()
 ADS = [("ad2", 4), ("ad3", 6), ("ad1", 6)]
 EVENTS = ["start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]
@@ -52,9 +55,22 @@ class Handler(BaseHTTPRequestHandler):
             with open(LOG, "a") as log:
                 log.write(self.path + "\n")
         url = urlparse(self.path)
-        if url.path == "/vast":
+        origin = f"http://127.0.0.1:{self.server.server_address[1]}"
+        if DELAY and url.path in ("/vast", "/wrapper"):
+            time.sleep(DELAY)
+        if url.path == "/wrapper":
+            target = f"{origin}/vast?{url.query}".replace("&", "&amp;")
+            body = (
+                '<VAST version="4.2"><Ad id="w"><Wrapper allowMultipleAds="true"><AdSystem>e2e</AdSystem>'
+                f"<VASTAdTagURI>{target}</VASTAdTagURI></Wrapper></Ad></VAST>"
+            ).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif url.path == "/vast":
             brk = parse_qs(url.query).get("brk", ["none"])[0]
-            origin = f"http://127.0.0.1:{self.server.server_address[1]}"
             body = vast(origin, brk).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/xml")
@@ -72,6 +88,7 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+ThreadingHTTPServer.request_queue_size = 1024
+server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[4]) if len(sys.argv) > 4 else 0), Handler)
 print(f"port {server.server_address[1]}", flush=True)
 server.serve_forever()

@@ -89,7 +89,7 @@ struct BeaconPlayerTests {
             ("complete", "{ORIGIN}/t/ok"),
         ])
         try await TestOrigin.with(Self.routes(files)) { origin in
-            let player = await play(origin, "/main.m3u8") { $0.beaconTimeout = .milliseconds(300) }
+            let player = await play(origin, "/main.m3u8") { $0.beaconTimeout = .seconds(3) }
             // The break and primary play exactly as they would without tracking.
             #expect(
                 player.trace.lines([.interstitialStarted, .interstitialEnded, .ended]) == [

@@ -135,6 +135,16 @@ struct AdServerTests {
                         ).utf8))
                 #expect(late.assets.map(\.duration) == [MediaTime(seconds: 3), MediaTime(seconds: 4)])
                 #expect(late.assets.first?.otherKeys.isEmpty == true)
+                // Counted on /metrics: two VAST answers, both filled, and the 403 of the MP4 ad.
+                let metrics = try await client.get("/metrics", headers: [.authorization: "Bearer \(Harness.token)"])
+                let lines = metrics.text.split(separator: "\n")
+                func value(_ name: String, _ labels: String...) -> String? {
+                    lines.first { line in line.hasPrefix(name + "{") && labels.allSatisfy { line.contains($0) } }?
+                        .split(separator: " ").last.map(String.init)
+                }
+                #expect(value("hlsi_asset_list_requests_total", #"source="vast""#) == "2")
+                #expect(value("hlsi_asset_list_filled_total", #"source="vast""#) == "2")
+                #expect(value("hlsi_vast_errors_total", #"code="403""#) == "2")
             }
         }
     }

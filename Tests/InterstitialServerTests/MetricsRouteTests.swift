@@ -60,6 +60,10 @@ struct MetricsRouteTests {
             let response = try await client.get("/metrics")
             #expect(response.status == .ok)
             #expect(response.headers[.contentType] == ServerMetrics.contentType)
+            // No CORS: a page in a browser on this machine cannot read the counts.
+            let crossOrigin = try await client.get("/metrics", headers: [.origin: "https://elsewhere.example"])
+            #expect(crossOrigin.headers[.accessControlAllowOrigin] == nil)
+            #expect(try await client.get("/demo/vod/master.m3u8").headers[.accessControlAllowOrigin] == "*")
         }
     }
 

@@ -27,29 +27,32 @@ final class TrackingDispatcher: Service, Sendable {
 
     private let client: HTTPClient
     private let logger: Logger
-    private let stream: AsyncStream<String>
-    private let continuation: AsyncStream<String>.Continuation
+    private let stream: AsyncStream<(url: String, kind: String)>
+    private let continuation: AsyncStream<(url: String, kind: String)>.Continuation
     private let counts = NIOLockedValueBox(Counts())
+    private let metrics: ServerMetrics
 
-    init(client: HTTPClient, logger: Logger) {
+    init(client: HTTPClient, logger: Logger, metrics: ServerMetrics = ServerMetrics()) {
         self.client = client
         self.logger = logger
+        self.metrics = metrics
         (stream, continuation) = AsyncStream.makeStream(
-            of: String.self, bufferingPolicy: .bufferingNewest(Self.capacity))
+            of: (url: String, kind: String).self, bufferingPolicy: .bufferingNewest(Self.capacity))
     }
 
     /// What was sent, failed and dropped so far.
     var snapshot: Counts { counts.withLockedValue { $0 } }
 
-    /// Queues GET requests to `urls` (http and https only; others are dropped).
-    func send(_ urls: [String]) {
+    /// Queues GET requests to `urls` (http and https only; others are dropped), counted as `kind`
+    /// (`error` or `impression`).
+    func send(_ urls: [String], kind: String) {
         for url in urls {
             let lowered = url.prefix(8).lowercased()
             guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
                 counts.withLockedValue { $0.dropped += 1 }
                 continue
             }
-            if case .dropped = continuation.yield(url) { counts.withLockedValue { $0.dropped += 1 } }
+            if case .dropped = continuation.yield((url, kind)) { counts.withLockedValue { $0.dropped += 1 } }
         }
     }
 
@@ -58,13 +61,13 @@ final class TrackingDispatcher: Service, Sendable {
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 var running = 0
-                for await url in stream {
+                for await (url, kind) in stream {
                     if running >= Self.concurrency {
                         await group.next()
                         running -= 1
                     }
                     running += 1
-                    group.addTask { await self.request(url) }
+                    group.addTask { await self.request(url, kind: kind) }
                 }
             }
         } onGracefulShutdown: {
@@ -72,7 +75,7 @@ final class TrackingDispatcher: Service, Sendable {
         }
     }
 
-    private func request(_ url: String) async {
+    private func request(_ url: String, kind: String) async {
         do {
             var request = HTTPClientRequest(url: url)
             request.headers.add(name: "User-Agent", value: "hlsi")
@@ -80,9 +83,11 @@ final class TrackingDispatcher: Service, Sendable {
             _ = try? await response.body.collect(upTo: 64 * 1024)
             let ok = (200..<400).contains(response.status.code)
             counts.withLockedValue { ok ? ($0.sent += 1) : ($0.failed += 1) }
+            metrics.trackingSent(kind: kind, ok: ok)
             if !ok { logger.debug("tracking request answered \(response.status.code): \(url)") }
         } catch {
             counts.withLockedValue { $0.failed += 1 }
+            metrics.trackingSent(kind: kind, ok: false)
             logger.debug("tracking request failed: \(url): \(error)")
         }
     }

@@ -22,6 +22,8 @@ struct VASTDecisionClient: Sendable {
         var failure: VASTErrorReport?
         /// How many VAST documents were requested.
         var requests = 0
+        /// Whether the deadline ended the resolution.
+        var timedOut = false
     }
 
     let client: HTTPClient
@@ -74,6 +76,7 @@ struct VASTDecisionClient: Sendable {
                 if let answer = next {
                     actions = resolver.receive(answer.1, for: answer.0)
                 } else {
+                    outcome.timedOut = true
                     actions = resolver.expire()
                 }
             }
@@ -87,7 +90,7 @@ struct VASTDecisionClient: Sendable {
         logger.warning("VAST: \(report)")
         var values = VASTMacroValues(cacheBusting: cacheBuster, errorCode: report.code)
         values.serverSide = 1
-        dispatcher.send(report.urls.map { VASTMacros.fill($0, with: values) })
+        dispatcher.send(report.urls.map { VASTMacros.fill($0, with: values) }, kind: "error")
     }
 
     /// One VAST request: an http(s) GET, 2xx, at most `limit` bytes, read with ``VASTReader``.

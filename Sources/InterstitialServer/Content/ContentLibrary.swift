@@ -35,14 +35,18 @@ final class ContentLibrary: Sendable {
     /// The VOD timelines of directory contents (their files do not change while the server runs),
     /// by content ID: an asset-list request does not load the presentation again.
     private let vodTimelines = NIOLockedValueBox<[String: BreakPlanner.Timeline]>([:])
+    /// What the server counts, served on `/metrics`.
+    let metrics: ServerMetrics
     /// The start of the absolute URLs written (``ServerConfiguration/publicBase(boundPort:)``).
     private let base: NIOLockedValueBox<String>
 
     init(
         configuration: ServerConfiguration, state: ServerState, inventory: any AdInventory, client: HTTPClient,
         logger: Logger, now: @escaping @Sendable () -> DateTime,
-        rendered: RenderedPlaylistCache = RenderedPlaylistCache(), adDecisions: VASTDecisionClient? = nil
+        rendered: RenderedPlaylistCache = RenderedPlaylistCache(), adDecisions: VASTDecisionClient? = nil,
+        metrics: ServerMetrics = ServerMetrics()
     ) {
+        self.metrics = metrics
         self.configuration = configuration
         self.rendered = rendered
         self.state = state
@@ -50,8 +54,8 @@ final class ContentLibrary: Sendable {
         self.now = now
         upstream = UpstreamClient(configuration: configuration, client: client, logger: logger)
         assetLists = AssetListService(
-            configuration: configuration, state: state, inventory: inventory, logger: logger, vast: adDecisions,
-            now: now)
+            configuration: configuration, state: state, inventory: inventory, logger: logger, metrics: metrics,
+            vast: adDecisions, now: now)
         base = NIOLockedValueBox(configuration.publicBase(boundPort: configuration.port))
     }
 

@@ -3,7 +3,7 @@ import Hummingbird
 /// What every answer gets beyond its route: cross-origin access for the public routes, and
 /// `304 Not Modified` for a GET or HEAD whose `If-None-Match` names the answer's ``EntityTag``.
 ///
-/// Public routes (everything but `/admin/`) carry `Access-Control-Allow-Origin: *`, errors
+/// Public routes (everything but `/admin/` and `/metrics`) carry `Access-Control-Allow-Origin: *`, errors
 /// included, so that players on other origins can read playlists, asset lists, segments and
 /// their errors; a CORS preflight (`OPTIONS`) is answered here. The admin API has no CORS: a page
 /// on another origin cannot drive it from a browser.
@@ -16,7 +16,8 @@ struct HTTPSemanticsMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let isPublic = !request.uri.path.hasPrefix("/admin/") && request.uri.path != "/admin"
+        let path = request.uri.path
+        let isPublic = !path.hasPrefix("/admin/") && path != "/admin" && path != "/metrics"
         if isPublic, request.method == .options { return preflight(request) }
         var response: Response
         do {

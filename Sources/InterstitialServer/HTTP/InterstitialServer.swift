@@ -91,14 +91,18 @@ public struct InterstitialServer: Service {
 
     /// The Hummingbird application, for running inside another service group or testing.
     func application(client: HTTPClient, adClient: HTTPClient? = nil) -> some ApplicationProtocol {
-        let dispatcher = TrackingDispatcher(client: adClient ?? client, logger: logger)
+        let metrics = ServerMetrics()
+        let dispatcher = TrackingDispatcher(client: adClient ?? client, logger: logger, metrics: metrics)
         let library = ContentLibrary(
             configuration: configuration, state: state, inventory: inventory ?? StoredInventory(state: state),
             client: client, logger: logger, now: now,
-            adDecisions: VASTDecisionClient(client: adClient ?? client, dispatcher: dispatcher, logger: logger))
+            adDecisions: VASTDecisionClient(client: adClient ?? client, dispatcher: dispatcher, logger: logger),
+            metrics: metrics)
         let mailbox = HandoffMailbox(
             capacity: configuration.limits.handoffSessions, expiry: configuration.limits.handoffExpiry.duration)
-        let router = Routes(library: library, admin: AdminAPI(library: library), mailbox: mailbox).router()
+        let router = Routes(
+            library: library, admin: AdminAPI(library: library), mailbox: mailbox, metrics: library.metrics
+        ).router()
         let hub = GroupHub(logger: logger)
         let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
         webSocketRouter.ws("/group/:name") { _, context in

@@ -13,6 +13,8 @@ struct AssetListService: Sendable {
     let state: ServerState
     let inventory: any AdInventory
     let logger: Logger
+    /// Counts answers, fills and VAST decisions.
+    let metrics: ServerMetrics
     /// Asks the targets' VAST ad servers; nil when the server was made without one (tests).
     var vast: VASTDecisionClient? = nil
     /// The wall clock, for `[TIMESTAMP]`.
@@ -47,7 +49,11 @@ struct AssetListService: Sendable {
         let attempt = state.attempt(viewer: viewer, target: target, id: id)
         let once = planned.event.willPlayOnce
         if let settings = adServer(for: target), let vast {
-            guard !(once && attempt > 0) else { return .json(AssetList(assets: []).encoded()) }
+            guard !(once && attempt > 0) else {
+                metrics.assetListAnswered(target: target.description, source: "vast", ads: 0, filled: false)
+                return .json(AssetList(assets: []).encoded())
+            }
+            let started = ContinuousClock.now
             var request = AdTagTemplate.Request(
                 breakID: id, cacheBuster: Self.cacheBuster(), timestamp: now())
             request.breakDuration = duration
@@ -63,7 +69,15 @@ struct AssetListService: Sendable {
                 ads: outcome.ads, duration: duration, startOffset: offset, tracking: settings.tracking,
                 skipControl: planned.source?.assetListSkipControl)
             for report in fill.rejected { vast.send(report, cacheBuster: request.cacheBuster) }
-            vast.dispatcher.send(fill.impressions)
+            vast.dispatcher.send(fill.impressions, kind: "impression")
+            let elapsed = ContinuousClock.now - started
+            metrics.vastDecision(
+                target: target.description,
+                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                requests: outcome.requests, errorCodes: (outcome.errors + fill.rejected).map(\.code.rawValue),
+                timedOut: outcome.timedOut)
+            metrics.assetListAnswered(
+                target: target.description, source: "vast", ads: fill.adCount, filled: fill.adCount > 0)
             logger.debug(
                 "asset list from VAST",
                 metadata: [
@@ -88,6 +102,8 @@ struct AssetListService: Sendable {
                 urls[ad.uri] = url
                 return url
             })
+        metrics.assetListAnswered(
+            target: target.description, source: "inventory", ads: list.assets.count, filled: !list.assets.isEmpty)
         logger.debug(
             "asset list",
             metadata: [
