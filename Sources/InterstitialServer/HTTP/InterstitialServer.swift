@@ -66,12 +66,16 @@ public struct InterstitialServer: Service {
     }
 
     /// The HTTP client for VAST ad servers and tracking URLs: redirects followed (at most 5, no
-    /// cycles), as ad servers use them; each request is bounded by its own deadline.
+    /// cycles), as ad servers use them; up to 256 connections per ad server; each request is bounded
+    /// by its own deadline.
     func makeAdServerClient() -> HTTPClient {
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         clientConfiguration.timeout.connect = .seconds(2)
         clientConfiguration.timeout.read = .seconds(5)
+        // Ad servers answer every viewer's break: many requests in flight to one host at once.
+        clientConfiguration.connectionPool = .init(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 
