@@ -73,7 +73,7 @@ struct ServerTests {
 
     struct SlowInventory: AdInventory {
         func candidates(for target: Target, breakID: String) async throws -> [Ad] {
-            try await Task.sleep(nanoseconds: 5_000_000_000)
+            try await Task.sleep(nanoseconds: 600_000_000_000)
             return [Ad(id: "late", uri: "/late.m3u8", duration: MediaTime(seconds: 5))]
         }
     }
@@ -92,7 +92,9 @@ struct ServerTests {
                 let started = ContinuousClock.now
                 let text = try await client.text("/demo/vod/asset-list.json?_HLS_interstitial_id=midroll-2")
                 #expect(text == "{\"ASSETS\":[],\"SKIP-CONTROL\":{\"DURATION\":6,\"OFFSET\":2}}")
-                #expect(ContinuousClock.now - started < .seconds(3))
+                // The slow inventory takes 10 minutes: an answer at all means the deadline cut it (the
+                // bound only keeps a loaded machine from failing the test).
+                #expect(ContinuousClock.now - started < .seconds(60))
                 #expect(dateRangeLines(try await client.text("/demo/vod/video/main.m3u8")).count == 4)
             }
         }

@@ -1,5 +1,6 @@
 import AdDecisioning
 import HLSInterstitials
+import HLSPlaylist
 
 /// How a target's breaks are filled by a VAST ad decision server instead of the stored inventory.
 ///
@@ -20,43 +21,65 @@ public struct AdServerSettings: Hashable, Sendable {
     /// The largest tag template accepted, in bytes.
     public static let maximumTemplateBytes = 4096
 
-    /// The VAST tag URL template.
-    public var vast: AdTagTemplate
+    /// The VAST tag URL template: the ads of every break the server fills (and of VMAP breaks whose
+    /// source gives none).
+    public var vast: AdTagTemplate?
+    /// The VMAP URL template (VOD only): the ad breaks of the asset, each filled late from its own
+    /// ad source (IAB VMAP 1.0).
+    public var vmap: AdTagTemplate?
+    /// The planned length of a VMAP break (VMAP gives none): the VAST answer fills up to it.
+    public var vmapBreakDuration: MediaTime
     /// Who fires impressions.
     public var tracking: Tracking
     /// How many wrappers are followed (IAB recommends at most 5).
     public var maximumWrapperDepth: Int
 
     /// Creates settings.
-    public init(vast: String, tracking: Tracking = .client, maximumWrapperDepth: Int = 5) {
-        self.vast = AdTagTemplate(vast, serverUA: "hlsi")
+    public init(
+        vast: String?, vmap: String? = nil, vmapBreakDuration: MediaTime = MediaTime(seconds: 30),
+        tracking: Tracking = .client, maximumWrapperDepth: Int = 5
+    ) {
+        self.vast = vast.map { AdTagTemplate($0, serverUA: "hlsi") }
+        self.vmap = vmap.map { AdTagTemplate($0, serverUA: "hlsi") }
+        self.vmapBreakDuration = vmapBreakDuration
         self.tracking = tracking
         self.maximumWrapperDepth = maximumWrapperDepth
     }
 
-    /// `{"vast", "tracking", "maxWrapperDepth"}`.
+    /// `{"vast", "vmap", "vmapBreakDuration", "tracking", "maxWrapperDepth"}`.
     public var jsonValue: JSONValue {
-        .object([
-            "vast": .string(vast.template), "tracking": .string(tracking.rawValue),
-            "maxWrapperDepth": .integer(Int64(maximumWrapperDepth)),
-        ])
+        var fields: [String: JSONValue] = [
+            "tracking": .string(tracking.rawValue), "maxWrapperDepth": .integer(Int64(maximumWrapperDepth)),
+        ]
+        if let vast { fields["vast"] = .string(vast.template) }
+        if let vmap {
+            fields["vmap"] = .string(vmap.template)
+            fields["vmapBreakDuration"] = .seconds(vmapBreakDuration)
+        }
+        return .object(fields)
     }
 
-    /// Reads settings: an http(s) tag URL of at most 4 KiB, `client` or `server` tracking, a wrapper
-    /// depth from 0 to 10.
-    public static func decode(_ value: JSONValue, path: String = "") throws(APIError) -> AdServerSettings {
+    /// Reads settings: `vast` and/or `vmap`, http(s) URL templates of at most 4 KiB (at least one;
+    /// `vmap` only for a VOD asset), a VMAP break duration from 1 to 600 s (default 30), `client` or
+    /// `server` tracking, a wrapper depth from 0 to 10.
+    public static func decode(
+        _ value: JSONValue, path: String = "", allowsVMAP: Bool = true
+    ) throws(APIError) -> AdServerSettings {
         var reader = try JSONObjectReader(value, path: path)
-        let vast = try reader.requiredString("vast")
-        guard vast.utf8.count <= maximumTemplateBytes else {
-            throw reader.error("vast", "the tag URL template is longer than \(maximumTemplateBytes) bytes")
+        let vast = try template("vast", in: &reader)
+        let vmap = try template("vmap", in: &reader)
+        if vmap != nil, !allowsVMAP {
+            throw reader.error("vmap", "VMAP places the breaks of a VOD asset; a live channel takes vast only")
         }
-        let lowered = vast.lowercased()
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"),
-            ServerConfiguration.origin(of: vast) != nil,
-            !vast.contains(where: { $0.isWhitespace || $0 == "\"" })
-        else {
-            throw reader.error(
-                "vast", "expected an http(s) URL template such as https://ads.example/vast?cb=[CACHEBUSTING]")
+        guard vast != nil || vmap != nil else {
+            throw reader.error("vast", "give the URL template of a VAST ad server (vast), of a VMAP (vmap), or both")
+        }
+        var breakDuration = MediaTime(seconds: 30)
+        if let seconds = try reader.seconds("vmapBreakDuration") {
+            guard seconds >= MediaTime(seconds: 1), seconds <= MediaTime(seconds: 600) else {
+                throw reader.error("vmapBreakDuration", "expected 1 to 600 seconds")
+            }
+            breakDuration = seconds
         }
         var tracking = Tracking.client
         if let text = try reader.string("tracking") {
@@ -67,6 +90,33 @@ public struct AdServerSettings: Hashable, Sendable {
         }
         let depth = try reader.integer("maxWrapperDepth", in: 0...10) ?? 5
         try reader.finish()
-        return AdServerSettings(vast: vast, tracking: tracking, maximumWrapperDepth: depth)
+        return AdServerSettings(
+            vast: vast, vmap: vmap, vmapBreakDuration: breakDuration, tracking: tracking, maximumWrapperDepth: depth)
+    }
+
+    /// The settings that fill `target`'s breaks: its standing schedule's, else its configuration's.
+    static func of(
+        _ target: Target, configuration: ServerConfiguration, state: StoredState
+    ) -> AdServerSettings? {
+        if let settings = state.schedules[target]?.adServer { return settings }
+        let contents = target.kind == .vod ? configuration.vod : configuration.live
+        return contents.first { $0.id == target.id }?.adServer
+    }
+
+    /// An http(s) URL template of at most 4 KiB at `key`, if there is one.
+    private static func template(_ key: String, in reader: inout JSONObjectReader) throws(APIError) -> String? {
+        guard let text = try reader.string(key) else { return nil }
+        guard text.utf8.count <= maximumTemplateBytes else {
+            throw reader.error(key, "the URL template is longer than \(maximumTemplateBytes) bytes")
+        }
+        let lowered = text.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"),
+            ServerConfiguration.origin(of: text) != nil,
+            !text.contains(where: { $0.isWhitespace || $0 == "\"" })
+        else {
+            throw reader.error(
+                key, "expected an http(s) URL template such as https://ads.example/\(key)?cb=[CACHEBUSTING]")
+        }
+        return text
     }
 }

@@ -32,9 +32,11 @@ struct VASTDecisionClient: Sendable {
     let logger: Logger
 
     /// Resolves the ad request `url` within `deadline`, with `headers` on every request (the viewer's
-    /// user agent as VAST 4.1's `X-Device-User-Agent`).
+    /// user agent as VAST 4.1's `X-Device-User-Agent`); with `root`, the answer to `url` is that
+    /// document (VAST inline in a VMAP) and only its wrappers are fetched.
     func decide(
-        url: String, settings: AdServerSettings, headers: [(String, String)], deadline: MediaTime,
+        url: String, root: VASTDocument? = nil, settings: AdServerSettings, headers: [(String, String)],
+        deadline: MediaTime,
         cacheBuster: String
     ) async -> Outcome {
         var resolver = WrapperResolver(
@@ -49,17 +51,21 @@ struct VASTDecisionClient: Sendable {
             }
             var actions = resolver.start()
             while true {
-                for action in actions {
-                    switch action {
+                while !actions.isEmpty {
+                    switch actions.removeFirst() {
                     case .fetch(let request):
+                        if let root, request.depth == 0 {
+                            actions += resolver.receive(.document(root), for: request.id)
+                            continue
+                        }
                         outcome.requests += 1
                         let target = URIReference.resolve(request.url, against: url)
                         group.addTask {
                             (
                                 request.id,
                                 await Self.fetch(
-                                    target, client: self.client, reader: self.reader,
-                                    limit: limit, timeout: timeout, headers: headers)
+                                    target, client: self.client, reader: self.reader, limit: limit, timeout: timeout,
+                                    headers: headers)
                             )
                         }
                     case .reportError(let report):

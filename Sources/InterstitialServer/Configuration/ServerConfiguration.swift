@@ -328,7 +328,8 @@ extension ServerConfiguration {
             }
         }
         if let settings = reader.take("adServer") {
-            content.adServer = try AdServerSettings.decode(settings, path: reader.at("adServer"))
+            content.adServer = try AdServerSettings.decode(
+                settings, path: reader.at("adServer"), allowsVMAP: kind == .vod)
         }
         try reader.finish()
         return content

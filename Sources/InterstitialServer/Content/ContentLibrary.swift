@@ -37,6 +37,8 @@ final class ContentLibrary: Sendable {
     private let vodTimelines = NIOLockedValueBox<[String: BreakPlanner.Timeline]>([:])
     /// What the server counts, served on `/metrics`.
     let metrics: ServerMetrics
+    /// The breaks VMAP places on VOD assets.
+    let vmapPlans: VMAPPlans
     /// The start of the absolute URLs written (``ServerConfiguration/publicBase(boundPort:)``).
     private let base: NIOLockedValueBox<String>
 
@@ -53,9 +55,10 @@ final class ContentLibrary: Sendable {
         self.logger = logger
         self.now = now
         upstream = UpstreamClient(configuration: configuration, client: client, logger: logger)
+        vmapPlans = VMAPPlans(client: adDecisions?.client ?? client, logger: logger)
         assetLists = AssetListService(
             configuration: configuration, state: state, inventory: inventory, logger: logger, metrics: metrics,
-            vast: adDecisions, now: now)
+            vast: adDecisions, now: now, vmapPlans: vmapPlans)
         base = NIOLockedValueBox(configuration.publicBase(boundPort: configuration.port))
     }
 
@@ -92,6 +95,7 @@ final class ContentLibrary: Sendable {
     func get(
         _ mounted: Mounted, query: [String: String], userAgent: String? = nil
     ) async throws(APIError) -> ContentResponse {
+        if mounted.target.kind == .vod { try await prepareVMAP(mounted) }
         switch mounted.rest {
         case "asset-list.json":
             return try await assetLists.assetList(
@@ -206,7 +210,10 @@ final class ContentLibrary: Sendable {
             let planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
             let served = await served(planner, timeline)
             let entry = RenderedPlaylistCache.Entry(try PlaylistRenderer.render(served.planned, into: result))
-            if served.isPure { rendered.keep(entry, for: key) }
+            let settings = AdServerSettings.of(mounted.target, configuration: configuration, state: snapshot)
+            if served.isPure, vmapPlans.isSettled(content: mounted.content.id, settings: settings) {
+                rendered.keep(entry, for: key)
+            }
             return .playlist(entry, live: false)
         case .live where upstream:
             var source = result
@@ -339,9 +346,27 @@ final class ContentLibrary: Sendable {
         for content: ServerConfiguration.Content, target: Target, state: StoredState, base: String? = nil
     ) -> BreakPlanner {
         let publicBase = base ?? publicBase
-        return BreakPlanner(
+        var planner = BreakPlanner(
             target: target, state: state, assetListURI: content.path + "/asset-list.json",
             adURI: { ad in ad.uri.contains("://") ? ad.uri : publicBase + ad.uri })
+        if target.kind == .vod, let settings = AdServerSettings.of(target, configuration: configuration, state: state),
+            let plan = vmapPlans.plan(content: content.id, settings: settings)
+        {
+            planner.vmapBreaks = plan.breaks
+        }
+        return planner
+    }
+
+    /// Loads the breaks the VOD asset's VMAP places, once (``VMAPPlans``), within the asset-list
+    /// deadline.
+    private func prepareVMAP(_ mounted: Mounted) async throws(APIError) {
+        guard let settings = AdServerSettings.of(mounted.target, configuration: configuration, state: state.snapshot),
+            settings.vmap != nil, vmapPlans.plan(content: mounted.content.id, settings: settings) == nil,
+            case .vod(let duration, _) = try await referenceTimeline(mounted)
+        else { return }
+        await vmapPlans.load(
+            content: mounted.content.id, target: mounted.target, settings: settings, duration: duration,
+            deadline: configuration.assetListDeadline)
     }
 
     /// The loop of a media playlist of a directory's live channel (cached), with the length of the

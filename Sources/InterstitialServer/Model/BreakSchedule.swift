@@ -153,7 +153,7 @@ extension BreakSchedule {
             }
         }
         let adServer = try reader.take("adServer").map { value throws(APIError) in
-            try AdServerSettings.decode(value, path: reader.at("adServer"))
+            try AdServerSettings.decode(value, path: reader.at("adServer"), allowsVMAP: target.kind == .vod)
         }
         try reader.finish()
         var schedule = BreakSchedule(target: target, cadence: cadence, prefix: prefix, interstitial: template, ad: ad)

@@ -43,6 +43,8 @@ public struct BreakPlanner: Sendable {
     public var signalled: [SignalledBreak] = []
     /// Whether the interstitials of signalled breaks carry `X-SNAP="OUT,IN"`.
     public var snapSignals = false
+    /// Breaks a VMAP places on a VOD asset, planned besides the stored ones (``VMAPPlans``).
+    public var vmapBreaks: [Break] = []
 
     /// Creates a planner.
     public init(target: Target, state: StoredState, assetListURI: String, adURI: @escaping @Sendable (Ad) -> String) {
@@ -123,6 +125,7 @@ public struct BreakPlanner: Sendable {
 
     private func candidates(_ timeline: Timeline) -> [Break] {
         var items = state.breaks.values.filter { $0.target == target }.sorted { $0.id < $1.id }
+        if case .vod = timeline { items += vmapBreaks.filter { $0.target == target } }
         guard let schedule = state.schedules[target], let cadence = schedule.cadence else { return items }
         switch timeline {
         case .vod(let duration, _):

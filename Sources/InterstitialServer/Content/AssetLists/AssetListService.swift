@@ -19,13 +19,8 @@ struct AssetListService: Sendable {
     var vast: VASTDecisionClient? = nil
     /// The wall clock, for `[TIMESTAMP]`.
     var now: @Sendable () -> DateTime = { DateTime(Date()) }
-
-    /// The ad decision server of `target`: its standing schedule's, else its configuration's.
-    func adServer(for target: Target) -> AdServerSettings? {
-        if let settings = state.snapshot.schedules[target]?.adServer { return settings }
-        let contents = target.kind == .vod ? configuration.vod : configuration.live
-        return contents.first { $0.id == target.id }?.adServer
-    }
+    /// The breaks VMAP places on VOD assets, with their ad sources.
+    var vmapPlans: VMAPPlans? = nil
 
     /// The asset list of the break a request names, planned with `planner` on `timeline`.
     ///
@@ -48,7 +43,7 @@ struct AssetListService: Sendable {
         else { throw APIError.notFound("break \"\(id)\" of \(target)") }
         let attempt = state.attempt(viewer: viewer, target: target, id: id)
         let once = planned.event.willPlayOnce
-        if let settings = adServer(for: target), let vast {
+        if let settings = AdServerSettings.of(target, configuration: configuration, state: state.snapshot), let vast {
             guard !(once && attempt > 0) else {
                 metrics.assetListAnswered(target: target.description, source: "vast", ads: 0, filled: false)
                 return .json(AssetList(assets: []).encoded())
@@ -60,9 +55,24 @@ struct AssetListService: Sendable {
             request.sessionID = viewer
             request.contentID = target.id
             request.viewerUserAgent = userAgent
-            let url = settings.vast.url(for: request)
+            // A VMAP break asks its own ad source; any other break the target's VAST template.
+            var url = settings.vast?.url(for: request)
+            var root: VASTDocument?
+            if let source = vmapPlans?.plan(content: target.id, settings: settings)?.sources[id] {
+                switch source.content {
+                case .adTagURI(let template, _): url = AdTagTemplate(template, serverUA: "hlsi").url(for: request)
+                case .vast(let document):
+                    url = "vmap:" + id
+                    root = document
+                case .custom: break
+                }
+            }
+            guard let url else {
+                metrics.assetListAnswered(target: target.description, source: "vast", ads: 0, filled: false)
+                return .json(AssetList(assets: [], skipControl: planned.source?.assetListSkipControl).encoded())
+            }
             let outcome = await vast.decide(
-                url: url, settings: settings,
+                url: url, root: root, settings: settings,
                 headers: userAgent.map { [("X-Device-User-Agent", $0)] } ?? [],
                 deadline: configuration.assetListDeadline, cacheBuster: request.cacheBuster)
             let fill = VASTFill.assetList(

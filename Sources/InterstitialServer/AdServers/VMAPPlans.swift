@@ -1,0 +1,143 @@
+import AdDecisioning
+import AsyncHTTPClient
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// The ad breaks a VMAP (IAB VMAP 1.0) places on VOD assets: fetched once per asset and VMAP
+/// template, kept for the life of the process (a VOD playlist must not change once served), each
+/// break's ad source kept for its asset list, which asks for the ads late.
+///
+/// VMAP gives positions (pre-roll, mid-rolls by time, percentage or position, post-roll), not
+/// lengths: each break is planned ``AdServerSettings/vmapBreakDuration`` long and filled up to it.
+/// A VMAP that cannot be fetched or read leaves the asset without VMAP breaks; it is tried again 30 s
+/// later at the earliest, so a failing VMAP server is not asked on every request.
+final class VMAPPlans: Sendable {
+    /// The breaks of one asset.
+    struct Plan: Sendable {
+        /// The breaks, in time order.
+        var breaks: [Break]
+        /// Each break's ad source, by break ID.
+        var sources: [String: VMAPAdSource]
+    }
+
+    private struct Key: Hashable {
+        var content: String
+        var template: String
+    }
+
+    private enum Entry {
+        case loaded(Plan)
+        case failed(ContinuousClock.Instant)
+    }
+
+    /// How long a failed VMAP is not asked for again.
+    static let retryDelay: Duration = .seconds(30)
+
+    private let entries = NIOLockedValueBox<[Key: Entry]>([:])
+    private let client: HTTPClient
+    private let logger: Logger
+    private let reader = VASTReader()
+
+    init(client: HTTPClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The plan of `content` for `settings`, when it was loaded.
+    func plan(content: String, settings: AdServerSettings) -> Plan? {
+        guard let template = settings.vmap?.template else { return nil }
+        guard case .loaded(let plan)? = entries.withLockedValue({ $0[Key(content: content, template: template)] })
+        else { return nil }
+        return plan
+    }
+
+    /// Whether the plan of `content` is settled: loaded, or not asked for (no VMAP).
+    func isSettled(content: String, settings: AdServerSettings?) -> Bool {
+        guard let settings, settings.vmap != nil else { return true }
+        return plan(content: content, settings: settings) != nil
+    }
+
+    /// Loads the plan of `content` (a VOD asset of `duration`) unless it is loaded or failed
+    /// less than ``retryDelay`` ago, within `deadline`.
+    func load(
+        content: String, target: Target, settings: AdServerSettings, duration: MediaTime, deadline: MediaTime
+    ) async {
+        guard let template = settings.vmap else { return }
+        let key = Key(content: content, template: template.template)
+        let now = ContinuousClock.now
+        switch entries.withLockedValue({ $0[key] }) {
+        case .loaded?: return
+        case .failed(let at)? where now - at < Self.retryDelay: return
+        default: break
+        }
+        var generator = SystemRandomNumberGenerator()
+        var request = AdTagTemplate.Request(
+            breakID: "-1", cacheBuster: VASTMacroValues.cacheBuster(&generator), timestamp: DateTime(Date()))
+        request.contentID = content
+        let url = template.url(for: request)
+        do {
+            let document = try await fetch(url, deadline: deadline)
+            let plan = Self.plan(document, target: target, settings: settings, duration: duration)
+            entries.withLockedValue { $0[key] = .loaded(plan) }
+            logger.info("VMAP of \(target): \(plan.breaks.count) breaks from \(url)")
+        } catch {
+            entries.withLockedValue { $0[key] = .failed(now) }
+            logger.warning("VMAP of \(target) failed; no VMAP breaks for 30 s: \(error)")
+        }
+    }
+
+    /// The breaks of `document` on an asset of `duration` (pure): each placed break becomes a break
+    /// of the target with ID `vmap-` and its `breakId` (letters, digits, `-`, `_`, `.`; others become
+    /// `-`), a pre-roll `CUE="PRE"`, a post-roll `CUE="POST"`, a mid-roll at its time; all with
+    /// X-RESUME-OFFSET=0 (the ads take no content time) and the configured duration.
+    static func plan(
+        _ document: VMAPDocument, target: Target, settings: AdServerSettings, duration: MediaTime
+    ) -> Plan {
+        var plan = Plan(breaks: [], sources: [:])
+        var used: Set<String> = []
+        for placed in document.placedBreaks(duration: duration) {
+            var id =
+                "vmap-"
+                + String(
+                    placed.id.map { character -> Character in
+                        character.isASCII && (character.isLetter || character.isNumber || "-_.".contains(character))
+                            ? character : "-"
+                    }.prefix(48))
+            if used.contains(id) { id += "-\(used.count)" }
+            used.insert(id)
+            var request = InsertionRequest(id: id)
+            switch placed.position {
+            case .pre: request.cue = ["PRE"]
+            case .post: request.cue = ["POST"]
+            case .mid(let time): request.at = time
+            }
+            request.duration = settings.vmapBreakDuration
+            request.resumeOffset = .zero
+            plan.breaks.append(Break(target: target, interstitial: request))
+            if let source = placed.adBreak.adSource { plan.sources[id] = source }
+        }
+        return plan
+    }
+
+    private struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private func fetch(_ url: String, deadline: MediaTime) async throws -> VMAPDocument {
+        guard ServerConfiguration.origin(of: url) != nil else { throw Failure(description: "\(url) is not http(s)") }
+        let response = try await client.execute(
+            HTTPClientRequest(url: url), timeout: .nanoseconds(max(1, deadline.nanoseconds)))
+        guard (200..<300).contains(response.status.code) else {
+            throw Failure(description: "\(url) answered HTTP \(response.status.code)")
+        }
+        let body = try await response.body.collect(upTo: reader.limits.xml.maximumBytes)
+        switch try AdDocument.read(Array(body.readableBytesView), reader: reader) {
+        case .vmap(let document): return document
+        case .vast: throw Failure(description: "\(url) answered a VAST document, not a VMAP")
+        }
+    }
+}
