@@ -39,7 +39,7 @@ struct AdServerTests {
             <VAST version="4.2">
             \(ad("a1", sequence: 1, seconds: 4, file: "/ads/a1/master.m3u8", type: "application/x-mpegURL"))
             \(ad("a2", sequence: 2, seconds: 6, file: "/ads/a2/master.m3u8", type: "application/vnd.apple.mpegurl"))
-            \(ad("a3", sequence: 3, seconds: 5, file: "/ads/a3.mp4", type: "video/mp4"))
+            \(ad("a3", sequence: 3, seconds: 5, file: "/ads/a3.webm", type: "video/webm"))
             </VAST>
             """
     }
@@ -146,7 +146,7 @@ struct AdServerTests {
                 let pod = try AdCreativeSignaling(json: try #require(list.otherKeys[AdCreativeSignaling.key]))
                 #expect(pod.kind == .pod)
                 #expect(pod.slots.map(\.start) == [.zero, MediaTime(seconds: 4)])
-                // The MP4-only ad cannot play as an interstitial: its error URL hears 403.
+                // The WebM-only ad cannot play as an interstitial: its error URL hears 403.
                 #expect(try await eventually { !adServer.requests("/err-a3").isEmpty })
                 #expect(adServer.requests("/err-a3") == ["/err-a3?code=403"])
                 // The client fires impressions: the server does not.
@@ -286,6 +286,79 @@ struct AdServerTests {
                 _ = try AdServerSettings.decode(value, path: "adServer")
             } catch {
                 #expect(error.path == path, "\(value)")
+            }
+        }
+    }
+
+    @Test(
+        "a progressive MP4 creative is conditioned into HLS that matches the primary, left out until ready, kept across restarts"
+    )
+    func conditioning() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-cond-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let mp4 = work.appendingPathComponent("creative.mp4")
+        let made = try await CreativeConditioner.run(
+            "ffmpeg",
+            [
+                "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=640x360:rate=30", "-f",
+                "lavfi",
+                "-i", "sine=frequency=440:sample_rate=44100", "-t", "4", "-c:v", "libx264", "-c:a", "aac", "-shortest",
+                mp4.path,
+            ], timeout: .seconds(120))
+        try #require(made.status == 0, "ffmpeg: \(made.output)")
+        let bytes = try [UInt8](Data(contentsOf: mp4))
+        let box = NIOLockedValueBoxString()
+        try await TestOrigin.withOrigin(routes: { path in
+            switch path {
+            case "/mp4":
+                return .init(
+                    contentType: "application/xml",
+                    body: Array(
+                        """
+                        <VAST version="4.2"><Ad id="p1"><InLine><AdSystem>t</AdSystem><AdTitle>p1</AdTitle>
+                        <Impression>\(box.value)/imp</Impression><Creatives><Creative>
+                        <UniversalAdId idRegistry="test-registry">ua-p1</UniversalAdId><Linear><Duration>00:00:04</Duration>
+                        <MediaFiles><MediaFile delivery="progressive" type="video/mp4" width="640" height="360">\(box.value)/creative.mp4</MediaFile></MediaFiles>
+                        </Linear></Creative></Creatives></InLine></Ad></VAST>
+                        """.utf8))
+            case "/creative.mp4": return .init(contentType: "video/mp4", body: bytes)
+            default: return .init(contentType: "text/plain", body: [])
+            }
+        }) { adServer in
+            box.value = adServer.origin
+            var configuration = try Self.configuration(adServer.origin, path: "/mp4")
+            configuration.creativeCache = work.appendingPathComponent("cache").path
+            try await Harness.withServer(configuration) { client in
+                // Not ready: left out, and no error for it.
+                #expect(try AssetList.decode(Array(try await client.text(Self.list).utf8)).assets.isEmpty)
+                let found = NIOLockedValueBox<AssetList?>(nil)
+                #expect(
+                    try await eventually(.seconds(300)) {
+                        let list = try AssetList.decode(Array(try await client.text(Self.list).utf8))
+                        found.withLockedValue { $0 = list }
+                        return !list.assets.isEmpty
+                    })
+                let list = try #require(found.withLockedValue { $0 })
+                let uri = try #require(list.assets.first?.uri)
+                #expect(uri.contains("/creatives/") && uri.hasSuffix("/master.m3u8"))
+                #expect(list.assets.first?.duration == MediaTime(seconds: 4))
+                // The demo primary's ladder: one 320x180 variant, with an audio rendition group.
+                let path = String(uri[uri.range(of: "/creatives/")!.lowerBound...])
+                let master = try await client.text(path)
+                #expect(master.contains("RESOLUTION=320x180"), "\(master)")
+                #expect(master.contains("TYPE=AUDIO"))
+                let video = try await client.text(
+                    path.replacingOccurrences(of: "master.m3u8", with: "video_0/main.m3u8"))
+                #expect(video.contains("#EXT-X-ENDLIST") && video.contains("#EXT-X-MAP"))
+                #expect(try await client.get(path.replacingOccurrences(of: "master.m3u8", with: "../x")).status != .ok)
+                #expect(adServer.requests("/creative.mp4").count == 1)
+            }
+            // A new server on the same cache answers with the asset at once.
+            try await Harness.withServer(configuration) { client in
+                let list = try AssetList.decode(Array(try await client.text(Self.list).utf8))
+                #expect(list.assets.count == 1)
+                #expect(adServer.requests("/creative.mp4").count == 1)
             }
         }
     }

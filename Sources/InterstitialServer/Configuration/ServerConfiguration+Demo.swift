@@ -29,6 +29,8 @@ extension ServerConfiguration {
                     form: .dateRange)),
         ]
         configuration.adDirectory = root + "/ads"
+        configuration.creativeCache =
+            FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-demo-creatives").path
         configuration.seed.inventory = [
             Ad(id: "ad1", uri: "/ads/ad1/master.m3u8", duration: MediaTime(seconds: 6)),
             Ad(id: "ad2", uri: "/ads/ad2/master.m3u8", duration: MediaTime(seconds: 4)),

@@ -117,6 +117,11 @@ public struct ServerConfiguration: Sendable {
     public var live: [Content] = []
     /// A directory of ad presentations served under `/ads/`.
     public var adDirectory: String?
+    /// Where progressive VAST creatives conditioned into HLS are kept and served from (under
+    /// `/creatives/`); nil conditions none (ads without an HLS media file are then left out).
+    public var creativeCache: String? = "hlsi-creatives"
+    /// The most bytes the creative cache keeps (the least recently used go first).
+    public var creativeCacheBytes = 2 << 30
     /// Schedules, breaks and ads stored on the first start with a new database.
     public var seed = Seed()
     /// How long an asset-list request may wait for the inventory before answering with no ads.
@@ -179,6 +184,18 @@ extension ServerConfiguration {
             }
         }
         configuration.adDirectory = try reader.string("ads").map { resolve($0, base: base) }
+        if let cache = reader.take("creativeCache") {
+            switch cache {
+            case .null: configuration.creativeCache = nil
+            case .string(let path) where !path.isEmpty: configuration.creativeCache = resolve(path, base: base)
+            default: throw reader.error("creativeCache", "expected a directory, or null to condition no creatives")
+            }
+        } else {
+            configuration.creativeCache = resolve("hlsi-creatives", base: base)
+        }
+        if let megabytes = try reader.integer("creativeCacheMegabytes", in: 16...1_000_000) {
+            configuration.creativeCacheBytes = megabytes << 20
+        }
         if let deadline = try reader.seconds("assetListDeadline") { configuration.assetListDeadline = deadline }
         if let limits = reader.take("limits") {
             configuration.limits = try ServerLimits.decode(limits, path: reader.at("limits"))
@@ -224,7 +241,7 @@ extension ServerConfiguration {
                 "the server listens on \(host), which viewers reach under a name the server cannot verify: set publicURL (hlsi serve --public-url) to the scheme://host[:port] they use; the absolute URLs the server writes (X-ASSET-URI, asset lists) come from it"
             )
         }
-        var paths: Set<String> = ["/", "/admin", "/ads", "/assets"]
+        var paths: Set<String> = ["/", "/admin", "/ads", "/assets", "/creatives", "/metrics"]
         for (kind, list) in [("vod", vod), ("live", live)] {
             var ids: Set<String> = []
             for (index, content) in list.enumerated() {

@@ -1,3 +1,4 @@
+import AdDecisioning
 import AsyncHTTPClient
 import Foundation
 import HLSInterstitials
@@ -39,6 +40,8 @@ final class ContentLibrary: Sendable {
     let metrics: ServerMetrics
     /// The breaks VMAP places on VOD assets.
     let vmapPlans: VMAPPlans
+    /// The conditioning profile of each content, by ID.
+    private let profiles = NIOLockedValueBox<[String: ConditioningProfile]>([:])
     /// The start of the absolute URLs written (``ServerConfiguration/publicBase(boundPort:)``).
     private let base: NIOLockedValueBox<String>
 
@@ -46,7 +49,7 @@ final class ContentLibrary: Sendable {
         configuration: ServerConfiguration, state: ServerState, inventory: any AdInventory, client: HTTPClient,
         logger: Logger, now: @escaping @Sendable () -> DateTime,
         rendered: RenderedPlaylistCache = RenderedPlaylistCache(), adDecisions: VASTDecisionClient? = nil,
-        metrics: ServerMetrics = ServerMetrics()
+        metrics: ServerMetrics = ServerMetrics(), conditioner: CreativeConditioner? = nil
     ) {
         self.metrics = metrics
         self.configuration = configuration
@@ -58,7 +61,7 @@ final class ContentLibrary: Sendable {
         vmapPlans = VMAPPlans(client: adDecisions?.client ?? client, logger: logger)
         assetLists = AssetListService(
             configuration: configuration, state: state, inventory: inventory, logger: logger, metrics: metrics,
-            vast: adDecisions, now: now, vmapPlans: vmapPlans)
+            vast: adDecisions, now: now, vmapPlans: vmapPlans, conditioner: conditioner)
         base = NIOLockedValueBox(configuration.publicBase(boundPort: configuration.port))
     }
 
@@ -100,7 +103,8 @@ final class ContentLibrary: Sendable {
         case "asset-list.json":
             return try await assetLists.assetList(
                 query: query, target: mounted.target, planner: planner(for: mounted),
-                timeline: try await referenceTimeline(mounted), publicBase: publicBase, userAgent: userAgent)
+                timeline: try await referenceTimeline(mounted), publicBase: publicBase, userAgent: userAgent,
+                profile: await conditioningProfile(mounted))
         case "timeline.json" where mounted.target.kind == .vod:
             return .json(try await timeline(mounted).jsonDocument)
         case "timeline.json":
@@ -355,6 +359,25 @@ final class ContentLibrary: Sendable {
             planner.vmapBreaks = plan.breaks
         }
         return planner
+    }
+
+    /// What progressive creatives become for `mounted`: renditions that match its primary's
+    /// multivariant playlist (``ConditioningProfile``), read once per content; nil when the target
+    /// has no ad server (no VAST creatives to condition) or its entry is not a multivariant playlist.
+    private func conditioningProfile(_ mounted: Mounted) async -> ConditioningProfile? {
+        guard AdServerSettings.of(mounted.target, configuration: configuration, state: state.snapshot) != nil else {
+            return nil
+        }
+        if let profile = profiles.withLockedValue({ $0[mounted.content.id] }) { return profile }
+        let source = source(mounted.content)
+        guard case .multivariant(let multivariant)? = try? await source.playlist(source.entryLocation).playlist else {
+            return nil
+        }
+        let target = try? await source.primary().playlist.targetDuration
+        let profile = ConditioningProfile(
+            primary: multivariant, targetDuration: (target ?? nil).map { Int(clamping: $0) })
+        profiles.withLockedValue { $0[mounted.content.id] = profile }
+        return profile
     }
 
     /// Loads the breaks the VOD asset's VMAP places, once (``VMAPPlans``), within the asset-list

@@ -97,11 +97,16 @@ public struct InterstitialServer: Service {
     func application(client: HTTPClient, adClient: HTTPClient? = nil) -> some ApplicationProtocol {
         let metrics = ServerMetrics()
         let dispatcher = TrackingDispatcher(client: adClient ?? client, logger: logger, metrics: metrics)
+        let conditioner = self.configuration.creativeCache.map { directory in
+            CreativeConditioner(
+                directory: directory, maximumBytes: self.configuration.creativeCacheBytes, client: adClient ?? client,
+                logger: self.logger)
+        }
         let library = ContentLibrary(
             configuration: configuration, state: state, inventory: inventory ?? StoredInventory(state: state),
             client: client, logger: logger, now: now,
             adDecisions: VASTDecisionClient(client: adClient ?? client, dispatcher: dispatcher, logger: logger),
-            metrics: metrics)
+            metrics: metrics, conditioner: conditioner)
         let mailbox = HandoffMailbox(
             capacity: configuration.limits.handoffSessions, expiry: configuration.limits.handoffExpiry.duration)
         let router = Routes(
@@ -140,7 +145,7 @@ public struct InterstitialServer: Service {
             server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "hlsi"),
-            services: [StateService(state: state, logger: logger), dispatcher],
+            services: [StateService(state: state, logger: logger), dispatcher] + (conditioner.map { [$0] } ?? []),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 library.serverBound(port: port)

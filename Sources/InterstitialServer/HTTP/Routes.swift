@@ -62,6 +62,16 @@ struct Routes {
             let adFile = path.file(in: adDirectory)
             return try await file(adFile, ContentResponse.contentType(of: adFile), CachePolicy.media, request, context)
         }
+        let creativeCache = configuration.creativeCache
+        router.get("/creatives/**") { request, context in
+            let rest = request.uri.path.dropFirst("/creatives/".count)
+            guard let creativeCache, let slash = rest.firstIndex(of: "/"),
+                CreativeConditioner.isKey(rest[..<slash]), let path = SafePath(rest)
+            else { throw APIError.notFound(request.uri.path) }
+            let creativeFile = path.file(in: creativeCache)
+            return try await file(
+                creativeFile, ContentResponse.contentType(of: creativeFile), CachePolicy.media, request, context)
+        }
         admin.register(on: router.group("admin/v1"))
         registerHandoff(on: router)
         registerMetrics(on: router)

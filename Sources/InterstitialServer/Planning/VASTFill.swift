@@ -7,8 +7,9 @@ import HLSPlaylist
 /// with its tracking as SVTA2053-2 Ad Creative Signaling (`X-AD-CREATIVE-SIGNALING`, slot level on
 /// each asset, pod level on the list).
 ///
-/// An ad without an HLS media file cannot play as an interstitial asset (progressive MP4 creatives
-/// would need conditioning first): it is left out and reported to its `<Error>` URLs with VAST error
+/// An ad whose only media files are progressive MP4 plays once it is conditioned into HLS
+/// (``Conditioned``, from ``CreativeConditioner``): until then it is left out, without an error. An ad
+/// with no usable media file at all is left out and reported to its `<Error>` URLs with VAST error
 /// 403, "Couldn't find MediaFile that is supported by this media player". Ads fill what is left of
 /// the break after the viewer's start offset (R11); one that would overrun it by more than
 /// ``AdDecision/slack`` is left out (not an error: the break is full).
@@ -25,10 +26,21 @@ enum VASTFill {
         var adCount: Int { list.assets.count }
     }
 
-    /// The asset list for `ads` in a break of `duration` joined `startOffset` into.
+    /// What the conditioning cache says of a progressive creative.
+    enum Conditioned: Sendable {
+        /// Ready: the URI of its HLS asset.
+        case ready(String)
+        /// Being made (or failed lately): left out of this answer.
+        case pending
+        /// Nothing conditions creatives here: the ad has no usable media file (VAST error 403).
+        case unavailable
+    }
+
+    /// The asset list for `ads` in a break of `duration` joined `startOffset` into; `conditioned`
+    /// answers for creatives that have progressive media files only.
     static func assetList(
         ads: [ResolvedAd], duration: MediaTime, startOffset: MediaTime, tracking: AdServerSettings.Tracking,
-        skipControl: SkipControl?
+        skipControl: SkipControl?, conditioned: (CreativeSelection) -> Conditioned = { _ in .unavailable }
     ) -> Result {
         let offset = min(max(startOffset, .zero), duration)
         var remaining = duration - offset
@@ -38,16 +50,24 @@ enum VASTFill {
         for resolved in ads {
             let selection = CreativeSelection(ad: resolved)
             let base = resolved.requestURLs.last ?? ""
-            guard let file = selection.hlsFiles.first, let length = selection.duration, length > .zero,
-                case let uri = URIReference.resolve(file.url, against: base),
-                ServerConfiguration.origin(of: uri) != nil,
+            var uri: String?
+            if let file = selection.hlsFiles.first {
+                uri = URIReference.resolve(file.url, against: base)
+            } else if !selection.progressiveFiles.isEmpty {
+                switch conditioned(selection) {
+                case .ready(let asset): uri = asset
+                case .pending: continue
+                case .unavailable: break
+                }
+            }
+            guard let uri, ServerConfiguration.origin(of: uri) != nil, let length = selection.duration, length > .zero,
                 var slot = AdCreativeSignaling.Slot(resolved, duration: length)
             else {
                 result.rejected.append(
                     VASTErrorReport(
                         code: .noSupportedMediaFile, urls: resolved.ad.errorURLs, depth: resolved.depth,
                         url: resolved.requestURLs.last, reason: "no-hls-media-file",
-                        message: "ad \"\(resolved.ad.id ?? "-")\" has no http(s) HLS media file with a duration"))
+                        message: "ad \"\(resolved.ad.id ?? "-")\" has no usable media file with a duration"))
                 continue
             }
             guard length <= remaining + AdDecision.slack else { continue }

@@ -21,13 +21,15 @@ struct AssetListService: Sendable {
     var now: @Sendable () -> DateTime = { DateTime(Date()) }
     /// The breaks VMAP places on VOD assets, with their ad sources.
     var vmapPlans: VMAPPlans? = nil
+    /// Conditions progressive creatives into HLS; nil leaves them out.
+    var conditioner: CreativeConditioner? = nil
 
     /// The asset list of the break a request names, planned with `planner` on `timeline`.
     ///
     /// - Throws: 400 for a bad request, 404 for a break that is not there or not filled by the server.
     func assetList(
         query: [String: String], target: Target, planner: BreakPlanner, timeline: BreakPlanner.Timeline,
-        publicBase: String, userAgent: String? = nil
+        publicBase: String, userAgent: String? = nil, profile: ConditioningProfile? = nil
     ) async throws(APIError) -> ContentResponse {
         let request: AssetListQuery
         do {
@@ -77,7 +79,17 @@ struct AssetListService: Sendable {
                 deadline: configuration.assetListDeadline, cacheBuster: request.cacheBuster)
             let fill = VASTFill.assetList(
                 ads: outcome.ads, duration: duration, startOffset: offset, tracking: settings.tracking,
-                skipControl: planned.source?.assetListSkipControl)
+                skipControl: planned.source?.assetListSkipControl,
+                conditioned: { selection in
+                    guard let conditioner, let profile, let file = selection.progressiveFiles.first else {
+                        return .unavailable
+                    }
+                    let url = URIReference.resolve(file.url, against: selection.ad.requestURLs.last ?? "")
+                    let key = CreativeConditioner.key(creative: selection.creativeKey ?? url, profile: profile)
+                    if conditioner.isReady(key) { return .ready(publicBase + "/creatives/\(key)/master.m3u8") }
+                    conditioner.request(.init(key: key, url: url, profile: profile))
+                    return .pending
+                })
             for report in fill.rejected { vast.send(report, cacheBuster: request.cacheBuster) }
             vast.dispatcher.send(fill.impressions, kind: "impression")
             let elapsed = ContinuousClock.now - started

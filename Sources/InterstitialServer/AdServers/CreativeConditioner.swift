@@ -1,0 +1,248 @@
+import AdDecisioning
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import ServiceLifecycle
+
+/// Turns progressive MP4 creatives into HLS fMP4 assets that match a primary
+/// (``ConditioningProfile``) with ffmpeg, once per creative and profile, in the background; the
+/// results live in a directory on disk (``ServerConfiguration/creativeCache``) with a size limit,
+/// and survive restarts.
+///
+/// A creative that is not ready is left out of the fill (the VAST says which ads exist; this cache
+/// answers which can play now) and queued: the viewer is never kept waiting for ffmpeg. Jobs run one
+/// at a time; the queue holds at most ``queueCapacity`` creatives, a download at most
+/// ``maximumDownloadBytes`` (http and https only), and ffmpeg gets ``jobTimeout``. A creative that
+/// fails is not tried again for ``retryDelay``. The least recently used assets are removed when the
+/// cache grows past its limit.
+final class CreativeConditioner: Service, Sendable {
+    /// A creative to condition.
+    struct Job: Sendable {
+        /// The cache key (``key(creative:profile:)``).
+        var key: String
+        /// The MP4's URL.
+        var url: String
+        /// What to make.
+        var profile: ConditioningProfile
+    }
+
+    static let queueCapacity = 64
+    static let maximumDownloadBytes = 256 << 20
+    static let jobTimeout: Duration = .seconds(600)
+    static let retryDelay: Duration = .seconds(300)
+
+    private struct State {
+        var ready: [String: Date] = [:]
+        var queued: Set<String> = []
+        var failed: [String: ContinuousClock.Instant] = [:]
+    }
+
+    let directory: URL
+    let maximumBytes: Int
+    private let client: HTTPClient
+    private let logger: Logger
+    private let state = NIOLockedValueBox(State())
+    private let stream: AsyncStream<Job>
+    private let continuation: AsyncStream<Job>.Continuation
+
+    /// A conditioner over `directory` (created if missing); the assets already there are ready.
+    init(directory: String, maximumBytes: Int, client: HTTPClient, logger: Logger) {
+        self.directory = URL(fileURLWithPath: directory, isDirectory: true)
+        self.maximumBytes = maximumBytes
+        self.client = client
+        self.logger = logger
+        (stream, continuation) = AsyncStream.makeStream(
+            of: Job.self, bufferingPolicy: .bufferingOldest(Self.queueCapacity))
+        try? FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        let found = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var ready: [String: Date] = [:]
+        for name in found where Self.isKey(name) {
+            let master = self.directory.appendingPathComponent(name).appendingPathComponent("master.m3u8")
+            guard FileManager.default.fileExists(atPath: master.path) else { continue }
+            let attributes = try? FileManager.default.attributesOfItem(atPath: master.path)
+            ready[name] = attributes?[.modificationDate] as? Date ?? Date()
+        }
+        state.withLockedValue { $0.ready = ready }
+    }
+
+    /// The cache key of a creative made for `profile`: 32 hexadecimal digits.
+    static func key(creative: String, profile: ConditioningProfile) -> String {
+        SHA256.hash(data: Array((creative + "\n" + profile.description).utf8)).prefix(16)
+            .map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+
+    /// Whether `name` can be a key (and so a directory of the cache, and a URL path component).
+    static func isKey(_ name: some StringProtocol) -> Bool {
+        name.utf8.count == 32 && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+
+    /// Whether the asset of `key` is ready (and marks it used).
+    func isReady(_ key: String) -> Bool {
+        state.withLockedValue { state in
+            guard state.ready[key] != nil else { return false }
+            state.ready[key] = Date()
+            return true
+        }
+    }
+
+    /// Queues `job` unless it is ready, queued, failed recently or the queue is full.
+    func request(_ job: Job) {
+        let now = ContinuousClock.now
+        let accepted = state.withLockedValue { state -> Bool in
+            if state.ready[job.key] != nil || state.queued.contains(job.key) { return false }
+            if let failed = state.failed[job.key], now - failed < Self.retryDelay { return false }
+            state.queued.insert(job.key)
+            return true
+        }
+        guard accepted else { return }
+        if case .dropped = continuation.yield(job) {
+            state.withLockedValue { _ = $0.queued.remove(job.key) }
+            logger.warning("the creative conditioning queue is full; \(job.url) is not conditioned now")
+        }
+    }
+
+    /// Conditions the queued creatives one at a time until shut down.
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            for await job in stream {
+                let ok = await condition(job)
+                state.withLockedValue { state in
+                    state.queued.remove(job.key)
+                    if ok { state.ready[job.key] = Date() } else { state.failed[job.key] = ContinuousClock.now }
+                }
+                if ok { evict() }
+            }
+        } onGracefulShutdown: {
+            self.continuation.finish()
+        }
+    }
+
+    /// Downloads, probes and converts one creative into a temporary directory, then moves it into
+    /// place (so a directory with a master playlist is always complete).
+    private func condition(_ job: Job) async -> Bool {
+        let work = directory.appendingPathComponent(".work-\(job.key)")
+        try? FileManager.default.removeItem(at: work)
+        defer { try? FileManager.default.removeItem(at: work) }
+        do {
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            let input = work.appendingPathComponent("input.mp4")
+            try await download(job.url, to: input)
+            let probe = try await Self.run(
+                "ffprobe",
+                ["-v", "error", "-select_streams", "a", "-show_entries", "stream=index", "-of", "csv=p=0", input.path],
+                timeout: .seconds(60))
+            let output = work.appendingPathComponent("asset")
+            try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+            let arguments = job.profile.ffmpegArguments(
+                input: input.path, output: output.path, hasAudio: probe.status == 0 && !probe.output.isEmpty)
+            let result = try await Self.run("ffmpeg", arguments, timeout: Self.jobTimeout)
+            guard result.status == 0,
+                FileManager.default.fileExists(atPath: output.appendingPathComponent("master.m3u8").path)
+            else { throw Failure(description: "ffmpeg failed (\(result.status)): \(result.output.suffix(500))") }
+            let target = directory.appendingPathComponent(job.key)
+            try? FileManager.default.removeItem(at: target)
+            try FileManager.default.moveItem(at: output, to: target)
+            logger.info("conditioned \(job.url) into \(target.path)")
+            return true
+        } catch {
+            logger.warning("cannot condition the creative \(job.url): \(error)")
+            return false
+        }
+    }
+
+    private struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private func download(_ url: String, to file: URL) async throws {
+        guard ServerConfiguration.origin(of: url) != nil else { throw Failure(description: "\(url) is not http(s)") }
+        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(120))
+        guard (200..<300).contains(response.status.code) else {
+            throw Failure(description: "\(url) answered HTTP \(response.status.code)")
+        }
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+            throw Failure(description: "cannot write \(file.path)")
+        }
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        var total = 0
+        for try await buffer in response.body {
+            total += buffer.readableBytes
+            guard total <= Self.maximumDownloadBytes else {
+                throw Failure(description: "\(url) is larger than \(Self.maximumDownloadBytes) bytes")
+            }
+            try handle.write(contentsOf: Data(buffer.readableBytesView))
+        }
+    }
+
+    /// Removes the least recently used assets while the cache is over its limit.
+    private func evict() {
+        let ready = state.withLockedValue { $0.ready }.sorted { $0.value < $1.value }
+        var sizes: [(String, Int)] = ready.map { ($0.key, Self.size(of: directory.appendingPathComponent($0.key))) }
+        var total = sizes.reduce(0) { $0 + $1.1 }
+        while total > maximumBytes, sizes.count > 1 {
+            let (key, size) = sizes.removeFirst()
+            state.withLockedValue { _ = $0.ready.removeValue(forKey: key) }
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(key))
+            total -= size
+            logger.info("removed the conditioned creative \(key) (the cache is over \(maximumBytes) bytes)")
+        }
+    }
+
+    private static func size(of directory: URL) -> Int {
+        let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.fileSizeKey])
+        var total = 0
+        while let file = enumerator?.nextObject() as? URL {
+            total += (try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
+        }
+        return total
+    }
+
+    /// Runs a program found on PATH, its output (stdout and stderr) read whole; killed at `timeout`.
+    static func run(
+        _ program: String, _ arguments: [String], timeout: Duration
+    ) async throws -> (
+        status: Int32, output: String
+    ) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [program] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        let collected = NIOLockedValueBox(Data())
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            collected.withLockedValue { if $0.count < 1 << 20 { $0.append(data) } }
+        }
+        return try await withThrowingTaskGroup(of: Int32?.self) { group in
+            let finished = AsyncStream<Int32>.makeStream()
+            process.terminationHandler = { process in
+                finished.continuation.yield(process.terminationStatus)
+                finished.continuation.finish()
+            }
+            try process.run()
+            group.addTask {
+                for await status in finished.stream { return status }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            if first == nil, process.isRunning { process.terminate() }
+            group.cancelAll()
+            pipe.fileHandleForReading.readabilityHandler = nil
+            // What was written after the last read, now that the program has ended.
+            let rest = (try? pipe.fileHandleForReading.readToEnd()) ?? nil
+            let output = String(decoding: collected.withLockedValue { $0 } + (rest ?? Data()), as: UTF8.self)
+            guard let status = first else { throw Failure(description: "\(program) took longer than \(timeout)") }
+            return (status, output.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
+}
