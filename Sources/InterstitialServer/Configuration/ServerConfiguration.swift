@@ -96,7 +96,8 @@ public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// The port to listen on (0 picks a free one).
     public var port = 8080
-    /// The SQLite file; `nil` keeps the state in memory.
+    /// Where the state lives (``StoreLocation``): an SQLite file, a PostgreSQL URL
+    /// (`postgres://user@host:port/db`, shared by several servers), or `nil`: in memory.
     public var database: String? = "hlsi-server.sqlite"
     /// The bearer token of the admin API; without one the admin API refuses every request.
     public var adminToken: String?
@@ -159,7 +160,9 @@ extension ServerConfiguration {
             guard port <= 65535 else { throw reader.error("port", "must be 0 to 65535") }
             configuration.port = port
         }
-        configuration.database = try reader.string("database").map { resolve($0, base: base) } ?? configuration.database
+        configuration.database =
+            try reader.string("database").map { StoreLocation.isPostgres($0) ? $0 : resolve($0, base: base) }
+            ?? configuration.database
         configuration.adminToken = try reader.string("adminToken")
         configuration.publicURL = try reader.string("publicURL")
         if let hlsjs = try reader.string("hlsjs") {

@@ -27,9 +27,9 @@ public struct InterstitialServer: Service {
     ///
     /// - Parameters:
     ///   - configuration: What to serve.
-    ///   - store: Where state lives; by default SQLite at `configuration.database` (in memory if `nil`),
-    ///     which fails with ``StoreError`` when another server holds that file, and is closed when
-    ///     the server stops. A store given here stays open.
+    ///   - store: Where state lives; by default the ``StoreLocation`` `configuration.database` names
+    ///     (SQLite, which fails with ``StoreError`` when another server holds that file; PostgreSQL;
+    ///     memory if `nil`), closed when the server stops. A store given here stays open.
     ///   - inventory: Where ads come from; by default the stored inventory.
     ///   - logger: Where the server logs.
     ///   - now: The wall clock, for live windows and early returns.
@@ -42,7 +42,7 @@ public struct InterstitialServer: Service {
         try configuration.check()
         self.configuration = configuration
         state = try ServerState(
-            store: store ?? SQLiteStore(path: configuration.database), ownsStore: store == nil,
+            store: store ?? StoreLocation(configuration.database).open(logger: logger), ownsStore: store == nil,
             limits: configuration.limits)
         self.inventory = inventory
         self.logger = logger
@@ -153,7 +153,10 @@ public struct InterstitialServer: Service {
                 await onServerRunning(port)
             },
             logger: logger)
-        application.beforeServerStarts { try await state.seed(configuration.seed) }
+        application.beforeServerStarts {
+            try await state.open()
+            try await state.seed(configuration.seed)
+        }
         return application
     }
 }

@@ -15,6 +15,11 @@ import ServiceLifecycle
 /// ``StateService``; a response that carries a value not yet recorded waits until it is
 /// (``awaitRecorded(_:timeout:)``), so a value is on disk before any viewer sees it, while requests
 /// for playlists with nothing new never wait on the disk.
+///
+/// The state is read from the store by ``open()``, before the server serves. A store that other
+/// servers share (``ServerStore/isShared``) is followed by ``follow(logger:)``: every
+/// ``pollInterval`` it reads the store's change count, and only when the count moved does it load the
+/// store again and swap the state in memory. Requests never touch the database themselves.
 final class ServerState: Sendable {
     let store: any ServerStore
     let limits: ServerLimits
@@ -26,16 +31,93 @@ final class ServerState: Sendable {
     private let recording = NIOLockedValueBox(Recording())
     private let signal: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
 
+    /// The store's change count the state in memory reflects (nil until ``open()``).
+    private let followed = NIOLockedValueBox<Int64?>(nil)
+
     /// Whether the state opened its store (and closes it when the server stops).
     let ownsStore: Bool
+    /// How often ``follow(logger:)`` reads a shared store's change count.
+    let pollInterval: Duration
 
-    init(store: any ServerStore, ownsStore: Bool = false, limits: ServerLimits = ServerLimits()) throws {
+    /// Creates an empty state on `store`; ``open()`` reads the store.
+    init(
+        store: any ServerStore, ownsStore: Bool = false, limits: ServerLimits = ServerLimits(),
+        pollInterval: Duration = .milliseconds(250)
+    ) throws {
         self.store = store
         self.ownsStore = ownsStore
         self.limits = limits
-        box = NIOLockedValueBox((try store.load(), 0))
+        self.pollInterval = pollInterval
+        box = NIOLockedValueBox((StoredState(), 0))
         ledger = NIOLockedValueBox(Ledger(limits: limits))
         signal = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Reads the state from the store (before the server serves).
+    func open() async throws {
+        try await writer.withLock {
+            let count = try await store.changeCount()
+            try await replace(with: store.load(), count: count)
+        }
+    }
+
+    /// Loads the store again when another server changed it (its change count moved since the state
+    /// was read); a store that only this server writes is never read again.
+    ///
+    /// - Returns: whether the state in memory changed (its version moved on).
+    @discardableResult
+    func refresh() async throws -> Bool {
+        guard store.isShared else { return false }
+        let count = try await store.changeCount()
+        guard followed.withLockedValue({ $0 }) != count else { return false }
+        return try await writer.withLock {
+            // Read again under the writer lock: a write of this server may have moved it meanwhile.
+            let count = try await store.changeCount()
+            guard followed.withLockedValue({ $0 }) != count else { return false }
+            return try await replace(with: store.load(), count: count)
+        }
+    }
+
+    /// Swaps in a state loaded from the store at change count `count` (or later), keeping served
+    /// values decided in memory that the store does not have yet (they are on their way to it);
+    /// a served value the store has is the one that counts, even if this server decided another.
+    ///
+    /// The caller holds the writer lock.
+    @discardableResult
+    private func replace(with loaded: StoredState, count: Int64) -> Bool {
+        defer { followed.withLockedValue { $0 = count } }
+        return box.withLockedValue { value in
+            var next = loaded
+            for (key, attributes) in value.state.served where next.served[key] == nil {
+                next.served[key] = attributes
+            }
+            guard next != value.state else { return false }
+            value.state = next
+            value.version += 1
+            return true
+        }
+    }
+
+    /// Follows a shared store: ``refresh()`` every ``pollInterval`` until cancelled (a store that only
+    /// this server writes returns at once). A failing store is logged and tried again.
+    func follow(logger: Logger) async {
+        guard store.isShared else { return }
+        var failing = false
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: pollInterval)
+            } catch {
+                return
+            }
+            do {
+                try await refresh()
+                if failing { logger.info("the store answers again; following its changes") }
+                failing = false
+            } catch {
+                if !failing { logger.error("cannot read the store's changes (serving what is known): \(error)") }
+                failing = true
+            }
+        }
     }
 
     var snapshot: StoredState { box.withLockedValue { $0.state } }
@@ -100,12 +182,16 @@ final class ServerState: Sendable {
         }
     }
 
-    /// ``update(_:)`` for the admin ``Catalog``: store failures become 500 errors that say so.
+    /// ``update(_:)`` for the admin ``Catalog``: store failures become 500 errors that say so; a
+    /// database that is unavailable (``StoreError`` `database-unavailable`) a 503 `store-unavailable`
+    /// (try again later; nothing was changed).
     func change<T: Sendable>(_ body: (inout Transaction) throws -> T) async throws(APIError) -> T {
         do {
             return try await update(body)
         } catch let error as APIError {
             throw error
+        } catch let error as StoreError where error.code == "database-unavailable" {
+            throw APIError(status: 503, code: "store-unavailable", "nothing was changed: \(error.message)")
         } catch {
             throw APIError(status: 500, code: "store", "the database failed: \(error)")
         }
@@ -319,15 +405,20 @@ struct Ledger {
 }
 
 /// The state's background work, as one of the application's services (stopped after the HTTP
-/// server): it records the served values the server decides; on a graceful shutdown it writes what
-/// is left and closes the store it opened (another server may then open its database file).
+/// server): it records the served values the server decides and follows a shared store's changes;
+/// on a graceful shutdown it writes what is left and closes the store it opened (another server may
+/// then open its database file).
 struct StateService: Service {
     let state: ServerState
     let logger: Logger
 
     func run() async {
         await withGracefulShutdownHandler {
-            await state.recordServed(logger: logger)
+            await withDiscardingTaskGroup { group in
+                group.addTask { await state.follow(logger: logger) }
+                await state.recordServed(logger: logger)
+                group.cancelAll()
+            }
         } onGracefulShutdown: {
             state.finishRecording()
         }

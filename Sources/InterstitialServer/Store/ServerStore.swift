@@ -79,22 +79,36 @@ extension StoredState {
     }
 }
 
-/// Where the server keeps its state; SQLite (``SQLiteStore``) by default.
+/// Where the server keeps its state: SQLite (``SQLiteStore``) by default, or PostgreSQL
+/// (``PostgresStore``) shared by several replicas.
 ///
-/// The server reads everything once at start and keeps it in memory; changes are written through
-/// ``write(_:)``, one call at a time (the server serializes its writers), never while a request
-/// that only reads waits.
+/// The server reads everything when it starts (``ServerState``) and keeps it in memory; changes are
+/// written through ``write(_:)``, one call at a time (the server serializes its writers), never while
+/// a request that only reads waits. A store that other servers write too (``isShared``) counts the
+/// writes it commits (``changeCount()``), and each server reloads when the count moves.
 public protocol ServerStore: Sendable {
     /// Reads everything.
-    func load() throws -> StoredState
+    func load() async throws -> StoredState
     /// Writes `changes` in one transaction: all of them, or none and an error.
+    ///
+    /// A ``StoreChange/served(_:_:)`` whose key is already stored keeps the stored value: the first
+    /// writer wins, and that value is what ``load()`` returns afterwards.
     func write(_ changes: [StoreChange]) async throws
-    /// Closes the store when the server stops (releasing what it holds, such as a file lock);
-    /// nothing is read or written after.
+    /// Whether other servers write to this store too, so that a server must follow ``changeCount()``.
+    var isShared: Bool { get }
+    /// A number that moves on with every transaction any server commits with ``write(_:)``;
+    /// it never moves otherwise.
+    func changeCount() async throws -> Int64
+    /// Closes the store when the server stops (releasing what it holds, such as a file lock, or
+    /// stopping a connection pool); nothing is read or written after.
     func close() throws
 }
 
 extension ServerStore {
+    /// Not shared: only this server writes.
+    public var isShared: Bool { false }
+    /// Zero: a store only this server writes needs no count.
+    public func changeCount() async throws -> Int64 { 0 }
     /// Nothing to release.
     public func close() throws {}
 }

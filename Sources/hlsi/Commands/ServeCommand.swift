@@ -31,7 +31,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The port to listen on (default 8080; 0 picks one).")
     var port: Int?
 
-    @Option(name: .long, help: "The SQLite database file (default hlsi-server.sqlite; the demo keeps state in memory).")
+    @Option(
+        name: .long,
+        help:
+            "The SQLite database file, or a PostgreSQL URL postgres://user@host:port/db that several servers share (default: $HLSI_DATABASE, else hlsi-server.sqlite; the demo keeps state in memory)."
+    )
     var database: String?
 
     @Option(name: .long, help: "The admin API's bearer token (default: $HLSI_ADMIN_TOKEN).")
@@ -85,7 +89,15 @@ struct ServeCommand: AsyncParsableCommand {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
             configuration.port = port
         }
-        if let database { configuration.database = database }
+        // HLSI_DATABASE stands in for --database, except for the demo, which stays in memory.
+        if let database = database ?? (demo ? nil : ProcessInfo.processInfo.environment["HLSI_DATABASE"]) {
+            configuration.database = database
+        }
+        do {
+            _ = try StoreLocation(configuration.database)
+        } catch {
+            throw CommandFailure(message: "error: \(error)", exitCode: 2)
+        }
         if let hlsjs {
             configuration.hlsjs =
                 hlsjs.contains("://") ? hlsjs : URL(fileURLWithPath: hlsjs).standardizedFileURL.path

@@ -1,0 +1,220 @@
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Logging
+import Testing
+
+@testable import InterstitialServer
+
+/// The stores a contract test runs against.
+enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+}
+
+/// A database for one test: an SQLite file in a temporary directory, or a new database on the test
+/// cluster (``PostgresCluster``). A PostgreSQL case is cancelled (skipped, with the reason) when
+/// PostgreSQL cannot be started here.
+struct StoreDatabase: Sendable {
+    let location: StoreLocation
+    private let directory: String?
+
+    init(_ backend: StoreBackend) async throws {
+        switch backend {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            self.directory = directory.path
+            location = .sqlite(path: directory.appendingPathComponent("state.sqlite").path)
+        case .postgres:
+            if let reason = await PostgresCluster.unavailability() {
+                try Test.cancel("PostgreSQL cannot be started here: \(reason)")
+            }
+            directory = nil
+            location = .postgres(try await PostgresCluster.database())
+        }
+    }
+
+    static let logger = Logger(label: "hlsi.test.store")
+
+    /// Opens a store on the database.
+    func open() throws -> any ServerStore { try location.open(logger: Self.logger) }
+
+    /// Runs `body` with a store of its own, closed after (so that an SQLite file can be opened again).
+    func withStore<T: Sendable>(_ body: (any ServerStore) async throws -> T) async throws -> T {
+        let store = try open()
+        do {
+            let result = try await body(store)
+            try store.close()
+            return result
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+
+    /// What a newly opened store loads.
+    func freshLoad() async throws -> StoredState { try await withStore { try await $0.load() } }
+
+    /// Removes the SQLite file's directory.
+    func remove() {
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
+    }
+}
+
+/// Issue 20: the contract every ``ServerStore`` keeps, run against SQLite and PostgreSQL alike.
+@Suite("Store contract (SQLite and PostgreSQL)")
+struct StoreContractTests {
+    /// One of each change, in an order where every delete finds something to delete.
+    static func everyChange() throws -> [StoreChange] {
+        let seed = try ServerConfiguration.demo().seed
+        let schedule = try #require(seed.schedules.first)
+        let item = try #require(seed.breaks.first)
+        let ad = try #require(seed.inventory.first)
+        let key = ServedKey(item.target, item.id)
+        let attributes: AttributeList = [("ID", try .quoted(item.id)), ("X-N", .integer(1))]
+        let other = ServedKey(Target(.live, "elsewhere"), "gone")
+        let changes: [StoreChange] = [
+            .saveSchedule(schedule), .saveBreak(item), .saveAd(ad), .served(key, attributes),
+            .earlyReturn(key, playoutLimit: MediaTime(seconds: 12.5)), .withdraw(other), .seeded,
+            .deleteSchedule(schedule.target), .deleteBreak(id: item.id), .deleteAd(id: ad.id),
+        ]
+        return changes
+    }
+
+    @Test(
+        "Every kind of change round-trips: written by one store, loaded by a fresh one",
+        arguments: StoreBackend.allCases)
+    func everyChangeRoundTrips(_ backend: StoreBackend) async throws {
+        let database = try await StoreDatabase(backend)
+        defer { database.remove() }
+        #expect(try await database.freshLoad() == StoredState())
+        var expected = StoredState()
+        var kinds: Set<String> = []
+        for change in try Self.everyChange() {
+            expected.apply(change)
+            try await database.withStore { try await $0.write([change]) }
+            let loaded = try await database.freshLoad()
+            #expect(loaded == expected, "after \(change)")
+            kinds.insert(String("\(change)".prefix { $0 != "(" }))
+        }
+        #expect(kinds.count == 10, "every StoreChange case is exercised: \(kinds.sorted())")
+        #expect(expected.served.count == 1 && expected.earlyReturns.count == 1 && expected.withdrawn.count == 1)
+        #expect(expected.isSeeded)
+    }
+
+    @Test("A transaction of several changes is stored whole", arguments: StoreBackend.allCases)
+    func transactionIsWhole(_ backend: StoreBackend) async throws {
+        let database = try await StoreDatabase(backend)
+        defer { database.remove() }
+        let changes = try Self.everyChange().prefix(7)
+        try await database.withStore { try await $0.write(Array(changes)) }
+        var expected = StoredState()
+        for change in changes { expected.apply(change) }
+        #expect(try await database.freshLoad() == expected)
+    }
+
+    @Test("A served value is first-writer-wins across two stores on one database", arguments: StoreBackend.allCases)
+    func servedFirstWriterWins(_ backend: StoreBackend) async throws {
+        let database = try await StoreDatabase(backend)
+        defer { database.remove() }
+        let key = ServedKey(Target(.live, "channel"), "break-1")
+        let first: AttributeList = [("ID", try .quoted("break-1")), ("X-N", .integer(1))]
+        let second: AttributeList = [("ID", try .quoted("break-1")), ("X-N", .integer(2))]
+        try await database.withStore { try await $0.write([.served(key, first)]) }
+        try await database.withStore { try await $0.write([.served(key, second)]) }
+        #expect(try await database.freshLoad().served[key] == first)
+    }
+
+    @Test("Two PostgreSQL stores racing to serve the same date range store exactly one value")
+    func servedRace() async throws {
+        let database = try await StoreDatabase(.postgres)
+        let one = try database.open()
+        let two = try database.open()
+        let keys = (0..<20).map { ServedKey(Target(.live, "channel"), "break-\($0)") }
+        async let written1: Void = one.write(
+            try keys.map { .served($0, [("ID", try .quoted($0.id)), ("X-N", .integer(1))]) })
+        async let written2: Void = two.write(
+            try keys.map { .served($0, [("ID", try .quoted($0.id)), ("X-N", .integer(2))]) })
+        _ = try await (written1, written2)
+        let fromOne = try await one.load()
+        let fromTwo = try await two.load()
+        #expect(fromOne.served.count == keys.count)
+        #expect(fromOne == fromTwo, "both stores load the same served values")
+        // Writing again changes nothing: the stored values are what count.
+        try await two.write(try keys.map { .served($0, [("ID", try .quoted($0.id)), ("X-N", .integer(3))]) })
+        #expect(try await one.load() == fromOne)
+        try one.close()
+        try two.close()
+    }
+
+    @Test("PostgreSQL stores opened together migrate once; opening again migrates nothing")
+    func migrationsRunOnce() async throws {
+        let database = try await StoreDatabase(.postgres)
+        guard case .postgres(let location) = database.location else { return }
+        let stores = (0..<4).map { _ in PostgresStore(location, logger: StoreDatabase.logger) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for store in stores { group.addTask { _ = try await store.changeCount() } }
+            try await group.waitForAll()
+        }
+        let versions = StoreMigrations.postgres.migrations.map(\.version)
+        for store in stores { #expect(try await store.appliedMigrations() == versions) }
+        try await stores[0].write([.seeded])
+        for store in stores { await store.shutdown() }
+        let again = PostgresStore(location, logger: StoreDatabase.logger)
+        #expect(try await again.appliedMigrations() == versions)
+        #expect(try await again.load().isSeeded, "the data survives")
+        await again.shutdown()
+    }
+
+    @Test("The change count moves with every committed write of any store, and only then")
+    func changeCountMoves() async throws {
+        let database = try await StoreDatabase(.postgres)
+        let one = try database.open()
+        let two = try database.open()
+        #expect(one.isShared && two.isShared)
+        let start = try await one.changeCount()
+        _ = try await two.load()
+        #expect(try await one.changeCount() == start, "reading moves nothing")
+        try await two.write([.seeded])
+        #expect(try await one.changeCount() == start + 1)
+        try await one.write([.seeded, .withdraw(ServedKey(Target(.vod, "a"), "b"))])
+        #expect(try await two.changeCount() == start + 2, "one transaction, one step")
+        try one.close()
+        try two.close()
+    }
+
+    @Test(
+        "Database locations: PostgreSQL URLs, SQLite files, memory; malformed URLs are refused with a reason",
+        arguments: [
+            ("postgres://app:secret@db.example:6543/hlsi", "postgres://app@db.example:6543/hlsi"),
+            ("postgresql://app@10.0.0.5/hlsi?sslmode=require", "postgres://app@10.0.0.5:5432/hlsi"),
+            ("postgres://app@localhost/hlsi?host=/run/pg", "postgres://app@localhost:5432/hlsi?host=/run/pg"),
+            ("postgres://app@db/", "postgres://app@db:5432/app"),
+            ("state.sqlite", "sqlite state.sqlite"),
+            ("postgres://db/hlsi", "error: names no user"),
+            ("postgres://app@db/hlsi?sslmode=verify-full", "error: has sslmode=verify-full"),
+            ("postgres://app@db/hlsi?pool=3", "error: has an unknown parameter pool"),
+        ])
+    func locations(_ text: String, _ expected: String) {
+        do {
+            switch try StoreLocation(text) {
+            case .postgres(let location): #expect(location.description == expected)
+            case .sqlite(let path): #expect("sqlite \(path)" == expected)
+            case .memory: Issue.record("\(text) is not memory")
+            }
+        } catch {
+            #expect(error.code == "database-url")
+            #expect(expected.hasPrefix("error: ") && error.message.contains(expected.dropFirst(7)), "\(error)")
+            #expect(!error.message.contains("secret"))
+        }
+        #expect(throws: Never.self) {
+            guard case .memory = try StoreLocation(nil) else {
+                Issue.record("nil is memory")
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Logging
+import Testing
+
+@testable import InterstitialServer
+
+/// Issue 20, item 4: a PostgreSQL database that is down. Writes fail quickly with
+/// `database-unavailable` (the admin API's 503), the state in memory keeps serving, and following
+/// resumes when the database is back.
+@Suite("A PostgreSQL store whose database is down")
+struct StoreFailureTests {
+    static let logger = Logger(label: "hlsi.test.store-failure")
+
+    @Test("With no server to reach, writes fail within the deadline as database-unavailable; admin changes answer 503")
+    func unreachable() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-no-pg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let location = try PostgresLocation(url: "postgres://hlsi@localhost/hlsi?host=\(directory.path)")
+        let store = PostgresStore(location, logger: Self.logger, timeout: .milliseconds(500))
+        let start = ContinuousClock.now
+        do {
+            try await store.write([.seeded])
+            Issue.record("a write to an unreachable database succeeded")
+        } catch let error as StoreError {
+            #expect(error.code == "database-unavailable")
+            #expect(error.message.contains("unavailable") && error.message.contains(location.description))
+        }
+        // The pool alone would wait for its circuit breaker (60 s); a loaded machine may be slow, but
+        // not that slow.
+        #expect(ContinuousClock.now - start < .seconds(30), "bounded by the deadline, not the pool's")
+        let state = try ServerState(store: store, ownsStore: true)
+        let ad = Ad(id: "spot", uri: "/ads/spot.m3u8", duration: MediaTime(seconds: 10))
+        do {
+            try await state.change { $0.apply(.saveAd(ad)) }
+            Issue.record("an admin change was accepted with the database down")
+        } catch {
+            #expect(error.statusCode == 503 && error.code == "store-unavailable", "\(error)")
+        }
+        #expect(state.snapshot == StoredState(), "nothing changed in memory")
+        await #expect(throws: StoreError.self) { try await state.refresh() }
+        await state.close(logger: Self.logger)
+    }
+
+    @Test("A replica keeps its state while the database is down and follows changes again when it is back")
+    func followingResumes() async throws {
+        if let reason = await PostgresCluster.unavailability() {
+            try Test.cancel("PostgreSQL cannot be started here: \(reason)")
+        }
+        let cluster = try await PostgresCluster.startPrivate()
+        let location = try PostgresCluster.location(cluster)
+        let a = try ServerState(
+            store: PostgresStore(location, logger: Self.logger, timeout: .seconds(1)), ownsStore: true)
+        let b = try ServerState(
+            store: PostgresStore(location, logger: Self.logger, timeout: .seconds(1)), ownsStore: true,
+            pollInterval: .milliseconds(50))
+        try await a.open()
+        try await b.open()
+        let first = Ad(id: "first", uri: "/ads/first.m3u8", duration: MediaTime(seconds: 10))
+        try await a.update { $0.apply(.saveAd(first)) }
+        let follower = Task { await b.follow(logger: Self.logger) }
+        #expect(try await eventually(.seconds(10)) { b.snapshot.ads[first.id] == first })
+
+        try await PostgresCluster.stop(cluster)
+        let second = Ad(id: "second", uri: "/ads/second.m3u8", duration: MediaTime(seconds: 10))
+        await #expect(throws: StoreError.self) { try await a.update { $0.apply(.saveAd(second)) } }
+        #expect(b.snapshot.ads[first.id] == first, "B serves what it knows")
+
+        try await PostgresCluster.restart(cluster)
+        #expect(try await eventually(.seconds(10)) { (try? await a.update { $0.apply(.saveAd(second)) }) != nil })
+        #expect(try await eventually(.seconds(2)) { b.snapshot.ads[second.id] == second }, "B follows again")
+        follower.cancel()
+        await follower.value
+        await a.close(logger: Self.logger)
+        await b.close(logger: Self.logger)
+        try await PostgresCluster.stop(cluster)
+    }
+}
