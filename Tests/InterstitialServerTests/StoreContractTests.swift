@@ -39,8 +39,14 @@ struct StoreDatabase: Sendable {
 
     static let logger = Logger(label: "hlsi.test.store")
 
-    /// Opens a store on the database.
-    func open() throws -> any ServerStore { try location.open(logger: Self.logger) }
+    /// Opens a store on the database; PostgreSQL operations get 30 s (the whole suite runs at once on
+    /// a small machine: a deadline here tests nothing but the load).
+    func open() throws -> any ServerStore {
+        if case .postgres(let postgres) = location {
+            return PostgresStore(postgres, logger: Self.logger, timeout: .seconds(30))
+        }
+        return try location.open(logger: Self.logger)
+    }
 
     /// Runs `body` with a store of its own, closed after (so that an SQLite file can be opened again).
     func withStore<T: Sendable>(_ body: (any ServerStore) async throws -> T) async throws -> T {
@@ -154,7 +160,7 @@ struct StoreContractTests {
     func migrationsRunOnce() async throws {
         let database = try await StoreDatabase(.postgres)
         guard case .postgres(let location) = database.location else { return }
-        let stores = (0..<4).map { _ in PostgresStore(location, logger: StoreDatabase.logger) }
+        let stores = (0..<4).map { _ in PostgresStore(location, logger: StoreDatabase.logger, timeout: .seconds(30)) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for store in stores { group.addTask { _ = try await store.changeCount() } }
             try await group.waitForAll()
@@ -163,7 +169,7 @@ struct StoreContractTests {
         for store in stores { #expect(try await store.appliedMigrations() == versions) }
         try await stores[0].write([.seeded])
         for store in stores { await store.shutdown() }
-        let again = PostgresStore(location, logger: StoreDatabase.logger)
+        let again = PostgresStore(location, logger: StoreDatabase.logger, timeout: .seconds(30))
         #expect(try await again.appliedMigrations() == versions)
         #expect(try await again.load().isSeeded, "the data survives")
         await again.shutdown()

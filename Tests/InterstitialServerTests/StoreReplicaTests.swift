@@ -38,6 +38,10 @@ final class CountingStore: ServerStore {
         return try await base.changeCount()
     }
 
+    func servedValues(for keys: [ServedKey]) async throws -> [ServedKey: AttributeList] {
+        try await base.servedValues(for: keys)
+    }
+
     func close() throws { try base.close() }
 }
 
@@ -68,17 +72,19 @@ struct StoreReplicaTests {
         [("ID", try .quoted(id)), ("X-N", .integer(n))]
     }
 
-    @Test("An admin change made through replica A is in replica B's state within 1 s")
+    @Test("An admin change made through replica A is in replica B's state after its next poll")
     func adminChangeReachesOtherReplica() async throws {
         let (a, b, _) = try await Self.replicas()
         let follower = Task { await b.follow(logger: Self.logger) }
         let ad = Ad(id: "spot-from-a", uri: "/ads/spot.m3u8", duration: MediaTime(seconds: 10))
         let version = b.versioned.version
         try await a.update { $0.apply(.saveAd(ad)) }
-        #expect(try await eventually(.seconds(1)) { b.snapshot.ads[ad.id] == ad })
+        // B polls every 50 ms here (250 ms by default): the change is there after one poll. The bound
+        // is loose because the whole suite shares the machine; E2E/replicas.py measures the 1 s.
+        #expect(try await eventually(.seconds(20)) { b.snapshot.ads[ad.id] == ad })
         #expect(b.versioned.version > version, "B's cached playlists are rebuilt")
         try await a.update { $0.apply(.deleteAd(id: ad.id)) }
-        #expect(try await eventually(.seconds(1)) { b.snapshot.ads[ad.id] == nil })
+        #expect(try await eventually(.seconds(20)) { b.snapshot.ads[ad.id] == nil })
         follower.cancel()
         await follower.value
         await Self.close(a, b)
@@ -109,13 +115,19 @@ struct StoreReplicaTests {
         let claimedA = a.claimServed(try keys.map { ($0, try Self.attributes($0.id, 1)) })
         let claimedB = b.claimServed(try keys.map { ($0, try Self.attributes($0.id, 2)) })
         #expect(claimedA == Set(keys) && claimedB == Set(keys), "each decided in its own memory")
-        _ = await a.awaitRecorded(Set(keys), timeout: .seconds(10))
-        _ = await b.awaitRecorded(Set(keys), timeout: .seconds(10))
-        try await a.refresh()
-        try await b.refresh()
+        #expect(await a.awaitRecorded(Set(keys), timeout: .seconds(30)))
+        #expect(await b.awaitRecorded(Set(keys), timeout: .seconds(30)))
+        // Once recorded, each has the database's values, without waiting for a poll; the one whose
+        // values lost is told to plan again (a playlist being answered is not sent with them).
         let stored = try await a.store.load().served
         #expect(stored.count == keys.count)
         #expect(a.snapshot.served == stored && b.snapshot.served == stored, "both serve what the database kept")
+        for key in keys {
+            let mine = try Self.attributes(key.id, 1)
+            let theirs = try Self.attributes(key.id, 2)
+            #expect(a.agrees([(key, mine)]) == (stored[key] == mine))
+            #expect(b.agrees([(key, theirs)]) == (stored[key] == theirs))
+        }
         for state in [a, b] { state.finishRecording() }
         for recorder in recorders { await recorder.value }
         await Self.close(a, b)

@@ -304,6 +304,10 @@ final class ContentLibrary: Sendable {
                 if !(await state.awaitRecorded(unsettled, timeout: timeout)) {
                     logger.warning(
                         "served \(unsettled.count) new date ranges of \(target) before the store recorded them")
+                } else if attempt < 3, !state.agrees(entries) {
+                    // Another replica recorded its values first: serve those.
+                    planner.state = state.snapshot
+                    continue
                 }
                 await recordSignalOutcomes(planned, withdrawals: planner.withdrawals(timeline), target: target)
                 return (planned, false)

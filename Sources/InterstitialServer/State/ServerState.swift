@@ -231,6 +231,26 @@ final class ServerState: Sendable {
         return agreed ? unsettled : nil
     }
 
+    /// Takes the store's served values where they differ from the ones decided here (another
+    /// replica recorded first); a playlist being answered with the value decided here plans again
+    /// (``agrees(_:)``).
+    private func adopt(_ stored: [ServedKey: AttributeList]) {
+        box.withLockedValue { value in
+            var changed = false
+            for (key, attributes) in stored where value.state.served[key] != attributes {
+                value.state.served[key] = attributes
+                changed = true
+            }
+            if changed { value.version += 1 }
+        }
+    }
+
+    /// Whether the served values of `entries` are still those given (false when another replica's
+    /// values were recorded first and adopted).
+    func agrees(_ entries: [(ServedKey, AttributeList)]) -> Bool {
+        box.withLockedValue { value in entries.allSatisfy { value.state.served[$0.0] == $0.1 } }
+    }
+
     /// Waits until the served values of `keys` are recorded in the store, at most `timeout`.
     ///
     /// - Returns: false when the store did not record them in time (the caller answers anyway: a
@@ -291,6 +311,14 @@ final class ServerState: Sendable {
                 logger.error("cannot record \(batch.count) served date ranges (will retry): \(error)")
                 recording.withLockedValue { $0.queue = batch + $0.queue }
                 return false
+            }
+            if store.isShared {
+                // Another replica may have recorded other values for some keys first: theirs count.
+                let keys = batch.compactMap { change -> ServedKey? in
+                    if case .served(let key, _) = change { return key }
+                    return nil
+                }
+                if let stored = try? await store.servedValues(for: keys) { adopt(stored) }
             }
             let ready = recording.withLockedValue { recording in
                 for change in batch {

@@ -134,6 +134,24 @@ public final class PostgresStore: ServerStore {
         }
     }
 
+    public func servedValues(for keys: [ServedKey]) async throws -> [ServedKey: AttributeList] {
+        guard !keys.isEmpty else { return [:] }
+        return try await guarded("read served values") {
+            try await self.migrated()
+            let wanted = Set(keys)
+            let ids = Array(Set(keys.map(\.id)))
+            let rows = try await self.client.query(
+                "SELECT target, id, attributes FROM served WHERE id = ANY(\(ids))", logger: self.logger)
+            var values: [ServedKey: AttributeList] = [:]
+            for try await (target, id, attributes) in rows.decode((String, String, String).self) {
+                guard let target = Target(target), wanted.contains(ServedKey(target, id)) else { continue }
+                values[ServedKey(target, id)] = try JSONDecoder().decode(
+                    AttributeList.self, from: Data(attributes.utf8))
+            }
+            return values
+        }
+    }
+
     public func changeCount() async throws -> Int64 {
         try await guarded("read the change count") {
             try await self.migrated()

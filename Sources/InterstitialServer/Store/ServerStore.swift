@@ -99,6 +99,9 @@ public protocol ServerStore: Sendable {
     /// A number that moves on with every transaction any server commits with ``write(_:)``;
     /// it never moves otherwise.
     func changeCount() async throws -> Int64
+    /// The served values stored for `keys` (those it has): after a write, what counts when several
+    /// servers decided a value for the same key (the first writer's).
+    func servedValues(for keys: [ServedKey]) async throws -> [ServedKey: AttributeList]
     /// Closes the store when the server stops (releasing what it holds, such as a file lock, or
     /// stopping a connection pool); nothing is read or written after.
     func close() throws
@@ -109,6 +112,8 @@ extension ServerStore {
     public var isShared: Bool { false }
     /// Zero: a store only this server writes needs no count.
     public func changeCount() async throws -> Int64 { 0 }
+    /// None: only this server decides, so its values are the stored ones.
+    public func servedValues(for keys: [ServedKey]) async throws -> [ServedKey: AttributeList] { [:] }
     /// Nothing to release.
     public func close() throws {}
 }
