@@ -5,6 +5,8 @@
 # the demo page plays offline with its own controller, its controls work, and live joins around a
 # break are clean with both players, on a loaded machine too (E2E/page_playback.py).
 # First, the security issue's reproductions are run against the real server (E2E/server_attacks.py).
+# Three `hlsi serve` replicas on one PostgreSQL behind nginx (deploy/nginx-replicas.conf) serve identical
+# playlists, follow each other's admin writes within 1 s and survive a 10 s database outage (E2E/replicas.py).
 # Installs what it needs (Debian: ffmpeg, chromium; PyPI: playwright) when missing.
 # Usage: E2E/run.sh [path/to/hlsi]   (default: .build/debug/hlsi, built if missing)
 set -euo pipefail
@@ -41,3 +43,4 @@ python3 E2E/interstitial_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/server_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/page_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/cross_origin.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
+python3 E2E/replicas.py --hlsi "$HLSI" 2>&1 | tee "$CACHE/replicas.log"

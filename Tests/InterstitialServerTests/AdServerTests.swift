@@ -294,6 +294,14 @@ struct AdServerTests {
         "a progressive MP4 creative is conditioned into HLS that matches the primary, left out until ready, kept across restarts"
     )
     func conditioning() async throws {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
+        guard
+            ["ffmpeg", "ffprobe"].allSatisfy({ tool in
+                path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
+            })
+        else {
+            try Test.cancel("ffmpeg and ffprobe are needed to condition creatives (apt-get install ffmpeg)")
+        }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-cond-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
