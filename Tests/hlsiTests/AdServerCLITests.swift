@@ -11,29 +11,12 @@ struct AdServerCLITests {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-ads-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", "E2E/ad_server.py", mediaBase, log.path]
-        process.currentDirectoryURL = CLITests.packageRoot
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            // SIGKILL: a child of the test process inherits its blocked SIGTERM.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        try CLITests.withPython(["E2E/ad_server.py", mediaBase, log.path]) { line in
+            let port = try #require(
+                line.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) },
+                "the ad server did not start: \(line)")
+            try body("http://127.0.0.1:\(port)", log)
         }
-        var text = ""
-        let handle = output.fileHandleForReading
-        while !text.contains("\n") {
-            let data = handle.availableData
-            guard !data.isEmpty else { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        let port = try #require(
-            text.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) }, "the ad server did not start: \(text)")
-        try body("http://127.0.0.1:\(port)", log)
     }
 
     @Test("every ad played hears impression, start, the quartiles and complete, once each, from hlsi play")

@@ -25,6 +25,32 @@ struct CLITests {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }
 
+    /// Runs `python3 -u ARGUMENTS` from the package root while `body` runs with the first line it
+    /// prints (a server says its port there); the process is killed after.
+    static func withPython(_ arguments: [String], _ body: (String) throws -> Void) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-u"] + arguments
+        process.currentDirectoryURL = packageRoot
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            // SIGKILL: a child of the test process inherits its blocked SIGTERM.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        var text = ""
+        let handle = output.fileHandleForReading
+        while !text.contains("\n") {
+            let data = handle.availableData
+            guard !data.isEmpty else { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        try body(String(text.prefix { $0 != "\n" }))
+    }
+
     static func run(_ arguments: [String]) throws -> Run { try start(arguments).finish() }
 
     /// A started `hlsi` process, to run several at once.

@@ -84,32 +84,14 @@ struct VASTCLITests {
 
     /// Runs Python's `http.server` on a free port over `directory` while `body` runs.
     func withFileServer(directory: String, _ body: (String) throws -> Void) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory,
-        ]
-        process.currentDirectoryURL = CLITests.packageRoot
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            // SIGKILL: a child of the test process inherits its blocked SIGTERM.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        try CLITests.withPython(
+            ["-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory]
+        ) { line in
+            // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
+            let words = line.split(separator: " ")
+            let port = try #require(
+                words.firstIndex(of: "port").map { words[$0 + 1] }, "python3 -m http.server did not start: \(line)")
+            try body("http://127.0.0.1:\(port)/")
         }
-        // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
-        var text = ""
-        let handle = output.fileHandleForReading
-        while !text.contains("\n") {
-            let data = handle.availableData
-            guard !data.isEmpty else { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        let port = try #require(
-            text.split(separator: " ").firstIndex(of: "port").map { text.split(separator: " ")[$0 + 1] },
-            "python3 -m http.server did not start: \(text)")
-        try body("http://127.0.0.1:\(port)/")
     }
 }
