@@ -45,6 +45,10 @@ VOD = "/demo/vod/video/main.m3u8"
 VOD_MASTER = "/demo/vod/master.m3u8"
 LIVE = "/demo/live/video/main.m3u8"
 LIVE_MASTER = "/demo/live/master.m3u8"
+# The demo channel whose breaks come from the SCTE-35 markers written into its own loop (issue 19):
+# a 10 s break 30 s into every minute of wall-clock time.
+SCTE35_RENDITIONS = ["/demo/live-scte35/video/main.m3u8", "/demo/live-scte35/audio-en/main.m3u8"]
+SCTE35_BREAK_SECOND = 30
 # How long a change made through one replica may take to be served by the others (issue 20).
 PROPAGATION = 1.0
 # Right after an outage a poll that began while the database was down may still be waiting on the
@@ -271,6 +275,41 @@ def check_identical_playlists(names, sources, label):
         for name, body in zip(names, bodies):
             print(f"  --- {name}\n{body.decode('utf-8', 'replace')}", flush=True)
     return dateranges(bodies[0])
+
+
+def interstitials(body):
+    """The interstitial date ranges converted from SCTE-35 markers (IDs scte35-…), by ID."""
+    return {ident: line for ident, line in dateranges(body).items()
+            if ident.startswith("scte35-") and 'CLASS="com.apple.hls.interstitial"' in line}
+
+
+def check_scte35_channel(names, sources, label):
+    """Every replica converts the SCTE-35 channel's markers into the same date ranges, in every rendition.
+
+    Waits (at most a minute) until the window holds the start of a break, so that there is
+    something to compare: a converted date range is served once a rendition's window shows it.
+    """
+    deadline = time.monotonic() + 75
+    while time.monotonic() < deadline:
+        second = time.time() % 60
+        if SCTE35_BREAK_SECOND + 2 <= second <= SCTE35_BREAK_SECOND + 9:
+            break
+        time.sleep(0.25)
+    converted = {}
+    for path in SCTE35_RENDITIONS:
+        bodies, tries = same_live_window(sources, path)
+        if bodies is None:
+            report(False, f"{label}: SCTE-35 {path} never showed one window on {', '.join(names)} in {tries} tries")
+            return
+        found = interstitials(bodies[0])
+        converted[path] = found
+        report(len(set(bodies)) == 1 and bool(found) and all(body.startswith(b"#EXTM3U") for body in bodies),
+               f"{label}: SCTE-35 channel {path} is byte-identical from {', '.join(names)} "
+               f"with {len(found)} interstitial(s) converted from its markers ({sorted(found)})")
+    video, audio = (converted[path] for path in SCTE35_RENDITIONS)
+    shared = sorted(set(video) & set(audio))
+    report(bool(shared) and all(video[ident] == audio[ident] for ident in shared),
+           f"{label}: the SCTE-35 channel's renditions carry the same line for each converted break ({shared})")
 
 
 def check_propagation(replicas, names, stamp):
@@ -586,6 +625,7 @@ def main():
         vod_id, _ = check_propagation(replicas, names, stamp)
         check_concurrent_first_serve(replicas, names, stamp)
         check_identical_playlists(source_names, sources, "after the writes")
+        check_scte35_channel(source_names, sources, "after the writes")
         check_asset_lists(replicas, public, stamp, args.require_shared_viewer_state)
         known_vod = {}
         for _, _, body, _ in at_once([base + VOD for base in replicas]):

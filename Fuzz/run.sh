@@ -3,7 +3,8 @@
 # - playlist-fuzzer (Fuzz/PlaylistFuzzer.swift): the playlist parser, the validators, the schedule,
 #   the integrated timeline and the SCTE-35 signal recognizer, over the test fixtures and Fuzz/seeds;
 # - admin-fuzzer (Fuzz/AdminFuzzer.swift): the admin API's JSON bodies (Break, BreakSchedule, Ad,
-#   InsertionRequest) and asset-list query parameters, over Fuzz/admin-seeds;
+#   InsertionRequest, with the ad server settings that AdDecisioning's tag templates read) and asset-list
+#   query parameters, over Fuzz/admin-seeds;
 # - scte35-fuzzer (Fuzz/SCTE35Fuzzer.swift): the SCTE-35 decoder and encoder, over Fuzz/scte35-seeds;
 # - media-fuzzer (Fuzz/MediaTimingFuzzer.swift): the media timing reader (fMP4, MPEG-TS, packed
 #   audio), over Fuzz/media-seeds.
@@ -21,18 +22,21 @@ strip() {
     shift
     rm -rf "$directory" && mkdir -p "$directory"
     for file in "$@"; do
-        sed -e '/^import HLSPlaylist$/d' -e '/^import HLSInterstitials$/d' -e '/^import SCTE35$/d' "$file" \
+        sed -e '/^import HLSPlaylist$/d' -e '/^import HLSInterstitials$/d' -e '/^import SCTE35$/d' \
+            -e '/^import AdDecisioning$/d' "$file" \
             > "$directory/$(echo "$file" | tr / _)"
     done
 }
 strip "$out/interstitials" $(find Sources/HLSInterstitials -name '*.swift')
+strip "$out/ads" $(find Sources/AdDecisioning -name '*.swift')
 strip "$out/model" $(find Sources/InterstitialServer/Model -name '*.swift')
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name hls_interstitials)
 swiftc "${flags[@]}" -module-name PlaylistFuzz $(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') \
     "$out"/interstitials/*.swift Fuzz/PlaylistFuzzer.swift \
     -o "$out/playlist-fuzzer"
 swiftc "${flags[@]}" -module-name AdminFuzz \
-    $(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') "$out"/interstitials/*.swift "$out"/model/*.swift \
+    $(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') "$out"/interstitials/*.swift "$out"/ads/*.swift \
+    "$out"/model/*.swift \
     Fuzz/AdminFuzzer.swift -o "$out/admin-fuzzer"
 swiftc "${flags[@]}" -module-name SCTE35Fuzz $(find Sources/SCTE35 -name '*.swift') Fuzz/SCTE35Fuzzer.swift \
     -o "$out/scte35-fuzzer"

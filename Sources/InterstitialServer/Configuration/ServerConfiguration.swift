@@ -282,12 +282,7 @@ extension ServerConfiguration {
     }
 
     /// `scheme://host[:port]` of an http(s) URL.
-    public static func origin(of url: String) -> String? {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.host?.lowercased(), !host.isEmpty
-        else { return nil }
-        return components.port.map { "\(scheme)://\(host):\($0)" } ?? "\(scheme)://\(host)"
-    }
+    public static func origin(of url: String) -> String? { HTTPOrigin.of(url) }
 
     static func resolve(_ path: String, base: String) -> String {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: base).appendingPathComponent(path).standardizedFileURL.path

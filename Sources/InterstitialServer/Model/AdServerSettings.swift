@@ -94,15 +94,6 @@ public struct AdServerSettings: Hashable, Sendable {
             vast: vast, vmap: vmap, vmapBreakDuration: breakDuration, tracking: tracking, maximumWrapperDepth: depth)
     }
 
-    /// The settings that fill `target`'s breaks: its standing schedule's, else its configuration's.
-    static func of(
-        _ target: Target, configuration: ServerConfiguration, state: StoredState
-    ) -> AdServerSettings? {
-        if let settings = state.schedules[target]?.adServer { return settings }
-        let contents = target.kind == .vod ? configuration.vod : configuration.live
-        return contents.first { $0.id == target.id }?.adServer
-    }
-
     /// An http(s) URL template of at most 4 KiB at `key`, if there is one.
     private static func template(_ key: String, in reader: inout JSONObjectReader) throws(APIError) -> String? {
         guard let text = try reader.string(key) else { return nil }
@@ -111,7 +102,7 @@ public struct AdServerSettings: Hashable, Sendable {
         }
         let lowered = text.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"),
-            ServerConfiguration.origin(of: text) != nil,
+            HTTPOrigin.of(text) != nil,
             !text.contains(where: { $0.isWhitespace || $0 == "\"" })
         else {
             throw reader.error(
