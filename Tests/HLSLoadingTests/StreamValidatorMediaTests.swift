@@ -47,6 +47,10 @@ struct StreamValidatorMediaTests {
         "/dependent.m3u8": playlist([(1.08, "ts-cut/seg.ts")]),
         "/overlap.m3u8": playlist([(2.0, "ts/seg0.ts"), (2.0, "ts/seg0.ts")]),
         "/discontinuity.m3u8": playlist([(2.0, "ts/seg0.ts"), (0, nil), (2.0, "ts/seg0.ts")]),
+        "/discontinuity-ok.m3u8": playlist([(2.0, "ts/seg0.ts"), (2.0, "ts/seg1.ts"), (0, nil), (2.0, "ts/seg0.ts")]),
+        "/asset-end.m3u8": playlist(
+            dateRanges: [interstitial("gap", "/ad-gap.m3u8")], [(2.0, "ts/seg1.ts"), (2.0, "ts/seg1.ts")]),
+        "/ad-gap.m3u8": playlist([(2.0, "ts/seg0.ts")]),
         "/offset.m3u8": playlist(
             map: "fmp4-muxed/init.mp4", [(2.0, "fmp4-muxed/seg0.m4s"), (2.0, "fmp4-muxed/seg1.m4s")]),
         "/missing.m3u8": playlist([(2.0, "ts/seg0.ts"), (2.0, "ts/nothing.ts")]),
@@ -194,8 +198,31 @@ struct StreamValidatorMediaTests {
             "\(diagnostics.map(\.description))")
         #expect(diagnostics.allSatisfy { $0.location.line == 8 && $0.message.contains("overlap") })
         #expect(diagnostics.contains { $0.message.contains("video starts at 1.480 s, 2000.0 ms before") })
+        // The discontinuity excuses the overlap; what it does not excuse is where the segment before it
+        // ends: seg0.ts's audio ends at 3.400 s, its video at 3.480 s.
         let (_, excused, _) = try await validate("/discontinuity.m3u8")
-        #expect(excused.isEmpty, "\(excused.map(\.description))")
+        #expect(excused.map(\.rule.rawValue) == ["media-discontinuity-gap"], "\(excused.map(\.description))")
+    }
+
+    @Test("media-discontinuity-gap: audio ending 80 ms before video before a discontinuity and at an asset's end")
+    func discontinuityGap() async throws {
+        let (_, diagnostics, _) = try await validate("/discontinuity.m3u8")
+        let gap = try #require(diagnostics.first)
+        #expect(gap.location.line == 6)
+        #expect(
+            gap.message.contains("before the EXT-X-DISCONTINUITY: audio ends 80.0 ms before video"), "\(gap.message)")
+        #expect(gap.message.contains("video at 3.480 s, audio at 3.400 s"), "\(gap.message)")
+        // seg1.ts ends its audio 10.7 ms after its video: within 40 ms, nothing to say.
+        let (_, within, _) = try await validate("/discontinuity-ok.m3u8")
+        #expect(within.isEmpty, "\(within.map(\.description))")
+        // The same tolerance over an interstitial asset's last segment, and none without a discontinuity.
+        let (_, asset, _) = try await validate("/asset-end.m3u8")
+        let end = asset.filter { $0.rule.rawValue == "media-discontinuity-gap" }
+        #expect(end.count == 1, "\(asset.map(\.description))")
+        #expect(end.first?.message.contains("interstitial \"gap\": segment") == true)
+        #expect(end.first?.message.contains("at the asset's end, where playback returns to the primary") == true)
+        let (_, plain, _) = try await validate("/clean.m3u8")
+        #expect(plain.isEmpty, "\(plain.map(\.description))")
     }
 
     @Test("media-av-offset: fMP4 whose audio starts late (-itsoffset 0.08) at the playlist's start only")
@@ -275,6 +302,7 @@ struct StreamValidatorMediaTests {
         #expect(
             Set(byRule.keys) == [
                 "interstitial-media-codecs", "interstitial-media-key-frame", "interstitial-media-offset",
+                "media-discontinuity-gap",
             ],
             "\(diagnostics.map(\.description))")
         let codecs = try #require(byRule["interstitial-media-codecs"])
@@ -288,6 +316,12 @@ struct StreamValidatorMediaTests {
         #expect(
             byRule["interstitial-media-key-frame"]?.map(\.location.file) == [
                 base + "/ad-cut.m3u8?_HLS_interstitial_id=cut"
+            ])
+        // Every asset but the HEVC one ends its audio early, where playback returns to the primary:
+        // 64.7 ms (fMP4), 176 ms (the TS cut mid-GOP), 80 ms (seg0.ts).
+        #expect(
+            byRule["media-discontinuity-gap"]?.map(\.message).map { $0.prefix { $0 != ":" } }.sorted() == [
+                "interstitial \"cut\"", "interstitial \"late-audio\"", "interstitial \"same\"",
             ])
         // The fMP4 asset's audio starts 58 ms late; the TS cut mid-GOP starts its audio 99 ms early.
         #expect(
@@ -323,6 +357,6 @@ struct StreamValidatorMediaTests {
     func catalog() {
         let ids = Rule.allRules.map(\.id.rawValue)
         for rule in Rule.mediaRules { #expect(ids.filter { $0 == rule.id.rawValue }.count == 1) }
-        #expect(Rule.mediaRules.count == 11)
+        #expect(Rule.mediaRules.count == 12)
     }
 }

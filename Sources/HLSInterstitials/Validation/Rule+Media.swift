@@ -62,6 +62,14 @@ extension Rule {
         reference:
             "§4.4.4.3: the EXT-X-DISCONTINUITY tag \"MUST be present if there is a change in\" the timestamp sequence; without it, each segment's timestamps continue the previous segment's."
     )
+    /// `media-discontinuity-gap`: audio and video end apart where the timeline breaks.
+    public static let mediaDiscontinuityGap = Rule(
+        id: "media-discontinuity-gap", severity: .warning,
+        summary:
+            "Before an EXT-X-DISCONTINUITY, or at the end of an interstitial asset, audio and video end further apart than the tolerance.",
+        reference:
+            "§4.4.4.3 and App. D.1: not a MUST of its own. After a discontinuity (or back in the primary after an asset) both tracks continue from one new point; the track that ended first leaves a gap there (a \"buffer hole\" or a stall) and the one that ended last overlaps what follows."
+    )
     /// `interstitial-media-offset`: an interstitial asset's audio and video start at different times.
     public static let interstitialMediaOffset = Rule(
         id: "interstitial-media-offset", severity: .warning,
@@ -88,7 +96,7 @@ extension Rule {
     /// The rules of `hlsi validate --media`, which reads the segments.
     public static let mediaRules: [Rule] = [
         .mediaLoad, .mediaEXTINF, .mediaTargetDuration, .mediaBandwidth, .mediaAverageBandwidth, .mediaKeyFrame,
-        .mediaAVOffset, .mediaContinuity, .interstitialMediaOffset, .interstitialMediaKeyFrame,
+        .mediaAVOffset, .mediaContinuity, .mediaDiscontinuityGap, .interstitialMediaOffset, .interstitialMediaKeyFrame,
         .interstitialMediaCodecs,
     ]
 }

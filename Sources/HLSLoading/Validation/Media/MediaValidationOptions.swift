@@ -15,8 +15,9 @@ public struct MediaValidationOptions: Sendable, Hashable {
     /// reported (`media-extinf`). 0.1 s by default: an audio-only segment ends on an audio frame, up
     /// to one frame (21–46 ms for AAC) from the segment boundary on either side.
     public var durationTolerance: Double
-    /// The largest difference, in seconds, between the starts of audio and video that is not reported
-    /// (`media-av-offset`, `interstitial-media-offset`). 0.04 s by default: one video frame at 25 fps,
+    /// The largest difference, in seconds, between the starts (or, where the timeline breaks, the
+    /// ends) of audio and video that is not reported (`media-av-offset`, `interstitial-media-offset`,
+    /// `media-discontinuity-gap`). 0.04 s by default: one video frame at 25 fps,
     /// more than one AAC frame at 48 kHz.
     public var startTolerance: Double
     /// The largest gap or overlap, in seconds, between consecutive segments of a track that is not

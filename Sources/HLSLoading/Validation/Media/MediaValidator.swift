@@ -12,7 +12,8 @@ import MediaTiming
 /// edit lists see.
 public enum MediaValidator {
     /// Checks the segments read from one media playlist: `media-load`, `media-extinf`,
-    /// `media-target-duration`, `media-key-frame`, `media-av-offset`, `media-continuity`, and for an
+    /// `media-target-duration`, `media-key-frame`, `media-av-offset`, `media-continuity`,
+    /// `media-discontinuity-gap` (before a discontinuity and at an asset's end), and for an
     /// interstitial asset (`measured.interstitial` set) `interstitial-media-offset` and
     /// `interstitial-media-key-frame` at its first segment.
     ///
@@ -87,6 +88,20 @@ public enum MediaValidator {
             }
             if let previous, previous.index + 1 == segment.index, !segment.discontinuity {
                 diagnostics += continuity(from: previous, to: segment, at: here, options: options)
+            }
+            let next = segment.index + 1
+            let endsTimeline =
+                next < playlist.segments.count ? playlist.segments[next].discontinuity : isAsset && playlist.hasEndList
+            if endsTimeline, let video, let audio = segment.track(.audio),
+                let offset = endOffset(video: video, audio: audio, tolerance: options.startTolerance)
+            {
+                let place =
+                    next < playlist.segments.count
+                    ? "before the EXT-X-DISCONTINUITY" : "at the asset's end, where playback returns to the primary"
+                let subject = isAsset ? "interstitial \"\(measured.interstitial ?? "")\": " : ""
+                diagnostics.append(
+                    Rule.mediaDiscontinuityGap.diagnostic(
+                        at: here, "\(subject)segment \(segment.uri), \(place): \(offset)"))
             }
         }
         return diagnostics
@@ -238,6 +253,18 @@ public enum MediaValidator {
                 "; without the edit lists, audio starts \(milliseconds(abs(raw), signed: false)) \(raw > 0 ? "after" : "before") video"
         }
         return text + "; tolerance \(milliseconds(tolerance, signed: false)))"
+    }
+
+    /// `audio ends 80.0 ms before video: a 80.0 ms gap in the audio` when the ends differ by more than
+    /// `tolerance`; nil when within it.
+    static func endOffset(video: TrackTiming, audio: TrackTiming, tolerance: Double) -> String? {
+        let videoEnd = video.editedPresentationStart.seconds + video.duration.seconds
+        let audioEnd = audio.editedPresentationStart.seconds + audio.duration.seconds
+        let difference = audioEnd - videoEnd
+        guard abs(difference) > tolerance else { return nil }
+        let (first, last) = difference < 0 ? ("audio", "video") : ("video", "audio")
+        return
+            "\(first) ends \(milliseconds(abs(difference), signed: false)) before \(last) (video at \(seconds(videoEnd)), audio at \(seconds(audioEnd))): a gap in the \(first) and an overlap in the \(last) where the next timeline starts; tolerance \(milliseconds(tolerance, signed: false))"
     }
 
     private static func continuity(
