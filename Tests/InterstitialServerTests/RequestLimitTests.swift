@@ -211,16 +211,35 @@ struct RequestLimitTests {
         limits.ledgerEntries = 100
         limits.ledgerBytes = 8192
         let state = try ServerState(store: SQLiteStore(path: nil), limits: limits)
-        #expect(state.attempt(viewer: String(repeating: "v", count: 60_000), target: Target(.vod, "a"), id: "b") == 0)
+        #expect(
+            await state.attempt(viewer: String(repeating: "v", count: 60_000), target: Target(.vod, "a"), id: "b") == 0)
         #expect(state.ledgerSize.entries == 0, "an over-long viewer ID is not kept")
         for index in 0..<10_000 {
-            _ = state.attempt(
+            _ = await state.attempt(
                 viewer: "viewer-\(index)-" + String(repeating: "x", count: 100), target: Target(.vod, "a"), id: "b")
             #expect(state.ledgerSize.entries <= 100 && state.ledgerSize.bytes <= 8192)
         }
-        #expect(state.attempt(viewer: "recent", target: Target(.vod, "a"), id: "b") == 0)
+        #expect(await state.attempt(viewer: "recent", target: Target(.vod, "a"), id: "b") == 0)
         #expect(
-            state.attempt(viewer: "recent", target: Target(.vod, "a"), id: "b") == 1, "recent viewers keep their count")
+            await state.attempt(viewer: "recent", target: Target(.vod, "a"), id: "b") == 1,
+            "recent viewers keep their count")
+    }
+
+    @Test("The ledger keeps a viewer's count while it is used and forgets it after the viewer expiry")
+    func ledgerExpiry() {
+        var limits = ServerLimits()
+        limits.viewerExpiry = MediaTime(seconds: 100)
+        var ledger = Ledger(limits: limits)
+        let start = ContinuousClock.now
+        #expect(ledger.count("a", now: start) == 0)
+        #expect(ledger.count("a", now: start + .seconds(49)) == 1)
+        // Half the expiry on: a new generation, the old one still answers.
+        #expect(ledger.count("b", now: start + .seconds(60)) == 0)
+        #expect(ledger.count("a", now: start + .seconds(70)) == 2)
+        #expect(ledger.count("b", now: start + .seconds(125)) == 1, "used 65 s ago: kept")
+        // a was last asked at 70 s: 105 s later it is gone, and so is everything older.
+        #expect(ledger.count("a", now: start + .seconds(231)) == 0)
+        #expect(ledger.entries == 1)
     }
 
     @Test("Configuration files set every limit under limits; bad values name their path")

@@ -134,6 +134,39 @@ struct StoreContractTests {
         #expect(try await database.freshLoad().served[key] == first)
     }
 
+    @Test(
+        "Viewer request counts: shared by PostgreSQL stores, started again after their expiry, pruned; SQLite keeps none"
+    )
+    func viewerRequests() async throws {
+        let sqlite = try await StoreDatabase(.sqlite)
+        defer { sqlite.remove() }
+        let none = try await sqlite.withStore {
+            try await $0.countViewerRequest(viewer: "v", target: Target(.vod, "a"), id: "b", expiry: .seconds(60))
+        }
+        #expect(none == nil, "a store of one server leaves counting to the server's memory")
+        let database = try await StoreDatabase(.postgres)
+        let one = try database.open()
+        let two = try database.open()
+        let target = Target(.live, "channel")
+        func count(_ store: any ServerStore, _ viewer: String, expiry: Duration = .seconds(3600)) async throws -> Int? {
+            try await store.countViewerRequest(viewer: viewer, target: target, id: "break-1", expiry: expiry)
+        }
+        #expect(try await count(one, "v1") == 0)
+        #expect(try await count(two, "v1") == 1)
+        #expect(try await count(one, "v1") == 2)
+        #expect(try await count(two, "v2") == 0)
+        // An expiry of zero: each count has expired by the next request, which starts again.
+        #expect(try await count(one, "v3", expiry: .zero) == 0)
+        #expect(try await count(two, "v3", expiry: .zero) == 0)
+        // Pruning drops the expired count (v3), then all but the most recent `limit`.
+        #expect(try await one.pruneViewerRequests(limit: 10) == 1)
+        #expect(try await two.pruneViewerRequests(limit: 1) == 1)
+        #expect(try await count(one, "v2") == 1, "the most recent count stays")
+        #expect(try await count(one, "v1") == 0, "v1 was dropped")
+        try one.close()
+        try two.close()
+    }
+
     @Test("Two PostgreSQL stores racing to serve the same date range store exactly one value")
     func servedRace() async throws {
         let database = try await StoreDatabase(.postgres)

@@ -42,6 +42,12 @@ final class CountingStore: ServerStore {
         try await base.servedValues(for: keys)
     }
 
+    func countViewerRequest(viewer: String, target: Target, id: String, expiry: Duration) async throws -> Int? {
+        try await base.countViewerRequest(viewer: viewer, target: target, id: id, expiry: expiry)
+    }
+
+    func pruneViewerRequests(limit: Int) async throws -> Int { try await base.pruneViewerRequests(limit: limit) }
+
     func close() throws { try base.close() }
 }
 
@@ -130,6 +136,19 @@ struct StoreReplicaTests {
         }
         for state in [a, b] { state.finishRecording() }
         for recorder in recorders { await recorder.value }
+        await Self.close(a, b)
+    }
+
+    @Test("A viewer's requests count on every replica: asked on A, then on B, it is a later attempt; others start at 0")
+    func viewerRequestsAreShared() async throws {
+        let (a, b, counting) = try await Self.replicas()
+        let target = Target(.vod, "demo")
+        #expect(await a.attempt(viewer: "v1", target: target, id: "midroll-2") == 0)
+        #expect(await b.attempt(viewer: "v1", target: target, id: "midroll-2") == 1, "B sees A's request")
+        #expect(await a.attempt(viewer: "v1", target: target, id: "midroll-2") == 2)
+        #expect(await b.attempt(viewer: "v2", target: target, id: "midroll-2") == 0, "another viewer")
+        #expect(await b.attempt(viewer: "v1", target: target, id: "preroll") == 0, "another break")
+        #expect(counting.counts.writes == 0, "counting a viewer is not a change: the replicas load nothing again")
         await Self.close(a, b)
     }
 

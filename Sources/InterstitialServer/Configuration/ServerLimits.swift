@@ -47,6 +47,14 @@ public struct ServerLimits: Hashable, Sendable {
     public var ledgerEntries = 100_000
     /// The most bytes of keys the rebinding ledger keeps (`ledgerBytes`, 16 MiB).
     public var ledgerBytes = 16 * 1024 * 1024
+    /// How long a viewer's count of requests for a break is kept after its last request
+    /// (`viewerExpiry`, 4 h): rebinding and ONCE decisions hold that long. In a shared store the
+    /// count expires exactly then; in memory, between half of it and all of it.
+    public var viewerExpiry = MediaTime(seconds: 4 * 3600)
+    /// How long an asset-list request waits for a shared store to count the viewer's request
+    /// (`viewerStoreTimeout`, 0.25 s); past it, or when the database fails, the server counts in
+    /// memory, as it does without a shared store.
+    public var viewerStoreTimeout = MediaTime(seconds: 0.25)
 
     /// How long a response that serves a date range for the first time waits for the store to
     /// record it (`servedRecordTimeout`, 2 s). Past it the response goes out anyway (a stuck
@@ -92,6 +100,8 @@ extension ServerLimits {
         try bytes("viewerIDBytes", \.viewerIDBytes, minimum: 16)
         try bytes("ledgerEntries", \.ledgerEntries, minimum: 16)
         try bytes("ledgerBytes", \.ledgerBytes, minimum: 4096)
+        try seconds("viewerExpiry", \.viewerExpiry)
+        try seconds("viewerStoreTimeout", \.viewerStoreTimeout)
         try reader.finish()
         return limits
     }

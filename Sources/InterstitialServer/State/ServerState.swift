@@ -1,4 +1,5 @@
 import HLSInterstitials
+import HLSLoading
 import HLSPlaylist
 import Logging
 import NIOConcurrencyHelpers
@@ -38,6 +39,8 @@ final class ServerState: Sendable {
     let ownsStore: Bool
     /// How often ``follow(logger:)`` reads a shared store's change count.
     let pollInterval: Duration
+    /// How often ``follow(logger:)`` drops a shared store's expired viewer counts.
+    static let pruneInterval = Duration.seconds(60)
 
     /// Creates an empty state on `store`; ``open()`` reads the store.
     init(
@@ -103,11 +106,16 @@ final class ServerState: Sendable {
     func follow(logger: Logger) async {
         guard store.isShared else { return }
         var failing = false
+        var pruned = ContinuousClock.now
         while !Task.isCancelled {
             do {
                 try await Task.sleep(for: pollInterval)
             } catch {
                 return
+            }
+            if ContinuousClock.now - pruned >= Self.pruneInterval {
+                pruned = ContinuousClock.now
+                await pruneViewers(logger: logger)
             }
             do {
                 try await refresh()
@@ -364,9 +372,37 @@ final class ServerState: Sendable {
 
     /// The number of earlier requests of this viewer for this break; a viewer ID longer than
     /// ``ServerLimits/viewerIDBytes`` is not counted.
-    func attempt(viewer: String?, target: Target, id: String) -> Int {
+    ///
+    /// A shared store counts them, so that every replica sees a viewer's requests
+    /// (``ServerStore/countViewerRequest(viewer:target:id:expiry:)``); when it does not answer within
+    /// ``ServerLimits/viewerStoreTimeout``, or keeps no viewers, the server's own ledger counts.
+    func attempt(viewer: String?, target: Target, id: String, logger: Logger? = nil) async -> Int {
         guard let viewer, viewer.utf8.count <= limits.viewerIDBytes else { return 0 }
-        return ledger.withLockedValue { $0.count("\(viewer)|\(target)|\(id)") }
+        if store.isShared {
+            let store = store
+            let expiry = limits.viewerExpiry.duration
+            do {
+                let counted = try await withTimeLimit(limits.viewerStoreTimeout.duration) {
+                    try await store.countViewerRequest(viewer: viewer, target: target, id: id, expiry: expiry)
+                }
+                if let counted { return counted }
+            } catch {
+                logger?.warning("counting the viewer's request in memory: the store did not count it: \(error)")
+            }
+        }
+        let now = ContinuousClock.now
+        return ledger.withLockedValue { $0.count("\(viewer)|\(target)|\(id)", now: now) }
+    }
+
+    /// Drops a shared store's expired viewer counts and those beyond ``ServerLimits/ledgerEntries``.
+    func pruneViewers(logger: Logger) async {
+        guard store.isShared else { return }
+        do {
+            let dropped = try await store.pruneViewerRequests(limit: limits.ledgerEntries)
+            if dropped > 0 { logger.debug("dropped \(dropped) viewer counts from the store") }
+        } catch {
+            logger.warning("cannot drop expired viewer counts (will retry): \(error)")
+        }
     }
 
     /// The number of entries and bytes the ledger holds (for tests).
@@ -392,28 +428,41 @@ struct Recording: Sendable {
 }
 
 /// How many times each viewer asked for each break, in two generations: when the current one
-/// reaches half the limits (entries or bytes) it becomes the previous one, and the previous one is
-/// dropped. Memory stays within the limits; recent viewers keep their counts.
+/// reaches half the limits (entries or bytes), or is half the viewer expiry old, it becomes the
+/// previous one, and the previous one is dropped. Memory stays within the limits; recent viewers
+/// keep their counts, and a count unused for the expiry is gone.
 struct Ledger {
     private var current: [String: Int] = [:]
     private var previous: [String: Int] = [:]
     private var currentBytes = 0
     private var previousBytes = 0
+    private var currentStarted: ContinuousClock.Instant?
     private let maxEntries: Int
     private let maxBytes: Int
+    private let generation: Duration
     /// What an entry costs besides its key's bytes.
     static let entryOverhead = 48
 
     init(limits: ServerLimits) {
         maxEntries = max(2, limits.ledgerEntries / 2)
         maxBytes = max(2 * Self.entryOverhead, limits.ledgerBytes / 2)
+        generation = limits.viewerExpiry.duration / 2
     }
 
     var entries: Int { current.count + previous.count }
     var bytes: Int { currentBytes + previousBytes }
 
-    /// The count before this request, counting this one.
-    mutating func count(_ key: String) -> Int {
+    /// The count before this request at `now`, counting this one.
+    mutating func count(_ key: String, now: ContinuousClock.Instant) -> Int {
+        if let started = currentStarted, now - started >= generation {
+            // Half the expiry: the previous generation is older than the expiry.
+            previous = now - started >= generation * 2 ? [:] : current
+            previousBytes = previous.isEmpty ? 0 : currentBytes
+            current = [:]
+            currentBytes = 0
+            currentStarted = now
+        }
+        if currentStarted == nil { currentStarted = now }
         if let attempt = current[key] {
             current[key] = attempt + 1
             return attempt
@@ -425,6 +474,7 @@ struct Ledger {
             previousBytes = currentBytes
             current = [:]
             currentBytes = 0
+            currentStarted = now
         }
         current[key] = attempt + 1
         currentBytes += cost

@@ -28,9 +28,15 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// An exclusive `flock` on `DATABASE.lock`, held while the object lives, so that two servers never
 /// serve from one database file (each would keep its own served values).
+///
+/// A lock found taken is tried again for up to ``patience``: a process forked by this one (or by the
+/// server that just stopped) holds a copy of the lock file's descriptor until it executes its
+/// program, and with it the lock.
 final class FileLock: Sendable {
     /// The open lock file, until released.
     private let descriptor: NIOLockedValueBox<Int32?>
+    /// How long a taken lock is tried again before the database counts as in use.
+    static let patience = Duration.seconds(1)
 
     init(database: String) throws(StoreError) {
         let path = database + ".lock"
@@ -40,8 +46,15 @@ final class FileLock: Sendable {
                 code: "database-lock",
                 "cannot open the lock file \(path) of the database \(database): \(String(cString: strerror(errno)))")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let reason = errno
+        let giveUp = ContinuousClock.now + Self.patience
+        var reason: Int32 = 0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            reason = errno
+            guard reason == EWOULDBLOCK, ContinuousClock.now < giveUp else { break }
+            reason = 0
+            usleep(20_000)
+        }
+        guard reason == 0 else {
             close(descriptor)
             guard reason == EWOULDBLOCK else {
                 throw StoreError(

@@ -163,6 +163,43 @@ public final class PostgresStore: ServerStore {
         }
     }
 
+    public func countViewerRequest(viewer: String, target: Target, id: String, expiry: Duration) async throws -> Int? {
+        let seconds = Double(expiry.components.seconds) + Double(expiry.components.attoseconds) / 1e18
+        let target = target.description
+        return try await guarded("count a viewer's request") {
+            try await self.migrated()
+            let rows = try await self.client.query(
+                """
+                INSERT INTO viewer_requests AS v (viewer, target, id, count, expires_at)
+                VALUES (\(viewer), \(target), \(id), 1, now() + make_interval(secs => \(seconds)))
+                ON CONFLICT (viewer, target, id) DO UPDATE SET
+                count = CASE WHEN v.expires_at <= now() THEN 1 ELSE v.count + 1 END, expires_at = EXCLUDED.expires_at
+                RETURNING count - 1
+                """, logger: self.logger)
+            for try await before in rows.decode(Int32.self) { return Int(before) }
+            throw StoreError(code: "database-error", "counting a viewer's request in \(self.location) returned no row")
+        }
+    }
+
+    public func pruneViewerRequests(limit: Int) async throws -> Int {
+        let limit = Int64(max(0, limit))
+        return try await guarded("drop expired viewer counts") {
+            try await self.migrated()
+            var dropped = 0
+            let expired = try await self.client.query(
+                "DELETE FROM viewer_requests WHERE expires_at <= now() RETURNING 1", logger: self.logger)
+            for try await _ in expired { dropped += 1 }
+            let excess = try await self.client.query(
+                """
+                DELETE FROM viewer_requests v USING (SELECT viewer, target, id FROM viewer_requests
+                ORDER BY expires_at DESC OFFSET \(limit)) e
+                WHERE v.viewer = e.viewer AND v.target = e.target AND v.id = e.id RETURNING 1
+                """, logger: self.logger)
+            for try await _ in excess { dropped += 1 }
+            return dropped
+        }
+    }
+
     /// Stops the connection pool: it closes its connections once their queries are done (in the
     /// background; ``shutdown()`` waits for it).
     public func close() {

@@ -102,6 +102,13 @@ public protocol ServerStore: Sendable {
     /// The served values stored for `keys` (those it has): after a write, what counts when several
     /// servers decided a value for the same key (the first writer's).
     func servedValues(for keys: [ServedKey]) async throws -> [ServedKey: AttributeList]
+    /// Counts one more request of `viewer` for break `id` of `target` where every server sees it, and
+    /// returns how many requests came before it; a count whose last request is older than `expiry`
+    /// starts again. Nil when the store keeps no viewers: the server counts them itself, in memory.
+    func countViewerRequest(viewer: String, target: Target, id: String, expiry: Duration) async throws -> Int?
+    /// Drops viewer counts past their expiry, and beyond the `limit` most recent ones those that
+    /// expire first; returns how many were dropped.
+    func pruneViewerRequests(limit: Int) async throws -> Int
     /// Closes the store when the server stops (releasing what it holds, such as a file lock, or
     /// stopping a connection pool); nothing is read or written after.
     func close() throws
@@ -114,6 +121,12 @@ extension ServerStore {
     public func changeCount() async throws -> Int64 { 0 }
     /// None: only this server decides, so its values are the stored ones.
     public func servedValues(for keys: [ServedKey]) async throws -> [ServedKey: AttributeList] { [:] }
+    /// Nil: a store only this server uses leaves viewer counts to the server's memory.
+    public func countViewerRequest(viewer: String, target: Target, id: String, expiry: Duration) async throws -> Int? {
+        nil
+    }
+    /// Nothing kept, nothing dropped.
+    public func pruneViewerRequests(limit: Int) async throws -> Int { 0 }
     /// Nothing to release.
     public func close() throws {}
 }

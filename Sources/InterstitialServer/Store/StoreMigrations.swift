@@ -51,6 +51,17 @@ struct StoreMigrations: Sendable {
                 "CREATE TABLE change_counter (id smallint PRIMARY KEY CHECK (id = 1), value bigint NOT NULL)",
                 "INSERT INTO change_counter (id, value) VALUES (1, 0)",
             ]),
+        // Unlogged: counts are soft state that a database crash may forget (viewers then get fresh
+        // decisions); every request writes one, so they skip the write-ahead log.
+        Migration(
+            version: 3, name: "viewer request counts shared by replicas, with their expiry",
+            statements: [
+                """
+                CREATE UNLOGGED TABLE viewer_requests (viewer text NOT NULL, target text NOT NULL, id text NOT NULL,
+                count integer NOT NULL, expires_at timestamptz NOT NULL, PRIMARY KEY (viewer, target, id))
+                """,
+                "CREATE INDEX viewer_requests_expiry ON viewer_requests (expires_at)",
+            ]),
     ])
 
     /// Applies the migrations not yet recorded, in one transaction holding the advisory lock.

@@ -43,7 +43,7 @@ struct AssetListService: Sendable {
         guard let planned = planner.lookup(id: id, timeline), planned.source?.usesServerAssetList ?? true,
             let duration = planned.event.effectiveDuration()
         else { throw APIError.notFound("break \"\(id)\" of \(target)") }
-        let attempt = state.attempt(viewer: viewer, target: target, id: id)
+        let attempt = await state.attempt(viewer: viewer, target: target, id: id, logger: logger)
         let once = planned.event.willPlayOnce
         if let settings = AdServerSettings.of(target, configuration: configuration, state: state.snapshot), let vast {
             guard !(once && attempt > 0) else {
