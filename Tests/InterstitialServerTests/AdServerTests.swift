@@ -5,6 +5,7 @@ import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import NIOConcurrencyHelpers
+import NIOHTTP1
 import Testing
 
 @testable import InterstitialServer
@@ -110,7 +111,9 @@ struct AdServerTests {
         var configuration = try Harness.demo()
         configuration.vod[0].adServer = try AdServerSettings.decode(
             .object([
-                "vast": .string(origin + path + "?sid=[SESSIONID]&brk=[BREAKID]&dur=[BREAKDURATION]&cb=[CACHEBUSTING]"),
+                "vast": .string(
+                    origin + path + "?sid=[SESSIONID]&brk=[BREAKID]&dur=[BREAKDURATION]&cb=[CACHEBUSTING]&ip=[DEVICEIP]"
+                ),
                 "tracking": .string(tracking),
             ]))
         configuration.assetListDeadline = MediaTime(seconds: 1)
@@ -124,7 +127,13 @@ struct AdServerTests {
     func pod() async throws {
         try await Self.withAdServer { adServer in
             try await Harness.withServer(try Self.configuration(adServer.origin)) { client in
-                let response = try await client.get(Self.list, headers: [.userAgent: "TestPlayer/1.0"])
+                // From loopback (a trusted proxy), X-Forwarded-For names the viewer: the address the
+                // viewer wrote itself (left of it) is not believed.
+                let response = try await client.get(
+                    Self.list,
+                    headers: [
+                        .userAgent: "TestPlayer/1.0", .init("X-Forwarded-For")!: "192.0.2.1, 203.0.113.7",
+                    ])
                 #expect(response.status == .ok)
                 let list = try AssetList.decode(Array(response.text.utf8))
                 #expect(
@@ -136,7 +145,11 @@ struct AdServerTests {
                 let request = try #require(adServer.requests("/vast").first)
                 #expect(request.contains("sid=viewer-1"))
                 #expect(request.contains("brk=midroll-2"))
+                #expect(request.contains("ip=203.0.113.7"))
                 #expect(!request.contains("[CACHEBUSTING]"))
+                let heard = try #require(adServer.headers("/vast").first)
+                #expect(heard["X-Device-User-Agent"] == ["TestPlayer/1.0"])
+                #expect(heard["X-Device-IP"] == ["203.0.113.7"])
                 // Slot-level signaling on each asset, with the wrapper's impression merged in.
                 let slot = try AdCreativeSignaling(
                     json: try #require(list.assets[0].otherKeys[AdCreativeSignaling.key]))

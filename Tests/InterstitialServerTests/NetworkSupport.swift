@@ -66,12 +66,23 @@ final class TestOrigin: Sendable {
     let received: NIOLockedValueBox<[String: Int]>
     /// Every request's URI (path and query), in order of arrival.
     let uris: NIOLockedValueBox<[String]>
+    /// Every request's URI and header fields, in order of arrival.
+    let heads: NIOLockedValueBox<[(uri: String, headers: HTTPHeaders)]>
 
-    private init(channel: any Channel, received: NIOLockedValueBox<[String: Int]>, uris: NIOLockedValueBox<[String]>) {
+    private init(
+        channel: any Channel, received: NIOLockedValueBox<[String: Int]>, uris: NIOLockedValueBox<[String]>,
+        heads: NIOLockedValueBox<[(uri: String, headers: HTTPHeaders)]>
+    ) {
         self.channel = channel
         self.received = received
         self.uris = uris
+        self.heads = heads
         port = channel.localAddress?.port ?? 0
+    }
+
+    /// The header fields of the requests whose path is `path`.
+    func headers(_ path: String) -> [HTTPHeaders] {
+        heads.withLockedValue { $0.filter { $0.uri == path || $0.uri.hasPrefix(path + "?") }.map(\.headers) }
     }
 
     /// The URIs received whose path is `path`.
@@ -86,16 +97,17 @@ final class TestOrigin: Sendable {
     static func withOrigin(routes: @escaping Routes, _ body: (TestOrigin) async throws -> Void) async throws {
         let counter = NIOLockedValueBox<[String: Int]>([:])
         let uris = NIOLockedValueBox<[String]>([])
+        let heads = NIOLockedValueBox<[(uri: String, headers: HTTPHeaders)]>([])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
                     try channel.pipeline.syncOperations.addHandler(
-                        Handler(routes: routes, received: counter, uris: uris))
+                        Handler(routes: routes, received: counter, uris: uris, heads: heads))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        let origin = TestOrigin(channel: channel, received: counter, uris: uris)
+        let origin = TestOrigin(channel: channel, received: counter, uris: uris, heads: heads)
         do {
             try await body(origin)
         } catch {
@@ -111,12 +123,17 @@ final class TestOrigin: Sendable {
         let routes: Routes
         let received: NIOLockedValueBox<[String: Int]>
         let uris: NIOLockedValueBox<[String]>
+        let heads: NIOLockedValueBox<[(uri: String, headers: HTTPHeaders)]>
         var path = "/"
 
-        init(routes: @escaping Routes, received: NIOLockedValueBox<[String: Int]>, uris: NIOLockedValueBox<[String]>) {
+        init(
+            routes: @escaping Routes, received: NIOLockedValueBox<[String: Int]>, uris: NIOLockedValueBox<[String]>,
+            heads: NIOLockedValueBox<[(uri: String, headers: HTTPHeaders)]>
+        ) {
             self.routes = routes
             self.received = received
             self.uris = uris
+            self.heads = heads
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -124,6 +141,7 @@ final class TestOrigin: Sendable {
             case .head(let head):
                 path = String(head.uri.split(separator: "?").first ?? "")
                 uris.withLockedValue { $0.append(head.uri) }
+                heads.withLockedValue { $0.append((head.uri, head.headers)) }
             case .body: break
             case .end:
                 received.withLockedValue { $0[path, default: 0] += 1 }

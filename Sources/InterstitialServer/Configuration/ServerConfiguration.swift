@@ -112,6 +112,10 @@ public struct ServerConfiguration: Sendable {
     public var hlsjs: String?
     /// Origins (`scheme://host[:port]`) that upstream content may come from.
     public var allowedOrigins: [String] = []
+    /// Proxies (addresses or `ADDRESS/PREFIX` networks, IPv4 or IPv6) in front of the server whose
+    /// `X-Forwarded-For` entries are believed when the server tells ad decision servers the viewer's
+    /// address; loopback is always trusted (`trustedProxies`).
+    public var trustedProxies: [String] = []
     /// VOD assets.
     public var vod: [Content] = []
     /// Live channels.
@@ -176,6 +180,16 @@ extension ServerConfiguration {
                         "allowedOrigins[\(index)]", "expected scheme://host[:port] with no path, found \(item)")
                 }
                 configuration.allowedOrigins.append(origin)
+            }
+        }
+        if let proxies = reader.take("trustedProxies") {
+            guard case .array(let items) = proxies else { throw reader.error("trustedProxies", "expected an array") }
+            for (index, item) in items.enumerated() {
+                guard case .string(let text) = item, ViewerAddress.Network(text) != nil else {
+                    throw reader.error(
+                        "trustedProxies[\(index)]", "expected an IP address or ADDRESS/PREFIX network, found \(item)")
+                }
+                configuration.trustedProxies.append(text)
             }
         }
         for kind in [Target.Kind.vod, .live] {

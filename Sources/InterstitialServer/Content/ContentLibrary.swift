@@ -96,7 +96,7 @@ final class ContentLibrary: Sendable {
 
     /// Answers a GET under a content path.
     func get(
-        _ mounted: Mounted, query: [String: String], userAgent: String? = nil
+        _ mounted: Mounted, query: [String: String], userAgent: String? = nil, viewerIP: String? = nil
     ) async throws(APIError) -> ContentResponse {
         if mounted.target.kind == .vod { try await prepareVMAP(mounted) }
         switch mounted.rest {
@@ -104,7 +104,7 @@ final class ContentLibrary: Sendable {
             return try await assetLists.assetList(
                 query: query, target: mounted.target, planner: planner(for: mounted),
                 timeline: try await referenceTimeline(mounted), publicBase: publicBase, userAgent: userAgent,
-                profile: await conditioningProfile(mounted))
+                viewerIP: viewerIP, profile: await conditioningProfile(mounted))
         case "timeline.json" where mounted.target.kind == .vod:
             return .json(try await timeline(mounted).jsonDocument)
         case "timeline.json":

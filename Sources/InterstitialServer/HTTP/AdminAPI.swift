@@ -19,7 +19,7 @@ struct AdminAPI {
     var state: ServerState { library.state }
     var configuration: ServerConfiguration { library.configuration }
 
-    func register(on group: RouterGroup<BasicRequestContext>) {
+    func register(on group: RouterGroup<ServerRequestContext>) {
         group.add(middleware: BearerTokenMiddleware(token: configuration.adminToken))
         let limit = configuration.limits.adminBodyBytes
 
@@ -158,14 +158,14 @@ struct AdminAPI {
         return .object(fields)
     }
 
-    private func identifier(_ context: BasicRequestContext) throws(APIError) -> String {
+    private func identifier(_ context: ServerRequestContext) throws(APIError) -> String {
         guard let id = context.parameters.get("id"), JSONObjectReader.isIdentifier(id) else {
             throw APIError.badRequest(code: "bad-path", "the ID in the URL is not an identifier")
         }
         return id
     }
 
-    private func target(_ context: BasicRequestContext) throws(APIError) -> Target {
+    private func target(_ context: ServerRequestContext) throws(APIError) -> Target {
         guard let kind = context.parameters.get("kind"), let id = context.parameters.get("id"),
             let target = Target("\(kind)/\(id)")
         else { throw APIError.badRequest(code: "bad-path", "expected /schedules/vod/ID or /schedules/live/ID") }
@@ -173,7 +173,7 @@ struct AdminAPI {
         return target
     }
 
-    private func channel(_ context: BasicRequestContext) throws(APIError) -> ServerConfiguration.Content {
+    private func channel(_ context: ServerRequestContext) throws(APIError) -> ServerConfiguration.Content {
         let id = try identifier(context)
         guard let channel = configuration.live.first(where: { $0.id == id }) else {
             throw APIError.notFound("live channel \"\(id)\"")
@@ -193,7 +193,7 @@ struct AdminAPI {
 
 /// Refuses requests without `Authorization: Bearer <token>` (all of them when no token is configured).
 struct BearerTokenMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = ServerRequestContext
     let token: String?
 
     func handle(

@@ -21,12 +21,12 @@ struct Routes {
 
     var configuration: ServerConfiguration { library.configuration }
 
-    func router() -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+    func router() -> Router<ServerRequestContext> {
+        let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: HTTPSemanticsMiddleware())
         let files = FileResponder(logger: library.logger)
         @Sendable func file(
-            _ path: String, _ type: String, _ cache: String, _ request: Request, _ context: BasicRequestContext
+            _ path: String, _ type: String, _ cache: String, _ request: Request, _ context: ServerRequestContext
         ) async throws -> Response {
             try await files.respond(
                 path: path, name: request.uri.path, contentType: type, cacheControl: cache, request: request,
@@ -75,10 +75,18 @@ struct Routes {
         admin.register(on: router.group("admin/v1"))
         registerHandoff(on: router)
         registerMetrics(on: router)
+        let viewers = ViewerAddress(trusted: configuration.trustedProxies.compactMap(ViewerAddress.Network.init))
         router.get("/**") { request, context in
             guard let mounted = library.mounted(request.uri.path) else { throw APIError.notFound(request.uri.path) }
+            // Only ad decision servers are told the viewer's address: asset lists.
+            let viewerIP =
+                mounted.rest == "asset-list.json"
+                ? viewers.resolve(
+                    peer: context.remoteAddress?.ipAddress,
+                    forwardedFor: request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value))
+                : nil
             let response = try await library.get(
-                mounted, query: request.queryDictionary, userAgent: request.headers[.userAgent])
+                mounted, query: request.queryDictionary, userAgent: request.headers[.userAgent], viewerIP: viewerIP)
             switch response.body {
             case .bytes(let bytes):
                 return Response.bytes(bytes, contentType: response.contentType, cacheControl: response.cacheControl)
@@ -104,7 +112,7 @@ struct Routes {
     /// token it needs `Authorization: Bearer <adminToken>` (``BearerTokenMiddleware``, as the admin
     /// API); without one it is open only when the server listens on a loopback address, and refused
     /// with 403 otherwise.
-    func registerMetrics(on router: Router<BasicRequestContext>) {
+    func registerMetrics(on router: Router<ServerRequestContext>) {
         let metrics = metrics
         let group = router.group("metrics")
         if let token = configuration.adminToken, !token.isEmpty {
@@ -127,10 +135,10 @@ struct Routes {
     /// `POST /handoff/NAME` stores a session (``PlaybackSession`` JSON, checked); `GET
     /// /handoff/NAME?wait=S` takes it, waiting up to S seconds (at most 60): 200 with the session,
     /// or 204 when none came.
-    func registerHandoff(on router: Router<BasicRequestContext>) {
+    func registerHandoff(on router: Router<ServerRequestContext>) {
         let mailbox = mailbox
         let limit = configuration.limits.handoffBodyBytes
-        @Sendable func name(_ context: BasicRequestContext) throws -> String {
+        @Sendable func name(_ context: ServerRequestContext) throws -> String {
             let name = context.parameters.get("name") ?? ""
             guard JSONObjectReader.isIdentifier(name) else {
                 throw APIError.badRequest(

@@ -26,10 +26,14 @@ struct AssetListService: Sendable {
 
     /// The asset list of the break a request names, planned with `planner` on `timeline`.
     ///
+    /// A VAST ad server hears the viewer's `userAgent` and `viewerIP` (``ViewerAddress``) as VAST 4.1
+    /// asks of a server that requests on a client's behalf: `X-Device-User-Agent` and `X-Device-IP`
+    /// headers, and the `[DEVICEUA]` and `[DEVICEIP]` macros.
+    ///
     /// - Throws: 400 for a bad request, 404 for a break that is not there or not filled by the server.
     func assetList(
         query: [String: String], target: Target, planner: BreakPlanner, timeline: BreakPlanner.Timeline,
-        publicBase: String, userAgent: String? = nil, profile: ConditioningProfile? = nil
+        publicBase: String, userAgent: String? = nil, viewerIP: String? = nil, profile: ConditioningProfile? = nil
     ) async throws(APIError) -> ContentResponse {
         let request: AssetListQuery
         do {
@@ -57,6 +61,7 @@ struct AssetListService: Sendable {
             request.sessionID = viewer
             request.contentID = target.id
             request.viewerUserAgent = userAgent
+            request.viewerIP = viewerIP
             // A VMAP break asks its own ad source; any other break the target's VAST template.
             var url = settings.vast?.url(for: request)
             var root: VASTDocument?
@@ -75,7 +80,8 @@ struct AssetListService: Sendable {
             }
             let outcome = await vast.decide(
                 url: url, root: root, settings: settings,
-                headers: userAgent.map { [("X-Device-User-Agent", $0)] } ?? [],
+                headers: (userAgent.map { [("X-Device-User-Agent", $0)] } ?? [])
+                    + (viewerIP.map { [("X-Device-IP", $0)] } ?? []),
                 deadline: configuration.assetListDeadline, cacheBuster: request.cacheBuster)
             let fill = VASTFill.assetList(
                 ads: outcome.ads, duration: duration, startOffset: offset, tracking: settings.tracking,
