@@ -61,6 +61,10 @@ struct AdServerTests {
         <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
           <vmap:AdBreak timeOffset="start" breakType="linear" breakId="pre">
             <vmap:AdSource id="pre-source"><vmap:AdTagURI templateType="vast4">\(origin)/inline?brk=[BREAKID]</vmap:AdTagURI></vmap:AdSource>
+            <vmap:TrackingEvents>
+              <vmap:Tracking event="breakStart">\(origin)/break-start</vmap:Tracking>
+              <vmap:Tracking event="breakEnd">\(origin)/break-end</vmap:Tracking>
+            </vmap:TrackingEvents>
           </vmap:AdBreak>
           <vmap:AdBreak timeOffset="50%" breakType="linear" breakId="mid one">
             <vmap:AdSource id="mid-source"><vmap:VASTAdData><VAST version="4.2"><Ad id="m1"><InLine>
@@ -254,9 +258,15 @@ struct AdServerTests {
                                 "/demo/vod/asset-list.json?_HLS_interstitial_id=\(id)&_HLS_primary_id=v"
                             ).utf8))
                 }
-                // The pre-roll's AdTagURI, with its macros filled.
+                // The pre-roll's AdTagURI, with its macros filled, and the VMAP break's own tracking on the pod.
+                let preList = try await list("vmap-pre")
+                #expect(preList.assets.map(\.duration) == [MediaTime(seconds: 4), MediaTime(seconds: 6)])
+                let pod = try AdCreativeSignaling(json: try #require(preList.otherKeys[AdCreativeSignaling.key]))
                 #expect(
-                    try await list("vmap-pre").assets.map(\.duration) == [MediaTime(seconds: 4), MediaTime(seconds: 6)])
+                    pod.podTracking == [
+                        .init(type: "breakStart", urls: [adServer.origin + "/break-start"]),
+                        .init(type: "breakEnd", urls: [adServer.origin + "/break-end"]),
+                    ])
                 #expect(adServer.requests("/inline").first?.contains("brk=vmap-pre") == true)
                 // The mid-roll's VAST is in the VMAP: nothing is fetched for it.
                 let before = adServer.uris.withLockedValue { $0.count }

@@ -29,7 +29,7 @@ struct DemoPageTests {
         try await Harness.withServer { client in
             for (name, type) in [
                 ("page.mjs", "text/javascript"), ("player.mjs", "text/javascript"),
-                ("controller.mjs", "text/javascript"), ("page.css", "text/css"),
+                ("controller.mjs", "text/javascript"), ("tracking.mjs", "text/javascript"), ("page.css", "text/css"),
             ] {
                 let response = try await client.get("/page/" + name)
                 #expect(response.status == .ok, "\(name)")

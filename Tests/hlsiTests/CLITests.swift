@@ -51,7 +51,9 @@ struct CLITests {
         try body(String(text.prefix { $0 != "\n" }))
     }
 
-    static func run(_ arguments: [String]) throws -> Run { try start(arguments).finish() }
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        try start(arguments, environment: environment).finish()
+    }
 
     /// A started `hlsi` process, to run several at once.
     struct Started {
@@ -95,10 +97,13 @@ struct CLITests {
         }
     }
 
-    static func start(_ arguments: [String]) throws -> Started {
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Started {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = packageRoot
         let started = Started(process: process, output: Pipe(), error: Pipe())
         process.standardOutput = started.output

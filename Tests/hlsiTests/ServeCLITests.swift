@@ -27,6 +27,32 @@ struct ServeCLITests {
         throw CocoaError(.fileReadUnknown)
     }
 
+    @Test("The database comes from --database, else HLSI_DATABASE, else the configuration; a bad one is refused first")
+    func databaseSources() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-db-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("server.json")
+        try #"{"database": "postgres://app@db.example/hlsi?colour=red"}"#.write(
+            to: config, atomically: true, encoding: .utf8)
+        let serve = ["serve", "--config", config.path, "--port", "0"]
+        // The configuration's URL has a parameter no store knows: refused before anything is served.
+        let fromConfig = try CLITests.run(serve)
+        #expect(fromConfig.status == 2)
+        #expect(fromConfig.standardError.contains("app@db.example"), "\(fromConfig.standardError)")
+        #expect(fromConfig.standardError.contains("unknown parameter colour"), "\(fromConfig.standardError)")
+        // HLSI_DATABASE stands in for it, and --database for both.
+        let fromEnvironment = try CLITests.run(
+            serve, environment: ["HLSI_DATABASE": "postgres://env@db.example/hlsi?colour=red"])
+        #expect(fromEnvironment.status == 2)
+        #expect(fromEnvironment.standardError.contains("env@db.example"), "\(fromEnvironment.standardError)")
+        let fromFlag = try CLITests.run(
+            serve + ["--database", "postgres://flag@db.example/hlsi?colour=red"],
+            environment: ["HLSI_DATABASE": "postgres://env@db.example/hlsi?colour=red"])
+        #expect(fromFlag.status == 2)
+        #expect(fromFlag.standardError.contains("flag@db.example"), "\(fromFlag.standardError)")
+    }
+
     @Test("hlsi admin lists, creates and reads; refusals exit 1 with the server's error; usage errors exit 2")
     func adminCommands() throws {
         let (server, base, log) = try Self.startServer()

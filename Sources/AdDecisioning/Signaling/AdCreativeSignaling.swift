@@ -42,6 +42,21 @@ public struct AdCreativeSignaling: Hashable, Sendable {
             self.offset = offset
         }
 
+        /// VAST or VMAP tracking events as entries, one per event name (in first-seen order) with
+        /// its URLs once each; offsets are dropped (for pod-level events such as VMAP's `breakStart`,
+        /// `breakEnd` and `error`, which have none).
+        public static func grouped(_ events: [VASTTracking]) -> [Tracking] {
+            var entries: [Tracking] = []
+            for event in events {
+                if let index = entries.firstIndex(where: { $0.type == event.event }) {
+                    if !entries[index].urls.contains(event.url) { entries[index].urls.append(event.url) }
+                } else {
+                    entries.append(Tracking(type: event.event, urls: [event.url]))
+                }
+            }
+            return entries
+        }
+
         /// `{"type", "urls", "offset"?}`.
         public var json: JSONValue {
             var object: [String: JSONValue] = ["type": .string(type), "urls": .array(urls.map(JSONValue.string))]

@@ -22,6 +22,9 @@ final class VMAPPlans: Sendable {
         var breaks: [Break]
         /// Each break's ad source, by break ID.
         var sources: [String: VMAPAdSource]
+        /// Each break's own tracking (`breakStart`, `breakEnd`, `error`), by break ID: the pod-level
+        /// tracking of its asset lists.
+        var tracking: [String: [AdCreativeSignaling.Tracking]] = [:]
     }
 
     private struct Key: Hashable {
@@ -119,6 +122,9 @@ final class VMAPPlans: Sendable {
             request.resumeOffset = .zero
             plan.breaks.append(Break(target: target, interstitial: request))
             if let source = placed.adBreak.adSource { plan.sources[id] = source }
+            if !placed.adBreak.tracking.isEmpty {
+                plan.tracking[id] = AdCreativeSignaling.Tracking.grouped(placed.adBreak.tracking)
+            }
         }
         return plan
     }

@@ -40,7 +40,8 @@ enum VASTFill {
     /// answers for creatives that have progressive media files only.
     static func assetList(
         ads: [ResolvedAd], duration: MediaTime, startOffset: MediaTime, tracking: AdServerSettings.Tracking,
-        skipControl: SkipControl?, conditioned: (CreativeSelection) -> Conditioned = { _ in .unavailable }
+        skipControl: SkipControl?, podTracking: [AdCreativeSignaling.Tracking] = [],
+        conditioned: (CreativeSelection) -> Conditioned = { _ in .unavailable }
     ) -> Result {
         let offset = min(max(startOffset, .zero), duration)
         var remaining = duration - offset
@@ -83,7 +84,9 @@ enum VASTFill {
                     otherKeys: [AdCreativeSignaling.key: AdCreativeSignaling.slot(slot).json]))
         }
         var otherKeys: [String: JSONValue] = [:]
-        if !slots.isEmpty { otherKeys[AdCreativeSignaling.key] = AdCreativeSignaling.pod(slots).json }
+        if !slots.isEmpty {
+            otherKeys[AdCreativeSignaling.key] = AdCreativeSignaling.pod(slots, tracking: podTracking).json
+        }
         result.list = AssetList(
             assets: AdDecision.joined(assets, at: offset), skipControl: skipControl, otherKeys: otherKeys)
         return result

@@ -65,7 +65,8 @@ struct AssetListService: Sendable {
             // A VMAP break asks its own ad source; any other break the target's VAST template.
             var url = settings.vast?.url(for: request)
             var root: VASTDocument?
-            if let source = vmapPlans?.plan(content: target.id, settings: settings)?.sources[id] {
+            let vmapPlan = vmapPlans?.plan(content: target.id, settings: settings)
+            if let source = vmapPlan?.sources[id] {
                 switch source.content {
                 case .adTagURI(let template, _): url = AdTagTemplate(template, serverUA: "hlsi").url(for: request)
                 case .vast(let document):
@@ -85,7 +86,7 @@ struct AssetListService: Sendable {
                 deadline: configuration.assetListDeadline, cacheBuster: request.cacheBuster)
             let fill = VASTFill.assetList(
                 ads: outcome.ads, duration: duration, startOffset: offset, tracking: settings.tracking,
-                skipControl: planned.source?.assetListSkipControl,
+                skipControl: planned.source?.assetListSkipControl, podTracking: vmapPlan?.tracking[id] ?? [],
                 conditioned: { selection in
                     guard let conditioner, let profile, let file = selection.progressiveFiles.first else {
                         return .unavailable

@@ -3,8 +3,10 @@
 // - the page's own interstitial controller (player.mjs over controller.mjs) on the browser's
 //   native HLS support (Safari, Chromium): no third-party code, no network beyond this server;
 // - hls.js, when the server was started with --hlsjs URL|FILE (or ?player=hlsjs asks for it).
+// Both fire the ads' tracking beacons from the asset lists' X-AD-CREATIVE-SIGNALING (tracking.mjs).
 
-import { InterstitialPlayer } from "./player.mjs";
+import { InterstitialPlayer, sendBeacons } from "./player.mjs";
+import { BeaconTracker, signalingOf } from "./tracking.mjs";
 
 const config = JSON.parse(document.getElementById("config").textContent);
 const $ = (id) => document.getElementById(id);
@@ -170,6 +172,37 @@ async function drawServerTimeline(url) {
   }
 }
 
+/** Fires the ad tracking beacons of what `instance` (hls.js, which fires none itself) plays, each
+ * traced with `trace`: hls.js reports each asset's start and end; its asset player's position is
+ * read every 100 ms while the asset shows a frame. */
+function trackBeacons(instance, trace) {
+  const tracker = new BeaconTracker();
+  let current = null;  // {id, index, player}
+  const send = (firings) => sendBeacons(firings, trace);
+  const frame = () => {
+    const media = current && current.player.media;
+    if (media && media.readyState >= 2 && !media.seeking) send(tracker.advanced(current.id, current.index, current.player.currentTime));
+  };
+  const timer = setInterval(frame, 100);
+  instance.on(Hls.Events.ASSET_LIST_LOADING, (_, data) => tracker.forget(data.event.identifier));  // a new ad decision
+  instance.on(Hls.Events.INTERSTITIAL_ASSET_STARTED, (_, data) => {
+    const id = data.event.identifier;
+    const index = data.assetListIndex;
+    current = { id, index, player: data.player };
+    // The list as ASSET_LIST_LOADED gave it (hls.js keeps it on the event): hls.js may start the
+    // first asset inside its own ASSET_LIST_LOADED handler, before the page's would run.
+    const list = data.event.assetListResponse;
+    tracker.assetStarted({ eventID: id, index, ...signalingOf(list, index), end: data.player.duration || null });
+  });
+  instance.on(Hls.Events.INTERSTITIAL_ASSET_ENDED, (_, data) => {
+    frame();
+    send(tracker.assetStopped(data.event.identifier, data.assetListIndex, data.player.currentTime));
+    current = null;
+  });
+  instance.on(Hls.Events.INTERSTITIAL_ENDED, (_, data) => send(tracker.eventEnded(data.event.identifier)));
+  instance.on(Hls.Events.DESTROYING, () => clearInterval(timer));
+}
+
 async function load() {
   const url = select.value;
   ended = false;
@@ -209,11 +242,20 @@ async function load() {
     }
   }
   hls.on(Hls.Events.ERROR, (_, data) => log({ event: "ERROR", details: data.details, fatal: data.fatal }));
-  video.addEventListener("ended", () => { if (!ended) log({ event: "PLAYBACK_ENDED" }); }, { once: true });
+  trackBeacons(hls, log);
   hls.loadSource(url);
   hls.attachMedia(video);
   video.play().catch((error) => { if (error.name !== "AbortError") log({ event: "PLAY_FAILED", details: String(error) }); });
 }
+
+// hls.js plays everything in `video`: the element also ends with each interstitial asset, and
+// before a post-roll (whose end the INTERSTITIAL_ENDED handler reports). Only the end of it all is
+// the page's end.
+video.addEventListener("ended", () => {
+  const manager = hls && hls.interstitialsManager;
+  if (!hls || ended || (manager && (manager.playingItem?.event || manager.events.some((event) => event.cue.post)))) return;
+  log({ event: "PLAYBACK_ENDED" });
+});
 
 // Controls.
 $("load").addEventListener("click", load);
@@ -306,6 +348,7 @@ function member(name, element, adElement) {
     const useHls = config.hlsjs && params.get("player") !== "native" && await importHls();
     if (useHls && Hls.isSupported()) {
       m.hls = new Hls();
+      trackBeacons(m.hls, () => {});
       m.hls.loadSource(url);
       m.hls.attachMedia(element);
     } else if (nativeHLS()) {

@@ -3,9 +3,12 @@
 // The primary <video> plays the primary presentation with the browser's own HLS support (Safari,
 // Chromium); the interstitial <video> plays each asset. This file only does I/O: it loads the
 // server's schedule document, fetches asset lists, drives the elements, and feeds what they report
-// back to the controller, whose decisions it performs.
+// back to the controller, whose decisions it performs. The ads' tracking beacons are tracking.mjs's
+// to decide; this file tells it what plays and sends what it says (sendBeacons, which page.mjs uses
+// for hls.js too).
 
 import { adStatus, initial, integratedTime, step } from "./controller.mjs";
+import { BeaconTracker, requests, signalingOf } from "./tracking.mjs";
 
 const LOOKAHEAD = 10;  // R18: asset lists are requested this long before their event.
 const LIST_DEADLINE = 10000;
@@ -42,6 +45,19 @@ export function segmentDates(text, base) {
   return segments;
 }
 
+/** Sends the beacons of `firings` (tracking.mjs), fire-and-forget: each http(s) URL is requested
+ * once without credentials, errors are ignored and playback never waits; each is traced as BEACON. */
+export function sendBeacons(firings, trace) {
+  for (const { type, id, index, url } of requests(firings)) {
+    trace({ event: "BEACON", type, id, index, url });
+    try {
+      fetch(url, { mode: "no-cors", keepalive: true, credentials: "omit" }).catch(() => {});
+    } catch {
+      /* a beacon never stops playback */
+    }
+  }
+}
+
 export class InterstitialPlayer {
   constructor({ primary, interstitial, trace, onChange }) {
     this.primary = primary;
@@ -54,6 +70,8 @@ export class InterstitialPlayer {
     this.timer = null;
     this.lastRefusal = null;
     this.clock = null;  // live: maps primary time to dates
+    this.tracker = new BeaconTracker();
+    this.tracked = null;  // the asset the tracker follows: {id, index}
     // A second interstitial element loads the next asset while the current one plays (or before a
     // break), so that an ad starts without waiting for its first segments; the two swap roles.
     this.spare = interstitial.cloneNode(false);
@@ -62,7 +80,12 @@ export class InterstitialPlayer {
     interstitial.after(this.spare);
     primary.addEventListener("ended", () => this.send({ type: "primaryEnded" }));
     for (const element of [interstitial, this.spare]) {
-      element.addEventListener("ended", () => { if (element === this.interstitial) this.send({ type: "assetEnded" }); });
+      element.addEventListener("ended", () => {
+        if (element !== this.interstitial) return;
+        if (this.tracked) this.beacons(this.tracker.assetEnded(this.tracked.id, this.tracked.index));
+        this.tracked = null;
+        this.send({ type: "assetEnded" });
+      });
       element.addEventListener("error", () => {
         if (element === this.interstitial && element.getAttribute("src")) this.send({ type: "assetFailed", error: this.describe(element.error) });
       });
@@ -93,6 +116,8 @@ export class InterstitialPlayer {
     this.session = sessionID();
     this.lists = new Map();
     this.clock = null;
+    this.tracker = new BeaconTracker();
+    this.tracked = null;
     const base = this.url.split("?")[0].substring(0, this.url.split("?")[0].lastIndexOf("/"));
     this.timelineURL = base + "/timeline.json";
     const document = await this.fetchSchedule();
@@ -188,7 +213,12 @@ export class InterstitialPlayer {
       this.send({ type: "tick", primary: this.primary.currentTime });
       this.prefetch();
     } else if (this.state.mode === "interstitial" && this.interstitial.getAttribute("src")) {
-      this.send({ type: "assetTime", t: this.interstitial.currentTime });
+      const video = this.interstitial;
+      // A frame is shown (the first one is the asset's start for the beacons).
+      if (this.tracked && video.readyState >= 2 && !video.seeking) {
+        this.beacons(this.tracker.advanced(this.tracked.id, this.tracked.index, video.currentTime));
+      }
+      this.send({ type: "assetTime", t: video.currentTime });
     }
     this.onChange(this);
   }
@@ -233,14 +263,31 @@ export class InterstitialPlayer {
     this.state = state;
     let refusal = null;
     for (const action of actions) {
-      const result = this.perform(action, before);
+      const result = this.perform(action, before, input);
       if (result) refusal = result;
     }
     this.onChange(this);
     return refusal;
   }
 
-  perform(action, before) {
+  /** Sends `firings` (tracking.mjs) to the trace and the ad server. */
+  beacons(firings) {
+    sendBeacons(firings, this.trace);
+  }
+
+  /** The tracked asset stopped where the element is (`skipped` by the viewer, or not), and its event
+   * `eventID` ended (default: the event the tracker follows). */
+  stopTracking({ skipped = false, eventID } = {}) {
+    const at = this.interstitial.currentTime;
+    if (this.tracked) {
+      const { id, index } = this.tracked;
+      this.beacons(skipped ? this.tracker.assetCut({ skipped, at }) : this.tracker.assetStopped(id, index, at));
+      this.tracked = null;
+    }
+    this.beacons(this.tracker.eventEnded(eventID));
+  }
+
+  perform(action, before, input) {
     switch (action.type) {
       case "pausePrimary":
         if (action.keepRunning) {
@@ -257,6 +304,7 @@ export class InterstitialPlayer {
         const cached = action.startOffset === null ? this.lists.get(action.id) || null : null;
         const request = cached || this.requestList(action.url, action.startOffset);
         this.lists.delete(action.id);
+        this.tracker.forget(action.id);  // a new ad decision
         request.then(
           (list) => this.send({ type: "listLoaded", id: action.id, list }),
           (error) => this.send({ type: "listFailed", id: action.id, error: String(error) }));
@@ -281,9 +329,12 @@ export class InterstitialPlayer {
           video.addEventListener("loadedmetadata", () => { video.currentTime = action.offset; }, { once: true });
         }
         this.play(video);
+        this.trackAsset(action);
         break;
       }
       case "stopAsset":
+        // A skip, the group's end, a seek away or a failed list: the asset and its event end.
+        this.stopTracking({ skipped: input.type === "skip" });
         this.clear(this.interstitial);
         break;
       case "playPrimary": {
@@ -312,6 +363,7 @@ export class InterstitialPlayer {
           INTERSTITIAL_SKIPPED: "INTERSTITIAL_SKIPPED", ASSET_LIST_ERROR: "INTERSTITIAL_ASSET_LIST_ERROR",
           ASSET_ERROR: "INTERSTITIAL_ASSET_ERROR", REFUSED: "REFUSED", JUMP: "JUMP",
         };
+        if (action.name === "INTERSTITIAL_ENDED") this.stopTracking({ eventID: action.id });
         if (names[action.name]) {
           const { type, name, ...rest } = action;
           this.trace({ event: names[name], ...rest });
@@ -320,6 +372,18 @@ export class InterstitialPlayer {
       }
     }
     return null;
+  }
+
+  /** Tells the tracker that the asset of `action` (playAsset) starts: its signaling, and where it
+   * stops (its DURATION, or sooner at the event's playout limit). */
+  trackAsset(action) {
+    const run = this.state.run;
+    const event = run.group.members[run.member];
+    const asset = run.assets[action.index] || {};
+    const limit = event.playoutLimited && event.playoutDuration > 0 ? action.offset + event.playoutDuration - run.assetBase : Infinity;
+    const end = Math.min(Number(asset.DURATION) || Infinity, limit);
+    this.tracker.assetStarted({ eventID: action.id, index: action.index, ...signalingOf(run.list, action.index), end: isFinite(end) ? end : null });
+    this.tracked = { id: action.id, index: action.index };
   }
 
   play(video) {
