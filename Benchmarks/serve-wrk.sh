@@ -6,7 +6,13 @@
 #   2. a VOD media playlist with interstitials inserted,
 #   3. an asset list with a new _HLS_primary_id per request (a per-viewer decision from the
 #      server's own inventory; nginx serves one copy of the answer),
-#   4. media segments: a 51 KB one (the demo's) and a 2 MB one (random bytes).
+#   4. media segments: a 51 KB one (the demo's) and a 2 MB one (random bytes);
+# and for issue 20, replicas: two `hlsi serve --demo` on one PostgreSQL database behind nginx, each
+# replica's live playlist measured directly against one replica on SQLite in the same run (goal: no
+# more than 20 % lower), and through nginx; the database's transactions during the runs show that a
+# playlist request whose state did not change does not touch it (only the replicas' polls do).
+# PostgreSQL (Debian's postgresql) runs in a temporary directory, as `nobody` when run as root;
+# REPLICAS=0 skips that part.
 # Goals (issue 17): playlists and segments at least 0.8 of nginx's requests per second, asset lists
 # at least 0.6; p99 under 10 ms.
 # Usage: Benchmarks/serve-wrk.sh [SECONDS per run, default 10]
@@ -28,10 +34,16 @@ fi
 WORK=$(mktemp -d)
 SERVER=
 BIG_SERVER=
+REPLICA_SERVERS=()
+PG_CTL=
+as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi; }
 cleanup() {
     [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null || true
     [ -n "$BIG_SERVER" ] && kill "$BIG_SERVER" 2>/dev/null || true
+    for pid in "${REPLICA_SERVERS[@]}"; do kill "$pid" 2>/dev/null || true; done
     "$NGINX" -p "$WORK" -c "$WORK/nginx.conf" -s stop 2>/dev/null || true
+    "$NGINX" -p "$WORK" -c "$WORK/nginx-replicas.conf" -s stop 2>/dev/null || true
+    [ -n "$PG_CTL" ] && as_postgres "$PG_CTL" -D "$WORK/pg/data" -m fast stop >/dev/null 2>&1 || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -132,3 +144,77 @@ measure "asset list, new viewer (goal 0.6)" "$HLSI_URL$ASSETS" "$NGINX_URL/demo/
 measure "51 KB segment (goal 0.8)" "$HLSI_URL$SEGMENT" "$NGINX_URL$SEGMENT" 0.8
 measure "2 MB segment (goal 0.8)" "$BIG_URL$BIG" "$NGINX_URL$BIG" 0.8
 echo "ratio: hlsi's requests per second over nginx's in the same run; * below the goal"
+
+# --- Replicas (issue 20) ---------------------------------------------------------------------------
+[ "${REPLICAS:-1}" = 0 ] && exit 0
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+PGBIN=$(dirname "$(ls /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
+PG_CTL="$PGBIN/pg_ctl"
+mkdir -p "$WORK/pg"
+chmod a+rx "$WORK"
+[ "$(id -u)" = 0 ] && chown nobody "$WORK/pg"
+as_postgres "$PGBIN/initdb" -D "$WORK/pg/data" -U hlsi --auth=trust >/dev/null
+as_postgres "$PG_CTL" -D "$WORK/pg/data" -l "$WORK/pg/log" -w \
+    -o "-k $WORK/pg -c listen_addresses='' -c max_connections=50" start >/dev/null
+as_postgres "$PGBIN/createdb" -h "$WORK/pg" -U hlsi hlsi
+DATABASE="postgres://hlsi@localhost/hlsi?host=$WORK/pg"
+PUBLIC=http://127.0.0.1:18085
+for port in 18083 18084; do
+    "$HLSI" serve --demo --port $port --database "$DATABASE" --admin-token bench --public-url "$PUBLIC" \
+        >"$WORK/replica-$port.log" 2>&1 &
+    REPLICA_SERVERS+=($!)
+done
+# The baseline: one replica on SQLite.
+"$HLSI" serve --demo --port 18086 --database "$WORK/one.sqlite" --admin-token bench >"$WORK/one.log" 2>&1 &
+REPLICA_SERVERS+=($!)
+cat >"$WORK/nginx-replicas.conf" <<CONF
+worker_processes 1;
+error_log $WORK/logs/error-replicas.log;
+pid $WORK/nginx-replicas.pid;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    upstream hlsi { server 127.0.0.1:18083; server 127.0.0.1:18084; keepalive 32; }
+    server {
+        listen 127.0.0.1:18085;
+        location / { proxy_pass http://hlsi; proxy_http_version 1.1; proxy_set_header Connection ""; }
+    }
+}
+CONF
+"$NGINX" -p "$WORK" -c "$WORK/nginx-replicas.conf"
+for url in http://127.0.0.1:18083 http://127.0.0.1:18084 http://127.0.0.1:18086 $PUBLIC; do
+    for _ in $(seq 150); do curl -sf "$url/" >/dev/null && break; sleep 0.2; done
+done
+"$HLSI" admin break-now demo --duration 600 --id bench --server http://127.0.0.1:18083 --token bench >/dev/null
+"$HLSI" admin break-now demo --duration 600 --id bench --server http://127.0.0.1:18086 --token bench >/dev/null
+# Both replicas serve the break (B follows A's write), and the same bytes once in one window.
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:18084$LIVE" | grep -q 'ID="bench"' && break; sleep 0.1; done
+curl -sf "http://127.0.0.1:18084$LIVE" | grep -q 'ID="bench"' || { echo "replica B does not serve the break"; exit 1; }
+transactions() {
+    as_postgres "$PGBIN/psql" -h "$WORK/pg" -U hlsi -d hlsi -Atc \
+        "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'hlsi'"
+}
+echo
+printf '%-34s %12s %10s %12s %10s %7s\n' case "hlsi req/s" "hlsi p99" "SQLite req/s" "SQLite p99" ratio
+replica() { # NAME URL
+    before=$(transactions)
+    started=$(date +%s.%N)
+    run "$2" "$WORK/replica.txt"
+    elapsed=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+    sleep 1  # pg_stat_database is updated by the backends' statistics reports, at most every 0.5 s
+    after=$(transactions)
+    run "http://127.0.0.1:18086$LIVE" "$WORK/one.txt"
+    printf '%-34s %12s %10s %12s %10s %7s\n' "$1" "$(rps "$WORK/replica.txt")" "$(p99 "$WORK/replica.txt")" \
+        "$(rps "$WORK/one.txt")" "$(p99 "$WORK/one.txt")" \
+        "$(awk -v a="$(rps "$WORK/replica.txt")" -v b="$(rps "$WORK/one.txt")" \
+            'BEGIN { printf "%.2f%s", a / b, (a / b >= 0.8 ? "" : "*") }')"
+    echo "  database transactions during the run: $((after - before)) in $(printf '%.1f' "$elapsed") s" \
+        "($(awk -v r="$(rps "$WORK/replica.txt")" -v e="$elapsed" 'BEGIN { printf "%.0f", r * e }') requests)"
+}
+replica "live playlist, replica A (goal 0.8)" "http://127.0.0.1:18083$LIVE"
+replica "live playlist, replica B (goal 0.8)" "http://127.0.0.1:18084$LIVE"
+replica "live playlist, nginx over A and B" "$PUBLIC$LIVE"
+echo "ratio: a PostgreSQL replica's requests per second over one replica's on SQLite, in the same run;" \
+    "* below the goal. The transactions are the replicas' change-count polls (4 a second each)" \
+    "and their served-value records, not the requests."
