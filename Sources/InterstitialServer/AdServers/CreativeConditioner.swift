@@ -18,6 +18,13 @@ import ServiceLifecycle
 /// ``maximumDownloadBytes`` (http and https only), and ffmpeg gets ``jobTimeout``. A creative that
 /// fails is not tried again for ``retryDelay``. The least recently used assets are removed when the
 /// cache grows past its limit.
+///
+/// Replicas may share the directory (a network file system): an asset is ready when its directory
+/// holds a master playlist, whichever server made it, so ``isReady(_:)`` looks on disk for what it
+/// does not know and checks that what it knows is still there; each server works in a directory of
+/// its own and moves a finished asset into place only if no other server did first; use is recorded
+/// on the master playlist's modification time (at most once a minute), so eviction by any server
+/// removes what no server used for longest.
 final class CreativeConditioner: Service, Sendable {
     /// A creative to condition.
     struct Job: Sendable {
@@ -79,13 +86,26 @@ final class CreativeConditioner: Service, Sendable {
         name.utf8.count == 32 && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 
-    /// Whether the asset of `key` is ready (and marks it used).
+    /// How often a use of an asset is written to its master playlist's modification time.
+    static let touchInterval: TimeInterval = 60
+
+    /// Whether the asset of `key` is ready on disk (made by this server or another sharing the
+    /// directory), and marks it used.
     func isReady(_ key: String) -> Bool {
-        state.withLockedValue { state in
-            guard state.ready[key] != nil else { return false }
-            state.ready[key] = Date()
-            return true
+        let master = directory.appendingPathComponent(key).appendingPathComponent("master.m3u8").path
+        let now = Date()
+        guard FileManager.default.fileExists(atPath: master) else {
+            // Gone (evicted by another server), or not made yet.
+            state.withLockedValue { _ = $0.ready.removeValue(forKey: key) }
+            return false
         }
+        let touch = state.withLockedValue { state -> Bool in
+            let last = state.ready[key]
+            state.ready[key] = now
+            return last.map { now.timeIntervalSince($0) >= Self.touchInterval } ?? true
+        }
+        if touch { try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: master) }
+        return true
     }
 
     /// Queues `job` unless it is ready, queued, failed recently or the queue is full.
@@ -123,8 +143,10 @@ final class CreativeConditioner: Service, Sendable {
     /// Downloads, probes and converts one creative into a temporary directory, then moves it into
     /// place (so a directory with a master playlist is always complete).
     private func condition(_ job: Job) async -> Bool {
-        let work = directory.appendingPathComponent(".work-\(job.key)")
-        try? FileManager.default.removeItem(at: work)
+        let target = directory.appendingPathComponent(job.key)
+        // Another server sharing the directory may have made it meanwhile.
+        if FileManager.default.fileExists(atPath: target.appendingPathComponent("master.m3u8").path) { return true }
+        let work = directory.appendingPathComponent(".work-\(job.key)-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: work) }
         do {
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
@@ -142,9 +164,14 @@ final class CreativeConditioner: Service, Sendable {
             guard result.status == 0,
                 FileManager.default.fileExists(atPath: output.appendingPathComponent("master.m3u8").path)
             else { throw Failure(description: "ffmpeg failed (\(result.status)): \(result.output.suffix(500))") }
-            let target = directory.appendingPathComponent(job.key)
-            try? FileManager.default.removeItem(at: target)
-            try FileManager.default.moveItem(at: output, to: target)
+            // rename(2) does not replace a directory with contents: the first server to finish wins.
+            guard rename(output.path, target.path) == 0 else {
+                if FileManager.default.fileExists(atPath: target.appendingPathComponent("master.m3u8").path) {
+                    logger.info("\(job.url) was conditioned by another server sharing \(directory.path)")
+                    return true
+                }
+                throw Failure(description: "cannot move the asset into \(target.path): \(String(cString: strerror(errno)))")
+            }
             logger.info("conditioned \(job.url) into \(target.path)")
             return true
         } catch {
@@ -178,10 +205,18 @@ final class CreativeConditioner: Service, Sendable {
         }
     }
 
-    /// Removes the least recently used assets while the cache is over its limit.
-    private func evict() {
-        let ready = state.withLockedValue { $0.ready }.sorted { $0.value < $1.value }
-        var sizes: [(String, Int)] = ready.map { ($0.key, Self.size(of: directory.appendingPathComponent($0.key))) }
+    /// Removes the least recently used assets while the cache is over its limit: every asset in the
+    /// directory, by the last use any server recorded on its master playlist.
+    func evict() {
+        let found = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let used: [(String, Date)] = found.filter { Self.isKey($0) }.compactMap { key in
+            let master = directory.appendingPathComponent(key).appendingPathComponent("master.m3u8").path
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: master) else { return nil }
+            return (key, attributes[.modificationDate] as? Date ?? .distantPast)
+        }
+        var sizes: [(String, Int)] = used.sorted { $0.1 < $1.1 }.map {
+            ($0.0, Self.size(of: directory.appendingPathComponent($0.0)))
+        }
         var total = sizes.reduce(0) { $0 + $1.1 }
         while total > maximumBytes, sizes.count > 1 {
             let (key, size) = sizes.removeFirst()
