@@ -170,7 +170,8 @@ final class CreativeConditioner: Service, Sendable {
                     logger.info("\(job.url) was conditioned by another server sharing \(directory.path)")
                     return true
                 }
-                throw Failure(description: "cannot move the asset into \(target.path): \(String(cString: strerror(errno)))")
+                throw Failure(
+                    description: "cannot move the asset into \(target.path): \(String(cString: strerror(errno)))")
             }
             logger.info("conditioned \(job.url) into \(target.path)")
             return true
