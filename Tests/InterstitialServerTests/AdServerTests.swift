@@ -210,6 +210,43 @@ struct AdServerTests {
         }
     }
 
+    @Test("tracking: relay points the signaling at the server, which counts each beacon and passes it on once")
+    func relayTracking() async throws {
+        try await Self.withAdServer { adServer in
+            try await Harness.withServer(try Self.configuration(adServer.origin, tracking: "relay")) { client in
+                let list = try AssetList.decode(Array(try await client.text(Self.list).utf8))
+                let slot = try AdCreativeSignaling(
+                    json: try #require(list.assets[0].otherKeys[AdCreativeSignaling.key]))
+                let tracking = try #require(slot.slots.first?.tracking)
+                let urls = tracking.flatMap(\.urls)
+                #expect(!urls.isEmpty && urls.allSatisfy { $0.contains("/beacon/") }, "\(urls)")
+                #expect(!urls.contains { $0.contains(adServer.origin) }, "no ad server URL reaches the player")
+                let impressions = try #require(tracking.first { $0.type == "impression" }?.urls)
+                #expect(impressions.count == 2, "the inline ad's and the wrapper's")
+                func path(_ url: String) -> String {
+                    url.range(of: "/beacon/").map { String(url[$0.lowerBound...]) } ?? url
+                }
+                for url in impressions { #expect(try await client.get(path(url)).status == .noContent) }
+                // Fired again (a retry): answered, not passed on again.
+                #expect(try await client.get(path(impressions[0])).status == .noContent)
+                #expect(
+                    try await eventually {
+                        adServer.requests("/imp-a1").count == 1 && adServer.requests("/imp-wrapper").count == 1
+                    })
+                // A URL the server did not write: its MAC does not match.
+                let genuine = path(impressions[0])
+                let first = genuine[genuine.index(genuine.startIndex, offsetBy: 8)]
+                let forged = "/beacon/" + (first == "0" ? "1" : "0") + genuine.dropFirst(9)
+                #expect(try await client.get(forged).status == .notFound)
+                #expect(try await client.get("/beacon/x/impression/aGk").status == .notFound)
+                let metrics = try await client.get("/metrics", headers: [.authorization: "Bearer \(Harness.token)"])
+                    .text
+                #expect(metrics.contains(#"hlsi_beacons_seen_total{type="impression"} 2"#), "\(metrics)")
+                #expect(adServer.requests("/imp-a1").count == 1)
+            }
+        }
+    }
+
     @Test(
         "a slow, broken or empty ad server gives an empty asset list within the deadline, and hears the error code",
         arguments: [("/slow", 301), ("/broken", 100), ("/empty", 303)])

@@ -40,6 +40,10 @@ final class ContentLibrary: Sendable {
     let metrics: ServerMetrics
     /// The breaks VMAP places on VOD assets.
     let vmapPlans: VMAPPlans
+    /// The relay of `tracking: relay` beacons.
+    let beaconRelay: BeaconRelay
+    /// Sends the tracking requests the server makes itself; nil without an ad-decision client.
+    let dispatcher: TrackingDispatcher?
     /// The conditioning profile of each content, by ID.
     private let profiles = NIOLockedValueBox<[String: ConditioningProfile]>([:])
     /// The start of the absolute URLs written (``ServerConfiguration/publicBase(boundPort:)``).
@@ -59,9 +63,11 @@ final class ContentLibrary: Sendable {
         self.now = now
         upstream = UpstreamClient(configuration: configuration, client: client, logger: logger)
         vmapPlans = VMAPPlans(client: adDecisions?.client ?? client, logger: logger)
+        beaconRelay = BeaconRelay(secret: configuration.adminToken)
+        dispatcher = adDecisions?.dispatcher
         assetLists = AssetListService(
             configuration: configuration, state: state, inventory: inventory, logger: logger, metrics: metrics,
-            vast: adDecisions, now: now, vmapPlans: vmapPlans, conditioner: conditioner)
+            vast: adDecisions, now: now, vmapPlans: vmapPlans, conditioner: conditioner, relay: beaconRelay)
         base = NIOLockedValueBox(configuration.publicBase(boundPort: configuration.port))
     }
 

@@ -72,6 +72,21 @@ struct Routes {
             return try await file(
                 creativeFile, ContentResponse.contentType(of: creativeFile), CachePolicy.media, request, context)
         }
+        // `tracking: relay`: a beacon this server wrote into an asset list, fired by a player.
+        let relay = library.beaconRelay
+        let dispatcher = library.dispatcher
+        router.get("/beacon/**") { request, _ -> Response in
+            guard let beacon = relay.verify(request.uri.path.dropFirst(BeaconRelay.prefix.count)) else {
+                throw APIError.notFound(request.uri.path)
+            }
+            if beacon.first {
+                metrics.beaconSeen(type: beacon.type)
+                dispatcher?.send([beacon.url], kind: "relayed")
+            }
+            var headers = HTTPFields()
+            headers[.cacheControl] = CachePolicy.noStore
+            return Response(status: .noContent, headers: headers)
+        }
         admin.register(on: router.group("admin/v1"))
         registerHandoff(on: router)
         registerMetrics(on: router)

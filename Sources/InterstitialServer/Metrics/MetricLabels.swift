@@ -14,7 +14,7 @@ final class MetricLabels: Sendable {
     /// Where an asset list's ads came from.
     static let sources: Set<String> = ["inventory", "vast"]
     /// What the server fires itself.
-    static let trackingKinds: Set<String> = ["error", "impression"]
+    static let trackingKinds: Set<String> = ["error", "impression", "relayed"]
     /// The VAST 4.3 tracking events (section 3.14.1 "Tracking Events", plus `impression`, `error`,
     /// `clickTracking` and `progress`) that a beacon may name.
     static let beaconTypes: Set<String> = [

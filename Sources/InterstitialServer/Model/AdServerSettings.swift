@@ -16,6 +16,9 @@ public struct AdServerSettings: Hashable, Sendable {
         /// The server, when it answers the asset list (for players that cannot); the signaling then
         /// leaves impressions out so that none is counted twice.
         case server
+        /// The player, at this server: the signaling's URLs point at the server's beacon relay, which
+        /// counts each beacon and passes it on to the ad server (``BeaconRelay``).
+        case relay
     }
 
     /// The largest tag template accepted, in bytes.
@@ -61,7 +64,7 @@ public struct AdServerSettings: Hashable, Sendable {
 
     /// Reads settings: `vast` and/or `vmap`, http(s) URL templates of at most 4 KiB (at least one;
     /// `vmap` only for a VOD asset), a VMAP break duration from 1 to 600 s (default 30), `client` or
-    /// `server` tracking, a wrapper depth from 0 to 10.
+    /// `server` or `relay` tracking, a wrapper depth from 0 to 10.
     public static func decode(
         _ value: JSONValue, path: String = "", allowsVMAP: Bool = true
     ) throws(APIError) -> AdServerSettings {
@@ -84,7 +87,8 @@ public struct AdServerSettings: Hashable, Sendable {
         var tracking = Tracking.client
         if let text = try reader.string("tracking") {
             guard let value = Tracking(rawValue: text) else {
-                throw reader.error("tracking", "expected \"client\" or \"server\", found \"\(text)\"")
+                throw reader.error(
+                    "tracking", "expected \"client\", \"server\" or \"relay\", found \"\(text)\"")
             }
             tracking = value
         }

@@ -41,8 +41,18 @@ enum VASTFill {
     static func assetList(
         ads: [ResolvedAd], duration: MediaTime, startOffset: MediaTime, tracking: AdServerSettings.Tracking,
         skipControl: SkipControl?, podTracking: [AdCreativeSignaling.Tracking] = [],
+        relay: ((_ url: String, _ type: String) -> String)? = nil,
         conditioned: (CreativeSelection) -> Conditioned = { _ in .unavailable }
     ) -> Result {
+        // `tracking: relay`: every URL the player is given goes through the server's relay.
+        func relayed(_ entries: [AdCreativeSignaling.Tracking]) -> [AdCreativeSignaling.Tracking] {
+            guard tracking == .relay, let relay else { return entries }
+            return entries.map { entry in
+                var entry = entry
+                entry.urls = entry.urls.map { relay($0, entry.type) }
+                return entry
+            }
+        }
         let offset = min(max(startOffset, .zero), duration)
         var remaining = duration - offset
         var assets: [AssetList.Asset] = []
@@ -77,6 +87,7 @@ enum VASTFill {
                 slot.tracking.removeAll { $0.type == "impression" }
             }
             remaining = remaining - length
+            slot.tracking = relayed(slot.tracking)
             slots.append(slot)
             assets.append(
                 AssetList.Asset(
@@ -85,7 +96,7 @@ enum VASTFill {
         }
         var otherKeys: [String: JSONValue] = [:]
         if !slots.isEmpty {
-            otherKeys[AdCreativeSignaling.key] = AdCreativeSignaling.pod(slots, tracking: podTracking).json
+            otherKeys[AdCreativeSignaling.key] = AdCreativeSignaling.pod(slots, tracking: relayed(podTracking)).json
         }
         result.list = AssetList(
             assets: AdDecision.joined(assets, at: offset), skipControl: skipControl, otherKeys: otherKeys)

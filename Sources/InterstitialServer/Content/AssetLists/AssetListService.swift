@@ -23,6 +23,8 @@ struct AssetListService: Sendable {
     var vmapPlans: VMAPPlans? = nil
     /// Conditions progressive creatives into HLS; nil leaves them out.
     var conditioner: CreativeConditioner? = nil
+    /// Writes and checks the URLs of `tracking: relay`.
+    var relay: BeaconRelay? = nil
 
     /// The asset list of the break a request names, planned with `planner` on `timeline`.
     ///
@@ -87,6 +89,9 @@ struct AssetListService: Sendable {
             let fill = VASTFill.assetList(
                 ads: outcome.ads, duration: duration, startOffset: offset, tracking: settings.tracking,
                 skipControl: planned.source?.assetListSkipControl, podTracking: vmapPlan?.tracking[id] ?? [],
+                relay: relay.map { relay in
+                    { url, type in relay.url(for: url, type: type, viewer: viewer, base: publicBase) }
+                },
                 conditioned: { selection in
                     guard let conditioner, let profile, let file = selection.progressiveFiles.first else {
                         return .unavailable
