@@ -118,6 +118,38 @@ struct SignalConversionTests {
         #expect(state.earlyReturns[key] == MediaTime(seconds: 20))
     }
 
+    @Test("a rendition whose upstream playlist has no markers gets the primary's breaks, even when asked first")
+    func renditionWithoutMarkers() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let master = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="en",DEFAULT=YES,URI="audio.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.4d401f,mp4a.40.2",AUDIO="a"
+            video.m3u8
+
+            """
+        try master.write(to: directory.appendingPathComponent("master.m3u8"), atomically: true, encoding: .utf8)
+        try Self.playlist(count: 3, atOut: [Self.outRange]).write(
+            to: directory.appendingPathComponent("video.m3u8"), atomically: true, encoding: .utf8)
+        try Self.playlist(count: 3, atOut: []).replacingOccurrences(of: ".ts", with: ".aac").write(
+            to: directory.appendingPathComponent("audio.m3u8"), atomically: true, encoding: .utf8)
+        let clock = TestClock(Self.epoch + MediaTime(seconds: 30))
+        try await UpstreamTests().withUpstream(directory: directory.path) { port in
+            var configuration = try configuration(port: port, keepSignals: true)
+            configuration.live[0].origin = .upstream("http://127.0.0.1:\(port)/master.m3u8")
+            try await Harness.withServer(configuration, clock: clock) { client in
+                // The audio rendition first: nothing served yet, no marker of its own.
+                let audio = try await client.text("/live/news/audio.m3u8")
+                let line = try #require(interstitial(audio, id: Self.breakID), "\(audio)")
+                #expect(line.contains("START-DATE=\"\(Self.date(10))\"") && line.contains("PLANNED-DURATION=30"))
+                let video = try await client.text("/live/news/video.m3u8")
+                #expect(interstitial(video, id: Self.breakID) == line, "one line in every rendition")
+                #expect(video.contains("SCTE35-OUT"), "the video's own markers pass through (keepSignals)")
+            }
+        }
+    }
+
     /// A live playlist of 10 s segments `first..<first + count` from the epoch, with `lines` before
     /// its first segment.
     static func window(first: Int, count: Int, lines: [String]) -> String {

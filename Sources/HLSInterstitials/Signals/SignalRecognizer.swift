@@ -28,6 +28,13 @@ public enum SignalRecognizer {
         public var breaks: [SignalledBreak]
         /// Markers that cannot be read or that disagree.
         public var diagnostics: [Diagnostic]
+        /// How many markers were read (paired or not).
+        public var markerCount: Int = 0
+
+        /// Whether the playlist carries no marker at all, readable or not: it says nothing about
+        /// breaks (as an audio rendition that a packager writes without markers), unlike a playlist
+        /// whose markers give none.
+        public var isSilent: Bool { markerCount == 0 && diagnostics.isEmpty }
     }
 
     /// How far two durations or dates may differ and still agree: half a second (encoders round
@@ -60,7 +67,8 @@ public enum SignalRecognizer {
         let markers = reader.markers()
         var pairing = Pairing(playlist: playlist, file: file)
         for marker in markers { pairing.take(marker) }
-        return Recognition(breaks: pairing.finish(), diagnostics: reader.diagnostics + pairing.diagnostics)
+        return Recognition(
+            breaks: pairing.finish(), diagnostics: reader.diagnostics + pairing.diagnostics, markerCount: markers.count)
     }
 }
 

@@ -44,6 +44,11 @@ final class ContentLibrary: Sendable {
     let beaconRelay: BeaconRelay
     /// Sends the tracking requests the server makes itself; nil without an ad-decision client.
     let dispatcher: TrackingDispatcher?
+    /// The signals of each upstream channel's primary, for its renditions without markers
+    /// (``primarySignals(_:)``), by content ID.
+    private let primarySignalCache = NIOLockedValueBox<
+        [String: (at: ContinuousClock.Instant, breaks: [SignalledBreak])]
+    >([:])
     /// The conditioning profile of each content, by ID.
     private let profiles = NIOLockedValueBox<[String: ConditioningProfile]>([:])
     /// The start of the absolute URLs written (``ServerConfiguration/publicBase(boundPort:)``).
@@ -234,7 +239,7 @@ final class ContentLibrary: Sendable {
                 let timeline = PlaylistRenderer.liveTimeline(dated, content: mounted.content)
             else { return .playlist(source.document.write(), live: true, targetDuration: playlist.targetDuration) }
             var planner = planner(for: mounted.content, target: mounted.target, state: state.snapshot, base: base)
-            signals(dated, document: source.document, content: mounted.content, into: &planner)
+            await signals(dated, document: source.document, content: mounted.content, into: &planner)
             return .playlist(
                 try PlaylistRenderer.render(
                     await served(planner, timeline).planned, into: source,
@@ -259,7 +264,7 @@ final class ContentLibrary: Sendable {
                 epoch: mounted.content.epoch, window: window.start..<window.end, lookahead: mounted.content.lookahead)
             var planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
             if case .media(let looped) = result.playlist {
-                signals(looped, document: result.document, content: mounted.content, into: &planner)
+                await signals(looped, document: result.document, content: mounted.content, into: &planner)
             }
             let served = await served(planner, timeline)
             let entry = RenderedPlaylistCache.Entry(
@@ -272,14 +277,47 @@ final class ContentLibrary: Sendable {
 
     /// Gives `planner` the breaks `playlist` signals, when the channel converts signals
     /// (``ServerConfiguration/Content/signals``).
+    ///
+    /// A rendition of an upstream channel whose playlist carries no marker at all (packagers often
+    /// write them into the video playlists only) takes the breaks its presentation's primary media
+    /// playlist signals, so that every media playlist gets each break whichever is requested first.
     private func signals(
         _ playlist: MediaPlaylist, document: PlaylistDocument, content: ServerConfiguration.Content,
         into planner: inout BreakPlanner
-    ) {
+    ) async {
         guard content.signals == .scte35 else { return }
-        planner.signalled = SignalRecognizer.recognize(playlist, document: document, file: document.file).breaks
+        let recognition = SignalRecognizer.recognize(playlist, document: document, file: document.file)
+        planner.signalled = recognition.breaks
+        if recognition.isSilent, case .upstream = content.origin {
+            planner.signalled = await primarySignals(content)
+        }
         planner.snapSignals = content.snapSignals
     }
+
+    /// The breaks an upstream channel's primary media playlist signals, fetched at most once per
+    /// ``primarySignalsLifetime`` (none when it cannot be loaded).
+    private func primarySignals(_ content: ServerConfiguration.Content) async -> [SignalledBreak] {
+        let now = ContinuousClock.now
+        if let kept = primarySignalCache.withLockedValue({ $0[content.id] }),
+            now - kept.at < Self.primarySignalsLifetime
+        {
+            return kept.breaks
+        }
+        let breaks: [SignalledBreak]
+        do {
+            let (location, media) = try await source(content).primary()
+            breaks = SignalRecognizer.recognize(media, file: location).breaks
+        } catch {
+            logger.debug("cannot load the primary of \(content.path) for its signals: \(error)")
+            breaks = []
+        }
+        primarySignalCache.withLockedValue { $0[content.id] = (now, breaks) }
+        return breaks
+    }
+
+    /// How long the primary's signals serve the renditions without markers: a second, well under a
+    /// live playlist's target duration.
+    static let primarySignalsLifetime = Duration.seconds(1)
 
     /// The date ranges to serve from `planner` on `timeline`, with the first serving of new ones
     /// decided: a request that loses the race to another plans again with the values decided first.
