@@ -27,7 +27,7 @@ import urllib.parse
 
 from playwright.sync_api import sync_playwright
 
-from support import check, failures, free_port, wait_until_serving
+from support import check, failures, free_port, stop, wait_until_serving
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TRACES = os.path.join(HERE, ".cache", "traces")
@@ -37,19 +37,6 @@ TYPES = ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "c
 EXPECTED = sorted(f"{ad}/{kind}" for ad in PLAYED for kind in TYPES)
 PLAY_DEADLINE = 180  # the demo VOD plays 66 s
 BEACON_DEADLINE = 10
-
-
-def stop(process, label):
-    """Stops a process this script started, within a bounded time; returns its output."""
-    process.terminate()
-    try:
-        output, _ = process.communicate(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        output, _ = process.communicate()
-    if label:
-        check(process.returncode == 0, f"{label} shuts down gracefully (exit {process.returncode})")
-    return output or ""
 
 
 def start_ad_server(media_base, log):

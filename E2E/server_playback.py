@@ -21,7 +21,7 @@ import urllib.request
 
 from playwright.sync_api import sync_playwright
 
-from support import check, failures, free_port, wait_until_serving
+from support import check, failures, free_port, stop, wait_until_serving
 
 TOKEN = "e2e-token"
 
@@ -72,13 +72,7 @@ def main():
         wait_until_serving(base + "/")
         run_checks(args, base)
     finally:
-        server.terminate()
-        try:
-            output, _ = server.communicate(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            output, _ = server.communicate()
-        check(server.returncode == 0, f"the server shuts down gracefully on SIGTERM (exit {server.returncode})")
+        output = stop(server, "the server (SIGTERM)")
         lines = output.splitlines()
         print("server log (last 15 lines):\n  " + "\n  ".join(lines[-15:]))
     if failures:

@@ -38,6 +38,50 @@ struct PlaylistRendererTests {
         return Break(target: target, interstitial: request)
     }
 
+    @Test("keepSignals false removes every SCTE-35 marker form and nothing else, byte for byte")
+    func removeSignals() {
+        let marked = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:10
+            #EXT-X-PROGRAM-DATE-TIME:2026-06-01T12:00:00.000Z
+            #EXTINF:10,
+            a.ts
+            #EXT-X-CUE-OUT:30
+            #EXT-OATCLS-SCTE35:/DAlAAAAAAAAAP/wFAUAAABkf+/+AA27oP4AKTLgAAEAAAAAbFzlUA==
+            #EXT-X-DATERANGE:ID="s",START-DATE="2026-06-01T12:00:10.000Z",SCTE35-OUT=0xFC
+            #EXT-X-DATERANGE:ID="other",START-DATE="2026-06-01T12:00:10.000Z",X-COM-EXAMPLE="kept"
+            #EXTINF:10,
+            b.ts
+            #EXT-X-CUE-OUT-CONT:ElapsedTime=10,Duration=30
+            #EXTINF:10,
+            c.ts
+            #EXT-X-CUE-IN
+            #EXT-X-DATERANGE:ID="s",START-DATE="2026-06-01T12:00:10.000Z",SCTE35-IN=0xFC
+            #EXT-X-DATERANGE:ID="c",START-DATE="2026-06-01T12:00:10.000Z",SCTE35-CMD=0xFC
+            #EXTINF:10,
+            d.ts
+
+            """
+        var document = PlaylistParser.parse(marked).document
+        PlaylistRenderer.removeSignals(from: &document)
+        let expected = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:10
+            #EXT-X-PROGRAM-DATE-TIME:2026-06-01T12:00:00.000Z
+            #EXTINF:10,
+            a.ts
+            #EXT-X-DATERANGE:ID="other",START-DATE="2026-06-01T12:00:10.000Z",X-COM-EXAMPLE="kept"
+            #EXTINF:10,
+            b.ts
+            #EXTINF:10,
+            c.ts
+            #EXTINF:10,
+            d.ts
+
+            """
+        #expect(String(decoding: document.write(), as: UTF8.self) == expected)
+    }
+
     @Test("Planned breaks go into a VOD playlist as interstitial date ranges at their dates; segments stay")
     func breaksGoIn() throws {
         let result = PlaylistParser.parse(Self.vod, options: ParseOptions(file: "v.m3u8"))

@@ -210,22 +210,24 @@ struct SignalConversionTests {
         #expect(state.withdrawn == [ServedKey(Target(.live, "news"), Self.breakID)])
     }
 
-    @Test("EXT-X-CUE-OUT and EXT-X-CUE-IN become one interstitial with DURATION; the markers pass through")
-    func upstreamCueOut() async throws {
+    @Test(
+        "EXT-X-CUE-OUT and EXT-X-CUE-IN become one interstitial with DURATION; the markers pass through or are removed",
+        arguments: [true, false])
+    func upstreamCueOut(_ keep: Bool) async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try write(Self.playlist(count: 5, atOut: ["#EXT-X-CUE-OUT:30"], atIn: ["#EXT-X-CUE-IN"]), to: directory)
         let clock = TestClock(Self.epoch + MediaTime(seconds: 50))
         try await UpstreamTests().withUpstream(directory: directory.path) { port in
-            try await Harness.withServer(try configuration(port: port, keepSignals: true), clock: clock) { client in
+            try await Harness.withServer(try configuration(port: port, keepSignals: keep), clock: clock) { client in
                 let text = try await client.text("/live/news/live.m3u8")
                 let id = "scte35-cue-\((Self.epoch + MediaTime(seconds: 10)).nanosecondsSinceEpoch / 1_000_000)"
                 let line = try #require(interstitial(text, id: id), "\(text)")
                 #expect(line.contains("DURATION=20"))
                 #expect(!line.contains("PLANNED-DURATION"))
                 #expect(!line.contains("X-PLAYOUT-LIMIT"))
-                #expect(text.contains("#EXT-X-CUE-OUT:30\n"))
-                #expect(text.contains("#EXT-X-CUE-IN\n"))
+                #expect(text.contains("#EXT-X-CUE-OUT:30\n") == keep)
+                #expect(text.contains("#EXT-X-CUE-IN\n") == keep)
             }
         }
     }

@@ -173,6 +173,20 @@ struct CLITests {
             ],
             golden: "insert-schedule.m3u8", status: 0),
         GoldenCase(arguments: ["rules"], golden: "rules.txt", status: 0),
+        // SCTE-35: a section from hex, from base64 as JSON, and errors located by byte and field.
+        GoldenCase(
+            arguments: [
+                "scte35", "decode",
+                "0xFC302C000000000000FFFFF00506FE000F424000160214435545490000004D7FFF00002932E00000220000136010CA",
+            ],
+            golden: "scte35-break-start.txt", status: 0),
+        GoldenCase(
+            arguments: ["scte35", "decode", "--json", "/DARAAAAAAAA///wAAcAAHMWlCM="],
+            golden: "scte35-null.json", status: 0),
+        GoldenCase(
+            arguments: ["scte35", "decode", "--json", "0xFC3011000000000000FFFFF00007000073169424"],
+            golden: "scte35-bad-crc.json", status: 1),
+        GoldenCase(arguments: ["scte35", "decode", "0xFC301100000000000"], golden: "scte35-odd-hex.txt", status: 1),
         GoldenCase(
             arguments: ["schedule", "Tests/Fixtures/playlists/interstitials-vod.m3u8"],
             golden: "schedule-interstitials.txt",

@@ -387,7 +387,7 @@ final class ServerState: Sendable {
                 }
                 if let counted { return counted }
             } catch {
-                logger?.warning("counting the viewer's request in memory: the store did not count it: \(error)")
+                logger?.debug("counting the viewer's request in memory: the store did not count it: \(error)")
             }
         }
         let now = ContinuousClock.now
