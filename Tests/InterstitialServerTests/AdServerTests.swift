@@ -50,7 +50,7 @@ struct AdServerTests {
         <VAST version="4.2"><Ad id="w"><Wrapper allowMultipleAds="true">
           <AdSystem>test</AdSystem>
           <VASTAdTagURI>\(origin)/inline</VASTAdTagURI>
-          <Impression>\(origin)/imp-wrapper</Impression>
+          <Impression>\(origin)/imp-wrapper?cb=[CACHEBUSTING]</Impression>
           <Error>\(origin)/err-wrapper?code=[ERRORCODE]</Error>
         </Wrapper></Ad></VAST>
         """
@@ -158,7 +158,10 @@ struct AdServerTests {
                 let slot = try AdCreativeSignaling(
                     json: try #require(list.assets[0].otherKeys[AdCreativeSignaling.key]))
                 let impressions = slot.slots.first?.tracking.first { $0.type == "impression" }?.urls ?? []
-                #expect(Set(impressions) == [adServer.origin + "/imp-a1", adServer.origin + "/imp-wrapper"])
+                #expect(
+                    Set(impressions) == [
+                        adServer.origin + "/imp-a1", adServer.origin + "/imp-wrapper?cb=[CACHEBUSTING]",
+                    ])
                 #expect(slot.slots.first?.tracking.contains { $0.type == "complete" } == true)
                 let pod = try AdCreativeSignaling(json: try #require(list.otherKeys[AdCreativeSignaling.key]))
                 #expect(pod.kind == .pod)
@@ -206,6 +209,8 @@ struct AdServerTests {
                         expected.allSatisfy { adServer.requests($0.key).count >= $0.value }
                     })
                 #expect(expected.allSatisfy { adServer.requests($0.key).count == $0.value })
+                #expect(
+                    Self.cacheBustersFilled(adServer.requests("/imp-wrapper")), "\(adServer.requests("/imp-wrapper"))")
             }
         }
     }
@@ -243,8 +248,21 @@ struct AdServerTests {
                     .text
                 #expect(metrics.contains(#"hlsi_beacons_seen_total{type="impression"} 2"#), "\(metrics)")
                 #expect(adServer.requests("/imp-a1").count == 1)
+                #expect(
+                    Self.cacheBustersFilled(adServer.requests("/imp-wrapper")), "\(adServer.requests("/imp-wrapper"))")
             }
         }
+    }
+
+    /// Whether every request of `uris` carries an 8-digit cache buster where the template had
+    /// `[CACHEBUSTING]` (`cb=`).
+    static func cacheBustersFilled(_ uris: [String]) -> Bool {
+        !uris.isEmpty
+            && uris.allSatisfy { uri in
+                guard let value = URLComponents(string: uri)?.queryItems?.first(where: { $0.name == "cb" })?.value
+                else { return false }
+                return value.count == 8 && value.allSatisfy(\.isNumber)
+            }
     }
 
     @Test(

@@ -1,4 +1,7 @@
+import AdDecisioning
 import AsyncHTTPClient
+import Foundation
+import HLSPlaylist
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -44,9 +47,14 @@ final class TrackingDispatcher: Service, Sendable {
     var snapshot: Counts { counts.withLockedValue { $0 } }
 
     /// Queues GET requests to `urls` (http and https only; others are dropped), counted as `kind`
-    /// (`error` or `impression`).
+    /// (`error`, `impression` or `relayed`). `[CACHEBUSTING]` and `[TIMESTAMP]` are filled here, as
+    /// the player that would otherwise request them does (VAST 4.3 §6.1); other macros stay as the
+    /// caller left them.
     func send(_ urls: [String], kind: String) {
-        for url in urls {
+        var generator = SystemRandomNumberGenerator()
+        let values = VASTMacroValues(cacheBusting: VASTMacroValues.cacheBuster(&generator), timestamp: DateTime(Date()))
+        for template in urls {
+            let url = VASTMacros.fill(template, with: values)
             let lowered = url.prefix(8).lowercased()
             guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
                 counts.withLockedValue { $0.dropped += 1 }
