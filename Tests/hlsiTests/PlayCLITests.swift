@@ -105,6 +105,11 @@ struct GroupCLITests {
         }
     }
 
+    /// How far apart two processes may report the same group moment: each reports when it observed it,
+    /// and on a loaded 2-core machine running the whole suite one may observe it up to a few hundred
+    /// milliseconds late. Out of sync would be the 0.7 s by which the second starts after the first.
+    static let syncTolerance = 0.3
+
     @Test("two processes play the demo VOD in sync through its interstitials")
     func twoProcesses() async throws {
         let (server, base, log) = try ServeCLITests.startServer()
@@ -130,12 +135,12 @@ struct GroupCLITests {
         for (name, id) in [("interstitialStarted", "midroll-1"), ("interstitialEnded", "midroll-1")] {
             let a = try #require(try Self.events(one.standardOutput, name, id: id).first?["groupTime"] as? Double)
             let b = try #require(try Self.events(second.standardOutput, name, id: id).first?["groupTime"] as? Double)
-            #expect(abs(a - b) < 0.1, "\(name) \(id): \(a) vs \(b)")
+            #expect(abs(a - b) < Self.syncTolerance, "\(name) \(id): \(a) vs \(b)")
         }
         let releases = try [one, second].map {
             try #require(try Self.events($0.standardOutput, "coordinated").last?["groupTime"] as? Double)
         }
-        #expect(abs(releases[0] - releases[1]) < 0.1)
+        #expect(abs(releases[0] - releases[1]) < Self.syncTolerance, "\(releases)")
         #expect(
             try Self.events(one.standardOutput, "waitingForGroup").count
                 + Self.events(second.standardOutput, "waitingForGroup").count >= 1)
