@@ -68,11 +68,8 @@ final class BeaconRelay: Sendable {
     }
 
     private func mac(type: String, payload: String) -> String {
-        let code = HMAC<SHA256>.authenticationCode(for: Array((type + "\n" + payload).utf8), using: key)
-        return code.prefix(16).map { byte in
-            let hex = String(byte, radix: 16)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined()
+        HexDigits.lowercase(
+            HMAC<SHA256>.authenticationCode(for: Array((type + "\n" + payload).utf8), using: key).prefix(16))
     }
 
     static func base64url(_ bytes: [UInt8]) -> String {

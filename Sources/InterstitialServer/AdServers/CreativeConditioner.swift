@@ -42,6 +42,8 @@ final class CreativeConditioner: Service, Sendable {
     static let retryDelay: Duration = .seconds(300)
 
     private struct State {
+        /// Assets this server found ready on disk (or made), with when it last recorded a use of
+        /// each; the directory is what decides (``isReady(_:)``).
         var ready: [String: Date] = [:]
         var queued: Set<String> = []
         var failed: [String: ContinuousClock.Instant] = [:]
@@ -55,7 +57,8 @@ final class CreativeConditioner: Service, Sendable {
     private let stream: AsyncStream<Job>
     private let continuation: AsyncStream<Job>.Continuation
 
-    /// A conditioner over `directory` (created if missing); the assets already there are ready.
+    /// A conditioner over `directory` (created if missing); the assets already there are ready
+    /// (``isReady(_:)`` looks on disk, so nothing is read at start).
     init(directory: String, maximumBytes: Int, client: HTTPClient, logger: Logger) {
         self.directory = URL(fileURLWithPath: directory, isDirectory: true)
         self.maximumBytes = maximumBytes
@@ -64,21 +67,11 @@ final class CreativeConditioner: Service, Sendable {
         (stream, continuation) = AsyncStream.makeStream(
             of: Job.self, bufferingPolicy: .bufferingOldest(Self.queueCapacity))
         try? FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
-        let found = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        var ready: [String: Date] = [:]
-        for name in found where Self.isKey(name) {
-            let master = self.directory.appendingPathComponent(name).appendingPathComponent("master.m3u8")
-            guard FileManager.default.fileExists(atPath: master.path) else { continue }
-            let attributes = try? FileManager.default.attributesOfItem(atPath: master.path)
-            ready[name] = attributes?[.modificationDate] as? Date ?? Date()
-        }
-        state.withLockedValue { $0.ready = ready }
     }
 
     /// The cache key of a creative made for `profile`: 32 hexadecimal digits.
     static func key(creative: String, profile: ConditioningProfile) -> String {
-        SHA256.hash(data: Array((creative + "\n" + profile.description).utf8)).prefix(16)
-            .map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        HexDigits.lowercase(SHA256.hash(data: Array((creative + "\n" + profile.description).utf8)).prefix(16))
     }
 
     /// Whether `name` can be a key (and so a directory of the cache, and a URL path component).

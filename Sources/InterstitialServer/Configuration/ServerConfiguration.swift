@@ -289,10 +289,9 @@ extension ServerConfiguration {
         return "http://\(name):\(boundPort)"
     }
 
-    /// Whether `host` is a loopback address or `localhost`.
+    /// Whether `host` is a loopback address (``ViewerAddress/loopback``) or `localhost`.
     static func isLoopback(_ host: String) -> Bool {
-        let name = host.lowercased()
-        return name == "localhost" || name == "::1" || name == "[::1]" || name.hasPrefix("127.")
+        host.lowercased() == "localhost" || ViewerAddress.bytes(of: host).map(ViewerAddress.isLoopback) == true
     }
 
     /// `scheme://host[:port]` of an http(s) URL.

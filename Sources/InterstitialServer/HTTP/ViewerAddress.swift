@@ -78,7 +78,12 @@ struct ViewerAddress: Sendable {
 
     /// Whether `address` is loopback or a trusted proxy.
     func isTrusted(_ address: [UInt8]) -> Bool {
-        (Self.loopback + trusted).contains { $0.contains(address) }
+        Self.isLoopback(address) || trusted.contains { $0.contains(address) }
+    }
+
+    /// Whether `address` (4 or 16 bytes) is a loopback address.
+    static func isLoopback(_ address: [UInt8]) -> Bool {
+        loopback.contains { $0.contains(address) }
     }
 
     /// The bytes of an IPv4 or IPv6 address (an IPv4-mapped IPv6 address as IPv4; brackets allowed).

@@ -454,15 +454,13 @@ struct Ledger {
 
     /// The count before this request at `now`, counting this one.
     mutating func count(_ key: String, now: ContinuousClock.Instant) -> Int {
-        if let started = currentStarted, now - started >= generation {
-            // Half the expiry: the previous generation is older than the expiry.
-            previous = now - started >= generation * 2 ? [:] : current
-            previousBytes = previous.isEmpty ? 0 : currentBytes
-            current = [:]
-            currentBytes = 0
+        let started = currentStarted ?? now
+        if now - started >= generation {
+            // Half the expiry on; a generation older than the whole expiry is dropped outright.
+            startGeneration(at: now, keepingCurrent: now - started < generation * 2)
+        } else if currentStarted == nil {
             currentStarted = now
         }
-        if currentStarted == nil { currentStarted = now }
         if let attempt = current[key] {
             current[key] = attempt + 1
             return attempt
@@ -470,15 +468,21 @@ struct Ledger {
         let attempt = previous[key] ?? 0
         let cost = key.utf8.count + Self.entryOverhead
         if current.count + 1 > maxEntries || currentBytes + cost > maxBytes {
-            previous = current
-            previousBytes = currentBytes
-            current = [:]
-            currentBytes = 0
-            currentStarted = now
+            startGeneration(at: now, keepingCurrent: true)
         }
         current[key] = attempt + 1
         currentBytes += cost
         return attempt
+    }
+
+    /// Starts a new current generation at `now`; the current one becomes the previous one, or is
+    /// dropped with it.
+    private mutating func startGeneration(at now: ContinuousClock.Instant, keepingCurrent: Bool) {
+        previous = keepingCurrent ? current : [:]
+        previousBytes = keepingCurrent ? currentBytes : 0
+        current = [:]
+        currentBytes = 0
+        currentStarted = now
     }
 }
 
