@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import NIOCore
+import NIOPosix
 
 /// The `hlsi` command: HLS Interstitials tools.
 struct HLSI: AsyncParsableCommand {
@@ -22,6 +24,9 @@ struct HLSI: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
+        if CommandLine.arguments.dropFirst().first == "serve" {
+            NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        }
         do {
             var command = try HLSI.parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -241,6 +241,11 @@ extension ServerConfiguration {
         return configuration
     }
 
+    /// The first path components of the server's own routes, which no content path may start with.
+    static let reservedPaths: Set<String> = [
+        "admin", "ads", "assets", "beacon", "creatives", "favicon.ico", "group", "handoff", "metrics", "page",
+    ]
+
     /// Checks what fields cannot check alone: unique IDs and paths, allowed upstream origins, a
     /// public URL when the server listens on an address that is not loopback.
     public func check() throws(APIError) {
@@ -258,7 +263,7 @@ extension ServerConfiguration {
                 "the server listens on \(host), which viewers reach under a name the server cannot verify: set publicURL (hlsi serve --public-url) to the scheme://host[:port] they use; the absolute URLs the server writes (X-ASSET-URI, asset lists) come from it"
             )
         }
-        var paths: Set<String> = ["/", "/admin", "/ads", "/assets", "/creatives", "/metrics"]
+        var paths: Set<String> = []
         for (kind, list) in [("vod", vod), ("live", live)] {
             var ids: Set<String> = []
             for (index, content) in list.enumerated() {
@@ -266,9 +271,12 @@ extension ServerConfiguration {
                 guard ids.insert(content.id).inserted else {
                     throw .badRequest(code: "config", path: "\(path).id", "\"\(content.id)\" is used twice")
                 }
-                guard paths.insert(content.path).inserted else {
+                let first = content.path.split(separator: "/").first.map(String.init) ?? ""
+                guard !Self.reservedPaths.contains(first), paths.insert(content.path).inserted else {
                     throw .badRequest(
-                        code: "config", path: "\(path).path", "\"\(content.path)\" is used twice or reserved")
+                        code: "config", path: "\(path).path",
+                        "\"\(content.path)\" is used twice or starts with a name the server's own routes use ("
+                            + Self.reservedPaths.sorted().joined(separator: ", ") + ")")
                 }
                 if case .upstream(let url) = content.origin {
                     guard let origin = Self.origin(of: url), allowedOrigins.contains(origin) else {

@@ -141,9 +141,7 @@ final class ContentLibrary: Sendable {
                 if mounted.target.kind == .live, let shift = query["shift"] {
                     return try shifted(file, by: shift, name: mounted.content.path + "/" + path.text)
                 }
-                return ContentResponse(
-                    body: .file(file), contentType: ContentResponse.contentType(of: file),
-                    cacheControl: CachePolicy.media)
+                return Self.mediaFile(file)
             }
             let result = try await source(mounted.content).playlist(path.text)
             return try await render(result, mounted: mounted, path: path)
@@ -158,6 +156,68 @@ final class ContentLibrary: Sendable {
                 return try await render(result, mounted: mounted, path: path, upstream: true)
             }
         }
+    }
+
+    /// What ``get(_:query:userAgent:viewerIP:)`` answers for `mounted` without a query, when that
+    /// is already in memory: a playlist of a directory content rendered for the stored state's
+    /// version and the time now (``RenderedPlaylistCache``), or a media file of a directory content
+    /// (its bytes are the ``FileBodyCache``'s to find). Nil when anything would have to be loaded,
+    /// planned or rendered first, and for documents made per request; the request then takes the
+    /// full path. Never waits: the ``FastLane`` calls it on a connection's event loop.
+    func kept(_ mounted: Mounted) -> ContentResponse? {
+        guard case .directory(let directory) = mounted.content.origin, !Self.documents.contains(mounted.rest),
+            let path = SafePath(mounted.rest)
+        else { return nil }
+        let file = path.file(in: directory)
+        guard path.text.hasSuffix(".m3u8") else { return Self.mediaFile(file) }
+        guard let result = files.kept(file: file) else { return nil }
+        guard case .media(let playlist) = result.playlist, !playlist.segments.isEmpty else {
+            return rendered.entry(Self.unchangedKey(mounted, path: path)).map { Self.unchanged($0, result, mounted) }
+        }
+        switch mounted.target.kind {
+        case .vod:
+            let key = Self.renderedKey(mounted, path: path, version: state.versioned.version, base: publicBase)
+            return rendered.entry(key).map { .playlist($0, live: false) }
+        case .live:
+            guard let loop = loops.kept(for: mounted.content, path: path) else { return nil }
+            let key = Self.renderedKey(
+                mounted, path: path, version: state.versioned.version, sequence: loop.range(at: now()).upperBound,
+                base: publicBase)
+            return rendered.entry(key).map { .playlist($0, live: true, targetDuration: playlist.targetDuration) }
+        }
+    }
+
+    /// The names under a content that are documents made per request, not files.
+    static let documents: Set<String> = ["asset-list.json", "timeline.json", "timeline.svg"]
+
+    /// A media file of a directory content, answered from the file system.
+    private static func mediaFile(_ file: String) -> ContentResponse {
+        ContentResponse(
+            body: .file(file), contentType: ContentResponse.contentType(of: file), cacheControl: CachePolicy.media)
+    }
+
+    /// What a playlist rendered by ``render(_:mounted:path:upstream:)`` is kept by.
+    private static func renderedKey(
+        _ mounted: Mounted, path: SafePath, version: Int, sequence: Int64? = nil, base: String
+    ) -> RenderedPlaylistCache.Key {
+        RenderedPlaylistCache.Key(
+            content: mounted.content.id, path: path.text, version: version, sequence: sequence, publicBase: base)
+    }
+
+    /// What a playlist served unchanged (no media segments to place breaks in) is kept by.
+    private static func unchangedKey(_ mounted: Mounted, path: SafePath) -> RenderedPlaylistCache.Key {
+        RenderedPlaylistCache.Key(
+            content: mounted.content.id, path: path.text, version: 0, sequence: nil, publicBase: "")
+    }
+
+    /// The answer for a playlist served unchanged, cached as its kind says.
+    private static func unchanged(
+        _ entry: RenderedPlaylistCache.Entry, _ result: ParseResult, _ mounted: Mounted
+    ) -> ContentResponse {
+        guard case .media(let empty) = result.playlist else {
+            return .playlist(entry, live: mounted.target.kind == .live)
+        }
+        return .playlist(entry, live: !empty.hasEndList, targetDuration: empty.targetDuration)
     }
 
     /// A looped channel's media segment with its decode times moved on by whole loops (`shift`,
@@ -195,8 +255,7 @@ final class ContentLibrary: Sendable {
         guard case .media(let playlist) = result.playlist, !playlist.segments.isEmpty else {
             guard !upstream else { return PlaylistRenderer.unchanged(result, kind: mounted.target.kind) }
             // The file does not change while the server runs, nor does what is served of it.
-            let key = RenderedPlaylistCache.Key(
-                content: mounted.content.id, path: path.text, version: 0, sequence: nil, publicBase: "")
+            let key = Self.unchangedKey(mounted, path: path)
             let entry: RenderedPlaylistCache.Entry
             if let kept = rendered.entry(key) {
                 entry = kept
@@ -204,10 +263,7 @@ final class ContentLibrary: Sendable {
                 entry = RenderedPlaylistCache.Entry(result.document.write())
                 rendered.keep(entry, for: key)
             }
-            guard case .media(let empty) = result.playlist else {
-                return .playlist(entry, live: mounted.target.kind == .live)
-            }
-            return .playlist(entry, live: !empty.hasEndList, targetDuration: empty.targetDuration)
+            return Self.unchanged(entry, result, mounted)
         }
         let base = publicBase
         switch mounted.target.kind {
@@ -218,8 +274,7 @@ final class ContentLibrary: Sendable {
                 try PlaylistRenderer.render(await served(planner, timeline).planned, into: result), live: false)
         case .vod:
             let (snapshot, version) = state.versioned
-            let key = RenderedPlaylistCache.Key(
-                content: mounted.content.id, path: path.text, version: version, sequence: nil, publicBase: base)
+            let key = Self.renderedKey(mounted, path: path, version: version, base: base)
             if let entry = rendered.entry(key) { return .playlist(entry, live: false) }
             let (timeline, _) = PlaylistRenderer.vodTimeline(playlist)
             let planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
@@ -253,8 +308,7 @@ final class ContentLibrary: Sendable {
             // The window, and so the playlist, is the same for every time with this last segment.
             let sequence = loop.range(at: at).upperBound
             let (snapshot, version) = state.versioned
-            let key = RenderedPlaylistCache.Key(
-                content: mounted.content.id, path: path.text, version: version, sequence: sequence, publicBase: base)
+            let key = Self.renderedKey(mounted, path: path, version: version, sequence: sequence, base: base)
             if let entry = rendered.entry(key) {
                 return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
             }

@@ -74,17 +74,21 @@ final class FileBodyCache: Sendable {
     /// is larger than ``fileLimit`` or cannot be read as it was described (it changed meanwhile).
     func body(of path: String, identity: Identity) -> ByteBuffer? {
         guard identity.size <= fileLimit else { return nil }
-        let kept = storage.withLockedValue { storage -> ByteBuffer? in
+        if let kept = kept(path, identity: identity) { return kept }
+        guard let body = Self.load(path, identity: identity) else { return nil }
+        keep(body, identity: identity, for: path)
+        return body
+    }
+
+    /// The bytes of `path` if they are kept as `identity` says the file is now; never reads.
+    func kept(_ path: String, identity: Identity) -> ByteBuffer? {
+        storage.withLockedValue { storage -> ByteBuffer? in
             guard var slot = storage.slots[path], slot.identity == identity else { return nil }
             storage.clock += 1
             slot.lastUse = storage.clock
             storage.slots[path] = slot
             return slot.body
         }
-        if let kept { return kept }
-        guard let body = Self.load(path, identity: identity) else { return nil }
-        keep(body, identity: identity, for: path)
-        return body
     }
 
     /// The whole file, only if it still has `identity` after reading.

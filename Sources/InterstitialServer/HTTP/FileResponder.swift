@@ -20,6 +20,36 @@ struct FileResponder: Sendable {
         files = LocalFileSystem(rootFolder: "/", threadPool: .singleton, logger: quiet)
     }
 
+    /// The fields and body of a `200` for the whole file at `path` when its bytes are kept as the
+    /// file is now (one `stat`, no read): what ``respond(path:name:contentType:cacheControl:request:context:)``
+    /// answers a request without `Range`. Nil otherwise.
+    func kept(path: String, contentType: String, cacheControl: String) -> (fields: HTTPFields, body: ByteBuffer)? {
+        guard let identity = FileBodyCache.identity(of: path), let body = cache.kept(path, identity: identity) else {
+            return nil
+        }
+        var fields = Self.fields(identity, contentType: contentType, cacheControl: cacheControl)
+        fields[.contentLength] = String(identity.size)
+        return (fields, body)
+    }
+
+    /// A file's entity tag: its size and modification time, in whole seconds (as the file system's
+    /// modification dates were taken before).
+    private static func entityTag(_ identity: FileBodyCache.Identity) -> EntityTag {
+        EntityTag.file(size: identity.size, modifiedNanoseconds: identity.modifiedSeconds * 1_000_000_000)
+    }
+
+    /// The fields every answer for a file has.
+    private static func fields(
+        _ identity: FileBodyCache.Identity, contentType: String, cacheControl: String
+    ) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        headers[.cacheControl] = cacheControl
+        headers[.eTag] = entityTag(identity).header
+        headers[.acceptRanges] = "bytes"
+        return headers
+    }
+
     /// The response for the file at the absolute `path`; a missing file or a folder is a 404 that
     /// names `name` (the request's path, not the file's).
     func respond(
@@ -28,13 +58,8 @@ struct FileResponder: Sendable {
     ) async throws -> Response {
         guard let identity = FileBodyCache.identity(of: path) else { throw APIError.notFound(name) }
         let size = identity.size
-        // Whole seconds, as the file system's modification dates were taken before.
-        let tag = EntityTag.file(size: size, modifiedNanoseconds: identity.modifiedSeconds * 1_000_000_000)
-        var headers = HTTPFields()
-        headers[.contentType] = contentType
-        headers[.cacheControl] = cacheControl
-        headers[.eTag] = tag.header
-        headers[.acceptRanges] = "bytes"
+        let tag = Self.entityTag(identity)
+        var headers = Self.fields(identity, contentType: contentType, cacheControl: cacheControl)
         var range = RangeRequest.evaluate(request.headers[.range].map { $0[...] }, size: size)
         // If-Range: the range only while the client's copy is this one (strong comparison).
         if range != .whole, let ifRange = request.headers[.ifRange], ifRange != tag.header { range = .whole }

@@ -35,11 +35,14 @@ struct HTTPSemanticsMiddleware<Context: RequestContext>: RouterMiddleware {
             response = Response(status: .notModified, headers: headers, body: ResponseBody())
             response.headers[.contentLength] = nil
         }
-        if isPublic {
-            response.headers[.accessControlAllowOrigin] = "*"
-            response.headers[.accessControlExposeHeaders] = Self.exposedHeaders
-        }
+        if isPublic { Self.addPublicFields(to: &response.headers) }
         return response
+    }
+
+    /// The fields every answer on a public route carries: cross-origin access.
+    static func addPublicFields(to fields: inout HTTPFields) {
+        fields[.accessControlAllowOrigin] = "*"
+        fields[.accessControlExposeHeaders] = exposedHeaders
     }
 
     /// Whether one of the request's `If-None-Match` fields matches `tag`.

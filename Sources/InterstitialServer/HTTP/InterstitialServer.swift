@@ -15,6 +15,9 @@ import ServiceLifecycle
 /// page that plays the content, and exposes the admin API under `/admin/v1` (bearer token). Run it in
 /// a `ServiceGroup`; a graceful shutdown lets requests in flight finish.
 public struct InterstitialServer: Service {
+    /// The `Server` field of every answer.
+    static let serverName = "hlsi"
+
     /// What it serves.
     public let configuration: ServerConfiguration
     let state: ServerState
@@ -109,9 +112,10 @@ public struct InterstitialServer: Service {
             metrics: metrics, conditioner: conditioner)
         let mailbox = HandoffMailbox(
             capacity: configuration.limits.handoffSessions, expiry: configuration.limits.handoffExpiry.duration)
-        let router = Routes(
-            library: library, admin: AdminAPI(library: library), mailbox: mailbox, metrics: library.metrics
-        ).router()
+        let routes = Routes(
+            library: library, admin: AdminAPI(library: library), mailbox: mailbox, metrics: library.metrics)
+        let router = routes.router()
+        let fastLane = routes.fastLane(serverName: Self.serverName)
         let hub = GroupHub(logger: logger)
         let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
         webSocketRouter.ws("/group/:name") { _, context in
@@ -130,21 +134,23 @@ public struct InterstitialServer: Service {
         decoder.maxHeaderFieldSize = limits.requestLineBytes + limits.headerBytes + 1024
         decoder.maxHeaderListSize = limits.requestLineBytes + limits.headerBytes + 1024
         decoder.maxHeaderFieldCount = limits.headerCount + 1
+        // The guard closes idle connections (it sees the requests it answers itself); the
+        // tracker tells it when the answers behind end.
         let http1 = HTTP1Channel.Configuration(
-            idleTimeout: .nanoseconds(limits.idleTimeout.nanoseconds), httpDecoderConfiguration: decoder)
+            additionalChannelHandlers: [ResponseTracker()], idleTimeout: nil, httpDecoderConfiguration: decoder)
         let webSocketResponder = webSocketRouter.buildResponder()
         let server = HTTPServerBuilder { responder in
             GuardedChildChannel(
                 base: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder,
                     configuration: .init(http1: http1)),
-                limits: RequestGuard.Limits(limits))
+                limits: RequestGuard.Limits(limits), fastLane: fastLane)
         }
         var application = Application(
             router: router,
             server: server,
             configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port), serverName: "hlsi"),
+                address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName),
             services: [StateService(state: state, logger: logger), dispatcher] + (conditioner.map { [$0] } ?? []),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port

@@ -6,15 +6,20 @@ import NIOCore
 
 /// A channel handler in front of the HTTP/1 decoder that bounds what a client may send before the
 /// server has a request: the request line (414), the header fields (431), their syntax (400) and
-/// the time to send them (408), and the time a new connection may wait before it sends anything.
+/// the time to send them (408), and the time a connection may stay idle.
 ///
 /// It reads the bytes of each request head, checks them as they come, and passes the head to the
 /// decoder only once it is whole and valid; bodies pass straight through (their framing, by
-/// Content-Length or chunked, tells where the next head starts). A refused request gets a JSON
-/// error response (the server's usual `{"error":{…}}`), after the responses to the earlier requests
-/// on its connection, and the connection is closed. A new connection that sends nothing within the
-/// idle timeout is closed without an answer (later, Hummingbird's idle handler watches it). A WebSocket upgrade request (`Upgrade: websocket`)
-/// ends the guarding of its connection: the server either upgrades it or closes it.
+/// Content-Length or chunked, tells where the next head starts). Bytes pass on as slices of what
+/// was read, not copies. A refused request gets a JSON error response (the server's usual
+/// `{"error":{…}}`), after the responses to the earlier requests on its connection, and the
+/// connection is closed. A connection with no request being read or answered for the idle timeout
+/// is closed without an answer. A WebSocket upgrade request (`Upgrade: websocket`) ends the
+/// guarding of its connection: the server either upgrades it or closes it.
+///
+/// A plain GET whose answer is in memory is answered here, by the ``FastLane``, once the
+/// connection's HTTP/1 pipeline is in place (``ResponseTracker`` says so and counts the answers
+/// behind) and no earlier request is still being answered, so answers keep their order.
 final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -51,30 +56,43 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let limits: Limits
     private let logger: Logger
+    private let fastLane: FastLane?
     private var phase = Phase.head
-    /// The head read so far, and where its current line starts.
+    /// The head read so far, and where its current line starts (0: in the request line).
     private var head: [UInt8] = []
     private var lineStart = 0
-    private var fieldBytes = 0
+    private var requestLineEnd = 0
     private var fieldCount = 0
     private var contentLengths: [Substring] = []
     private var transferEncodings: [Substring] = []
     private var upgrade = false
-    /// Heads passed on to the decoder.
-    private var requests = 0
+    /// Whether the head has a field that the fast lane does not answer for.
+    private var special = false
+    /// When the head being read began.
+    private var headStarted: NIODeadline?
+    /// Requests passed on to the handlers behind whose answers have not ended.
+    private var inFlight = 0
+    /// Whether the HTTP/1 pipeline behind is in place (the first request chose no upgrade).
+    private var pipelineReady = false
+    /// When the connection last began, or last finished a request or an answer.
+    private var lastActivity = NIODeadline.now()
     private var timer: Scheduled<Void>?
+    private var timerDeadline: NIODeadline?
+    /// The `Date` field of fast answers, made once a second.
+    private var date: (second: Int, text: String) = (0, "")
     /// The error response written when the pipeline closes (after earlier responses).
     private var pending: ByteBuffer?
 
-    init(limits: Limits, logger: Logger) {
+    init(limits: Limits, logger: Logger, fastLane: FastLane? = nil) {
         self.limits = limits
         self.logger = logger
+        self.fastLane = fastLane
     }
 
     // MARK: Events
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { armTimer(context, after: limits.idleTimeout) }
+        if context.channel.isActive { becameActive(context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -82,7 +100,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        armTimer(context, after: limits.idleTimeout)
+        becameActive(context)
         context.fireChannelActive()
     }
 
@@ -103,8 +121,19 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// The ``ResponseTracker`` behind is in place: requests can be answered here from now on.
+    func trackerAdded() {
+        pipelineReady = true
+    }
+
+    /// An answer from the handlers behind has ended.
+    func answerEnded() {
+        inFlight = max(0, inFlight - 1)
+        lastActivity = .now()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var input = unwrapInboundIn(data)
+        let input = unwrapInboundIn(data)
         switch phase {
         case .passthrough:
             context.fireChannelRead(data)
@@ -113,41 +142,42 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         default: break
         }
-        var output = context.channel.allocator.buffer(capacity: input.readableBytes)
-        while input.readableBytes > 0 {
+        var reader = Reader(input: input)
+        var answered = false
+        while reader.cursor < reader.end {
             switch phase {
             case .passthrough:
-                output.writeBuffer(&input)
+                reader.cursor = reader.end
             case .refused:
-                input.moveReaderIndex(to: input.writerIndex)
+                reader.cursor = reader.end
+                reader.runStart = reader.end
             case .body(let remaining):
-                var slice = input.readSlice(length: min(remaining, input.readableBytes))!
-                phase = remaining == slice.readableBytes ? .head : .body(remaining: remaining - slice.readableBytes)
-                output.writeBuffer(&slice)
+                let count = min(remaining, reader.end - reader.cursor)
+                reader.cursor += count
+                phase = remaining == count ? .head : .body(remaining: remaining - count)
             case .chunkData(let remaining):
-                var slice = input.readSlice(length: min(remaining, input.readableBytes))!
-                phase =
-                    remaining == slice.readableBytes
-                    ? .chunkDataEnd : .chunkData(remaining: remaining - slice.readableBytes)
-                output.writeBuffer(&slice)
+                let count = min(remaining, reader.end - reader.cursor)
+                reader.cursor += count
+                phase = remaining == count ? .chunkDataEnd : .chunkData(remaining: remaining - count)
             case .head:
-                switch readHead(input.readInteger(as: UInt8.self)!, context: context) {
-                case .more: break
-                case .complete(let bytes): output.writeBytes(bytes)
-                case .refuse(let refusal):
-                    flush(&output, context: context)
-                    refuse(refusal, context: context)
-                }
+                if readHead(&reader, context: context) { answered = true }
             default:
-                let byte = input.readInteger(as: UInt8.self)!
-                output.writeInteger(byte)
+                let byte = input.getInteger(at: reader.cursor, as: UInt8.self)!
+                reader.cursor += 1
                 if let refusal = readFraming(byte) {
-                    flush(&output, context: context)
+                    reader.pass(upTo: reader.cursor, context)
                     refuse(refusal, context: context)
                 }
             }
         }
-        flush(&output, context: context)
+        // A head still being read waits for its end; the bytes before it pass on.
+        if case .head = phase, !head.isEmpty {
+            reader.pass(upTo: reader.headStart ?? reader.runStart, context)
+            guardHead(context)
+        } else {
+            reader.pass(upTo: reader.end, context)
+        }
+        if answered { context.flush() }
     }
 
     // MARK: Heads
@@ -165,47 +195,131 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// Where one read is: the next byte to read, and the bytes not yet passed on.
+    private struct Reader {
+        let input: ByteBuffer
+        var cursor: Int
+        let end: Int
+        /// The first byte not yet passed on.
+        var runStart: Int
+        /// Where the head being read begins in this input; nil when it began in an earlier one.
+        var headStart: Int?
+
+        init(input: ByteBuffer) {
+            self.input = input
+            cursor = input.readerIndex
+            end = input.writerIndex
+            runStart = cursor
+        }
+
+        /// Passes on the bytes from ``runStart`` up to `index`, as a slice of the input.
+        mutating func pass(upTo index: Int, _ context: ChannelHandlerContext) {
+            if index > runStart, let slice = input.getSlice(at: runStart, length: index - runStart) {
+                context.fireChannelRead(NIOAny(slice))
+            }
+            runStart = max(runStart, index)
+        }
+
+        /// Drops the bytes from ``runStart`` up to ``cursor`` after passing on those before `index`.
+        mutating func drop(from index: Int, _ context: ChannelHandlerContext) {
+            pass(upTo: index, context)
+            runStart = cursor
+        }
+    }
+
     private enum HeadStep {
         case more
-        case complete([UInt8])
+        case complete
         case refuse(Refusal)
     }
 
-    /// Reads one byte of a head: more is needed, or the head is whole and valid, or refused.
-    private func readHead(_ byte: UInt8, context: ChannelHandlerContext) -> HeadStep {
+    /// Reads the head's bytes up to the end of a line (or of the input); returns whether it
+    /// answered a request itself.
+    private func readHead(_ reader: inout Reader, context: ChannelHandlerContext) -> Bool {
+        let input = reader.input
         if head.isEmpty {
             // Blank lines before a request line are ignored (RFC 9112 §2.2).
-            if byte == 0x0D || byte == 0x0A { return .more }
-            // The head has begun: it has the header timeout (a new connection had the idle timeout).
-            cancelTimer()
-            armTimer(context, after: limits.headerTimeout)
+            let byte = input.getInteger(at: reader.cursor, as: UInt8.self)!
+            if byte == 0x0D || byte == 0x0A {
+                reader.pass(upTo: reader.cursor, context)
+                reader.cursor += 1
+                reader.runStart = reader.cursor
+                return false
+            }
+            reader.headStart = reader.cursor
+            headStarted = .now()
         }
-        head.append(byte)
+        // The bytes up to and including the next LF, no more than the limits could take.
+        let room = limits.requestLineBytes + limits.headerBytes + 2 - head.count
+        let available = min(reader.end - reader.cursor, max(1, room))
+        let newline = input.withUnsafeReadableBytes { bytes -> Int? in
+            let from = reader.cursor - input.readerIndex
+            return bytes[from..<(from + available)].firstIndex(of: 0x0A).map { $0 - from }
+        }
+        let count = newline.map { $0 + 1 } ?? available
+        input.withUnsafeReadableBytes { bytes in
+            let from = reader.cursor - input.readerIndex
+            head.append(contentsOf: bytes[from..<(from + count)])
+        }
+        reader.cursor += count
+        switch checkLine(complete: newline != nil) {
+        case .more:
+            return false
+        case .refuse(let refusal):
+            reader.pass(upTo: reader.headStart ?? reader.runStart, context)
+            refuse(refusal, context: context)
+            return false
+        case .complete:
+            defer {
+                head.removeAll(keepingCapacity: true)
+                headStarted = nil
+                lastActivity = .now()
+            }
+            if let answer = fastAnswer(context) {
+                // Answered here: the head goes no further.
+                reader.drop(from: reader.headStart ?? reader.runStart, context)
+                reader.headStart = nil
+                write(answer, context: context)
+                return true
+            }
+            inFlight += 1
+            if reader.headStart == nil {
+                // It began in an earlier read: it passes on whole, from what was kept of it.
+                reader.pass(upTo: reader.runStart, context)
+                context.fireChannelRead(NIOAny(context.channel.allocator.buffer(bytes: head)))
+                reader.runStart = reader.cursor
+            }
+            reader.headStart = nil
+            return false
+        }
+    }
+
+    /// Checks the line `head` ends with, or the part of it read so far.
+    private func checkLine(complete: Bool) -> HeadStep {
         if lineStart == 0 {
-            if byte == 0x0A {
-                if let refusal = checkRequestLine(head[..<(head.count - 1)]) { return .refuse(refusal) }
-                lineStart = head.count
-            } else if head.count > limits.requestLineBytes {
+            if head.count - (complete ? 1 : 0) > limits.requestLineBytes {
                 return .refuse(
                     Refusal(
                         status: 414, reason: "URI Too Long", code: "request-line-too-long",
                         message: "the request line is longer than \(limits.requestLineBytes) bytes"))
             }
+            guard complete else { return .more }
+            if let refusal = checkRequestLine(head[..<(head.count - 1)]) { return .refuse(refusal) }
+            lineStart = head.count
+            requestLineEnd = head.count
             return .more
         }
-        fieldBytes += 1
-        if fieldBytes > limits.headerBytes {
+        if head.count - requestLineEnd > limits.headerBytes {
             return .refuse(
                 Refusal.headersTooLarge("the header fields are larger than \(limits.headerBytes) bytes"))
         }
-        guard byte == 0x0A else { return .more }
+        guard complete else { return .more }
         var line = head[lineStart..<(head.count - 1)]
         if line.last == 0x0D { line = line.dropLast() }
         lineStart = head.count
         if line.isEmpty {
             if let refusal = completeHead() { return .refuse(refusal) }
-            defer { head = [] }
-            return .complete(head)
+            return .complete
         }
         fieldCount += 1
         if fieldCount > limits.headerCount {
@@ -232,6 +346,12 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         return nil
     }
 
+    /// The fields (lowercase) after which the fast lane leaves a request to the full path.
+    private static let specialFields: [[UInt8]] = [
+        "connection", "range", "if-none-match", "if-range", "if-match", "if-modified-since", "if-unmodified-since",
+        "expect", "te", "upgrade", "content-length", "transfer-encoding",
+    ].map { Array($0.utf8) }
+
     private func checkField(_ line: ArraySlice<UInt8>) -> Refusal? {
         let bad = Refusal(
             status: 400, reason: "Bad Request", code: "bad-header",
@@ -240,15 +360,29 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             line[..<colon].allSatisfy(Self.isTokenByte),
             line[(colon + 1)...].allSatisfy({ $0 == 0x09 || $0 == 0x20 || ($0 > 0x20 && $0 != 0x7F) })
         else { return bad }
-        let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
+        let name = line[..<colon]
+        guard let known = Self.specialFields.first(where: { Self.equalsLowercased(name, $0) }) else { return nil }
+        special = true
         let value = Substring(String(decoding: line[(colon + 1)...], as: UTF8.self))
-        switch name {
+        switch String(decoding: known, as: UTF8.self) {
         case "content-length": contentLengths += value.split(separator: ",")
         case "transfer-encoding": transferEncodings += value.split(separator: ",")
         case "upgrade": upgrade = upgrade || value.lowercased().contains("websocket")
         default: break
         }
         return nil
+    }
+
+    /// Whether ASCII `name` equals the lowercase `lower`, ignoring case.
+    private static func equalsLowercased(_ name: ArraySlice<UInt8>, _ lower: [UInt8]) -> Bool {
+        guard name.count == lower.count else { return false }
+        var index = 0
+        for byte in name {
+            let folded = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
+            guard folded == lower[index] else { return false }
+            index += 1
+        }
+        return true
     }
 
     /// The head is whole: decides how its body is framed and hands the head over.
@@ -272,15 +406,40 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             next = .head
         }
         phase = upgrade ? .passthrough : next
-        requests += 1
-        cancelTimer()
+        if upgrade { cancelTimer() }
         lineStart = 0
-        fieldBytes = 0
         fieldCount = 0
         contentLengths = []
         transferEncodings = []
         upgrade = false
         return nil
+    }
+
+    // MARK: The fast lane
+
+    /// The answer the fast lane has for the head just read, if it may answer it here.
+    private func fastAnswer(_ context: ChannelHandlerContext) -> FastLane.Answer? {
+        defer { special = false }
+        guard let fastLane, pipelineReady, inFlight == 0, !special, case .head = phase,
+            context.channel.isWritable,
+            head.starts(with: "GET /".utf8)
+        else { return nil }
+        let line = head[4..<(requestLineEnd - 1)]
+        guard let space = line.firstIndex(of: 0x20),
+            line[(space + 1)...].starts(with: "HTTP/1.1".utf8)
+        else { return nil }
+        let target = line[..<space]
+        guard !target.contains(0x3F), !target.contains(0x25), !target.contains(0x23) else { return nil }
+        return fastLane.answer(String(decoding: target, as: UTF8.self))
+    }
+
+    private func write(_ answer: FastLane.Answer, context: ChannelHandlerContext) {
+        guard let fastLane else { return }
+        let second = Int(Date().timeIntervalSince1970)
+        if second != date.second { date = (second, FastLane.httpDate(second)) }
+        let head = fastLane.head(answer, date: date.text, allocator: context.channel.allocator)
+        context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
+        if answer.body.readableBytes > 0 { context.write(wrapOutboundOut(.byteBuffer(answer.body)), promise: nil) }
     }
 
     /// Reads one byte of chunked framing (sizes, the CRLF after data, trailers).
@@ -325,12 +484,6 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Refusing
 
-    private func flush(_ output: inout ByteBuffer, context: ChannelHandlerContext) {
-        guard output.readableBytes > 0 else { return }
-        context.fireChannelRead(wrapInboundOut(output))
-        output = context.channel.allocator.buffer(capacity: 0)
-    }
-
     private func refuse(_ refusal: Refusal, context: ChannelHandlerContext) {
         logger.debug("refused a request: \(refusal.status) \(refusal.message)")
         let body = APIError(status: refusal.status, code: refusal.code, refusal.message).jsonValue.description + "\n"
@@ -346,6 +499,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func end(_ context: ChannelHandlerContext, answering response: ByteBuffer?) {
         phase = .refused
         head = []
+        headStarted = nil
         cancelTimer()
         pending = response
         context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
@@ -355,16 +509,44 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Arms the timer of a connection waiting for its first request (the idle timeout) or of a head
-    /// being read (the header timeout).
-    private func armTimer(_ context: ChannelHandlerContext, after delay: TimeAmount) {
+    // MARK: Time
+
+    private func becameActive(_ context: ChannelHandlerContext) {
+        lastActivity = .now()
+        arm(context, at: lastActivity + limits.idleTimeout)
+    }
+
+    /// A head is being read across reads: its header timeout applies, if sooner than the timer.
+    private func guardHead(_ context: ChannelHandlerContext) {
+        guard let headStarted else { return }
+        let deadline = headStarted + limits.headerTimeout
+        if let timerDeadline, timerDeadline <= deadline { return }
+        cancelTimer()
+        arm(context, at: deadline)
+    }
+
+    /// One timer per connection, moved on when it fires rather than at every request: a head
+    /// being read gets 408 after the header timeout; a connection with nothing being read or
+    /// answered closes after the idle timeout.
+    private func arm(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
         guard timer == nil else { return }
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
+        timerDeadline = deadline
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
             timer = nil
-            guard case .head = phase, requests == 0 || !head.isEmpty else { return }
-            guard !head.isEmpty else {
-                // Nothing was sent: there is nobody to answer.
-                end(context, answering: nil)
+            timerDeadline = nil
+            timerFired(context)
+        }
+    }
+
+    private func timerFired(_ context: ChannelHandlerContext) {
+        switch phase {
+        case .passthrough, .refused: return
+        default: break
+        }
+        let now = NIODeadline.now()
+        if let headStarted {
+            guard now >= headStarted + limits.headerTimeout else {
+                arm(context, at: headStarted + limits.headerTimeout)
                 return
             }
             refuse(
@@ -372,12 +554,25 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
                     status: 408, reason: "Request Timeout", code: "header-timeout",
                     message: "the request head did not arrive within the header timeout"),
                 context: context)
+            return
         }
+        guard case .head = phase, inFlight == 0 else {
+            // A body is being read, or an answer written: not idle.
+            arm(context, at: now + limits.idleTimeout)
+            return
+        }
+        guard now >= lastActivity + limits.idleTimeout else {
+            arm(context, at: lastActivity + limits.idleTimeout)
+            return
+        }
+        // Nothing is being read or answered: there is nobody to answer.
+        end(context, answering: nil)
     }
 
     private func cancelTimer() {
         timer?.cancel()
         timer = nil
+        timerDeadline = nil
     }
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {
@@ -403,11 +598,13 @@ struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
     let base: Base
     let limits: RequestGuard.Limits
+    /// Answers for requests whose answer is in memory; nil answers none.
+    var fastLane: FastLane? = nil
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         do {
             try channel.pipeline.syncOperations.addHandler(
-                RequestGuard(limits: limits, logger: logger), position: .first)
+                RequestGuard(limits: limits, logger: logger, fastLane: fastLane), position: .first)
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }

@@ -11,12 +11,52 @@ struct Routes {
     let mailbox: HandoffMailbox
     /// The counts served on `GET /metrics`; the server passes the one its content library records into.
     let metrics: ServerMetrics
+    /// Answers for files, with the bytes of the most used kept in memory.
+    let files: FileResponder
 
     init(library: ContentLibrary, admin: AdminAPI, mailbox: HandoffMailbox, metrics: ServerMetrics = ServerMetrics()) {
         self.library = library
         self.admin = admin
         self.mailbox = mailbox
         self.metrics = metrics
+        files = FileResponder(logger: library.logger)
+    }
+
+    /// The answers to content requests that are in memory, for the ``RequestGuard`` to give on the
+    /// connection's event loop: what the `/**` route below answers them, fields and body.
+    func fastLane(serverName: String) -> FastLane {
+        let library = library
+        let files = files
+        let metrics = metrics
+        return FastLane(serverName: serverName) { path in
+            guard let mounted = library.mounted(path), let response = library.kept(mounted) else { return nil }
+            var answer: FastLane.Answer
+            switch response.body {
+            case .rendered(let entry):
+                answer = FastLane.Answer(fields: Self.fields(entry, response), body: entry.body)
+                answer.fields[.contentLength] = String(entry.body.readableBytes)
+            case .file(let file):
+                guard
+                    let kept = files.kept(
+                        path: file, contentType: response.contentType, cacheControl: response.cacheControl)
+                else { return nil }
+                answer = FastLane.Answer(fields: kept.fields, body: kept.body)
+            case .bytes, .stream:
+                return nil
+            }
+            HTTPSemanticsMiddleware<ServerRequestContext>.addPublicFields(to: &answer.fields)
+            metrics.fastAnswered()
+            return answer
+        }
+    }
+
+    /// The fields of a rendered playlist's answer.
+    static func fields(_ entry: RenderedPlaylistCache.Entry, _ response: ContentResponse) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.contentType] = response.contentType
+        headers[.cacheControl] = response.cacheControl
+        headers[.eTag] = entry.entityTag
+        return headers
     }
 
     var configuration: ServerConfiguration { library.configuration }
@@ -24,7 +64,7 @@ struct Routes {
     func router() -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: HTTPSemanticsMiddleware())
-        let files = FileResponder(logger: library.logger)
+        let files = files
         @Sendable func file(
             _ path: String, _ type: String, _ cache: String, _ request: Request, _ context: ServerRequestContext
         ) async throws -> Response {
@@ -106,11 +146,8 @@ struct Routes {
             case .bytes(let bytes):
                 return Response.bytes(bytes, contentType: response.contentType, cacheControl: response.cacheControl)
             case .rendered(let entry):
-                var headers = HTTPFields()
-                headers[.contentType] = response.contentType
-                headers[.cacheControl] = response.cacheControl
-                headers[.eTag] = entry.entityTag
-                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: entry.body))
+                return Response(
+                    status: .ok, headers: Self.fields(entry, response), body: ResponseBody(byteBuffer: entry.body))
             case .file(let path):
                 return try await file(path, response.contentType, response.cacheControl, request, context)
             case .stream(let body):

@@ -1,8 +1,9 @@
 import Prometheus
 
 /// The server's metrics in Prometheus form: asset-list answers and fill, VAST decisions (latency,
-/// documents fetched, errors by VAST error code, timeouts), tracking requests the server fires and
-/// beacons seen, served on `GET /metrics` in the Prometheus text exposition format 0.0.4.
+/// documents fetched, errors by VAST error code, timeouts), tracking requests the server fires,
+/// beacons seen and requests answered by the fast lane, served on `GET /metrics` in the Prometheus
+/// text exposition format 0.0.4.
 ///
 /// Each instance owns its own `PrometheusCollectorRegistry`; the global `MetricsSystem` is never
 /// bootstrapped, so several servers (and tests) in one process keep separate counts. Every label
@@ -43,6 +44,9 @@ final class ServerMetrics: Sendable {
         static var beaconsSeen: MetricNameDescriptor {
             name("beacons_seen", "total", "Tracking beacons seen, by VAST event type.")
         }
+        static var fastAnswers: MetricNameDescriptor {
+            name("fast_answers", "total", "Requests answered from memory on the connection's event loop.")
+        }
 
         private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
             MetricNameDescriptor(namespace: "hlsi", metricName: metric, unitName: unit, helpText: help)
@@ -51,9 +55,18 @@ final class ServerMetrics: Sendable {
 
     private let registry = PrometheusCollectorRegistry()
     private let labels = MetricLabels()
+    private let fastAnswers: Counter
 
-    /// Creates empty metrics: a series appears once something is counted for its labels.
-    init() {}
+    /// Creates empty metrics: a series appears once something is counted for its labels (the
+    /// fast answers' one series is there from the start).
+    init() {
+        fastAnswers = registry.makeCounter(descriptor: Name.fastAnswers)
+    }
+
+    /// Counts a request answered by the ``FastLane``.
+    func fastAnswered() {
+        fastAnswers.increment()
+    }
 
     /// Counts an asset-list answer for `target` whose ads came from `source` (`inventory` or
     /// `vast`): one request, `ads` ads, and one fill when `filled` (fill rate = filled / requests).

@@ -19,7 +19,7 @@ final class LiveLoopCache: Sendable {
     ) async -> LiveLoop? {
         guard case .directory(let directory) = content.origin else { return nil }
         let key = path.file(in: directory)
-        if let loop = loops.withLockedValue({ $0[key] }) { return loop }
+        if let loop = kept(for: content, path: path) { return loop }
         let reference = await reference() ?? playlist
         let length = reference.segments[reference.segments.count - 1].endTime - reference.segments[0].startTime
         // Fragmented MP4 runs its timestamps on across loops (DecodeTimeShift); the timescale comes
@@ -37,5 +37,11 @@ final class LiveLoopCache: Sendable {
         else { return nil }
         loops.withLockedValue { $0[key] = loop }
         return loop
+    }
+
+    /// The loop of a media playlist of a directory channel if it was made before; never loads.
+    func kept(for content: ServerConfiguration.Content, path: SafePath) -> LiveLoop? {
+        guard case .directory(let directory) = content.origin else { return nil }
+        return loops.withLockedValue { $0[path.file(in: directory)] }
     }
 }

@@ -18,6 +18,11 @@ final class PlaylistFileCache: Sendable {
         return result
     }
 
+    /// The parsed playlist in `file` if it was parsed before; never reads.
+    func kept(file: String) -> ParseResult? {
+        parsed.withLockedValue { $0[file] }
+    }
+
     /// Whether `path` is a regular file (not a directory).
     static func isFile(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false

@@ -1,0 +1,58 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+
+/// Answers a plain GET whose answer is already in memory (a rendered playlist, a kept media
+/// file) on the connection's event loop, without Hummingbird's request path.
+///
+/// The ``RequestGuard`` asks it once a request head is whole and valid, and only for requests the
+/// full path would answer the same way from memory: `GET` over HTTP/1.1 without a body, a query,
+/// percent escapes or fields that change the answer (`Range`, `If-*`, `Connection`, `Expect`,
+/// `Upgrade`), on a connection with no earlier request still being answered. The answer is the
+/// full path's `200` byte for byte but for `Date`: the same fields (made by the same functions:
+/// ``ContentLibrary/kept(_:)``, ``FileResponder/kept(path:contentType:cacheControl:)``,
+/// ``HTTPSemanticsMiddleware/addPublicFields(to:)``) and the same body. Anything else, and any
+/// request it has no answer for, takes the full path.
+struct FastLane: Sendable {
+    /// A `200` answer: its fields (with `Content-Length`, without `Date` and `Server`) and body.
+    struct Answer: Sendable {
+        var fields: HTTPFields
+        var body: ByteBuffer
+    }
+
+    /// The `Server` field of every answer.
+    let serverName: String
+    /// The answer for a request path (no query), or nil for the full path.
+    let answer: @Sendable (_ path: String) -> Answer?
+
+    /// The response head of `answer`, with `date` (an IMF-fixdate, ``httpDate(_:)``).
+    func head(_ answer: Answer, date: String, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: 512)
+        buffer.writeStaticString("HTTP/1.1 200 OK\r\n")
+        for field in answer.fields {
+            buffer.writeString(field.name.rawName)
+            buffer.writeStaticString(": ")
+            buffer.writeString(field.value)
+            buffer.writeStaticString("\r\n")
+        }
+        buffer.writeStaticString("Date: ")
+        buffer.writeString(date)
+        buffer.writeStaticString("\r\nServer: ")
+        buffer.writeString(serverName)
+        buffer.writeStaticString("\r\n\r\n")
+        return buffer
+    }
+
+    /// `seconds` since 1970 as an HTTP date (IMF-fixdate, RFC 9110 §5.6.7), as in `Date` fields.
+    static func httpDate(_ seconds: Int) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let month = months[Int(parts.tm_mon)]
+        let day = "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(month) \(1900 + parts.tm_year)"
+        return day + " \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
+}

@@ -1,0 +1,320 @@
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import HTTPTypes
+import NIOCore
+import NIOEmbedded
+import NIOPosix
+import Testing
+
+@testable import InterstitialServer
+
+/// Issue 17: plain GETs whose answer is in memory are answered on the connection's event loop
+/// (``FastLane``), with what the full path answers, in order, and without keeping idle
+/// connections open.
+@Suite("The fast lane")
+struct FastLaneTests {
+    /// A connection that sends one request at a time and reads its answer.
+    final class Connection {
+        var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+        let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+        var buffered: [UInt8] = []
+
+        init(
+            inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+        ) {
+            self.inbound = inbound.makeAsyncIterator()
+            self.outbound = outbound
+        }
+
+        /// Runs `body` with a new connection to `port`, closed after.
+        static func with<T>(port: Int, _ body: (Connection) async throws -> T) async throws -> T {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+            return try await channel.executeThenClose { inbound, outbound in
+                try await body(Connection(inbound: inbound, outbound: outbound))
+            }
+        }
+
+        /// An answer: the status line, the fields (names lowercased) and the body.
+        struct Answer: Equatable {
+            var status: String
+            var fields: [String: String]
+            var body: [UInt8]
+        }
+
+        /// Sends `text` (one or more requests) and reads `count` answers.
+        func exchange(_ text: String, answers count: Int = 1) async throws -> [Answer] {
+            try await outbound.write(ByteBuffer(string: text))
+            var answers: [Answer] = []
+            while answers.count < count {
+                answers.append(try await readAnswer())
+            }
+            return answers
+        }
+
+        /// Reads until the server closes the connection, ignoring what it sends (the tests that
+        /// call it have a time limit).
+        func waitForClose() async throws -> Bool {
+            while try await inbound.next() != nil {}
+            return true
+        }
+
+        private func readAnswer() async throws -> Answer {
+            let separator = Array("\r\n\r\n".utf8)
+            while true {
+                if let end = buffered.firstRange(of: separator) {
+                    let lines = String(decoding: buffered[..<end.lowerBound], as: UTF8.self)
+                        .components(separatedBy: "\r\n")
+                    var fields: [String: String] = [:]
+                    for line in lines.dropFirst() {
+                        let parts = line.split(separator: ":", maxSplits: 1)
+                        fields[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
+                    }
+                    let length = Int(fields["content-length"] ?? "0") ?? 0
+                    let bodyStart = end.upperBound
+                    while buffered.count < bodyStart + length {
+                        guard let more = try await inbound.next() else { throw ChannelError.eof }
+                        buffered += Array(buffer: more)
+                    }
+                    let body = Array(buffered[bodyStart..<(bodyStart + length)])
+                    buffered.removeFirst(bodyStart + length)
+                    return Answer(status: lines[0], fields: fields, body: body)
+                }
+                guard let more = try await inbound.next() else { throw ChannelError.eof }
+                buffered += Array(buffer: more)
+            }
+        }
+    }
+
+    static func get(_ path: String, _ fields: String = "") -> String {
+        "GET \(path) HTTP/1.1\r\nHost: x\r\n\(fields)\r\n"
+    }
+
+    static func fastAnswers(port: Int) async throws -> Double {
+        let text = try await Connection.with(port: port) { connection in
+            try await connection.exchange(get("/metrics", "Authorization: Bearer \(Harness.token)\r\n"))[0]
+        }
+        let sample = String(decoding: text.body, as: UTF8.self).split(separator: "\n")
+            .first { $0.hasPrefix("hlsi_fast_answers_total ") }
+        return Double(sample?.split(separator: " ").last ?? "") ?? -1
+    }
+
+    @Test(
+        "A kept playlist or segment is answered as the full path answers it, Date aside",
+        arguments: ["/demo/vod/video/main.m3u8", "/demo/live/video/main.m3u8", "/demo/vod/master.m3u8"])
+    func sameAnswer(path: String) async throws {
+        let clock = TestClock(DateTime(Date()))
+        try await Harness.withServer(clock: clock) { client in
+            let port = try #require(client.port)
+            let segment = try HTTPSemanticsTests.firstSegment().path
+            try await Connection.with(port: port) { connection in
+                // The first request on a connection takes the full path; it renders and keeps once
+                // the render decides nothing (the first serving of a date range moves the state on).
+                var full = try await connection.exchange(Self.get(path))[0]
+                var before = try await Self.fastAnswers(port: port)
+                var fast = try await connection.exchange(Self.get(path))[0]
+                for _ in 0..<3 where try await Self.fastAnswers(port: port) == before {
+                    full = fast
+                    before = try await Self.fastAnswers(port: port)
+                    fast = try await connection.exchange(Self.get(path))[0]
+                }
+                #expect(try await Self.fastAnswers(port: port) == before + 1, "the fast lane answered")
+                #expect(full.status == "HTTP/1.1 200 OK" && fast.status == full.status)
+                var fullFields = full.fields
+                var fastFields = fast.fields
+                #expect(fullFields.removeValue(forKey: "date") != nil && fastFields.removeValue(forKey: "date") != nil)
+                #expect(fastFields == fullFields)
+                #expect(fast.body == full.body && !fast.body.isEmpty)
+                // Segments: once read by the full path, kept.
+                let fullSegment = try await connection.exchange(Self.get(segment))[0]
+                let fastSegment = try await connection.exchange(Self.get(segment))[0]
+                #expect(try await Self.fastAnswers(port: port) == before + 2)
+                let bytes = try HTTPSemanticsTests.firstSegment().bytes
+                #expect(fastSegment.body == fullSegment.body && fastSegment.body == bytes)
+                #expect(fastSegment.fields["etag"] == fullSegment.fields["etag"])
+                #expect(fastSegment.fields["accept-ranges"] == "bytes")
+            }
+        }
+    }
+
+    @Test(
+        "Requests the fast lane leaves to the full path: conditions, ranges, queries, HEAD, Connection, HTTP/1.0",
+        .timeLimit(.minutes(1)))
+    func leftToTheFullPath() async throws {
+        try await Harness.withServer { client in
+            let port = try #require(client.port)
+            let path = "/demo/vod/video/main.m3u8"
+            let before = try await Connection.with(port: port) { connection in
+                let first = try await connection.exchange(Self.get(path))[0]
+                let tag = try #require(first.fields["etag"])
+                let before = try await Self.fastAnswers(port: port)
+                let notModified = try await connection.exchange(Self.get(path, "If-None-Match: \(tag)\r\n"))[0]
+                #expect(notModified.status.hasPrefix("HTTP/1.1 304"))
+                let segment = try HTTPSemanticsTests.firstSegment().path
+                let partial = try await connection.exchange(Self.get(segment, "Range: bytes=0-9\r\n"))[0]
+                #expect(partial.status.hasPrefix("HTTP/1.1 206") && partial.body.count == 10)
+                let query = try await connection.exchange(Self.get(path + "?x=1"))[0]
+                #expect(query.status.hasPrefix("HTTP/1.1 200") && query.body == first.body)
+                #expect(try await Self.fastAnswers(port: port) == before)
+                return before
+            }
+            let head = try await RawConnection.open(port: port).exchange(
+                "HEAD \(path) HTTP/1.1\r\nHost: x\r\n\r\nHEAD \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(head.text.components(separatedBy: "HTTP/1.1 200 OK").count == 3 && head.closed)
+            try await Connection.with(port: port) { connection in
+                _ = try await connection.exchange(Self.get(path))
+                let old = try await connection.exchange("GET \(path) HTTP/1.0\r\n\r\n")[0]
+                #expect(old.status.hasSuffix(" 200 OK"))
+            }
+            try await Connection.with(port: port) { connection in
+                _ = try await connection.exchange(Self.get(path))
+                let closing = try await connection.exchange(Self.get(path, "Connection: close\r\n"))[0]
+                #expect(closing.status.hasSuffix(" 200 OK"))
+                #expect(try await connection.waitForClose(), "closed after its answer")
+            }
+            #expect(try await Self.fastAnswers(port: port) == before)
+        }
+    }
+
+    @Test("Pipelined requests are answered in order when the fast lane answers a later one")
+    func pipelinedOrder() async throws {
+        try await Harness.withServer { client in
+            let port = try #require(client.port)
+            let playlist = "/demo/vod/video/main.m3u8"
+            try await Connection.with(port: port) { connection in
+                let kept = try await connection.exchange(Self.get(playlist))[0]
+                // An asset list (made per request, the full path) then the kept playlist, in one write.
+                let list = "/demo/vod/asset-list.json?_HLS_interstitial_id=midroll-2&_HLS_primary_id=p1"
+                let answers = try await connection.exchange(
+                    Self.get(list) + Self.get(playlist) + Self.get(playlist), answers: 3)
+                #expect(
+                    answers.map { $0.fields["content-type"] ?? "" } == [
+                        "application/json", "application/vnd.apple.mpegurl", "application/vnd.apple.mpegurl",
+                    ])
+                #expect(answers[1].body == kept.body && answers[2].body == kept.body)
+            }
+        }
+    }
+
+    @Test("A connection the fast lane answers stays open while used and closes once idle", .timeLimit(.minutes(1)))
+    func idleConnections() async throws {
+        let configuration = try RequestLimitTests.configuration(shortTimeouts: true)
+        try await Harness.withServer(configuration) { client in
+            let port = try #require(client.port)
+            let path = "/demo/vod/video/main.m3u8"
+            try await Connection.with(port: port) { connection in
+                let first = try await connection.exchange(Self.get(path))[0]
+                // Requests for longer than the idle timeout (2 s), each well within it.
+                let start = ContinuousClock.now
+                while ContinuousClock.now - start < .seconds(3) {
+                    let answer = try await connection.exchange(Self.get(path))[0]
+                    #expect(answer.body == first.body)
+                    try await Task.sleep(for: .milliseconds(250))
+                }
+                #expect(try await connection.waitForClose(), "closed once idle")
+            }
+        }
+    }
+
+    // MARK: The guard, driven directly
+
+    /// A guard whose fast lane answers `/kept` with "hello".
+    static func channel() throws -> (EmbeddedChannel, RequestGuard) {
+        let lane = FastLane(serverName: "test") { path in
+            path == "/kept" ? FastLane.Answer(fields: [.contentLength: "5"], body: ByteBuffer(string: "hello")) : nil
+        }
+        var limits = RequestGuard.Limits(ServerLimits())
+        limits.idleTimeout = .seconds(60)
+        let requestGuard = RequestGuard(limits: limits, logger: Harness.logger, fastLane: lane)
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(requestGuard)
+        return (channel, requestGuard)
+    }
+
+    static func passed(_ channel: EmbeddedChannel) throws -> String {
+        var text = ""
+        while let buffer = try channel.readInbound(as: ByteBuffer.self) { text += String(buffer: buffer) }
+        return text
+    }
+
+    static func answered(_ channel: EmbeddedChannel) throws -> String {
+        var text = ""
+        while let data = try channel.readOutbound(as: IOData.self) {
+            guard case .byteBuffer(let buffer) = data else { continue }
+            text += String(buffer: buffer)
+        }
+        return text
+    }
+
+    @Test("The guard answers only once the pipeline is in place and nothing is being answered behind")
+    func guardOrder() throws {
+        let (channel, requestGuard) = try Self.channel()
+        defer { _ = try? channel.finish() }
+        let kept = Self.get("/kept")
+        // Before the HTTP/1 pipeline is in place, everything passes on.
+        try channel.writeInbound(ByteBuffer(string: kept))
+        #expect(try Self.passed(channel) == kept)
+        requestGuard.trackerAdded()
+        // The first answer is still being written behind: in order, this one passes on too.
+        try channel.writeInbound(ByteBuffer(string: kept))
+        #expect(try Self.passed(channel) == kept)
+        requestGuard.answerEnded()
+        requestGuard.answerEnded()
+        try channel.writeInbound(ByteBuffer(string: kept))
+        #expect(try Self.passed(channel).isEmpty)
+        let answer = try Self.answered(channel)
+        #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nDate: "))
+        #expect(answer.hasSuffix("\r\nServer: test\r\n\r\nhello"))
+        // A request it has no answer for passes on, and the one pipelined behind it waits its turn.
+        let other = Self.get("/other")
+        try channel.writeInbound(ByteBuffer(string: other + kept))
+        #expect(try Self.passed(channel) == other + kept)
+        #expect(try Self.answered(channel).isEmpty)
+        requestGuard.answerEnded()
+        requestGuard.answerEnded()
+        // A kept request with a body, a query or a condition passes on.
+        for request in [
+            "GET /kept HTTP/1.1\r\nContent-Length: 2\r\n\r\nab", Self.get("/kept?a=1"),
+            Self.get("/kept", "If-None-Match: \"x\"\r\n"), Self.get("/kept", "RANGE: bytes=0-1\r\n"),
+            "GET /kept HTTP/1.0\r\n\r\n", "HEAD /kept HTTP/1.1\r\n\r\n", Self.get("/k%65pt"),
+        ] {
+            try channel.writeInbound(ByteBuffer(string: request))
+            #expect(try Self.passed(channel) == request, "\(request.debugDescription)")
+            requestGuard.answerEnded()
+        }
+        #expect(try Self.answered(channel).isEmpty)
+    }
+
+    @Test("Heads split across reads and blank lines between requests: answered once whole, nothing else passes")
+    func guardSplitHeads() throws {
+        let (channel, requestGuard) = try Self.channel()
+        defer { _ = try? channel.finish() }
+        requestGuard.trackerAdded()
+        let kept = Self.get("/kept")
+        for split in 1..<kept.utf8.count {
+            let bytes = Array(kept.utf8)
+            try channel.writeInbound(ByteBuffer(bytes: [0x0D, 0x0A] + bytes[..<split]))
+            #expect(try Self.answered(channel).isEmpty)
+            try channel.writeInbound(ByteBuffer(bytes: bytes[split...]))
+            #expect(try Self.answered(channel).hasSuffix("hello"), "split at \(split)")
+            #expect(try Self.passed(channel).isEmpty)
+        }
+        // A request split across reads that it has no answer for passes on whole, once.
+        let other = Array(Self.get("/other", "X-A: 1\r\n").utf8)
+        try channel.writeInbound(ByteBuffer(bytes: other[..<20]))
+        #expect(try Self.passed(channel).isEmpty)
+        try channel.writeInbound(ByteBuffer(bytes: other[20...]))
+        #expect(try Self.passed(channel) == String(decoding: other, as: UTF8.self))
+    }
+
+    @Test("HTTP dates are IMF-fixdate")
+    func httpDate() {
+        #expect(FastLane.httpDate(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(FastLane.httpDate(1_795_000_000) == "Wed, 18 Nov 2026 11:06:40 GMT")
+    }
+}
