@@ -20,7 +20,7 @@ struct RenderedPlaylistCacheTests {
     ]
 
     @Test(
-        "A kept playlist is byte for byte what a fresh render gives, under random admin writes, early returns, served values and clock steps",
+        "A kept playlist (and the fast lane's answer) is byte for byte what a fresh render gives, under random admin writes, early returns, served values and clock steps",
         arguments: [1, 7, 42, 2026] as [UInt64])
     func cachedIsFresh(seed: UInt64) async throws {
         var random = SeededGenerator(state: seed)
@@ -43,6 +43,7 @@ struct RenderedPlaylistCacheTests {
         let channel = configuration.live[0]
         var created: [String] = []
         var compared = 0
+        var fastCompared = 0
         var kept = 0
         do {
             for step in 0..<150 {
@@ -79,10 +80,18 @@ struct RenderedPlaylistCacheTests {
                     // The cached library answers first: its answer may decide first servings (the
                     // state's version moves on), which later renders then plan with.
                     let before = state.versioned.version
+                    // What the fast lane would answer now, without rendering (nil: not kept).
+                    let early = cached.kept(mounted)?.bytes
                     let first = try #require(try await cached.get(mounted, query: [:]).bytes)
                     let decided = state.versioned.version != before
                     let again = try #require(try await cached.get(mounted, query: [:]).bytes)
+                    let late = cached.kept(mounted)?.bytes
                     let reference = try #require(try await fresh.get(mounted, query: [:]).bytes)
+                    for (name, bytes) in [("before", early), ("after", late)] {
+                        guard let bytes else { continue }
+                        #expect(bytes == reference, "step \(step), \(path): the fast lane's answer \(name)")
+                        fastCompared += 1
+                    }
                     #expect(
                         again == reference,
                         "step \(step), \(path): kept\n\(String(decoding: again, as: UTF8.self))\nfresh\n\(String(decoding: reference, as: UTF8.self))"
@@ -103,6 +112,7 @@ struct RenderedPlaylistCacheTests {
         await recorder.value
         try await client.shutdown()
         #expect(compared > 30)
+        #expect(fastCompared > 10)
         // The cache did keep playlists: the comparisons were of kept bytes, not only of renders.
         #expect(kept > 0)
     }
