@@ -158,15 +158,25 @@ final class ContentLibrary: Sendable {
         }
     }
 
-    /// What ``get(_:query:userAgent:viewerIP:)`` answers for `mounted` without a query, when that
-    /// is already in memory: a playlist of a directory content rendered for the stored state's
-    /// version and the time now (``RenderedPlaylistCache``), or a media file of a directory content
-    /// (its bytes are the ``FileBodyCache``'s to find). Nil when anything would have to be loaded,
-    /// planned or rendered first, and for documents made per request; the request then takes the
-    /// full path. Never waits: the ``FastLane`` calls it on a connection's event loop.
-    func kept(_ mounted: Mounted) -> ContentResponse? {
-        guard case .directory(let directory) = mounted.content.origin, !Self.documents.contains(mounted.rest),
-            let path = SafePath(mounted.rest)
+    /// What ``get(_:query:userAgent:viewerIP:)`` answers for `mounted` when that takes no waiting:
+    /// a playlist of a directory content rendered for the stored state's version and the time now
+    /// (``RenderedPlaylistCache``), a media file of a directory content (its bytes are the
+    /// ``FileBodyCache``'s to find), or an asset list the server fills at once
+    /// (``AssetListService/immediateAssetList(query:target:planner:timeline:publicBase:)``). Nil
+    /// when anything would have to be loaded, planned or rendered first, for other documents, and
+    /// for a query on anything but an asset list; the request then takes the full path. The
+    /// ``FastLane`` calls it on a connection's event loop.
+    func kept(_ mounted: Mounted, query: [String: String] = [:]) -> ContentResponse? {
+        if mounted.rest == "asset-list.json" {
+            guard case .directory = mounted.content.origin, let timeline = immediateTimeline(mounted) else {
+                return nil
+            }
+            return assetLists.immediateAssetList(
+                query: query, target: mounted.target, planner: planner(for: mounted), timeline: timeline,
+                publicBase: publicBase)
+        }
+        guard query.isEmpty, case .directory(let directory) = mounted.content.origin,
+            !Self.documents.contains(mounted.rest), let path = SafePath(mounted.rest)
         else { return nil }
         let file = path.file(in: directory)
         guard path.text.hasSuffix(".m3u8") else { return Self.mediaFile(file) }
@@ -507,6 +517,18 @@ final class ContentLibrary: Sendable {
 
     /// The timeline breaks of `mounted` are placed on, from its primary (VOD) or now (live).
     private func referenceTimeline(_ mounted: Mounted) async throws(APIError) -> BreakPlanner.Timeline {
+        if let timeline = immediateTimeline(mounted) { return timeline }
+        // A VOD asset's, from its primary; kept for a directory's (its files do not change).
+        let timeline = PlaylistRenderer.vodTimeline(try await source(mounted.content).primary().playlist).0
+        if case .directory = mounted.content.origin {
+            vodTimelines.withLockedValue { $0[mounted.content.id] = timeline }
+        }
+        return timeline
+    }
+
+    /// ``referenceTimeline(_:)`` when it is known without loading anything: a live channel's (from
+    /// now) and a directory VOD asset's once computed; nil otherwise.
+    private func immediateTimeline(_ mounted: Mounted) -> BreakPlanner.Timeline? {
         switch mounted.target.kind {
         case .live:
             let at = now()
@@ -514,13 +536,7 @@ final class ContentLibrary: Sendable {
             return .live(
                 epoch: content.epoch, window: (at - MediaTime(seconds: 60))..<at, lookahead: content.lookahead)
         case .vod:
-            guard case .directory = mounted.content.origin else {
-                return PlaylistRenderer.vodTimeline(try await source(mounted.content).primary().playlist).0
-            }
-            if let timeline = vodTimelines.withLockedValue({ $0[mounted.content.id] }) { return timeline }
-            let timeline = PlaylistRenderer.vodTimeline(try await source(mounted.content).primary().playlist).0
-            vodTimelines.withLockedValue { $0[mounted.content.id] = timeline }
-            return timeline
+            return vodTimelines.withLockedValue { $0[mounted.content.id] }
         }
     }
 

@@ -42,8 +42,12 @@ struct ContentResponse: Sendable {
 
     /// A JSON answer that is never stored (asset lists, documents made per request).
     static func json(_ text: String) -> ContentResponse {
-        ContentResponse(
-            body: .bytes(Array(text.utf8)), contentType: "application/json", cacheControl: CachePolicy.noStore)
+        json(Array(text.utf8))
+    }
+
+    /// A JSON answer that is never stored, as its bytes.
+    static func json(_ bytes: [UInt8]) -> ContentResponse {
+        ContentResponse(body: .bytes(bytes), contentType: "application/json", cacheControl: CachePolicy.noStore)
     }
 
     /// The media type for a file name's extension.

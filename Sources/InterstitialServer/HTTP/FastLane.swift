@@ -2,15 +2,16 @@ import Foundation
 import HTTPTypes
 import NIOCore
 
-/// Answers a plain GET whose answer is already in memory (a rendered playlist, a kept media
-/// file) on the connection's event loop, without Hummingbird's request path.
+/// Answers a plain GET whose answer takes no waiting (a rendered playlist, a kept media file, an
+/// asset list filled from the server's own inventory) on the connection's event loop, without
+/// Hummingbird's request path.
 ///
 /// The ``RequestGuard`` asks it once a request head is whole and valid, and only for requests the
-/// full path would answer the same way from memory: `GET` over HTTP/1.1 without a body, a query,
+/// full path would answer the same way without waiting: `GET` over HTTP/1.1 without a body,
 /// percent escapes or fields that change the answer (`Range`, `If-*`, `Connection`, `Expect`,
 /// `Upgrade`), on a connection with no earlier request still being answered. The answer is the
 /// full path's `200` byte for byte but for `Date`: the same fields (made by the same functions:
-/// ``ContentLibrary/kept(_:)``, ``FileResponder/kept(path:contentType:cacheControl:)``,
+/// ``ContentLibrary/kept(_:query:)``, ``FileResponder/kept(path:contentType:cacheControl:)``,
 /// ``HTTPSemanticsMiddleware/addPublicFields(to:)``) and the same body. Anything else, and any
 /// request it has no answer for, takes the full path.
 struct FastLane: Sendable {
@@ -22,8 +23,9 @@ struct FastLane: Sendable {
 
     /// The `Server` field of every answer.
     let serverName: String
-    /// The answer for a request path (no query), or nil for the full path.
-    let answer: @Sendable (_ path: String) -> Answer?
+    /// The answer for a request target (an absolute path and its query, without percent escapes),
+    /// or nil for the full path.
+    let answer: @Sendable (_ target: String) -> Answer?
 
     /// The response head of `answer`, with `date` (an IMF-fixdate, ``httpDate(_:)``).
     func head(_ answer: Answer, date: String, allocator: ByteBufferAllocator) -> ByteBuffer {

@@ -1,6 +1,7 @@
 import Foundation
 import HLSInterstitials
 import Hummingbird
+import HummingbirdCore
 import NIOCore
 
 extension Response {
@@ -17,21 +18,33 @@ extension Response {
     /// A response with bytes, tagged with their ``EntityTag`` unless it must not be stored (an
     /// `If-None-Match` that names the tag gets `304`: ``HTTPSemanticsMiddleware``).
     static func bytes(_ bytes: [UInt8], contentType: String, cacheControl: String) -> Response {
+        Response(
+            status: .ok, headers: fields(bytes, contentType: contentType, cacheControl: cacheControl),
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// The fields of ``bytes(_:contentType:cacheControl:)``.
+    static func fields(_ bytes: [UInt8], contentType: String, cacheControl: String) -> HTTPFields {
         var headers = HTTPFields()
         headers[.contentType] = contentType
         headers[.cacheControl] = cacheControl
         if cacheControl != CachePolicy.noStore { headers[.eTag] = EntityTag.of(bytes).header }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        return headers
+    }
+}
+
+extension URI {
+    /// The query parameters, percent-decoded; the last of a repeated name wins.
+    var queryDictionary: [String: String] {
+        var result: [String: String] = [:]
+        for (key, value) in queryParameters { result[String(key)] = String(value) }
+        return result
     }
 }
 
 extension Request {
     /// The query parameters, percent-decoded; the last of a repeated name wins.
-    var queryDictionary: [String: String] {
-        var result: [String: String] = [:]
-        for (key, value) in uri.queryParameters { result[String(key)] = String(value) }
-        return result
-    }
+    var queryDictionary: [String: String] { uri.queryDictionary }
 
     /// The body, at most `limit` bytes; a larger one is a 413.
     func collectBody(upTo limit: Int) async throws(APIError) -> ByteBuffer {

@@ -429,7 +429,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             line[(space + 1)...].starts(with: "HTTP/1.1".utf8)
         else { return nil }
         let target = line[..<space]
-        guard !target.contains(0x3F), !target.contains(0x25), !target.contains(0x23) else { return nil }
+        guard !target.contains(0x25), !target.contains(0x23) else { return nil }
         return fastLane.answer(String(decoding: target, as: UTF8.self))
     }
 

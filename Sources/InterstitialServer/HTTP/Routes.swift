@@ -1,6 +1,7 @@
 import Foundation
 import HLSInterstitials
 import Hummingbird
+import HummingbirdCore
 import NIOCore
 import PlaybackCoordination
 
@@ -28,10 +29,19 @@ struct Routes {
         let library = library
         let files = files
         let metrics = metrics
-        return FastLane(serverName: serverName) { path in
-            guard let mounted = library.mounted(path), let response = library.kept(mounted) else { return nil }
+        return FastLane(serverName: serverName) { target in
+            let uri = URI(target)
+            guard let mounted = library.mounted(uri.path),
+                let response = library.kept(mounted, query: uri.queryDictionary)
+            else { return nil }
             var answer: FastLane.Answer
             switch response.body {
+            case .bytes(let bytes):
+                answer = FastLane.Answer(
+                    fields: Response.fields(
+                        bytes, contentType: response.contentType, cacheControl: response.cacheControl),
+                    body: ByteBuffer(bytes: bytes))
+                answer.fields[.contentLength] = String(bytes.count)
             case .rendered(let entry):
                 answer = FastLane.Answer(fields: Self.fields(entry, response), body: entry.body)
                 answer.fields[.contentLength] = String(entry.body.readableBytes)
@@ -41,7 +51,7 @@ struct Routes {
                         path: file, contentType: response.contentType, cacheControl: response.cacheControl)
                 else { return nil }
                 answer = FastLane.Answer(fields: kept.fields, body: kept.body)
-            case .bytes, .stream:
+            case .stream:
                 return nil
             }
             HTTPSemanticsMiddleware<ServerRequestContext>.addPublicFields(to: &answer.fields)

@@ -14,11 +14,29 @@ public enum AdDecision {
 
     /// The ads that fill `duration`, in play order.
     public static func fill(duration: MediaTime, ads: [Ad], viewer: String?, breakID: String, attempt: Int) -> [Ad] {
-        let candidates = ads.filter { $0.duration > .zero }.sorted { $0.id < $1.id }
-        guard !candidates.isEmpty, duration > .zero else { return [] }
+        let candidates = candidates(ads)
+        let start = rotationStart(viewer: viewer, breakID: breakID, attempt: attempt, count: candidates.count)
+        return fill(duration: duration, candidates: candidates, start: start)
+    }
+
+    /// The ads a rotation walks: those with a duration, by ID.
+    static func candidates(_ ads: [Ad]) -> [Ad] {
+        ads.filter { $0.duration > .zero }.sorted { $0.id < $1.id }
+    }
+
+    /// Where the rotation over `count` candidates starts for a viewer's `attempt` at a break: all
+    /// that distinguishes one viewer's ads from another's.
+    static func rotationStart(viewer: String?, breakID: String, attempt: Int, count: Int) -> Int {
+        guard count > 0 else { return 0 }
         var seed = stableHash("\(viewer ?? "")|\(breakID)")
         seed = seed &+ UInt64(attempt)
-        var position = Int(seed % UInt64(candidates.count))
+        return Int(seed % UInt64(count))
+    }
+
+    /// The ads that fill `duration`, walking `candidates` (``candidates(_:)``) from `start`.
+    static func fill(duration: MediaTime, candidates: [Ad], start: Int) -> [Ad] {
+        guard !candidates.isEmpty, duration > .zero else { return [] }
+        var position = start
         var remaining = duration
         var chosen: [Ad] = []
         var misses = 0
@@ -46,8 +64,21 @@ public enum AdDecision {
         duration: MediaTime, startOffset: MediaTime, ads: [Ad], viewer: String?, breakID: String, attempt: Int,
         skipControl: SkipControl?, url: (Ad) -> String
     ) -> AssetList {
+        let candidates = candidates(ads)
+        let start = rotationStart(viewer: viewer, breakID: breakID, attempt: attempt, count: candidates.count)
+        return assetList(
+            duration: duration, startOffset: startOffset, candidates: candidates, start: start,
+            skipControl: skipControl, url: url)
+    }
+
+    /// The asset list for a break of `duration` joined `startOffset` into, walking `candidates`
+    /// (``candidates(_:)``) from `start` (``rotationStart(viewer:breakID:attempt:count:)``).
+    static func assetList(
+        duration: MediaTime, startOffset: MediaTime, candidates: [Ad], start: Int, skipControl: SkipControl?,
+        url: (Ad) -> String
+    ) -> AssetList {
         let offset = min(max(startOffset, .zero), duration)
-        let chosen = fill(duration: duration - offset, ads: ads, viewer: viewer, breakID: breakID, attempt: attempt)
+        let chosen = fill(duration: duration - offset, candidates: candidates, start: start)
         let assets = chosen.map { AssetList.Asset(uri: url($0), duration: $0.duration) }
         return AssetList(assets: joined(assets, at: offset), skipControl: skipControl)
     }

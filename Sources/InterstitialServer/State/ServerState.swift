@@ -377,19 +377,33 @@ final class ServerState: Sendable {
     /// (``ServerStore/countViewerRequest(viewer:target:id:expiry:)``); when it does not answer within
     /// ``ServerLimits/viewerStoreTimeout``, or keeps no viewers, the server's own ledger counts.
     func attempt(viewer: String?, target: Target, id: String, logger: Logger? = nil) async -> Int {
-        guard let viewer, viewer.utf8.count <= limits.viewerIDBytes else { return 0 }
-        if store.isShared {
-            let store = store
-            let expiry = limits.viewerExpiry.duration
-            do {
-                let counted = try await withTimeLimit(limits.viewerStoreTimeout.duration) {
-                    try await store.countViewerRequest(viewer: viewer, target: target, id: id, expiry: expiry)
-                }
-                if let counted { return counted }
-            } catch {
-                logger?.debug("counting the viewer's request in memory: the store did not count it: \(error)")
+        if let attempt = attemptInMemory(viewer: viewer, target: target, id: id) { return attempt }
+        // A shared store counts.
+        guard let viewer else { return 0 }
+        let store = store
+        let expiry = limits.viewerExpiry.duration
+        do {
+            let counted = try await withTimeLimit(limits.viewerStoreTimeout.duration) {
+                try await store.countViewerRequest(viewer: viewer, target: target, id: id, expiry: expiry)
             }
+            if let counted { return counted }
+        } catch {
+            logger?.debug("counting the viewer's request in memory: the store did not count it: \(error)")
         }
+        return count(viewer: viewer, target: target, id: id)
+    }
+
+    /// ``attempt(viewer:target:id:logger:)`` when it needs no waiting: when the server counts
+    /// viewers itself (its store is not shared), or there is no viewer to count. Nil when a shared
+    /// store counts them.
+    func attemptInMemory(viewer: String?, target: Target, id: String) -> Int? {
+        guard let viewer, viewer.utf8.count <= limits.viewerIDBytes else { return 0 }
+        guard !store.isShared else { return nil }
+        return count(viewer: viewer, target: target, id: id)
+    }
+
+    /// Counts the request in the server's own ledger.
+    private func count(viewer: String, target: Target, id: String) -> Int {
         let now = ContinuousClock.now
         return ledger.withLockedValue { $0.count("\(viewer)|\(target)|\(id)", now: now) }
     }

@@ -25,6 +25,8 @@ struct AssetListService: Sendable {
     var conditioner: CreativeConditioner? = nil
     /// Writes and checks the URLs of `tracking: relay`.
     var relay: BeaconRelay? = nil
+    /// The lists made from the inventory, by what they depend on.
+    var memo = AssetListMemo()
 
     /// The asset list of the break a request names, planned with `planner` on `timeline`.
     ///
@@ -124,27 +126,73 @@ struct AssetListService: Sendable {
         if !(once && attempt > 0) {
             ads = await candidates(for: target, breakID: id)
         }
-        // A long break repeats the same few ads: each one's URL is made once.
-        var urls: [String: String] = [:]
-        let list = AdDecision.assetList(
-            duration: duration, startOffset: offset, ads: ads, viewer: viewer, breakID: id, attempt: attempt,
-            skipControl: planned.source?.assetListSkipControl,
-            url: { ad in
-                if let url = urls[ad.uri] { return url }
-                let url = InsertionRequest.addingInterstitialID(
-                    id, to: ad.uri.contains("://") ? ad.uri : publicBase + ad.uri)
-                urls[ad.uri] = url
-                return url
-            })
+        return inventoryList(
+            request, target: target, planned: planned, duration: duration, ads: ads, attempt: attempt,
+            publicBase: publicBase)
+    }
+
+    /// The asset list a request gets at once, when that takes no waiting: the break is filled from
+    /// an inventory that knows its ads at once (``AdInventory/immediateCandidates(for:breakID:)``),
+    /// not from an ad server, and the server counts viewers itself (not in a shared store). Nil
+    /// otherwise, and for a request that is an error: then nothing was counted, and
+    /// ``assetList(query:target:planner:timeline:publicBase:userAgent:viewerIP:profile:)`` answers.
+    func immediateAssetList(
+        query: [String: String], target: Target, planner: BreakPlanner, timeline: BreakPlanner.Timeline,
+        publicBase: String
+    ) -> ContentResponse? {
+        guard
+            let request = try? AssetListQuery(
+                parameters: query, maximumPrimaryIDLength: configuration.limits.viewerIDBytes),
+            AdServerSettings.of(target, configuration: configuration, state: state.snapshot) == nil,
+            let planned = planner.lookup(id: request.interstitialID, timeline),
+            planned.source?.usesServerAssetList ?? true, let duration = planned.event.effectiveDuration(),
+            let ads = inventory.immediateCandidates(for: target, breakID: request.interstitialID),
+            let attempt = state.attemptInMemory(viewer: request.primaryID, target: target, id: request.interstitialID)
+        else { return nil }
+        return inventoryList(
+            request, target: target, planned: planned, duration: duration,
+            ads: planned.event.willPlayOnce && attempt > 0 ? [] : ads, attempt: attempt, publicBase: publicBase)
+    }
+
+    /// The asset list of a break filled from the inventory's `ads` (none for a `ONCE` break the
+    /// viewer asked for before), fitted to the break from the viewer's start offset.
+    private func inventoryList(
+        _ request: AssetListQuery, target: Target, planned: BreakPlanner.Planned, duration: MediaTime, ads: [Ad],
+        attempt: Int, publicBase: String
+    ) -> ContentResponse {
+        let id = request.interstitialID
+        let offset = request.startOffset ?? .zero
+        let candidates = AdDecision.candidates(ads)
+        let key = AssetListMemo.Key(
+            breakID: id, duration: duration, offset: offset, skipControl: planned.source?.assetListSkipControl,
+            candidates: candidates,
+            start: AdDecision.rotationStart(
+                viewer: request.primaryID, breakID: id, attempt: attempt, count: candidates.count),
+            publicBase: publicBase)
+        let list = memo.list(key) {
+            // A long break repeats the same few ads: each one's URL is made once.
+            var urls: [String: String] = [:]
+            let list = AdDecision.assetList(
+                duration: duration, startOffset: offset, candidates: candidates, start: key.start,
+                skipControl: key.skipControl,
+                url: { ad in
+                    if let url = urls[ad.uri] { return url }
+                    let url = InsertionRequest.addingInterstitialID(
+                        id, to: ad.uri.contains("://") ? ad.uri : publicBase + ad.uri)
+                    urls[ad.uri] = url
+                    return url
+                })
+            return AssetListMemo.List(json: Array(list.encoded().utf8), adCount: list.assets.count)
+        }
         metrics.assetListAnswered(
-            target: target.description, source: "inventory", ads: list.assets.count, filled: !list.assets.isEmpty)
+            target: target.description, source: "inventory", ads: list.adCount, filled: list.adCount > 0)
         logger.debug(
             "asset list",
             metadata: [
-                "target": "\(target)", "break": "\(id)", "viewer": "\(viewer ?? "-")",
-                "attempt": "\(attempt)", "offset": "\(offset)", "ads": "\(list.assets.count)",
+                "target": "\(target)", "break": "\(id)", "viewer": "\(request.primaryID ?? "-")",
+                "attempt": "\(attempt)", "offset": "\(offset)", "ads": "\(list.adCount)",
             ])
-        return .json(list.encoded())
+        return .json(list.json)
     }
 
     /// A VAST cache buster: 8 random digits (VAST 4.3 §6.2, `[CACHEBUSTING]`).
