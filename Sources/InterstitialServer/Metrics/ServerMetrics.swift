@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import Prometheus
 
 /// The server's metrics in Prometheus form: asset-list answers and fill, VAST decisions (latency,
@@ -56,6 +57,14 @@ final class ServerMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let labels = MetricLabels()
     private let fastAnswers: Counter
+    /// The asset-list counters of each target and source, made once (asset lists are answered
+    /// often; the registry's lookup by labels is not free).
+    private struct AssetListCounters {
+        var requests: Counter
+        var filled: Counter
+        var ads: Counter
+    }
+    private let assetListCounters = NIOLockedValueBox<[String: AssetListCounters]>([:])
 
     /// Creates empty metrics: a series appears once something is counted for its labels (the
     /// fast answers' one series is there from the start).
@@ -71,13 +80,24 @@ final class ServerMetrics: Sendable {
     /// Counts an asset-list answer for `target` whose ads came from `source` (`inventory` or
     /// `vast`): one request, `ads` ads, and one fill when `filled` (fill rate = filled / requests).
     func assetListAnswered(target: String, source: String, ads: Int, filled: Bool) {
-        let series = [
-            ("target", labels.target(target)), ("source", MetricLabels.member(source, of: MetricLabels.sources)),
-        ]
-        counter(Name.assetListRequests, series).increment()
-        let filledCounter = counter(Name.assetListFilled, series)
-        if filled { filledCounter.increment() }
-        counter(Name.assetListAds, series).increment(by: Int64(max(0, ads)))
+        let key = target + "\n" + source
+        let counters =
+            assetListCounters.withLockedValue { $0[key] }
+            ?? {
+                let series = [
+                    ("target", labels.target(target)),
+                    ("source", MetricLabels.member(source, of: MetricLabels.sources)),
+                ]
+                let made = AssetListCounters(
+                    requests: counter(Name.assetListRequests, series), filled: counter(Name.assetListFilled, series),
+                    ads: counter(Name.assetListAds, series))
+                // Callers name configured targets and a closed set of sources; bounded anyway.
+                assetListCounters.withLockedValue { if $0.count < 1024 { $0[key] = made } }
+                return made
+            }()
+        counters.requests.increment()
+        if filled { counters.filled.increment() }
+        counters.ads.increment(by: Int64(max(0, ads)))
     }
 
     /// Records one VAST decision for `target`: how long it took, the VAST documents fetched
