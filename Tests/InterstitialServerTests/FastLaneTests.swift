@@ -153,6 +153,48 @@ struct FastLaneTests {
         return answer
     }
 
+    @Test("A file too large to keep in memory is sent from the file system, as the full path sends it")
+    func largeFiles() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-fast-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let size = FileBodyCache().fileLimit + 12345
+        let bytes = {
+            var bytes = [UInt8](repeating: 0x2A, count: size)
+            for index in stride(from: 0, to: size, by: 4096) { bytes[index] = UInt8(truncatingIfNeeded: index / 4096) }
+            return bytes
+        }()
+        #expect(FileManager.default.createFile(atPath: directory + "/big.m4s", contents: Data(bytes)))
+        try "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\nbig.m4s\n#EXT-X-ENDLIST\n".write(
+            toFile: directory + "/main.m3u8", atomically: true, encoding: .utf8)
+        var configuration = try ServerConfiguration.decode(
+            Array(#"{"vod":[{"id":"big","path":"/big","directory":"\#(directory)","entry":"main.m3u8"}]}"#.utf8),
+            base: "/")
+        configuration.adminToken = Harness.token
+        configuration.port = 0
+        try await Harness.withServer(configuration) { client in
+            let port = try #require(client.port)
+            try await Connection.with(port: port) { connection in
+                // The first takes the full path, which streams the file; the second is sent by the guard.
+                let full = try await connection.exchange(Self.get("/big/big.m4s"))[0]
+                let before = try await Self.fastAnswers(port: port)
+                let fast = try await connection.exchange(Self.get("/big/big.m4s"))[0]
+                #expect(try await Self.fastAnswers(port: port) == before + 1)
+                #expect(full.body == bytes && fast.body == bytes)
+                var fields = (full: full.fields, fast: fast.fields)
+                #expect(fields.full.removeValue(forKey: "date") != nil)
+                #expect(fields.fast.removeValue(forKey: "date") != nil)
+                #expect(fast.status == full.status && fields.fast == fields.full)
+                #expect(fast.fields["content-length"] == String(size))
+                // Replaced by a smaller file: kept in memory from then on, never the old length.
+                let small = Array("small".utf8)
+                #expect(FileManager.default.createFile(atPath: directory + "/big.m4s", contents: Data(small)))
+                let replaced = try await connection.exchange(Self.get("/big/big.m4s"))[0]
+                #expect(replaced.body == small)
+            }
+        }
+    }
+
     @Test("Asset lists from the inventory: the fast lane gives each viewer what the full path gives, counting attempts")
     func assetLists() async throws {
         let list = "/demo/vod/asset-list.json?_HLS_interstitial_id=midroll-2"
@@ -282,7 +324,8 @@ struct FastLaneTests {
     /// A guard whose fast lane answers `/kept` with "hello".
     static func channel() throws -> (EmbeddedChannel, RequestGuard) {
         let lane = FastLane(serverName: "test") { path in
-            path == "/kept" ? FastLane.Answer(fields: [.contentLength: "5"], body: ByteBuffer(string: "hello")) : nil
+            guard path == "/kept" else { return nil }
+            return FastLane.Answer(fields: [.contentLength: "5"], body: .bytes(ByteBuffer(string: "hello")))
         }
         var limits = RequestGuard.Limits(ServerLimits())
         limits.idleTimeout = .seconds(60)

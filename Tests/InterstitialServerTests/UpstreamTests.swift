@@ -119,6 +119,12 @@ struct UpstreamTests {
             (#"{"vod":[{"id":"a","directory":"d","path":"no-slash"}]}"#, "vod[0].path"),
             (#"{"live":[{"id":"a","loop":"d","windowSegments":1}]}"#, "live[0].windowSegments"),
             (#"{"vod":[{"id":"a","directory":"d"},{"id":"a","directory":"e","path":"/other"}]}"#, "vod[1].id"),
+            (#"{"vod":[{"id":"a","directory":"d","path":"/page"}]}"#, "vod[0].path"),
+            (#"{"live":[{"id":"a","loop":"d","path":"/handoff/x"}]}"#, "live[0].path"),
+            (
+                #"{"vod":[{"id":"a","directory":"d","path":"/x"}],"live":[{"id":"b","loop":"d","path":"/x"}]}"#,
+                "live[0].path"
+            ),
             (#"{"seed":{"breaks":[{"id":"b","target":"vod/a"}]}}"#, "seed.breaks[0].at"),
             (#"{"allowedOrigins":["https://x.example.com/path"]}"#, "allowedOrigins[0]"),
             (#"{"colour":1}"#, "colour"),

@@ -17,8 +17,14 @@ import NIOCore
 struct FastLane: Sendable {
     /// A `200` answer: its fields (with `Content-Length`, without `Date` and `Server`) and body.
     struct Answer: Sendable {
+        /// What the body is: bytes in memory, or a whole file as it was found (`identity`).
+        enum Body: Sendable {
+            case bytes(ByteBuffer)
+            case file(path: String, identity: FileBodyCache.Identity)
+        }
+
         var fields: HTTPFields
-        var body: ByteBuffer
+        var body: Body
     }
 
     /// The `Server` field of every answer.
@@ -43,6 +49,24 @@ struct FastLane: Sendable {
         buffer.writeString(serverName)
         buffer.writeStaticString("\r\n\r\n")
         return buffer
+    }
+
+    /// What to write for `body`: its bytes, or a region of its file, opened now, for the socket to
+    /// send from the file system (`sendfile`), with the handle to close once written. Nil when the
+    /// file cannot be opened or is no longer the one described (the full path answers then).
+    static func data(_ body: Answer.Body) -> (data: IOData, handle: NIOFileHandle?)? {
+        switch body {
+        case .bytes(let buffer):
+            return (.byteBuffer(buffer), nil)
+        case .file(let path, let identity):
+            guard let handle = try? NIOFileHandle(_deprecatedPath: path) else { return nil }
+            let opened = try? handle.withUnsafeFileDescriptor { FileBodyCache.identity(descriptor: $0) }
+            guard opened == identity else {
+                try? handle.close()
+                return nil
+            }
+            return (.fileRegion(FileRegion(fileHandle: handle, readerIndex: 0, endIndex: identity.size)), handle)
+        }
     }
 
     /// `seconds` since 1970 as an HTTP date (IMF-fixdate, RFC 9110 §5.6.7), as in `Date` fields.

@@ -33,7 +33,19 @@ final class FileBodyCache: Sendable {
     /// A regular file's identity, from `stat`; nil for a missing file, a folder or anything else.
     static func identity(of path: String) -> Identity? {
         var status = stat()
-        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard stat(path, &status) == 0 else { return nil }
+        return identity(status)
+    }
+
+    /// The identity of the regular file open as `descriptor`, from `fstat`; nil for anything else.
+    static func identity(descriptor: CInt) -> Identity? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        return identity(status)
+    }
+
+    private static func identity(_ status: stat) -> Identity? {
+        guard (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         #if canImport(Darwin)
             let modified = status.st_mtimespec
         #else

@@ -20,16 +20,20 @@ struct FileResponder: Sendable {
         files = LocalFileSystem(rootFolder: "/", threadPool: .singleton, logger: quiet)
     }
 
-    /// The fields and body of a `200` for the whole file at `path` when its bytes are kept as the
-    /// file is now (one `stat`, no read): what ``respond(path:name:contentType:cacheControl:request:context:)``
-    /// answers a request without `Range`. Nil otherwise.
-    func kept(path: String, contentType: String, cacheControl: String) -> (fields: HTTPFields, body: ByteBuffer)? {
-        guard let identity = FileBodyCache.identity(of: path), let body = cache.kept(path, identity: identity) else {
-            return nil
-        }
+    /// The fields and body of a `200` for the whole file at `path`, as
+    /// ``respond(path:name:contentType:cacheControl:request:context:)`` answers a request without
+    /// `Range`, found with one `stat` and no read: the kept bytes, or for a file too large to keep,
+    /// the file itself (written with `sendfile`). Nil for a file that is not kept yet (the full
+    /// path reads it) or is not a regular file.
+    func fastAnswer(path: String, contentType: String, cacheControl: String) -> FastLane.Answer? {
+        guard let identity = FileBodyCache.identity(of: path) else { return nil }
         var fields = Self.fields(identity, contentType: contentType, cacheControl: cacheControl)
         fields[.contentLength] = String(identity.size)
-        return (fields, body)
+        if let body = cache.kept(path, identity: identity) {
+            return FastLane.Answer(fields: fields, body: .bytes(body))
+        }
+        guard identity.size > cache.fileLimit else { return nil }
+        return FastLane.Answer(fields: fields, body: .file(path: path, identity: identity))
     }
 
     /// A file's entity tag: its size and modification time, in whole seconds (as the file system's

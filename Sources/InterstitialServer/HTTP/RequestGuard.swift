@@ -275,11 +275,11 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 headStarted = nil
                 lastActivity = .now()
             }
-            if let answer = fastAnswer(context) {
+            if let answer = fastAnswer(context), let body = FastLane.data(answer.body) {
                 // Answered here: the head goes no further.
                 reader.drop(from: reader.headStart ?? reader.runStart, context)
                 reader.headStart = nil
-                write(answer, context: context)
+                write(answer, body: body, context: context)
                 return true
             }
             inFlight += 1
@@ -433,13 +433,22 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         return fastLane.answer(String(decoding: target, as: UTF8.self))
     }
 
-    private func write(_ answer: FastLane.Answer, context: ChannelHandlerContext) {
+    private func write(
+        _ answer: FastLane.Answer, body: (data: IOData, handle: NIOFileHandle?), context: ChannelHandlerContext
+    ) {
         guard let fastLane else { return }
         let second = Int(Date().timeIntervalSince1970)
         if second != date.second { date = (second, FastLane.httpDate(second)) }
         let head = fastLane.head(answer, date: date.text, allocator: context.channel.allocator)
         context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
-        if answer.body.readableBytes > 0 { context.write(wrapOutboundOut(.byteBuffer(answer.body)), promise: nil) }
+        guard let handle = body.handle else {
+            if body.data.readableBytes > 0 { context.write(wrapOutboundOut(body.data), promise: nil) }
+            return
+        }
+        // The file is closed once written (or once the write failed).
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { _ in try? handle.close() }
+        context.write(wrapOutboundOut(body.data), promise: written)
     }
 
     /// Reads one byte of chunked framing (sizes, the CRLF after data, trailers).

@@ -40,17 +40,17 @@ struct Routes {
                 answer = FastLane.Answer(
                     fields: Response.fields(
                         bytes, contentType: response.contentType, cacheControl: response.cacheControl),
-                    body: ByteBuffer(bytes: bytes))
+                    body: .bytes(ByteBuffer(bytes: bytes)))
                 answer.fields[.contentLength] = String(bytes.count)
             case .rendered(let entry):
-                answer = FastLane.Answer(fields: Self.fields(entry, response), body: entry.body)
+                answer = FastLane.Answer(fields: Self.fields(entry, response), body: .bytes(entry.body))
                 answer.fields[.contentLength] = String(entry.body.readableBytes)
             case .file(let file):
                 guard
-                    let kept = files.kept(
+                    let found = files.fastAnswer(
                         path: file, contentType: response.contentType, cacheControl: response.cacheControl)
                 else { return nil }
-                answer = FastLane.Answer(fields: kept.fields, body: kept.body)
+                answer = found
             case .stream:
                 return nil
             }

@@ -240,7 +240,10 @@ struct ScheduleReport: Encodable {
         for warning in warnings { writer.string(warning) }
         writer.endArray()
         writer.endObject()
-        return writer.bytes + [UInt8(ascii: "\n")]
+        var bytes = writer.bytes
+        writer = PrettyJSONWriter()  // the bytes are the only copy: the newline goes in place
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
     }
 
     /// Prints ``json()``; as ``Output/standardOutput(_:)`` would, control characters (which JSON

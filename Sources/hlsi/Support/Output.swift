@@ -44,6 +44,15 @@ enum Output {
         FileHandle.standardOutput.write(Data(bytes))
     }
 
+    /// Writes a document held in an array, without copying it first (large schedules are megabytes).
+    static func document(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            FileHandle.standardOutput.write(
+                Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: buffer.count, deallocator: .none))
+        }
+    }
+
     /// `text` with every control character except the line feed escaped, lines kept.
     static func terminal(_ text: String) -> String {
         guard hasControls(text) else { return text }
