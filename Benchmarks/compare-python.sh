@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
-# Parses the same 100,000-segment playlist with HLSPlaylist and Python's m3u8 (m3u8.loads), side by side.
+# Parses the same 100,000-segment playlist with HLSPlaylist, Python's m3u8 (m3u8.loads) and hls.js's
+# parser (M3U8Parser.parseLevelPlaylist, in Node, from the gradio==6.31.0 wheel: E2E/hlsjs.sh), side by
+# side in one run, in process; then whole processes: `hlsi inspect FILE` against a Python process that
+# loads the file with m3u8.
+# Usage: Benchmarks/compare-python.sh [SEGMENTS]
 set -euo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "$0")/.."
 python3 -c "import m3u8" 2>/dev/null || python3 -m pip install -q "m3u8==6.0.0"
-swift run -c release compare-python "${1:-100000}"
+bash E2E/hlsjs.sh
+swift build -c release --product hlsi >/dev/null
+HLSJS="$PWD/E2E/.cache/hls.mjs" HLSI="$PWD/.build/release/hlsi" \
+    swift run --package-path Benchmarks -c release compare-python "${1:-100000}"

@@ -25,19 +25,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 python3 -c "import playwright" 2>/dev/null || pip install -q playwright
-if [ ! -f "$CACHE/hls.mjs" ]; then
-    pip download -q --no-deps gradio==6.31.0 -d "$CACHE/wheel"
-    python3 - "$CACHE" <<'PY'
-import glob, sys, zipfile
-cache = sys.argv[1]
-wheel = glob.glob(f"{cache}/wheel/gradio-6.31.0-*.whl")[0]
-with zipfile.ZipFile(wheel) as archive:
-    names = [n for n in archive.namelist() if n.startswith("gradio/templates/frontend/assets/hls-") and n.endswith(".js")]
-    source = archive.read(names[0]).decode("utf-8")
-with open(f"{cache}/hls.mjs", "w", encoding="utf-8") as out:
-    out.write(source + "\nexport{Cu as Hls};\n")
-PY
-fi
+bash E2E/hlsjs.sh
 [ -x "$HLSI" ] || swift build --product hlsi
 python3 E2E/server_attacks.py --hlsi "$HLSI"
 python3 E2E/interstitial_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"

@@ -1,8 +1,10 @@
-// Parses the same generated 100,000-segment VOD playlist with HLSPlaylist and with Python's `m3u8`
-// package (`m3u8.loads`), side by side in one run, and prints the ratio. Also reports write time
-// and the memory the parsed playlist holds, against the file size.
+// Parses the same generated 100,000-segment VOD playlist with HLSPlaylist, with Python's `m3u8`
+// package (`m3u8.loads`) and, when HLSJS names hls.js's module, with hls.js's parser in Node
+// (`M3U8Parser.parseLevelPlaylist`), side by side in one run, and prints the ratios. Also reports
+// write time, the memory the parsed playlist holds against the file size, and, when HLSI names the
+// `hlsi` binary, whole processes: `hlsi inspect FILE` against `python3` loading FILE with m3u8.
 //
-// Usage: swift run -c release compare-python [SEGMENTS]   (needs `pip install m3u8==6.0.0`)
+// Usage: Benchmarks/compare-python.sh [SEGMENTS]   (installs m3u8==6.0.0 and extracts hls.js)
 import Foundation
 import HLSPlaylist
 
@@ -62,6 +64,63 @@ else {
     FileHandle.standardError.write(Data("python3 with m3u8==6.0.0 is needed: pip install m3u8==6.0.0\n".utf8))
     exit(2)
 }
+/// Runs a process and returns its standard output, or nil when it fails.
+func run(_ arguments: [String]) -> String? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return nil }
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return process.terminationStatus == 0 ? output : nil
+}
+
+/// The median wall time of `count` runs of a whole process, in milliseconds.
+func wallTime(_ arguments: [String], count: Int) -> Double? {
+    var times: [Double] = []
+    for _ in 0..<count {
+        let start = ContinuousClock.now
+        guard run(arguments) != nil else { return nil }
+        let elapsed = ContinuousClock.now - start
+        times.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+    }
+    return median(times)
+}
+
+// hls.js: its parser class is not exported; a copy of the module exports it (the class that holds
+// `static findGroup`, `parseLevelPlaylist` and `parseMasterPlaylist`).
+var hlsjsMilliseconds: Double?
+if let module = ProcessInfo.processInfo.environment["HLSJS"],
+    let source = try? String(contentsOfFile: module, encoding: .utf8),
+    let match = source.firstMatch(of: /(\w+)=class t\{static findGroup\(/)
+{
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-compare-hlsjs").path
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try (source + "\nexport{\(match.1) as M3U8Parser};\n").write(
+        toFile: directory + "/parser.mjs", atomically: true, encoding: .utf8)
+    let runner = """
+        globalThis.self = globalThis;
+        const { M3U8Parser } = await import('./parser.mjs');
+        const { readFileSync } = await import('node:fs');
+        const text = readFileSync(process.argv[2], 'utf8');
+        const times = [];
+        for (let i = 0; i < 7; i++) {
+          const start = performance.now();
+          const details = M3U8Parser.parseLevelPlaylist(text, 'http://example.com/p.m3u8', 0, 'main', 0, null);
+          times.push(performance.now() - start);
+          if (details.fragments.length !== Number(process.argv[3])) process.exit(1);
+        }
+        times.sort((a, b) => a - b);
+        console.log(times[3]);
+        """
+    try runner.write(toFile: directory + "/run.mjs", atomically: true, encoding: .utf8)
+    hlsjsMilliseconds = run(["node", directory + "/run.mjs", path, String(segments)])
+        .flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+}
+
 let parse = median(parseTimes)
 let write = median(writeTimes)
 print("file: \(segments) segments, \(bytes.count) bytes")
@@ -74,3 +133,17 @@ print(
     String(
         format: "memory held by the parsed playlist: %.1f MB = %.2f× the file size", Double(memory) / 1e6,
         Double(memory) / Double(bytes.count)))
+if let hlsjsMilliseconds {
+    print(String(format: "hls.js 1.6.15 parseLevelPlaylist (Node): %.1f ms (median of 7)", hlsjsMilliseconds))
+    print(String(format: "parse ratio: %.1f× faster than hls.js's parser", hlsjsMilliseconds / parse))
+}
+if let hlsi = ProcessInfo.processInfo.environment["HLSI"],
+    let inspect = wallTime([hlsi, "inspect", path], count: 5),
+    let load = wallTime(["python3", "-c", "import sys, m3u8; m3u8.load(sys.argv[1])", path], count: 3)
+{
+    print(
+        String(
+            format: "whole process: hlsi inspect %.0f ms (median of 5), python3 + m3u8.load %.0f ms (median of 3)",
+            inspect, load))
+    print(String(format: "whole-process ratio: %.1f×", load / inspect))
+}
