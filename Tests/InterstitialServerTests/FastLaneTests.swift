@@ -172,7 +172,7 @@ struct FastLaneTests {
             base: "/")
         configuration.adminToken = Harness.token
         configuration.port = 0
-        try await Harness.withServer(configuration) { client in
+        try await Harness.withServer(configuration, store: try SQLiteStore(path: nil)) { client in
             let port = try #require(client.port)
             try await Connection.with(port: port) { connection in
                 // The first takes the full path, which streams the file; the second is sent by the guard.
@@ -409,6 +409,41 @@ struct FastLaneTests {
         #expect(try Self.passed(channel).isEmpty)
         try channel.writeInbound(ByteBuffer(bytes: other[20...]))
         #expect(try Self.passed(channel) == String(decoding: other, as: UTF8.self))
+    }
+
+    @Test("On the event loop's clock: a client not reading its answer is not idle; an idle connection is closed")
+    func guardIdle() throws {
+        let (channel, requestGuard) = try Self.channel()
+        defer { _ = try? channel.finish() }
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        requestGuard.trackerAdded()
+        try channel.writeInbound(ByteBuffer(string: Self.get("/kept")))
+        #expect(try Self.answered(channel).hasSuffix("hello"))
+        // The answer waits for a client that does not read: not idle, however long.
+        channel.isWritable = false
+        channel.embeddedEventLoop.advanceTime(by: .seconds(200))
+        #expect(channel.isActive)
+        channel.isWritable = true
+        channel.embeddedEventLoop.advanceTime(by: .seconds(30))
+        #expect(channel.isActive, "idle for less than the idle timeout since the timer last looked")
+        channel.embeddedEventLoop.advanceTime(by: .seconds(61))
+        // Idle: the input is closed for the handlers behind, and the connection closed in time.
+        channel.embeddedEventLoop.advanceTime(by: .seconds(11))
+        #expect(!channel.isActive)
+    }
+
+    @Test("A head sent across reads slower than the header timeout gets 408, on the event loop's clock")
+    func guardSlowHead() throws {
+        let (channel, _) = try Self.channel()
+        defer { _ = try? channel.finish() }
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try channel.writeInbound(ByteBuffer(string: "GET /kept HTTP/1.1\r\n"))
+        channel.embeddedEventLoop.advanceTime(by: .seconds(9))
+        try channel.writeInbound(ByteBuffer(string: "Host: x\r\n"))
+        #expect(try Self.answered(channel).isEmpty)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(2))
+        channel.close(promise: nil)
+        #expect(try Self.answered(channel).hasPrefix("HTTP/1.1 408 Request Timeout"))
     }
 
     @Test("HTTP dates are IMF-fixdate")

@@ -72,10 +72,15 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var headStarted: NIODeadline?
     /// Requests passed on to the handlers behind whose answers have not ended.
     private var inFlight = 0
+    /// Files the fast lane is still sending.
+    private var sending = 0
     /// Whether the HTTP/1 pipeline behind is in place (the first request chose no upgrade).
     private var pipelineReady = false
     /// When the connection last began, or last finished a request or an answer.
-    private var lastActivity = NIODeadline.now()
+    private var lastActivity = NIODeadline.uptimeNanoseconds(0)
+    /// The connection's event loop, whose clock the timeouts follow.
+    private var eventLoop: (any EventLoop)?
+    private var now: NIODeadline { eventLoop?.now ?? .now() }
     private var timer: Scheduled<Void>?
     private var timerDeadline: NIODeadline?
     /// The `Date` field of fast answers, made once a second.
@@ -92,6 +97,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Events
 
     func handlerAdded(context: ChannelHandlerContext) {
+        eventLoop = context.eventLoop
         if context.channel.isActive { becameActive(context) }
     }
 
@@ -129,7 +135,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// An answer from the handlers behind has ended.
     func answerEnded() {
         inFlight = max(0, inFlight - 1)
-        lastActivity = .now()
+        lastActivity = now
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -247,7 +253,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 return false
             }
             reader.headStart = reader.cursor
-            headStarted = .now()
+            headStarted = now
         }
         // The bytes up to and including the next LF, no more than the limits could take.
         let room = limits.requestLineBytes + limits.headerBytes + 2 - head.count
@@ -273,7 +279,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             defer {
                 head.removeAll(keepingCapacity: true)
                 headStarted = nil
-                lastActivity = .now()
+                lastActivity = now
             }
             if let answer = fastAnswer(context), let body = FastLane.data(answer.body) {
                 // Answered here: the head goes no further.
@@ -445,9 +451,15 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if body.data.readableBytes > 0 { context.write(wrapOutboundOut(body.data), promise: nil) }
             return
         }
-        // The file is closed once written (or once the write failed).
+        // The file is closed once written (or once the write failed); until then the connection
+        // is not idle, however long a slow client takes.
         let written = context.eventLoop.makePromise(of: Void.self)
-        written.futureResult.whenComplete { _ in try? handle.close() }
+        sending += 1
+        written.futureResult.assumeIsolated().whenComplete { [self] _ in
+            sending -= 1
+            lastActivity = now
+            try? handle.close()
+        }
         context.write(wrapOutboundOut(body.data), promise: written)
     }
 
@@ -521,7 +533,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Time
 
     private func becameActive(_ context: ChannelHandlerContext) {
-        lastActivity = .now()
+        lastActivity = now
         arm(context, at: lastActivity + limits.idleTimeout)
     }
 
@@ -552,7 +564,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .passthrough, .refused: return
         default: break
         }
-        let now = NIODeadline.now()
+        let now = self.now
         if let headStarted {
             guard now >= headStarted + limits.headerTimeout else {
                 arm(context, at: headStarted + limits.headerTimeout)
@@ -565,8 +577,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 context: context)
             return
         }
-        guard case .head = phase, inFlight == 0 else {
-            // A body is being read, or an answer written: not idle.
+        guard case .head = phase, inFlight == 0, sending == 0, context.channel.isWritable else {
+            // A body is being read, or an answer written (or waiting for the client to read it): not idle.
             arm(context, at: now + limits.idleTimeout)
             return
         }
