@@ -446,6 +446,46 @@ struct FastLaneTests {
         #expect(try Self.answered(channel).hasPrefix("HTTP/1.1 408 Request Timeout"))
     }
 
+    @Test(
+        "Whatever the reads, the guard passes on every request it does not answer, byte for byte, and answers the rest",
+        arguments: 0..<40)
+    func guardAnyReads(seed: UInt64) throws {
+        var random = SeededGenerator(state: seed)
+        let session = #"{"url":"http://x/main.m3u8","location":{"primary":1}}"#
+        let kinds = [
+            Self.get("/kept"),
+            Self.get("/kept", "Accept: */*\r\nX-Long: " + String(repeating: "a", count: 300) + "\r\n"),
+            Self.get("/other"), Self.get("/kept", "If-None-Match: \"x\"\r\n"),
+            "POST /handoff/a HTTP/1.1\r\nContent-Length: \(session.utf8.count)\r\n\r\n" + session,
+            "POST /handoff/b HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + String(session.utf8.count, radix: 16) + "\r\n" + session + "\r\n0\r\n\r\n",
+        ]
+        // Kept requests first, then any, some after a blank line. The kept ones before the first
+        // request passed on are answered here; from that request on, every later one waits behind
+        // it and passes on too.
+        var requests: [String] = []
+        for _ in 0..<Int.random(in: 0...4, using: &random) {
+            requests.append(kinds[Int.random(in: 0...1, using: &random)])
+        }
+        for _ in 0..<Int.random(in: 0...5, using: &random) { requests.append(kinds.randomElement(using: &random)!) }
+        let blank = requests.map { _ in Bool.random(using: &random) }
+        let answeredCount = requests.firstIndex { !kinds[0...1].contains($0) } ?? requests.count
+        let bytes = Array(zip(requests, blank).map { ($1 ? "\r\n" : "") + $0 }.joined().utf8)
+        let (channel, requestGuard) = try Self.channel()
+        defer { _ = try? channel.finish() }
+        requestGuard.trackerAdded()
+        var index = 0
+        while index < bytes.count {
+            let count = min(bytes.count - index, Int.random(in: 1...80, using: &random))
+            try channel.writeInbound(ByteBuffer(bytes: bytes[index..<(index + count)]))
+            index += count
+        }
+        // Blank lines before a request line are dropped; the rest passes on as it came.
+        #expect(try Self.passed(channel) == requests.dropFirst(answeredCount).joined(), "seed \(seed)")
+        let answers = try Self.answered(channel).components(separatedBy: "HTTP/1.1 200 OK").count - 1
+        #expect(answers == answeredCount, "seed \(seed)")
+    }
+
     @Test("HTTP dates are IMF-fixdate")
     func httpDate() {
         #expect(FastLane.httpDate(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
