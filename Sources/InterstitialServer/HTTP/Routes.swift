@@ -23,8 +23,9 @@ struct Routes {
         files = FileResponder(logger: library.logger)
     }
 
-    /// The answers to content requests that are in memory, for the ``RequestGuard`` to give on the
-    /// connection's event loop: what the `/**` route below answers them, fields and body.
+    /// The answers to content requests that take no waiting (``ContentLibrary/kept(_:query:)``), for
+    /// the ``RequestGuard`` to give on the connection's event loop: what the `/**` route below
+    /// answers them, fields and body. `hlsi_fast_answers_total` counts the answers found.
     func fastLane(serverName: String) -> FastLane {
         let library = library
         let files = files
