@@ -464,7 +464,7 @@ final class ContentLibrary: Sendable {
         let publicBase = base ?? publicBase
         var planner = BreakPlanner(
             target: target, state: state, assetListURI: content.path + "/asset-list.json",
-            adURI: { ad in ad.uri.contains("://") ? ad.uri : publicBase + ad.uri })
+            adURI: { ad in ad.absoluteURI(publicBase: publicBase) })
         if target.kind == .vod, let settings = AdServerSettings.of(target, configuration: configuration, state: state),
             let plan = vmapPlans.plan(content: content.id, settings: settings)
         {

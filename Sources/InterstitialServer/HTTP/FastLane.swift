@@ -11,7 +11,7 @@ import NIOCore
 /// percent escapes or fields that change the answer (`Range`, `If-*`, `Connection`, `Expect`,
 /// `Upgrade`), on a connection with no earlier request still being answered. The answer is the
 /// full path's `200` byte for byte but for `Date`: the same fields (made by the same functions:
-/// ``ContentLibrary/kept(_:query:)``, ``FileResponder/kept(path:contentType:cacheControl:)``,
+/// ``ContentLibrary/kept(_:query:)``, ``FileResponder/fastAnswer(path:contentType:cacheControl:)``,
 /// ``HTTPSemanticsMiddleware/addPublicFields(to:)``) and the same body. Anything else, and any
 /// request it has no answer for, takes the full path.
 struct FastLane: Sendable {
@@ -29,6 +29,8 @@ struct FastLane: Sendable {
 
     /// The `Server` field of every answer.
     let serverName: String
+    /// Told of each answer written (the server counts them).
+    var answered: @Sendable () -> Void = {}
     /// The answer for a request target (an absolute path and its query, without percent escapes),
     /// or nil for the full path.
     let answer: @Sendable (_ target: String) -> Answer?

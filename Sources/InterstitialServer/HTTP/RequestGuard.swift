@@ -446,6 +446,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let second = Int(Date().timeIntervalSince1970)
         if second != date.second { date = (second, FastLane.httpDate(second)) }
         let head = fastLane.head(answer, date: date.text, allocator: context.channel.allocator)
+        fastLane.answered()
         context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
         guard let handle = body.handle else {
             if body.data.readableBytes > 0 { context.write(wrapOutboundOut(body.data), promise: nil) }

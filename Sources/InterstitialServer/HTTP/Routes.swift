@@ -25,12 +25,12 @@ struct Routes {
 
     /// The answers to content requests that take no waiting (``ContentLibrary/kept(_:query:)``), for
     /// the ``RequestGuard`` to give on the connection's event loop: what the `/**` route below
-    /// answers them, fields and body. `hlsi_fast_answers_total` counts the answers found.
+    /// answers them, fields and body; `hlsi_fast_answers_total` counts those written.
     func fastLane(serverName: String) -> FastLane {
         let library = library
         let files = files
         let metrics = metrics
-        return FastLane(serverName: serverName) { target in
+        return FastLane(serverName: serverName, answered: { metrics.fastAnswered() }) { target in
             let uri = URI(target)
             guard let mounted = library.mounted(uri.path),
                 let response = library.kept(mounted, query: uri.queryDictionary)
@@ -56,7 +56,6 @@ struct Routes {
                 return nil
             }
             HTTPSemanticsMiddleware<ServerRequestContext>.addPublicFields(to: &answer.fields)
-            metrics.fastAnswered()
             return answer
         }
     }

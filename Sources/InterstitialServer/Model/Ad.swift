@@ -16,6 +16,12 @@ public struct Ad: Hashable, Sendable {
         self.uri = uri
         self.duration = duration
     }
+
+    /// The URI players are given: ``uri`` itself when absolute, else under `publicBase` (the
+    /// server's public `scheme://host[:port]`).
+    public func absoluteURI(publicBase: String) -> String {
+        uri.contains("://") ? uri : publicBase + uri
+    }
 }
 
 extension Ad {

@@ -177,8 +177,7 @@ struct AssetListService: Sendable {
                 skipControl: key.skipControl,
                 url: { ad in
                     if let url = urls[ad.uri] { return url }
-                    let url = InsertionRequest.addingInterstitialID(
-                        id, to: ad.uri.contains("://") ? ad.uri : publicBase + ad.uri)
+                    let url = InsertionRequest.addingInterstitialID(id, to: ad.absoluteURI(publicBase: publicBase))
                     urls[ad.uri] = url
                     return url
                 })
