@@ -136,7 +136,7 @@ public final class PlaylistLoader: Sendable {
                 "not a playlist\(type): it must start with #EXTM3U, but starts with \"\(preview)\"",
                 position: SourceLocation(file: location, line: 1, column: 1))
         }
-        if String(validating: bytes, as: UTF8.self) == nil {
+        if !Self.isASCII(bytes), String(validating: bytes, as: UTF8.self) == nil {
             // The parser locates the first bad byte.
             let diagnostics = PlaylistParser.parse(bytes, options: ParseOptions(file: location)).diagnostics
             let located = diagnostics.first { $0.rule == Rule.playlistEncoding.id && $0.message.contains("UTF-8") }?
@@ -147,20 +147,41 @@ public final class PlaylistLoader: Sendable {
         }
     }
 
+    /// Whether every byte is ASCII (so the bytes are valid UTF-8), eight bytes at a time: most
+    /// playlists are, and then no string need be made to validate them.
+    private static func isASCII(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var index = 0
+            var high: UInt64 = 0
+            while index + 8 <= raw.count {
+                high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                index += 8
+            }
+            while index < raw.count {
+                high |= UInt64(raw[index])
+                index += 1
+            }
+            return high & 0x8080_8080_8080_8080 == 0
+        }
+    }
+
     private func loadFile(_ path: String, location: String) throws -> Resource {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw LoadError(.fileUnreadable, location: location, "no such file")
+        let bytes: [UInt8]
+        do {
+            bytes = try BoundedFileReader.read(path, limit: configuration.maximumBodySize)
+        } catch {
+            switch error {
+            case .missing: throw LoadError(.fileUnreadable, location: location, "no such file")
+            case .directory: throw LoadError(.fileUnreadable, location: location, "is a directory")
+            case .unreadable(let code):
+                throw LoadError(
+                    .fileUnreadable, location: location, "the file cannot be read (\(String(cString: strerror(code))))")
+            case .tooLarge:
+                throw LoadError(
+                    .tooLarge, location: location, "the file is larger than \(configuration.maximumBodySize) bytes")
+            }
         }
-        guard !isDirectory.boolValue else { throw LoadError(.fileUnreadable, location: location, "is a directory") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw LoadError(.fileUnreadable, location: location, "the file cannot be read")
-        }
-        guard data.count <= configuration.maximumBodySize else {
-            throw LoadError(
-                .tooLarge, location: location, "the file is larger than \(configuration.maximumBodySize) bytes")
-        }
-        return Resource(location: location, finalLocation: path, bytes: [UInt8](data), contentType: nil)
+        return Resource(location: location, finalLocation: path, bytes: bytes, contentType: nil)
     }
 
     private func loadHTTP(_ location: String) async throws -> Resource {

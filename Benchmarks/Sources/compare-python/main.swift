@@ -8,6 +8,23 @@
 import Foundation
 import HLSPlaylist
 
+func residentBytes() -> Int {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = statm.split(separator: " ")
+    return (fields.count > 1 ? Int(fields[1]) ?? 0 : 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+// `compare-python --memory FILE`: the memory one parse of FILE holds, measured in a process that
+// has parsed nothing before (in the main run, memory freed by earlier parses would be reused).
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--memory" {
+    let bytes = Array(FileManager.default.contents(atPath: CommandLine.arguments[2]) ?? Data())
+    let before = residentBytes()
+    let held = PlaylistParser.parse(bytes)
+    print(residentBytes() - before)
+    withExtendedLifetime(held) {}
+    exit(0)
+}
+
 let segments = Int(CommandLine.arguments.dropFirst().first ?? "100000") ?? 100_000
 let text = SyntheticPlaylist.vod(segments: segments, interstitialEvery: 100)
 let bytes = Array(text.utf8)
@@ -15,12 +32,6 @@ let path = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-c
 try text.write(toFile: path, atomically: true, encoding: .utf8)
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-
-func residentBytes() -> Int {
-    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let fields = statm.split(separator: " ")
-    return (fields.count > 1 ? Int(fields[1]) ?? 0 : 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
 
 var parseTimes: [Double] = []
 var writeTimes: [Double] = []
@@ -36,10 +47,6 @@ for _ in 0..<15 {
     writeTimes.append(
         Double((end - parsed).components.attoseconds) / 1e15 + Double((end - parsed).components.seconds) * 1000)
 }
-let before = residentBytes()
-let held = PlaylistParser.parse(bytes)
-let memory = residentBytes() - before
-withExtendedLifetime(held) {}
 
 let script = """
     import sys, time, m3u8
@@ -78,12 +85,25 @@ func run(_ arguments: [String]) -> String? {
     return process.terminationStatus == 0 ? output : nil
 }
 
-/// The median wall time of `count` runs of a whole process, in milliseconds.
+/// The median wall time of `count` runs of a whole process, in milliseconds: started with
+/// `posix_spawnp`, its output sent to /dev/null, and waited for with `waitpid` (Foundation's
+/// `Process` adds about 50 ms of polling to every run, which would hide the difference); nil when
+/// it fails.
 func wallTime(_ arguments: [String], count: Int) -> Double? {
     var times: [Double] = []
     for _ in 0..<count {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
         let start = ContinuousClock.now
-        guard run(arguments) != nil else { return nil }
+        guard posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ) == 0 else { return nil }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, 0) == pid, status == 0 else { return nil }
         let elapsed = ContinuousClock.now - start
         times.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
     }
@@ -121,17 +141,25 @@ if let module = ProcessInfo.processInfo.environment["HLSJS"],
         .flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
 }
 
+let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+let memory =
+    run([executable, "--memory", path]).flatMap {
+        Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    } ?? 0
 let parse = median(parseTimes)
 let write = median(writeTimes)
 print("file: \(segments) segments, \(bytes.count) bytes")
-print(String(format: "HLSPlaylist parse: %.1f ms (median of 15)", parse))
+print(
+    String(
+        format: "HLSPlaylist parse: %.1f ms (median of 15), %.0f MB/s", parse, Double(bytes.count) / parse / 1000))
 print(String(format: "HLSPlaylist write: %.1f ms (median of 15)", write))
 print(String(format: "Python m3u8 6.0.0 loads: %.1f ms (median of 5)", pythonMilliseconds))
 print(String(format: "parse ratio: %.1f× faster than m3u8.loads", pythonMilliseconds / parse))
 print(String(format: "write/parse: write is %.1f× faster than parse", parse / write))
 print(
     String(
-        format: "memory held by the parsed playlist: %.1f MB = %.2f× the file size", Double(memory) / 1e6,
+        format: "memory held by the parsed playlist (a fresh process): %.1f MB = %.2f× the file size",
+        Double(memory) / 1e6,
         Double(memory) / Double(bytes.count)))
 if let hlsjsMilliseconds {
     print(String(format: "hls.js 1.6.15 parseLevelPlaylist (Node): %.1f ms (median of 7)", hlsjsMilliseconds))

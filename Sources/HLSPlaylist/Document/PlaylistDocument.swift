@@ -5,14 +5,14 @@
 /// with the document's line terminator.
 public struct PlaylistDocument: Sendable {
     /// The lines in order.
-    public var lines: [Line]
+    public var lines: PlaylistLines
     /// Where the text came from (a path or URL), used in diagnostics.
     public var file: String
     /// The original bytes the verbatim lines refer to.
     package let source: [UInt8]
 
     /// A document parsed from `source` into `lines`.
-    package init(lines: [Line], file: String, source: [UInt8]) {
+    package init(lines: PlaylistLines, file: String, source: [UInt8]) {
         self.lines = lines
         self.file = file
         self.source = source
@@ -20,14 +20,14 @@ public struct PlaylistDocument: Sendable {
 
     /// An empty document to build by hand.
     public init(file: String = "<memory>") {
-        self.lines = []
+        self.lines = PlaylistLines()
         self.file = file
         self.source = []
     }
 
     /// The terminator new lines get: the first line's, or LF.
     public var preferredTerminator: LineTerminator {
-        for line in lines where line.terminator != .none { return line.terminator }
+        for index in lines.indices where lines.terminator(at: index) != .none { return lines.terminator(at: index) }
         return .lf
     }
 
@@ -41,7 +41,7 @@ public struct PlaylistDocument: Sendable {
     public mutating func insert(_ content: LineContent, at index: Int) throws(AttributeSyntaxError) {
         try content.checkWritable()
         let terminator = preferredTerminator
-        if index == lines.count, let last = lines.indices.last, lines[last].terminator == .none {
+        if index == lines.count, let last = lines.indices.last, lines.terminator(at: last) == .none {
             lines[last].terminator = terminator
             lines.append(Line(content, terminator: .none))
         } else {
@@ -56,39 +56,20 @@ public struct PlaylistDocument: Sendable {
 
     /// The text of line `index` (0-based) as it will be written, without terminator.
     public func text(ofLine index: Int) -> String {
-        let line = lines[index]
-        if let range = line.sourceRange { return String(decoding: source[range], as: UTF8.self) }
-        return line.content.text
+        String(decoding: lineBytes(index), as: UTF8.self)
     }
 
     /// The bytes of line `index` (0-based) as it will be written, without terminator; O(1) for
     /// unchanged lines.
     package func lineBytes(_ index: Int) -> ArraySlice<UInt8> {
-        let line = lines[index]
-        if let range = line.sourceRange { return source[range] }
-        return ArraySlice(line.content.text.utf8)
+        lines.bytes(at: index, documentSource: source)
     }
 
     /// The bytes of the document.
     public func write() -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(source.count + 256)
-        source.withUnsafeBufferPointer { sourceBytes in
-            for line in lines {
-                if let range = line.sourceRange {
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: sourceBytes[range]))
-                } else {
-                    output.append(contentsOf: line.content.text.utf8)
-                }
-                switch line.terminator {
-                case .lf: output.append(0x0A)
-                case .crlf:
-                    output.append(0x0D)
-                    output.append(0x0A)
-                case .none: break
-                }
-            }
-        }
+        lines.write(into: &output, documentSource: source)
         return output
     }
 

@@ -25,7 +25,7 @@ public struct MediaPlaylist: Hashable, Sendable, Codable {
     /// EXT-X-SKIP.
     public var skip: Skip?
     /// The media segments in order.
-    public var segments: [MediaSegment]
+    public var segments: MediaSegments
     /// EXT-X-PART tags after the last segment (of the segment being produced).
     public var trailingParts: [PartialSegment]
     /// EXT-X-PRELOAD-HINT tags.
@@ -40,15 +40,19 @@ public struct MediaPlaylist: Hashable, Sendable, Codable {
     public var unknownTags: [UnknownTag]
 
     /// The sum of the segment durations (exact).
-    public var duration: MediaTime { segments.last.map(\.endTime) ?? .zero }
+    public var duration: MediaTime {
+        guard let last = segments.indices.last else { return .zero }
+        return segments.startTime(at: last) + segments.duration(at: last)
+    }
 
     /// Whether the playlist may still change (no EXT-X-ENDLIST).
     public var isLive: Bool { !hasEndList }
 
     /// The first and last segment dates (the last segment's end), if the playlist has dates.
     public var dateRange: ClosedRange<DateTime>? {
-        guard let first = segments.first?.date, let last = segments.last, let lastDate = last.date else { return nil }
-        return first...max(first, lastDate + last.duration)
+        guard let last = segments.indices.last, let first = segments.date(at: 0), let lastDate = segments.date(at: last)
+        else { return nil }
+        return first...max(first, lastDate + segments.duration(at: last))
     }
 }
 

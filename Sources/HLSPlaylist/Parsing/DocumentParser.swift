@@ -11,15 +11,18 @@
 struct DocumentParser {
     private let file: String
     private var collector: DiagnosticCollector
-    /// The kind of playlist and the URI lines, learned while reading.
-    private(set) var survey = DocumentSurvey()
+    /// Whether diagnostics are dropped (when a parsed line is read again).
+    private let silent: Bool
+    /// Where the text of the last line classified is, without the blanks around it.
+    private(set) var contentRange = 0..<0
 
     /// The diagnostics, at most ``Diagnostic/maximumPerLine`` per line plus a summary of the rest.
     var diagnostics: [Diagnostic] { collector.finished() }
 
-    init(file: String) {
+    init(file: String, silent: Bool = false) {
         self.file = file
         self.collector = DiagnosticCollector(file: file)
+        self.silent = silent
     }
 
     private static let space = UInt8(ascii: " ")
@@ -30,9 +33,10 @@ struct DocumentParser {
     private static let equals = UInt8(ascii: "=")
     private static let quote = UInt8(ascii: "\"")
 
-    mutating func parse(_ source: [UInt8]) -> PlaylistDocument {
-        var lines: [Line] = []
-        lines.reserveCapacity(source.count / 24)
+    /// Reads `source` line by line into the interpreter's document, and hands each line's content
+    /// to the interpreter.
+    mutating func parse(_ source: [UInt8], into interpreter: inout PlaylistInterpreter) {
+        var startsWithHeader = false
         source.withUnsafeBufferPointer { buffer in
             let count = buffer.count
             var start = 0
@@ -65,20 +69,88 @@ struct DocumentParser {
                 }
                 let special = Self.containsSpecialBytes(buffer, start, end)
                 if special { checkEncoding(buffer, start + byteOrderMark, end, lineIndex) }
-                let content = classify(buffer, start + byteOrderMark, end, lineIndex)
+                if !special, byteOrderMark == 0, let timing = Self.plainTiming(buffer, start, end) {
+                    // EXTINF or EXT-X-PROGRAM-DATE-TIME as the general path would read it, with
+                    // nothing to report: no tag value is made.
+                    interpreter.document.lines.appendParsed(
+                        start..<end, terminator: terminator, content: Self.content(buffer, start, end))
+                    interpreter.consumeTiming(timing, buffer, line: lineIndex)
+                } else if let content = classifyUnlessURI(buffer, start + byteOrderMark, end, lineIndex) {
+                    if lineIndex == 0 { startsWithHeader = content.tag?.name.known == .extm3u }
+                    interpreter.document.lines.appendParsed(start..<end, terminator: terminator, content: content)
+                    interpreter.consume(content, line: lineIndex, uriRange: nil)
+                } else {
+                    let range = contentRange
+                    interpreter.document.lines.appendParsed(
+                        start..<end, terminator: terminator,
+                        content: .uri(String(decoding: UnsafeBufferPointer(rebasing: buffer[range]), as: UTF8.self)))
+                    interpreter.consumeURI(buffer, range, line: lineIndex)
+                }
                 byteOrderMark = 0
-                lines.append(Line(content: content, terminator: terminator, sourceRange: start..<end))
                 start = index + 1
                 lineIndex += 1
             }
         }
-        if let first = lines.first, first.content.tag?.name == .extm3u {
-            // fine
-        } else {
+        if !startsWithHeader {
             report(
                 .playlistHeader, line: 0, column: 1, "the first line must be #EXTM3U; \(Rule.playlistHeader.reference)")
         }
-        return PlaylistDocument(lines: lines, file: file, source: source)
+    }
+
+    /// The content of a line the parser has read before (its diagnostics were reported then).
+    static func content(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> LineContent {
+        var parser = DocumentParser(file: "", silent: true)
+        return parser.classify(buffer, start, end, 0)
+    }
+
+    /// The value of a segment's EXTINF or EXT-X-PROGRAM-DATE-TIME line.
+    enum Timing {
+        /// EXTINF: the duration, and where the title is (empty when there is none).
+        case duration(MediaTime, title: Range<Int>)
+        /// EXT-X-PROGRAM-DATE-TIME.
+        case programDateTime(DateTime)
+    }
+
+    private static let extinfPrefix = Array("#EXTINF:".utf8)
+    private static let programDateTimePrefix = Array("#EXT-X-PROGRAM-DATE-TIME:".utf8)
+
+    /// The timing a plain EXTINF or EXT-X-PROGRAM-DATE-TIME line `[start, end)` gives: one without
+    /// blanks around it whose value ``classify(_:_:_:_:)`` would read without a diagnostic (a
+    /// duration and a comma; a date with a zone and milliseconds). Nil for any other line.
+    @inline(__always)
+    static func plainTiming(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Timing? {
+        let length = end - start
+        guard length > 8, buffer[start + 4] == UInt8(ascii: "I") || buffer[start + 4] == UInt8(ascii: "-"),
+            buffer[end - 1] != space, buffer[end - 1] != tab
+        else { return nil }
+        let base = buffer.baseAddress! + start
+        if memcmp(base, extinfPrefix, 8) == 0 {
+            let value = UnsafeBufferPointer(rebasing: buffer[(start + 8)..<end])
+            guard case (let duration?, let comma?) = extinfValue(value) else { return nil }
+            return .duration(duration, title: (start + 8 + comma + 1)..<end)
+        }
+        if length > 25, memcmp(base, programDateTimePrefix, 25) == 0,
+            let date = DateTime.parse(UnsafeBufferPointer(rebasing: buffer[(start + 25)..<end])), isPrecise(date)
+        {
+            return .programDateTime(date)
+        }
+        return nil
+    }
+
+    /// An EXTINF value, `<duration>,[<title>]`: the duration (nil when it is not a
+    /// decimal-floating-point), and where the comma is (nil when there is none).
+    @inline(__always)
+    private static func extinfValue(_ bytes: UnsafeBufferPointer<UInt8>) -> (MediaTime?, comma: Int?) {
+        guard let base = bytes.baseAddress else { return (nil, nil) }
+        let comma = find(Self.comma, base, 0, bytes.count)
+        let duration = MediaTime.parse(UnsafeBufferPointer(rebasing: bytes[0..<comma]), allowSign: false)
+        return (duration, comma < bytes.count ? comma : nil)
+    }
+
+    /// Whether a program date-time has a time zone and millisecond precision (§4.4.4.6's format).
+    @inline(__always)
+    private static func isPrecise(_ date: DateTime) -> Bool {
+        date.utcOffsetSeconds != nil && date.fractionDigits >= 3
     }
 
     /// Whether `[start, end)` has a byte outside printable ASCII (a control character or UTF-8
@@ -118,6 +190,7 @@ struct DocumentParser {
     }
 
     private mutating func report(_ rule: Rule, line: Int, column: Int, _ message: @autoclosure () -> String) {
+        if silent { return }
         let file = file
         collector.add(line: line + 1, severity: rule.severity) {
             rule.diagnostic(at: SourceLocation(file: file, line: line + 1, column: column), message())
@@ -179,23 +252,32 @@ struct DocumentParser {
         }
     }
 
-    private mutating func classify(
+    /// The content of the line `[lineStart, lineEnd)` (0-based `line`), read by its tag's
+    /// definition; sets ``contentRange``.
+    mutating func classify(
         _ buffer: UnsafeBufferPointer<UInt8>, _ lineStart: Int, _ lineEnd: Int, _ line: Int
     ) -> LineContent {
+        classifyUnlessURI(buffer, lineStart, lineEnd, line)
+            ?? .uri(String(decoding: UnsafeBufferPointer(rebasing: buffer[contentRange]), as: UTF8.self))
+    }
+
+    /// ``classify(_:_:_:_:)``, but nil for a URI line (its text is at ``contentRange``), so that
+    /// no string need be made for it.
+    mutating func classifyUnlessURI(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ lineStart: Int, _ lineEnd: Int, _ line: Int
+    ) -> LineContent? {
         var start = lineStart
         var end = lineEnd
         while start < end, buffer[start] == Self.space || buffer[start] == Self.tab { start += 1 }
         while end > start, buffer[end - 1] == Self.space || buffer[end - 1] == Self.tab { end -= 1 }
+        contentRange = start..<end
         if start == end { return .blank }
         if start != lineStart || end != lineEnd {
             report(
                 .whitespace, line: line, column: start != lineStart ? 1 : end - lineStart + 1,
                 "leading or trailing whitespace is ignored")
         }
-        if buffer[start] != Self.hash {
-            survey.noteURI()
-            return .uri(String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self))
-        }
+        if buffer[start] != Self.hash { return nil }
         let isTag =
             end - start >= 4 && buffer[start + 1] == UInt8(ascii: "E") && buffer[start + 2] == UInt8(ascii: "X")
             && buffer[start + 3] == UInt8(ascii: "T")
@@ -214,7 +296,6 @@ struct DocumentParser {
             if space < nameEnd,
                 let definition = TagDefinition.lookup(UnsafeBufferPointer(rebasing: buffer[(start + 1)..<space]))
             {
-                survey.noteTag(definition.known, line: line)
                 report(
                     .tagValue, line: line, column: space - lineStart + 1,
                     "unexpected text after #\(definition.name); the value follows a colon")
@@ -231,7 +312,6 @@ struct DocumentParser {
             let name = TagName(rawValue: String(decoding: nameBytes, as: UTF8.self))
             return .tag(Tag(name, hasValue ? .text(String(decoding: valueBytes, as: UTF8.self)) : .none))
         }
-        survey.noteTag(definition.known, line: line)
         return .tag(
             Tag(definition.name, parseValue(definition, valueBytes, hasValue: hasValue, line: line, column: column)))
     }
@@ -254,17 +334,15 @@ struct DocumentParser {
             }
             return .integer(value)
         case .extinf:
-            var comma = 0
-            while comma < bytes.count, bytes[comma] != Self.comma { comma += 1 }
-            guard let duration = MediaTime.parse(UnsafeBufferPointer(rebasing: bytes[0..<comma]), allowSign: false)
-            else {
+            let (duration, comma) = Self.extinfValue(bytes)
+            guard let duration else {
                 return malformed(
-                    "#EXTINF needs a decimal-floating-point duration, found '\(String(decoding: bytes[0..<comma], as: UTF8.self))'"
+                    "#EXTINF needs a decimal-floating-point duration, found '\(String(decoding: bytes[0..<(comma ?? bytes.count)], as: UTF8.self))'"
                 )
             }
-            if comma == bytes.count {
+            guard let comma else {
                 report(
-                    .tagValue, line: line, column: column + comma,
+                    .tagValue, line: line, column: column + bytes.count,
                     "#EXTINF:<duration>,[<title>] needs a comma after the duration")
                 return .extinf(duration: duration, title: "")
             }
@@ -281,7 +359,7 @@ struct DocumentParser {
                 return malformed(
                     "#\(name) needs an ISO-8601 date-time, found '\(String(decoding: bytes, as: UTF8.self))'")
             }
-            if date.utcOffsetSeconds == nil || date.fractionDigits < 3 {
+            if !Self.isPrecise(date) {
                 report(
                     .dateFormat, line: line, column: column,
                     "the date \(String(decoding: bytes, as: UTF8.self)) lacks a time zone or millisecond precision; \(Rule.dateFormat.quote)"

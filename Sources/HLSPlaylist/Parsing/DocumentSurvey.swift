@@ -1,8 +1,6 @@
-/// What a pass over a document's lines learns for interpreting it: which kind of playlist it
-/// is (§4.4: the first Media or Multivariant Playlist tag decides), the tags that belong to the
-/// other kind, and how many URI lines there are.
-///
-/// The parser fills it while reading the lines; a document edited in code is surveyed again.
+/// What the lines read so far say about the kind of playlist (§4.4: the first Media or
+/// Multivariant Playlist tag decides). The interpreter notes
+/// every line as it reads it, and learns which tags belong to the other kind.
 struct DocumentSurvey {
     /// A tag of the other kind of playlist.
     struct Misplaced {
@@ -17,43 +15,28 @@ struct DocumentSurvey {
     /// Whether the playlist is a Multivariant Playlist.
     private(set) var isMultivariant = false
     private var kindDecided = false
-    /// Tags of the other kind than the first deciding tag, in line order.
-    private(set) var misplaced: [Misplaced] = []
-    /// The number of URI lines.
-    private(set) var uriLines = 0
 
     /// An empty survey, to fill line by line.
     init() {}
 
-    /// The survey of a document's lines.
-    init(lines: [Line]) {
-        for index in lines.indices {
-            switch lines[index].content {
-            case .uri: noteURI()
-            case .tag(let tag): if let known = tag.name.known { noteTag(known, line: index) }
-            case .blank, .comment: continue
-            }
-        }
-    }
+    /// Whether a Media or Multivariant Playlist tag has decided the kind.
+    var isDecided: Bool { kindDecided }
 
-    /// Counts a URI line.
+    /// Notes a known tag at a 0-based line; returns it when it belongs to the other kind.
     @inline(__always)
-    mutating func noteURI() { uriLines += 1 }
-
-    /// Notes a known tag at a 0-based line.
-    @inline(__always)
-    mutating func noteTag(_ known: KnownTag, line: Int) {
+    mutating func noteTag(_ known: KnownTag, line: Int) -> Misplaced? {
         let multivariant: Bool
         switch TagDefinition.scope(of: known) {
         case .multivariant: multivariant = true
         case .mediaPlaylist, .mediaSegment, .mediaMetadata: multivariant = false
-        case .basic, .mediaOrMultivariant: return
+        case .basic, .mediaOrMultivariant: return nil
         }
         if !kindDecided {
             isMultivariant = multivariant
             kindDecided = true
         } else if multivariant != isMultivariant {
-            misplaced.append(Misplaced(line: line, tag: known, isMultivariant: multivariant))
+            return Misplaced(line: line, tag: known, isMultivariant: multivariant)
         }
+        return nil
     }
 }

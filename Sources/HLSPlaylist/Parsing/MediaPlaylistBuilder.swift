@@ -29,32 +29,70 @@ struct MediaPlaylistBuilder {
     private var dateRangeValues: [Int: [String: AttributeValue]] = [:]
     private var targetDurationLine = 0
     private var nextDate: DateTime?
+    /// The segments read so far, compact while the source is under 4 GiB (every offset and line
+    /// number fits a record); values otherwise.
+    private var compact: CompactSegments
+    private let keepsCompact: Bool
+    private var values: [MediaSegment] = []
+    private var segmentCount: Int { keepsCompact ? compact.records.count : values.count }
+    /// Whether a KEY, MAP or BITRATE tag changed what the next segment shares with the last.
+    private var contextChanged = true
 
+    /// A builder for the segments of `source`, about `segments` of them, kept compactly when the
+    /// source is shorter than `compactSourceLimit` (and than 4 GiB).
+    init(source: [UInt8], segments: Int, compactSourceLimit: Int = Int(UInt32.max)) {
+        compact = CompactSegments(source: source)
+        keepsCompact = source.count < min(compactSourceLimit, Int(UInt32.max))
+        // Room for the segments a source of this size likely has (untouched pages cost nothing),
+        // bounded so that a huge source does not reserve gigabytes up front.
+        if keepsCompact { compact.records.reserveCapacity(min(segments, 1 << 22)) }
+    }
+
+    /// A problem found on the hot path, for the interpreter to report (so that path needs no
+    /// access to the interpreter).
+    struct Problem {
+        var rule: Rule
+        var line: Int
+        var message: String
+    }
+
+    /// Whether the tag is read by ``addTiming(_:line:)``: the tags every segment has.
+    static func isTiming(_ known: KnownTag) -> Bool { known == .extinf || known == .programDateTime }
+
+    /// Reads EXTINF or EXT-X-PROGRAM-DATE-TIME, whose values were read in phase one.
+    mutating func addTiming(_ tag: Tag, line index: Int) -> Problem? {
+        switch tag.value {
+        case .extinf(let duration, let title): return addDuration(duration, title: title, line: index)
+        case .dateTime(let date): addProgramDateTime(date, line: index)
+        default: break
+        }
+        return nil
+    }
+
+    /// Reads EXTINF at line `index`.
+    mutating func addDuration(_ duration: MediaTime, title: String, line index: Int) -> Problem? {
+        var problem: Problem?
+        if pending.duration != nil {
+            problem = Problem(
+                rule: .segmentURI, line: index, message: "#EXTINF follows another #EXTINF without a URI line")
+        }
+        pending.duration = duration
+        pending.title = title.isEmpty ? nil : title
+        markPending(index)
+        return problem
+    }
+
+    /// Reads EXT-X-PROGRAM-DATE-TIME at line `index`.
+    mutating func addProgramDateTime(_ date: DateTime, line index: Int) {
+        pending.programDateTime = date
+        markPending(index)
+    }
+
+    /// Reads a Media Playlist or media segment tag other than those of ``addTiming(_:line:)``.
     mutating func addTag(
         _ tag: Tag, _ definition: TagDefinition, line index: Int, interpreter: inout PlaylistInterpreter
     ) {
         guard let known = tag.name.known else { return }
-        // The hot path: segment tags whose values were read in phase one.
-        switch known {
-        case .extinf:
-            if case .extinf(let duration, let title) = tag.value {
-                if pending.duration != nil {
-                    interpreter.report(.segmentURI, line: index, "#EXTINF follows another #EXTINF without a URI line")
-                }
-                pending.duration = duration
-                pending.title = title.isEmpty ? nil : title
-                markPending(index)
-            }
-            return
-        case .programDateTime:
-            if case .dateTime(let date) = tag.value {
-                pending.programDateTime = date
-                markPending(index)
-            }
-            return
-        default:
-            break
-        }
         guard let attributes = interpreter.checked(tag, definition, line: index) else { return }
         switch known {
         case .targetDuration:
@@ -64,8 +102,10 @@ struct MediaPlaylistBuilder {
             }
         case .mediaSequence:
             if case .integer(let value) = tag.value { playlist.mediaSequence = value }
+            contextChanged = true
         case .discontinuitySequence:
             if case .integer(let value) = tag.value { playlist.discontinuitySequence = value }
+            contextChanged = true
         case .endList:
             playlist.hasEndList = true
         case .playlistType:
@@ -100,6 +140,7 @@ struct MediaPlaylistBuilder {
             markPending(index)
         case .bitrate:
             if case .integer(let value) = tag.value { bitrate = value }
+            contextChanged = true
         case .key:
             let key = interpreter.key(attributes, line: index)
             if key.method == "NONE" {
@@ -108,11 +149,13 @@ struct MediaPlaylistBuilder {
                 keys.removeAll { ($0.keyFormat ?? "identity") == (key.keyFormat ?? "identity") }
                 keys.append(key)
             }
+            contextChanged = true
         case .map:
             if let uri = interpreter.string(attributes, "URI", line: index) {
                 map = MediaInitializationSection(
                     uri: uri, byteRange: attributes["BYTERANGE"]?.quotedString.flatMap { ByteRange($0) },
                     attributes: attributes)
+                contextChanged = true
             }
         case .part:
             if let uri = interpreter.string(attributes, "URI", line: index),
@@ -157,37 +200,71 @@ struct MediaPlaylistBuilder {
         if pending.firstLine == nil { pending.firstLine = index }
     }
 
-    mutating func addURI(_ uri: String, line index: Int, interpreter: inout PlaylistInterpreter) {
+    /// Adds the segment that URI line `index` ends. `range` is where the URI's bytes are in the
+    /// source when it was not changed by variable substitution; `uri` makes its text, when needed.
+    mutating func addURI(range: Range<Int>?, line index: Int, uri: () -> String) -> Problem? {
         guard let duration = pending.duration else {
-            interpreter.report(.segmentURI, line: index, "the URI line has no #EXTINF; \(Rule.segmentURI.quote)")
             pending = Pending()
             parts = []
-            return
+            return Problem(
+                rule: .segmentURI, line: index, message: "the URI line has no #EXTINF; \(Rule.segmentURI.quote)")
         }
+        var problem: Problem?
         if pending.discontinuity { discontinuities += 1 }
         // EXT-X-MEDIA-SEQUENCE and EXT-X-DISCONTINUITY-SEQUENCE MUST appear before the first segment.
-        let sequence = playlist.mediaSequence &+ UInt64(playlist.segments.count)
+        let position = segmentCount
+        let sequence = playlist.mediaSequence &+ UInt64(position)
         let date = pending.programDateTime ?? nextDate
         if let targetDuration = playlist.targetDuration,
             duration.nanoseconds / 1_000_000_000 + (duration.nanoseconds % 1_000_000_000 >= 500_000_000 ? 1 : 0)
                 > Int64(clamping: targetDuration)
         {
-            interpreter.report(
-                .targetDuration, line: index,
-                "the segment lasts \(duration) s, more than the target duration of \(targetDuration) s (line \(targetDurationLine + 1)) when rounded"
+            problem = Problem(
+                rule: .targetDuration, line: index,
+                message:
+                    "the segment lasts \(duration) s, more than the target duration of \(targetDuration) s (line \(targetDurationLine + 1)) when rounded"
             )
         }
-        playlist.segments.append(
-            MediaSegment(
-                uri: uri, duration: duration, title: pending.title, byteRange: pending.byteRange,
-                discontinuity: pending.discontinuity, keys: keys, map: map, programDateTime: pending.programDateTime,
-                date: date, startTime: time, gap: pending.gap, bitrate: bitrate, parts: parts,
-                mediaSequence: sequence, discontinuitySequence: playlist.discontinuitySequence &+ discontinuities,
-                line: index + 1))
+        if keepsCompact {
+            if contextChanged {
+                compact.contexts.append(
+                    CompactSegments.Context(
+                        keys: keys, map: map, bitrate: bitrate, mediaSequence: playlist.mediaSequence,
+                        discontinuitySequence: playlist.discontinuitySequence))
+                contextChanged = false
+            }
+            var flags: UInt8 = 0
+            if pending.discontinuity { flags |= CompactSegments.Record.discontinuity }
+            if pending.gap { flags |= CompactSegments.Record.gap }
+            if let programDateTime = pending.programDateTime {
+                compact.anchors.append(programDateTime)
+                flags |= CompactSegments.Record.ownProgramDateTime
+            }
+            if let title = pending.title { compact.titles[position] = title }
+            if let byteRange = pending.byteRange { compact.byteRanges[position] = byteRange }
+            if !parts.isEmpty { compact.parts[position] = parts }
+            compact.records.append(
+                CompactSegments.Record(
+                    uri: range.map(CompactSegments.Text.init(range:)) ?? compact.keep(uri()),
+                    duration: duration.nanoseconds, startTime: time.nanoseconds,
+                    date: date?.nanosecondsSinceEpoch ?? 0,
+                    discontinuities: UInt32(truncatingIfNeeded: discontinuities),
+                    context: Int32(compact.contexts.count - 1),
+                    anchor: date == nil ? -1 : Int32(compact.anchors.count - 1), line: UInt32(index + 1), flags: flags))
+        } else {
+            values.append(
+                MediaSegment(
+                    uri: uri(), duration: duration, title: pending.title, byteRange: pending.byteRange,
+                    discontinuity: pending.discontinuity, keys: keys, map: map,
+                    programDateTime: pending.programDateTime, date: date, startTime: time, gap: pending.gap,
+                    bitrate: bitrate, parts: parts, mediaSequence: sequence,
+                    discontinuitySequence: playlist.discontinuitySequence &+ discontinuities, line: index + 1))
+        }
         nextDate = date.map { $0 + duration }
         time = time + duration
         pending = Pending()
         if !parts.isEmpty { parts = [] }
+        return problem
     }
 
     private mutating func addDateRange(
@@ -233,13 +310,31 @@ struct MediaPlaylistBuilder {
                 .tagMissing, line: 0, "the Media Playlist has no #EXT-X-TARGETDURATION; \(Rule.tagMissing.quote)")
         }
         // Segments before the first PROGRAM-DATE-TIME get dates counted back from it (R1).
-        if let firstDated = playlist.segments.firstIndex(where: { $0.programDateTime != nil }), firstDated > 0,
-            let anchor = playlist.segments[firstDated].programDateTime
-        {
-            let anchorTime = playlist.segments[firstDated].startTime
-            for index in 0..<firstDated {
-                playlist.segments[index].date = anchor - (anchorTime - playlist.segments[index].startTime)
+        if keepsCompact {
+            var store = CompactSegments(source: [])
+            swap(&store, &compact)
+            if let firstDated = store.records.firstIndex(where: { $0.anchor >= 0 }), firstDated > 0 {
+                let anchor = store.anchors[0]
+                let anchorTime = MediaTime(nanoseconds: store.records[firstDated].startTime)
+                for index in 0..<firstDated {
+                    let startTime = MediaTime(nanoseconds: store.records[index].startTime)
+                    store.records[index].date =
+                        Self.countedBack(from: anchor, at: anchorTime, to: startTime).nanosecondsSinceEpoch
+                    store.records[index].anchor = 0
+                }
             }
+            playlist.segments = MediaSegments(compact: store)
+        } else {
+            if let firstDated = values.firstIndex(where: { $0.programDateTime != nil }), firstDated > 0,
+                let anchor = values[firstDated].programDateTime
+            {
+                let anchorTime = values[firstDated].startTime
+                for index in 0..<firstDated {
+                    values[index].date = Self.countedBack(from: anchor, at: anchorTime, to: values[index].startTime)
+                }
+            }
+            playlist.segments = MediaSegments(values)
+            values = []
         }
         // Moved out while resolving: resolving reads `playlist`, which would copy the array each time.
         var dateRanges = playlist.dateRanges
@@ -249,6 +344,16 @@ struct MediaPlaylistBuilder {
         }
         playlist.dateRanges = dateRanges
         return playlist
+    }
+
+    /// The date of a segment that starts at `startTime`, before the first segment with an
+    /// EXT-X-PROGRAM-DATE-TIME (`anchor`, starting at `anchorTime`): counted back from it (R1).
+    private static func countedBack(
+        from anchor: DateTime, at anchorTime: MediaTime, to startTime: MediaTime
+    )
+        -> DateTime
+    {
+        anchor - (anchorTime - startTime)
     }
 
     /// Reads the typed fields of a consolidated date range and maps its start (R1).

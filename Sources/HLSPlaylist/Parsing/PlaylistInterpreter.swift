@@ -9,19 +9,36 @@ import Foundation
 #endif
 
 /// Phase two of parsing: reads the meaning of a document's tags into a ``Playlist``.
+///
+/// It reads one line at a time (``consume(_:line:uriRange:)``), as the parser reads them: lines
+/// before the first Media or Multivariant Playlist tag wait until that tag decides the kind (§4.4).
 struct PlaylistInterpreter {
-    let document: PlaylistDocument
+    /// The document: complete when an edited document is read again, filled line by line by the
+    /// parser otherwise. Diagnostics locate attributes in its lines.
+    var document: PlaylistDocument
     let options: ParseOptions
     private var collector: DiagnosticCollector
     private var variables: [String: String] = [:]
     private var definitions: [VariableDefinition] = []
     private var seenOnce: Set<TagName> = []
     private var unknownTags: [UnknownTag] = []
+    private var survey = DocumentSurvey()
+    /// Lines read before the kind was decided.
+    private var undecided: [(content: LineContent, line: Int, uriRange: Range<Int>?)] = []
+    private var mediaBuilder: MediaPlaylistBuilder
+    private var multivariant = Self.emptyMultivariant
+    private static let emptyMultivariant = MultivariantPlaylist(
+        version: nil, independentSegments: false, start: nil, definitions: [], variants: [], iFrameVariants: [],
+        renditions: [], sessionData: [], sessionKeys: [], contentSteering: nil, unknownTags: [])
+    private var pendingStream: (attributes: AttributeList?, line: Int)? = nil
 
     init(document: PlaylistDocument, options: ParseOptions) {
         self.document = document
         self.options = options
         self.collector = DiagnosticCollector(file: document.file)
+        self.mediaBuilder = MediaPlaylistBuilder(
+            source: document.source, segments: document.source.count / 40,
+            compactSourceLimit: options.compactSourceLimit)
     }
 
     /// The diagnostics, at most ``Diagnostic/maximumPerLine`` per line plus a summary of the rest.
@@ -39,17 +56,103 @@ struct PlaylistInterpreter {
 
     // MARK: Entry
 
-    /// Reads the playlist, given the survey of the document's lines.
-    mutating func interpret(_ survey: DocumentSurvey) -> Playlist {
-        let kind = { (multivariant: Bool) in multivariant ? "Multivariant" : "Media" }
-        for tag in survey.misplaced {
-            report(
-                .playlistKind, line: tag.line,
-                "#\(tag.tag.name) is a \(kind(tag.isMultivariant)) Playlist tag in a \(kind(survey.isMultivariant)) Playlist"
-            )
+    /// Reads every line of the (complete) document, then the playlist.
+    mutating func interpretDocument() -> Playlist {
+        for index in document.lines.indices {
+            consume(document.lines[index].content, line: index, uriRange: nil)
         }
-        return survey.isMultivariant
-            ? .multivariant(interpretMultivariant()) : .media(interpretMedia(uriLines: survey.uriLines))
+        return finish()
+    }
+
+    /// Reads line `index`. `uriRange` is where a URI line's text is in the document's source.
+    mutating func consume(_ content: LineContent, line index: Int, uriRange: Range<Int>?) {
+        switch content {
+        case .blank, .comment: return
+        case .uri: break
+        case .tag(let tag):
+            if let known = tag.name.known, let misplaced = survey.noteTag(known, line: index) {
+                reportMisplaced(misplaced)
+            }
+        }
+        if !survey.isDecided {
+            undecided.append((content, index, uriRange))
+            return
+        }
+        if !undecided.isEmpty { startKind() }
+        read(content, line: index, uriRange: uriRange)
+    }
+
+    /// Whether the playlist is a Media Playlist and no line waits: a segment's lines can then go
+    /// straight to the builder.
+    private var readsMediaDirectly: Bool { survey.isDecided && !survey.isMultivariant && undecided.isEmpty }
+
+    /// Reads URI line `index`, whose text is `range` of the document's source (`bytes` are the
+    /// source's bytes). In a Media Playlist without variables in the URI no string is made.
+    mutating func consumeURI(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, line index: Int) {
+        let text = UnsafeBufferPointer(rebasing: bytes[range])
+        if readsMediaDirectly, memchr(text.baseAddress!, Int32(UInt8(ascii: "{")), text.count) == nil {
+            let problem = mediaBuilder.addURI(range: range, line: index) { String(decoding: text, as: UTF8.self) }
+            if let problem { report(problem) }
+            return
+        }
+        consume(.uri(String(decoding: text, as: UTF8.self)), line: index, uriRange: range)
+    }
+
+    /// Reads line `index`, a plain EXTINF or EXT-X-PROGRAM-DATE-TIME (`bytes` are the source's
+    /// bytes): in a Media Playlist, without making a tag.
+    mutating func consumeTiming(_ timing: DocumentParser.Timing, _ bytes: UnsafeBufferPointer<UInt8>, line index: Int) {
+        let tag: Tag
+        switch timing {
+        case .duration(let duration, let title):
+            let titleText = String(decoding: UnsafeBufferPointer(rebasing: bytes[title]), as: UTF8.self)
+            if readsMediaDirectly {
+                let problem = mediaBuilder.addDuration(duration, title: titleText, line: index)
+                if let problem { report(problem) }
+                return
+            }
+            tag = Tag(.extinf, .extinf(duration: duration, title: titleText))
+        case .programDateTime(let date):
+            if readsMediaDirectly {
+                mediaBuilder.addProgramDateTime(date, line: index)
+                return
+            }
+            tag = Tag(.programDateTime, .dateTime(date))
+        }
+        consume(.tag(tag), line: index, uriRange: nil)
+    }
+
+    /// Reads the lines that waited for the kind.
+    private mutating func startKind() {
+        let waiting = undecided
+        undecided = []
+        for (content, line, uriRange) in waiting { read(content, line: line, uriRange: uriRange) }
+    }
+
+    private mutating func reportMisplaced(_ tag: DocumentSurvey.Misplaced) {
+        let kind = { (multivariant: Bool) in multivariant ? "Multivariant" : "Media" }
+        report(
+            .playlistKind, line: tag.line,
+            "#\(tag.tag.name) is a \(kind(tag.isMultivariant)) Playlist tag in a \(kind(!tag.isMultivariant)) Playlist")
+    }
+
+    private mutating func read(_ content: LineContent, line index: Int, uriRange: Range<Int>?) {
+        if survey.isMultivariant {
+            readMultivariant(content, line: index)
+        } else {
+            readMedia(content, line: index, uriRange: uriRange)
+        }
+    }
+
+    /// The playlist, once every line was read.
+    mutating func finish() -> Playlist {
+        startKind()
+        if survey.isMultivariant { return .multivariant(finishMultivariant()) }
+        var builder = MediaPlaylistBuilder(source: [], segments: 0)
+        swap(&builder, &mediaBuilder)
+        var playlist = builder.finish(interpreter: &self)
+        playlist.definitions = definitions
+        playlist.unknownTags = unknownTags
+        return .media(playlist)
     }
 
     // MARK: Common tags
@@ -257,72 +360,74 @@ struct PlaylistInterpreter {
 
     // MARK: Multivariant
 
-    mutating func interpretMultivariant() -> MultivariantPlaylist {
-        var playlist = MultivariantPlaylist(
-            version: nil, independentSegments: false, start: nil, definitions: [], variants: [], iFrameVariants: [],
-            renditions: [], sessionData: [], sessionKeys: [], contentSteering: nil, unknownTags: [])
-        var pendingStream: (attributes: AttributeList?, line: Int)? = nil
-        for (index, line) in document.lines.enumerated() {
-            switch line.content {
-            case .blank, .comment: continue
-            case .uri(let uri):
-                if let stream = pendingStream {
-                    if let attributes = stream.attributes {
-                        playlist.variants.append(
-                            variant(attributes, uri: substitute(uri, line: index), line: stream.line))
-                    }
-                    pendingStream = nil
+    private mutating func readMultivariant(_ content: LineContent, line index: Int) {
+        // Moved out while the line is read: reading it calls methods of the interpreter.
+        var playlist = multivariant
+        multivariant = Self.emptyMultivariant
+        defer { multivariant = playlist }
+        switch content {
+        case .blank, .comment: return
+        case .uri(let uri):
+            if let stream = pendingStream {
+                if let attributes = stream.attributes {
+                    playlist.variants.append(
+                        variant(attributes, uri: substitute(uri, line: index), line: stream.line))
                 }
-                continue
-            case .tag(let tag):
-                let definition = TagDefinition.lookup(tag.name)
-                if handleCommon(
-                    tag, definition, line: index, version: &playlist.version,
-                    independentSegments: &playlist.independentSegments, start: &playlist.start)
-                {
-                    continue
+                pendingStream = nil
+            }
+            return
+        case .tag(let tag):
+            let definition = TagDefinition.lookup(tag.name)
+            if handleCommon(
+                tag, definition, line: index, version: &playlist.version,
+                independentSegments: &playlist.independentSegments, start: &playlist.start)
+            {
+                return
+            }
+            guard let definition else { return }
+            if let stream = pendingStream {
+                report(.streamURI, line: stream.line - 1, "#EXT-X-STREAM-INF must be followed by a URI line")
+                pendingStream = nil
+            }
+            let attributes = checked(tag, definition, line: index)
+            switch tag.name.known {
+            case .streamInf?:
+                pendingStream = (attributes, index + 1)
+            case .iFrameStreamInf?:
+                if let attributes, let uri = string(attributes, "URI", line: index) {
+                    playlist.iFrameVariants.append(variant(attributes, uri: uri, line: index + 1))
                 }
-                guard let definition else { continue }
-                if let stream = pendingStream {
-                    report(.streamURI, line: stream.line - 1, "#EXT-X-STREAM-INF must be followed by a URI line")
-                    pendingStream = nil
+            case .media?:
+                if let attributes { playlist.renditions.append(rendition(attributes, line: index)) }
+            case .sessionData?:
+                if let attributes, let dataID = string(attributes, "DATA-ID", line: index) {
+                    let value = string(attributes, "VALUE", line: index)
+                    let uri = string(attributes, "URI", line: index)
+                    if (value == nil) == (uri == nil) {
+                        report(
+                            .attributeMissing, line: index,
+                            "#EXT-X-SESSION-DATA MUST contain either VALUE or URI, but not both")
+                    }
+                    playlist.sessionData.append(
+                        SessionData(
+                            dataID: dataID, value: value, uri: uri, format: attributes["FORMAT"]?.enumeratedString,
+                            language: string(attributes, "LANGUAGE", line: index), line: index + 1))
                 }
-                let attributes = checked(tag, definition, line: index)
-                switch tag.name.known {
-                case .streamInf?:
-                    pendingStream = (attributes, index + 1)
-                case .iFrameStreamInf?:
-                    if let attributes, let uri = string(attributes, "URI", line: index) {
-                        playlist.iFrameVariants.append(variant(attributes, uri: uri, line: index + 1))
-                    }
-                case .media?:
-                    if let attributes { playlist.renditions.append(rendition(attributes, line: index)) }
-                case .sessionData?:
-                    if let attributes, let dataID = string(attributes, "DATA-ID", line: index) {
-                        let value = string(attributes, "VALUE", line: index)
-                        let uri = string(attributes, "URI", line: index)
-                        if (value == nil) == (uri == nil) {
-                            report(
-                                .attributeMissing, line: index,
-                                "#EXT-X-SESSION-DATA MUST contain either VALUE or URI, but not both")
-                        }
-                        playlist.sessionData.append(
-                            SessionData(
-                                dataID: dataID, value: value, uri: uri, format: attributes["FORMAT"]?.enumeratedString,
-                                language: string(attributes, "LANGUAGE", line: index), line: index + 1))
-                    }
-                case .sessionKey?:
-                    if let attributes { playlist.sessionKeys.append(key(attributes, line: index)) }
-                case .contentSteering?:
-                    if let attributes, let server = string(attributes, "SERVER-URI", line: index) {
-                        playlist.contentSteering = ContentSteering(
-                            serverURI: server, pathwayID: string(attributes, "PATHWAY-ID", line: index))
-                    }
-                default:
-                    break  // Media Playlist tags were reported as misplaced.
+            case .sessionKey?:
+                if let attributes { playlist.sessionKeys.append(key(attributes, line: index)) }
+            case .contentSteering?:
+                if let attributes, let server = string(attributes, "SERVER-URI", line: index) {
+                    playlist.contentSteering = ContentSteering(
+                        serverURI: server, pathwayID: string(attributes, "PATHWAY-ID", line: index))
                 }
+            default:
+                break  // Media Playlist tags were reported as misplaced.
             }
         }
+    }
+
+    private mutating func finishMultivariant() -> MultivariantPlaylist {
+        var playlist = multivariant
         if let stream = pendingStream {
             report(.streamURI, line: stream.line - 1, "#EXT-X-STREAM-INF must be followed by a URI line")
         }
@@ -404,29 +509,36 @@ struct PlaylistInterpreter {
 
     // MARK: Media
 
-    mutating func interpretMedia(uriLines: Int) -> MediaPlaylist {
-        var builder = MediaPlaylistBuilder()
-        builder.playlist.segments.reserveCapacity(uriLines)
-        let lines = document.lines
-        for index in lines.indices {
-            switch lines[index].content {
-            case .blank, .comment: continue
-            case .uri(let uri): builder.addURI(substitute(uri, line: index), line: index, interpreter: &self)
-            case .tag(let tag):
-                let definition = TagDefinition.lookup(tag.name)
-                if handleCommon(
-                    tag, definition, line: index, version: &builder.playlist.version,
-                    independentSegments: &builder.playlist.independentSegments, start: &builder.playlist.start)
-                {
-                    continue
-                }
-                guard let definition else { continue }
-                builder.addTag(tag, definition, line: index, interpreter: &self)
+    private mutating func readMedia(_ content: LineContent, line index: Int, uriRange: Range<Int>?) {
+        switch content {
+        case .blank, .comment: return
+        case .uri(let uri):
+            // The hot path, with the timing tags: the builder is changed in place.
+            let substituted = substitute(uri, line: index)
+            let range = substituted == uri ? uriRange : nil
+            if let problem = mediaBuilder.addURI(range: range, line: index, uri: { substituted }) { report(problem) }
+        case .tag(let tag):
+            if let known = tag.name.known, MediaPlaylistBuilder.isTiming(known) {
+                if let problem = mediaBuilder.addTiming(tag, line: index) { report(problem) }
+                return
             }
+            // Other tags need the interpreter: the builder is moved out while they are read.
+            var builder = MediaPlaylistBuilder(source: [], segments: 0)
+            swap(&builder, &mediaBuilder)
+            defer { swap(&builder, &mediaBuilder) }
+            let definition = TagDefinition.lookup(tag.name)
+            if handleCommon(
+                tag, definition, line: index, version: &builder.playlist.version,
+                independentSegments: &builder.playlist.independentSegments, start: &builder.playlist.start)
+            {
+                return
+            }
+            guard let definition else { return }
+            builder.addTag(tag, definition, line: index, interpreter: &self)
         }
-        var playlist = builder.finish(interpreter: &self)
-        playlist.definitions = definitions
-        playlist.unknownTags = unknownTags
-        return playlist
+    }
+
+    private mutating func report(_ problem: MediaPlaylistBuilder.Problem) {
+        report(problem.rule, line: problem.line, problem.message)
     }
 }

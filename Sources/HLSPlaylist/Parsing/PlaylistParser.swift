@@ -6,6 +6,9 @@ public struct ParseOptions: Sendable {
     public var playlistURL: String?
     /// Variables the Multivariant Playlist defined, for `EXT-X-DEFINE:IMPORT`.
     public var importedVariables: [String: String]
+    /// Sources shorter than this are kept compactly (lines and segments as ranges of the source);
+    /// longer ones, whose offsets would not fit 32 bits, as values. Tests lower it to compare.
+    package var compactSourceLimit = Int(UInt32.max)
 
     /// Creates options.
     public init(file: String = "<memory>", playlistURL: String? = nil, importedVariables: [String: String] = [:]) {
@@ -37,9 +40,18 @@ public enum PlaylistParser {
     /// Parses playlist bytes.
     public static func parse(_ bytes: [UInt8], options: ParseOptions = ParseOptions()) -> ParseResult {
         var documentParser = DocumentParser(file: options.file)
-        let document = documentParser.parse(bytes)
-        return interpret(
-            document, options: options, syntaxDiagnostics: documentParser.diagnostics, survey: documentParser.survey)
+        var interpreter = PlaylistInterpreter(
+            document: PlaylistDocument(
+                lines: PlaylistLines(
+                    source: bytes, capacity: min(bytes.count / 24, 1 << 24),
+                    keepsRanges: bytes.count < options.compactSourceLimit),
+                file: options.file, source: bytes),
+            options: options)
+        documentParser.parse(bytes, into: &interpreter)
+        let playlist = interpreter.finish()
+        return result(
+            interpreter.document, playlist, syntaxDiagnostics: documentParser.diagnostics,
+            diagnostics: interpreter.diagnostics)
     }
 
     /// Parses playlist text.
@@ -51,18 +63,15 @@ public enum PlaylistParser {
     public static func interpret(_ document: PlaylistDocument, options: ParseOptions = ParseOptions()) -> ParseResult {
         var options = options
         options.file = document.file
-        return interpret(
-            document, options: options, syntaxDiagnostics: [], survey: DocumentSurvey(lines: document.lines))
+        var interpreter = PlaylistInterpreter(document: document, options: options)
+        let playlist = interpreter.interpretDocument()
+        return result(document, playlist, syntaxDiagnostics: [], diagnostics: interpreter.diagnostics)
     }
 
-    private static func interpret(
-        _ document: PlaylistDocument, options: ParseOptions, syntaxDiagnostics: [Diagnostic], survey: DocumentSurvey
-    )
-        -> ParseResult
-    {
-        var interpreter = PlaylistInterpreter(document: document, options: options)
-        let playlist = interpreter.interpret(survey)
-        var diagnostics = syntaxDiagnostics + interpreter.diagnostics
+    private static func result(
+        _ document: PlaylistDocument, _ playlist: Playlist, syntaxDiagnostics: [Diagnostic], diagnostics: [Diagnostic]
+    ) -> ParseResult {
+        var diagnostics = syntaxDiagnostics + diagnostics
         if !diagnostics.isEmpty {
             diagnostics.sort { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) }
         }

@@ -26,7 +26,7 @@ struct InspectSummary {
         let segments = playlist.segments
         var segmentLine = "segments: \(segments.count)"
         if let first = segments.first, let last = segments.last {
-            let discontinuities = segments.filter(\.discontinuity).count
+            let discontinuities = segments.indices.count { segments.hasDiscontinuity(at: $0) }
             segmentLine +=
                 " (media sequence \(first.mediaSequence)–\(last.mediaSequence), \(discontinuities) discontinuit\(discontinuities == 1 ? "y" : "ies"))"
         }

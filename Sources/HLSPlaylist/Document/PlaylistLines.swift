@@ -1,0 +1,192 @@
+/// The lines of a ``PlaylistDocument``: a random-access, mutable collection of ``Line`` values.
+///
+/// A parsed line is kept as where its bytes are in the source and how it ends (16 bytes), and its
+/// ``Line/content`` is read again from those bytes when the line is read. A line that is set,
+/// inserted or appended is kept as the value given. Reading a parsed line gives the content the
+/// parser read; its diagnostics were reported when the document was parsed.
+public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeReplaceableCollection, Sendable {
+    /// A parsed line (its source range and terminator), or a line kept as a value.
+    struct Entry {
+        var start: UInt32
+        var length: UInt32
+        /// The index of the line in `values`, or -1 for a parsed line.
+        var value: Int32
+        var terminator: LineTerminator
+
+        var isValue: Bool { value >= 0 }
+    }
+
+    /// The bytes parsed lines refer to.
+    private(set) var source: [UInt8]
+    private var entries: [Entry] = []
+    /// Lines kept as values; entries point into it. Entries removed or replaced leave their value
+    /// behind until there are more such values than live ones.
+    private var values: [Line] = []
+    private var liveValues = 0
+
+    /// No lines.
+    public init() { source = [] }
+
+    /// The given lines.
+    public init(_ lines: some Sequence<Line>) {
+        source = []
+        append(contentsOf: lines)
+    }
+
+    /// An empty collection of lines parsed from `source`, with room for `capacity` of them, kept
+    /// as ranges when `keepsRanges` (their offsets must fit 32 bits) and as values otherwise.
+    init(source: [UInt8], capacity: Int, keepsRanges: Bool) {
+        self.source = source
+        self.keepsRanges = keepsRanges && source.count < Int(UInt32.max)
+        if self.keepsRanges { entries.reserveCapacity(capacity) }
+    }
+
+    /// Whether lines parsed from the source are kept as ranges.
+    private var keepsRanges = false
+
+    /// Appends a line parsed from `range` of the source, with its content (kept only when the
+    /// source is too large for ranges).
+    mutating func appendParsed(_ range: Range<Int>, terminator: LineTerminator, content: @autoclosure () -> LineContent)
+    {
+        if keepsRanges {
+            entries.append(
+                Entry(start: UInt32(range.lowerBound), length: UInt32(range.count), value: -1, terminator: terminator))
+        } else {
+            append(Line(content: content(), terminator: terminator, sourceRange: range))
+        }
+    }
+
+    /// The position of the first element: 0.
+    public var startIndex: Int { 0 }
+    /// The position after the last element: the count.
+    /// The position after the last element: the count.
+    public var endIndex: Int { entries.count }
+    /// The next position.
+    public func index(after index: Int) -> Int { index + 1 }
+    /// The previous position.
+    public func index(before index: Int) -> Int { index - 1 }
+
+    /// The line at `position`.
+    public subscript(position: Int) -> Line {
+        get {
+            let entry = entries[position]
+            if entry.isValue { return values[Int(entry.value)] }
+            let range = sourceRange(entry)
+            return Line(content: content(of: range), terminator: entry.terminator, sourceRange: range)
+        }
+        set {
+            if entries[position].isValue {
+                values[Int(entries[position].value)] = newValue
+            } else {
+                entries[position] = store(newValue)
+            }
+        }
+    }
+
+    /// Replaces the lines in `subrange`.
+    public mutating func replaceSubrange(_ subrange: Range<Int>, with newElements: some Collection<Line>) {
+        for entry in entries[subrange] where entry.isValue { liveValues -= 1 }
+        var added: [Entry] = []
+        added.reserveCapacity(newElements.count)
+        for line in newElements { added.append(store(line)) }
+        entries.replaceSubrange(subrange, with: added)
+        if values.count > 2 * liveValues + 64 { compactValues() }
+    }
+
+    /// Reserves room for `minimumCapacity` lines.
+    public mutating func reserveCapacity(_ minimumCapacity: Int) {
+        entries.reserveCapacity(minimumCapacity)
+    }
+
+    // MARK: Reading without making lines
+
+    /// The bytes of line `index` as it will be written, without terminator: a parsed line's
+    /// source bytes, a verbatim value's bytes of `documentSource` (the source its range refers
+    /// to), or a changed line's canonical text.
+    package func bytes(at index: Int, documentSource: [UInt8]) -> ArraySlice<UInt8> {
+        let entry = entries[index]
+        guard entry.isValue else { return source[sourceRange(entry)] }
+        let line = values[Int(entry.value)]
+        if let range = line.sourceRange { return documentSource[range] }
+        return ArraySlice(line.content.text.utf8)
+    }
+
+    /// Appends the document's bytes to `output` (see ``bytes(at:documentSource:)``).
+    package func write(into output: inout [UInt8], documentSource: [UInt8]) {
+        source.withUnsafeBufferPointer { sourceBytes in
+            documentSource.withUnsafeBufferPointer { documentBytes in
+                for entry in entries {
+                    let terminator: LineTerminator
+                    if entry.isValue {
+                        let line = values[Int(entry.value)]
+                        if let range = line.sourceRange {
+                            output.append(contentsOf: UnsafeBufferPointer(rebasing: documentBytes[range]))
+                        } else {
+                            output.append(contentsOf: line.content.text.utf8)
+                        }
+                        terminator = line.terminator
+                    } else {
+                        output.append(contentsOf: UnsafeBufferPointer(rebasing: sourceBytes[sourceRange(entry)]))
+                        terminator = entry.terminator
+                    }
+                    switch terminator {
+                    case .lf: output.append(0x0A)
+                    case .crlf:
+                        output.append(0x0D)
+                        output.append(0x0A)
+                    case .none: break
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether line `index` is still the source text.
+    package func isVerbatim(at index: Int) -> Bool {
+        let entry = entries[index]
+        return !entry.isValue || values[Int(entry.value)].sourceRange != nil
+    }
+
+    /// How line `index` ends.
+    package func terminator(at index: Int) -> LineTerminator {
+        let entry = entries[index]
+        return entry.isValue ? values[Int(entry.value)].terminator : entry.terminator
+    }
+
+    // MARK: Storage
+
+    private func sourceRange(_ entry: Entry) -> Range<Int> {
+        Int(entry.start)..<(Int(entry.start) + Int(entry.length))
+    }
+
+    /// The content the parser reads from `range` (after a byte order mark on the first line).
+    private func content(of range: Range<Int>) -> LineContent {
+        source.withUnsafeBufferPointer { buffer in
+            var start = range.lowerBound
+            if start == 0, range.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { start = 3 }
+            return DocumentParser.content(buffer, start, range.upperBound)
+        }
+    }
+
+    private mutating func store(_ line: Line) -> Entry {
+        values.append(line)
+        liveValues += 1
+        return Entry(start: 0, length: 0, value: Int32(values.count - 1), terminator: line.terminator)
+    }
+
+    /// Drops the values no entry points to.
+    private mutating func compactValues() {
+        var kept: [Line] = []
+        kept.reserveCapacity(liveValues)
+        for index in entries.indices where entries[index].isValue {
+            kept.append(values[Int(entries[index].value)])
+            entries[index].value = Int32(kept.count - 1)
+        }
+        values = kept
+    }
+}
+
+extension PlaylistLines: Equatable {
+    /// Whether the lines are equal one by one.
+    public static func == (lhs: PlaylistLines, rhs: PlaylistLines) -> Bool { lhs.elementsEqual(rhs) }
+}
