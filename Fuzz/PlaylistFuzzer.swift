@@ -1,6 +1,7 @@
 // libFuzzer entry point for the playlist parser and the interstitial layer. Built by Fuzz/run.sh
 // together with the HLSPlaylist and HLSInterstitials sources: every input must parse without
-// crashing or hanging, round-trip byte for byte, re-interpret after writing, render its
+// crashing or hanging, round-trip byte for byte, give the same lines, playlist and diagnostics
+// whether kept compactly or as values (as for a source over 4 GiB), re-interpret after writing, render its
 // diagnostics in bounded space, validate, convert every interstitial to an event and back
 // losslessly, resolve its schedule and build the integrated timeline and its drawings, recognize
 // its SCTE-35 signals, and decode as an asset list without crashing.
@@ -21,7 +22,15 @@ public func playlistFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int
             fatalError("rendered diagnostic not bounded")
         }
     }
-    _ = PlaylistParser.interpret(result.document)
+    var valuesOptions = ParseOptions(file: "fuzz.m3u8")
+    valuesOptions.compactSourceLimit = 0
+    let values = PlaylistParser.parse(bytes, options: valuesOptions)
+    guard values.playlist == result.playlist, values.diagnostics == result.diagnostics,
+        values.document.lines == result.document.lines
+    else { fatalError("the compact and the values forms differ") }
+    guard PlaylistParser.interpret(result.document).playlist == result.playlist else {
+        fatalError("reading the parsed document again gives another playlist")
+    }
     for diagnostic in InterstitialValidator.validate(result) {
         guard diagnostic.location.line >= 1, diagnostic.location.line <= max(1, result.document.lines.count) else {
             fatalError("validator diagnostic outside the document")
