@@ -124,7 +124,7 @@ struct CompactStorageTests {
             SyntheticPlaylist.vod(segments: 30, interstitialEvery: 7).replacingOccurrences(of: "\n", with: "\r\n").utf8)
         // Half the operations remove a line, so changed lines are dropped often enough for the
         // collection to drop the values no line uses any more.
-        let operations = zip(Gen.int(in: 0...5), Gen.int(in: 0...10_000)).array(of: 1...300)
+        let operations = zip(Gen.int(in: 0...6), Gen.int(in: 0...10_000)).array(of: 1...300)
         await propertyCheck(count: 60, input: operations) { operations in
             var document = PlaylistParser.parse(text).document
             var model = Array(document.lines)
@@ -140,6 +140,12 @@ struct CompactStorageTests {
                     let line = Line(.comment(" added \(number)"), terminator: .lf)
                     document.lines.insert(line, at: index)
                     model.insert(line, at: index)
+                case 6:
+                    let picked = { (line: Line) in line.content.tag?.name == .extinf || line.terminator == .lf }
+                    if number % 10 == 0 {
+                        document.lines.removeAll(where: picked)
+                        model.removeAll(where: picked)
+                    }
                 case 2 where !model.isEmpty:
                     document.lines[index].terminator = .lf
                     model[index].terminator = .lf

@@ -93,6 +93,22 @@ public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeRep
         if values.count > 2 * liveValues + 64 { compactValues() }
     }
 
+    /// Removes the lines `shouldBeRemoved` picks, keeping the others as they are (a parsed line
+    /// stays a range of the source).
+    public mutating func removeAll(where shouldBeRemoved: (Line) throws -> Bool) rethrows {
+        var kept: [Entry] = []
+        kept.reserveCapacity(entries.count)
+        for index in entries.indices {
+            if try shouldBeRemoved(self[index]) {
+                if entries[index].isValue { liveValues -= 1 }
+            } else {
+                kept.append(entries[index])
+            }
+        }
+        entries = kept
+        if values.count > 2 * liveValues + 64 { compactValues() }
+    }
+
     /// Reserves room for `minimumCapacity` lines.
     public mutating func reserveCapacity(_ minimumCapacity: Int) {
         entries.reserveCapacity(minimumCapacity)
