@@ -178,7 +178,7 @@ struct CompactStorageTests {
     @Test("a line takes 16 bytes, a segment one record, and no string is kept per URI or title")
     func footprint() throws {
         #expect(MemoryLayout<PlaylistLines.Entry>.stride == 16)
-        #expect(MemoryLayout<CompactSegments.Record>.stride <= 80)
+        #expect(MemoryLayout<CompactSegments.Record>.stride <= 56)
         let bytes = Array(SyntheticPlaylist.vod(segments: 10_000, interstitialEvery: 100).utf8)
         let segments = try #require(PlaylistParser.parse(bytes).playlist.media?.segments)
         guard case .compact(let compact) = segments.storage else {
