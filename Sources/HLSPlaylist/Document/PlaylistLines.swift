@@ -11,6 +11,7 @@ public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeRep
         var length: UInt32
         /// The index of the line in `values`, or -1 for a parsed line.
         var value: Int32
+        /// How a parsed line ends (a value has its own terminator).
         var terminator: LineTerminator
 
         var isValue: Bool { value >= 0 }
@@ -23,6 +24,8 @@ public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeRep
     /// behind until there are more such values than live ones.
     private var values: [Line] = []
     private var liveValues = 0
+    /// Whether lines parsed from the source are kept as ranges.
+    private var keepsRanges = false
 
     /// No lines.
     public init() { source = [] }
@@ -41,9 +44,6 @@ public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeRep
         if self.keepsRanges { entries.reserveCapacity(capacity) }
     }
 
-    /// Whether lines parsed from the source are kept as ranges.
-    private var keepsRanges = false
-
     /// Appends a line parsed from `range` of the source, with its content (kept only when the
     /// source is too large for ranges).
     mutating func appendParsed(_ range: Range<Int>, terminator: LineTerminator, content: @autoclosure () -> LineContent)
@@ -58,7 +58,6 @@ public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeRep
 
     /// The position of the first element: 0.
     public var startIndex: Int { 0 }
-    /// The position after the last element: the count.
     /// The position after the last element: the count.
     public var endIndex: Int { entries.count }
     /// The next position.

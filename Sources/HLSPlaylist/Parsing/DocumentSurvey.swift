@@ -1,6 +1,6 @@
 /// What the lines read so far say about the kind of playlist (§4.4: the first Media or
-/// Multivariant Playlist tag decides). The interpreter notes
-/// every line as it reads it, and learns which tags belong to the other kind.
+/// Multivariant Playlist tag decides). The interpreter notes every tag as it reads it, and learns
+/// which tags belong to the other kind.
 struct DocumentSurvey {
     /// A tag of the other kind of playlist.
     struct Misplaced {
