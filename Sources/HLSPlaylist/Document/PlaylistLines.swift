@@ -174,13 +174,9 @@ public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeRep
         Int(entry.start)..<(Int(entry.start) + Int(entry.length))
     }
 
-    /// The content the parser reads from `range` (after a byte order mark on the first line).
+    /// The content the parser reads from `range`.
     private func content(of range: Range<Int>) -> LineContent {
-        source.withUnsafeBufferPointer { buffer in
-            var start = range.lowerBound
-            if start == 0, range.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { start = 3 }
-            return DocumentParser.content(buffer, start, range.upperBound)
-        }
+        source.withUnsafeBufferPointer { DocumentParser.content($0, range.lowerBound, range.upperBound) }
     }
 
     private mutating func store(_ line: Line) -> Entry {

@@ -41,9 +41,8 @@ struct DocumentParser {
             let count = buffer.count
             var start = 0
             var lineIndex = 0
-            var byteOrderMark = 0
-            if count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
-                byteOrderMark = 3
+            var byteOrderMark = Self.byteOrderMarkLength(buffer, lineStart: 0)
+            if byteOrderMark > 0 {
                 report(
                     .playlistEncoding, line: 0, column: 1,
                     "the playlist starts with a byte order mark; \(Rule.playlistEncoding.reference)")
@@ -97,10 +96,17 @@ struct DocumentParser {
         }
     }
 
-    /// The content of a line the parser has read before (its diagnostics were reported then).
+    /// The content of the line `[start, end)`, which the parser has read before (its diagnostics
+    /// were reported then), after the byte order mark on the first line.
     static func content(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> LineContent {
         var parser = DocumentParser(file: "", silent: true)
-        return parser.classify(buffer, start, end, 0)
+        return parser.classify(buffer, start + byteOrderMarkLength(buffer, lineStart: start), end, 0)
+    }
+
+    /// The length of the UTF-8 byte order mark a line starting at `lineStart` begins with: 3 for
+    /// the first line of a source that starts with one, else 0.
+    private static func byteOrderMarkLength(_ buffer: UnsafeBufferPointer<UInt8>, lineStart: Int) -> Int {
+        lineStart == 0 && buffer.count >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF ? 3 : 0
     }
 
     /// The value of a segment's EXTINF or EXT-X-PROGRAM-DATE-TIME line.

@@ -14,13 +14,11 @@ struct DocumentSurvey {
 
     /// Whether the playlist is a Multivariant Playlist.
     private(set) var isMultivariant = false
-    private var kindDecided = false
+    /// Whether a Media or Multivariant Playlist tag has decided the kind.
+    private(set) var isDecided = false
 
     /// An empty survey, to fill line by line.
     init() {}
-
-    /// Whether a Media or Multivariant Playlist tag has decided the kind.
-    var isDecided: Bool { kindDecided }
 
     /// Notes a known tag at a 0-based line; returns it when it belongs to the other kind.
     @inline(__always)
@@ -31,9 +29,9 @@ struct DocumentSurvey {
         case .mediaPlaylist, .mediaSegment, .mediaMetadata: multivariant = false
         case .basic, .mediaOrMultivariant: return nil
         }
-        if !kindDecided {
+        if !isDecided {
             isMultivariant = multivariant
-            kindDecided = true
+            isDecided = true
         } else if multivariant != isMultivariant {
             return Misplaced(line: line, tag: known, isMultivariant: multivariant)
         }
