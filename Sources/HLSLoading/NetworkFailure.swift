@@ -99,6 +99,8 @@ struct NetworkFailure {
             return (.timeout, "the TLS handshake with \(endpoint) did not finish in time")
         case .invalidURL, .emptyHost, .emptyScheme:
             return (.invalidLocation, "not a valid http(s) URL")
+        case .alreadyShutdown:
+            return (.network, "the loader was shut down before this request to \(endpoint)")
         case .remoteConnectionClosed:
             return (.network, "\(endpoint) closed the connection before the response was complete")
         default:

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HLSPlaylist
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
@@ -11,8 +12,9 @@ import NIOHTTP1
 /// allow ``Configuration/timeout`` for the whole response, body included (60 s by default, behavior
 /// profile R20); bodies larger than ``Configuration/maximumBodySize`` (64 MiB) are refused. Failures
 /// are thrown as ``LoadError`` with a stable code: HTTP statuses, timeouts, content that is not a
-/// playlist, bytes that are not UTF-8. The loader owns an HTTP client: call ``shutdown()`` when done,
-/// or use ``withLoader(configuration:logger:_:)``.
+/// playlist, bytes that are not UTF-8. The loader owns an HTTP client, made at its first HTTP
+/// request (a loader that reads only files starts no network threads): call ``shutdown()`` when
+/// done, or use ``withLoader(configuration:logger:_:)``.
 public final class PlaylistLoader: Sendable {
     /// Loader settings.
     public struct Configuration: Sendable {
@@ -39,19 +41,48 @@ public final class PlaylistLoader: Sendable {
 
     /// The settings.
     public let configuration: Configuration
-    private let client: HTTPClient
+    private let client = NIOLockedValueBox(ClientState.none)
     private let logger: Logger?
 
-    /// Creates a loader with its own HTTP client.
+    /// The HTTP client: none until the first HTTP request, none again after ``shutdown()``.
+    private enum ClientState {
+        case none
+        case running(HTTPClient)
+        case shutDown
+    }
+
+    /// Creates a loader; its HTTP client is made at the first HTTP request.
     public init(configuration: Configuration = Configuration(), logger: Logger? = nil) {
         self.configuration = configuration
         self.logger = logger
-        var clientConfiguration = HTTPClient.Configuration()
-        clientConfiguration.redirectConfiguration = .follow(max: configuration.maximumRedirects, allowCycles: false)
-        clientConfiguration.decompression = .enabled(limit: .ratio(50))
-        // A refused connection is an answer: report it at once instead of retrying until the timeout.
-        clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+    }
+
+    /// Whether the loader has an HTTP client now (made by an HTTP request, gone after shutdown).
+    package var hasHTTPClient: Bool {
+        client.withLockedValue { state in
+            if case .running = state { return true }
+            return false
+        }
+    }
+
+    /// The HTTP client, made now if this is the first HTTP request.
+    private func httpClient() throws -> HTTPClient {
+        try client.withLockedValue { state in
+            switch state {
+            case .running(let client): return client
+            case .shutDown: throw HTTPClientError.alreadyShutdown
+            case .none:
+                var clientConfiguration = HTTPClient.Configuration()
+                clientConfiguration.redirectConfiguration = .follow(
+                    max: configuration.maximumRedirects, allowCycles: false)
+                clientConfiguration.decompression = .enabled(limit: .ratio(50))
+                // A refused connection is an answer: report it at once instead of retrying until the timeout.
+                clientConfiguration.connectionPool.retryConnectionEstablishment = false
+                let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+                state = .running(client)
+                return client
+            }
+        }
     }
 
     /// Runs `body` with a loader and shuts it down afterwards.
@@ -70,8 +101,15 @@ public final class PlaylistLoader: Sendable {
         }
     }
 
-    /// Shuts the HTTP client down.
-    public func shutdown() async throws { try await client.shutdown() }
+    /// Shuts the HTTP client down, if one was made; later HTTP requests fail.
+    public func shutdown() async throws {
+        let running = client.withLockedValue { state -> HTTPClient? in
+            defer { state = .shutDown }
+            if case .running(let client) = state { return client }
+            return nil
+        }
+        try await running?.shutdown()
+    }
 
     /// A loaded resource: its bytes and the URL it finally came from (after redirects).
     public struct Resource: Sendable {
@@ -194,10 +232,10 @@ public final class PlaylistLoader: Sendable {
         let timeout = TimeAmount.nanoseconds(
             configuration.timeout.components.seconds * 1_000_000_000 + configuration.timeout.components.attoseconds
                 / 1_000_000_000)
-        let client = client
         let logger = logger
         let maximumBodySize = configuration.maximumBodySize
         do {
+            let client = try httpClient()
             // The client's timeout covers the response head; the time limit covers the body too.
             return try await withTimeLimit(configuration.timeout) { [request] in
                 let response = try await client.execute(request, timeout: timeout, logger: logger)

@@ -115,6 +115,26 @@ struct PlaylistLoaderTests {
         }
     }
 
+    @Test("the HTTP client is made at the first HTTP request, and HTTP is refused after shutdown")
+    func lazyClient() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-lazy-\(UUID().uuidString).m3u8")
+        try Data(Self.playlist).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let loader = PlaylistLoader()
+        _ = try await loader.loadPlaylist(file.path)
+        #expect(!loader.hasHTTPClient, "reading a file starts no HTTP client")
+        let refused = await loadError { _ = try await loader.loadPlaylist("http://127.0.0.1:1/x.m3u8") }
+        #expect(refused?.code == .network)
+        #expect(loader.hasHTTPClient)
+        try await loader.shutdown()
+        #expect(!loader.hasHTTPClient)
+        let afterShutdown = await loadError { _ = try await loader.loadPlaylist("http://127.0.0.1:1/x.m3u8") }
+        #expect(afterShutdown?.message == "the loader was shut down before this request to 127.0.0.1:1")
+        _ = try await loader.loadPlaylist(file.path)
+        try await loader.shutdown()
+        try await PlaylistLoader().shutdown()
+    }
+
     @Test("files: loads paths and file URLs; missing files and directories are clear errors")
     func files() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -175,9 +175,69 @@ struct CompactStorageTests {
         }
     }
 
-    @Test("a line takes 16 bytes, a segment one record, and no string is kept per URI or title")
+    @Test("dates keep the UTC offset and precision of their program date-time as these change")
+    func dateAnchors() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:6
+            #EXTINF:6,
+            before.ts
+            #EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:06.000+01:00
+            #EXTINF:6,
+            a.ts
+            #EXTINF:6,
+            b.ts
+            #EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:18.0Z
+            #EXTINF:6,
+            c.ts
+            #EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:24.0Z
+            #EXTINF:6,
+            d.ts
+            #EXT-X-PROGRAM-DATE-TIME:2026-01-01T05:30:30.00+05:30
+            #EXTINF:6,
+            e.ts
+            #EXT-X-PROGRAM-DATE-TIME:2026-01-01T05:30:36.0+05:30
+            #EXTINF:6,
+            f.ts
+
+            """
+        let bytes = Array(text.utf8)
+        Self.checkSame(bytes)
+        let segments = try #require(PlaylistParser.parse(bytes).playlist.media?.segments)
+        #expect(
+            segments.map { $0.date?.iso8601 } == [
+                "2026-01-01T00:00:00.000+01:00", "2026-01-01T00:00:06.000+01:00", "2026-01-01T00:00:12.000+01:00",
+                "2026-01-01T00:00:18.000Z", "2026-01-01T00:00:24.000Z", "2026-01-01T05:30:30.000+05:30",
+                "2026-01-01T05:30:36.000+05:30",
+            ])
+        #expect(segments.map { $0.date?.utcOffsetSeconds } == [3600, 3600, 3600, 0, 0, 19_800, 19_800])
+        #expect(segments.map { $0.date?.fractionDigits } == [3, 3, 3, 1, 1, 2, 1])
+        #expect(segments.map { $0.programDateTime?.fractionDigits } == [nil, 3, nil, 1, 1, 2, 1])
+        #expect(segments.map { $0.programDateTime == nil } == [true, false, true, false, false, false, false])
+        guard case .compact(let compact) = segments.storage else {
+            Issue.record("the segments are not compact")
+            return
+        }
+        #expect(compact.anchors.count == 4, "one anchor per change of offset or precision")
+    }
+
+    @Test("a line longer than a range entry holds is kept as a value")
+    func longLine() {
+        let source = Array("#EXTM3U\n".utf8)
+        var lines = PlaylistLines(source: source, capacity: 2, keepsRanges: true)
+        lines.appendParsed(0..<7, terminator: .lf, content: .comment("never read"))
+        let long = 0..<(PlaylistLines.Entry.maximumLength + 1)
+        lines.appendParsed(long, terminator: .crlf, content: .uri("kept as a value"))
+        #expect(lines[0].content.tag?.name == "EXTM3U", "a parsed line is read again from the source")
+        #expect(lines[0].sourceRange == 0..<7)
+        #expect(lines[1].content == .uri("kept as a value"))
+        #expect(lines[1].sourceRange == long && lines[1].terminator == .crlf)
+        #expect(lines.terminator(at: 1) == .crlf && lines.isVerbatim(at: 1))
+    }
+
+    @Test("a line takes 8 bytes, a segment one record, and no string is kept per URI or title")
     func footprint() throws {
-        #expect(MemoryLayout<PlaylistLines.Entry>.stride == 16)
+        #expect(MemoryLayout<PlaylistLines.Entry>.stride == 8)
         #expect(MemoryLayout<CompactSegments.Record>.stride <= 56)
         let bytes = Array(SyntheticPlaylist.vod(segments: 10_000, interstitialEvery: 100).utf8)
         let segments = try #require(PlaylistParser.parse(bytes).playlist.media?.segments)
@@ -188,5 +248,6 @@ struct CompactStorageTests {
         #expect(compact.records.count == 10_000)
         #expect(compact.strings.isEmpty)
         #expect(compact.contexts.count == 1)
+        #expect(compact.anchors.count == 1, "every date has the same UTC offset and precision")
     }
 }

@@ -24,7 +24,9 @@ struct PropertyTests {
         let decimal = decimals[b % decimals.count]
         switch kind {
         case 0, 1, 2: return "#EXTINF:\(decimal),\(b % 3 == 0 ? "title \(a)" : "")\nseg\(a).ts"
-        case 3: return "#EXT-X-PROGRAM-DATE-TIME:2026-0\(1 + a % 9)-1\(b % 10)T1\(a % 10):0\(b % 10):00.\(a % 1000)Z"
+        case 3:
+            let time = "T1\(a % 10):0\(b % 10):00.\(a % 1000)\(["Z", "+02:00", "-0530"][b % 3])"
+            return "#EXT-X-PROGRAM-DATE-TIME:2026-0\(1 + a % 9)-1\(b % 10)\(time)"
         case 4:
             return
                 "#EXT-X-DATERANGE:ID=\"d\(a % 5)\",START-DATE=\"2026-01-01T00:00:0\(b % 10).000Z\",DURATION=\(decimal),X-N=\(b % 2 == 0 ? "-" : "")\(decimal),X-H=0x\(String(a, radix: 16)),X-S=\"v\(b)\""

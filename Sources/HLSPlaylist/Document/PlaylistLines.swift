@@ -1,20 +1,53 @@
 /// The lines of a ``PlaylistDocument``: a random-access, mutable collection of ``Line`` values.
 ///
-/// A parsed line is kept as where its bytes are in the source and how it ends (16 bytes), and its
+/// A parsed line is kept as where its bytes are in the source and how it ends (8 bytes), and its
 /// ``Line/content`` is read again from those bytes when the line is read. A line that is set,
 /// inserted or appended is kept as the value given. Reading a parsed line gives the content the
 /// parser read; its diagnostics were reported when the document was parsed.
 public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeReplaceableCollection, Sendable {
-    /// A parsed line (its source range and terminator), or a line kept as a value.
+    /// A parsed line (its source range and terminator), or a line kept as a value, in 8 bytes.
     struct Entry {
-        var start: UInt32
-        var length: UInt32
-        /// The index of the line in `values`, or -1 for a parsed line.
-        var value: Int32
-        /// How a parsed line ends (a value has its own terminator).
-        var terminator: LineTerminator
+        /// Where a parsed line starts in the source, or the index of a value in `values`.
+        private var position: UInt32
+        /// Bits 0–1: a parsed line's terminator; bit 2: a value; bits 3–31: a parsed line's length.
+        private var bits: UInt32
 
-        var isValue: Bool { value >= 0 }
+        /// The longest line kept as a range (a longer one is kept as a value).
+        static let maximumLength = Int(UInt32.max >> 3)
+
+        /// A parsed line: `length` bytes from `start`, ending with `terminator`.
+        init(start: Int, length: Int, terminator: LineTerminator) {
+            position = UInt32(start)
+            let code: UInt32
+            switch terminator {
+            case .lf: code = 0
+            case .crlf: code = 1
+            case .none: code = 2
+            }
+            bits = UInt32(length) << 3 | code
+        }
+
+        /// The value at `index` of `values`.
+        init(value index: Int) {
+            position = UInt32(index)
+            bits = 4
+        }
+
+        var isValue: Bool { bits & 4 != 0 }
+        /// The index of a value in `values`.
+        var value: Int {
+            get { Int(position) }
+            set { position = UInt32(newValue) }
+        }
+        var start: Int { Int(position) }
+        var length: Int { Int(bits >> 3) }
+        var terminator: LineTerminator {
+            switch bits & 3 {
+            case 0: .lf
+            case 1: .crlf
+            default: .none
+            }
+        }
     }
 
     /// The bytes parsed lines refer to.
@@ -48,9 +81,8 @@ public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeRep
     /// source is too large for ranges).
     mutating func appendParsed(_ range: Range<Int>, terminator: LineTerminator, content: @autoclosure () -> LineContent)
     {
-        if keepsRanges {
-            entries.append(
-                Entry(start: UInt32(range.lowerBound), length: UInt32(range.count), value: -1, terminator: terminator))
+        if keepsRanges, range.count <= Entry.maximumLength {
+            entries.append(Entry(start: range.lowerBound, length: range.count, terminator: terminator))
         } else {
             append(Line(content: content(), terminator: terminator, sourceRange: range))
         }
@@ -69,13 +101,13 @@ public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeRep
     public subscript(position: Int) -> Line {
         get {
             let entry = entries[position]
-            if entry.isValue { return values[Int(entry.value)] }
+            if entry.isValue { return values[entry.value] }
             let range = sourceRange(entry)
             return Line(content: content(of: range), terminator: entry.terminator, sourceRange: range)
         }
         set {
             if entries[position].isValue {
-                values[Int(entries[position].value)] = newValue
+                values[entries[position].value] = newValue
             } else {
                 entries[position] = store(newValue)
             }
@@ -121,7 +153,7 @@ public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeRep
     package func bytes(at index: Int, documentSource: [UInt8]) -> ArraySlice<UInt8> {
         let entry = entries[index]
         guard entry.isValue else { return source[sourceRange(entry)] }
-        let line = values[Int(entry.value)]
+        let line = values[entry.value]
         if let range = line.sourceRange { return documentSource[range] }
         return ArraySlice(line.content.text.utf8)
     }
@@ -133,7 +165,7 @@ public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeRep
                 for entry in entries {
                     let terminator: LineTerminator
                     if entry.isValue {
-                        let line = values[Int(entry.value)]
+                        let line = values[entry.value]
                         if let range = line.sourceRange {
                             output.append(contentsOf: UnsafeBufferPointer(rebasing: documentBytes[range]))
                         } else {
@@ -159,19 +191,19 @@ public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeRep
     /// Whether line `index` is still the source text.
     package func isVerbatim(at index: Int) -> Bool {
         let entry = entries[index]
-        return !entry.isValue || values[Int(entry.value)].sourceRange != nil
+        return !entry.isValue || values[entry.value].sourceRange != nil
     }
 
     /// How line `index` ends.
     package func terminator(at index: Int) -> LineTerminator {
         let entry = entries[index]
-        return entry.isValue ? values[Int(entry.value)].terminator : entry.terminator
+        return entry.isValue ? values[entry.value].terminator : entry.terminator
     }
 
     // MARK: Storage
 
     private func sourceRange(_ entry: Entry) -> Range<Int> {
-        Int(entry.start)..<(Int(entry.start) + Int(entry.length))
+        entry.start..<(entry.start + entry.length)
     }
 
     /// The content the parser reads from `range`.
@@ -182,7 +214,7 @@ public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeRep
     private mutating func store(_ line: Line) -> Entry {
         values.append(line)
         liveValues += 1
-        return Entry(start: 0, length: 0, value: Int32(values.count - 1), terminator: line.terminator)
+        return Entry(value: values.count - 1)
     }
 
     /// Drops the values no entry points to.
@@ -190,8 +222,8 @@ public struct PlaylistLines: RandomAccessCollection, MutableCollection, RangeRep
         var kept: [Line] = []
         kept.reserveCapacity(liveValues)
         for index in entries.indices where entries[index].isValue {
-            kept.append(values[Int(entries[index].value)])
-            entries[index].value = Int32(kept.count - 1)
+            kept.append(values[entries[index].value])
+            entries[index].value = kept.count - 1
         }
         values = kept
     }

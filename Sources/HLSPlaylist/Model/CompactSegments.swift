@@ -1,5 +1,5 @@
 /// The compact form of parsed segments: one record per segment, text as ranges of the source,
-/// and what segments share (keys, map, bitrate, program date-times) kept once.
+/// and what segments share (keys, map, bitrate, the UTC offset and precision of dates) kept once.
 struct CompactSegments: Sendable {
     /// Text: a range of the source, or (when `start` is `UInt32.max`) entry `length` of `strings`.
     struct Text {
@@ -38,14 +38,14 @@ struct CompactSegments: Sendable {
         /// The discontinuities up to and including this segment.
         var discontinuities: UInt32
         var context: Int32
-        /// The program date-time the date counts from (its UTC offset and precision), or -1.
+        /// The anchor that gives the date its UTC offset and precision, or -1 for no date.
         var anchor: Int32
         var line: UInt32
         var flags: UInt8
 
         static let discontinuity: UInt8 = 1
         static let gap: UInt8 = 2
-        /// The anchor is this segment's own EXT-X-PROGRAM-DATE-TIME.
+        /// The date is this segment's own EXT-X-PROGRAM-DATE-TIME.
         static let ownProgramDateTime: UInt8 = 4
     }
 
@@ -54,6 +54,8 @@ struct CompactSegments: Sendable {
     var records: [Record] = []
     var strings: [String] = []
     var contexts: [Context] = []
+    /// The UTC offsets and precisions of the dates: a program date-time for each change of them
+    /// (the records keep the nanoseconds).
     var anchors: [DateTime] = []
     var titles: [Int: String] = [:]
     var byteRanges: [Int: ByteRange] = [:]
@@ -93,7 +95,7 @@ struct CompactSegments: Sendable {
             byteRange: byteRanges.isEmpty ? nil : byteRanges[index],
             discontinuity: record.flags & Record.discontinuity != 0,
             keys: context.keys, map: context.map,
-            programDateTime: record.flags & Record.ownProgramDateTime != 0 ? anchors[Int(record.anchor)] : nil,
+            programDateTime: record.flags & Record.ownProgramDateTime != 0 ? date(at: index) : nil,
             date: date(at: index), startTime: MediaTime(nanoseconds: record.startTime),
             gap: record.flags & Record.gap != 0, bitrate: context.bitrate,
             parts: parts.isEmpty ? [] : parts[index] ?? [],

@@ -237,7 +237,14 @@ struct MediaPlaylistBuilder {
             if pending.discontinuity { flags |= CompactSegments.Record.discontinuity }
             if pending.gap { flags |= CompactSegments.Record.gap }
             if let programDateTime = pending.programDateTime {
-                compact.anchors.append(programDateTime)
+                // The record keeps the date's nanoseconds; an anchor is kept only when the UTC
+                // offset or the precision changes.
+                if let last = compact.anchors.last, last.utcOffsetSeconds == programDateTime.utcOffsetSeconds,
+                    last.fractionDigits == programDateTime.fractionDigits
+                {
+                } else {
+                    compact.anchors.append(programDateTime)
+                }
                 flags |= CompactSegments.Record.ownProgramDateTime
             }
             if let title = pending.title { compact.titles[position] = title }
@@ -313,8 +320,9 @@ struct MediaPlaylistBuilder {
         if keepsCompact {
             var store = CompactSegments(source: [])
             swap(&store, &compact)
-            if let firstDated = store.records.firstIndex(where: { $0.anchor >= 0 }), firstDated > 0 {
-                let anchor = store.anchors[0]
+            if let firstDated = store.records.firstIndex(where: { $0.anchor >= 0 }), firstDated > 0,
+                let anchor = store.date(at: firstDated)
+            {
                 let anchorTime = MediaTime(nanoseconds: store.records[firstDated].startTime)
                 for index in 0..<firstDated {
                     let startTime = MediaTime(nanoseconds: store.records[index].startTime)

@@ -13,6 +13,7 @@ struct SCTE35Command: ParsableCommand {
     /// `hlsi scte35 decode HEX|BASE64`.
     struct Decode: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "decode",
             abstract: "Print a splice_info_section given as hex (0xFC…) or base64.",
             discussion: """
                 Prints every field of the section (header, command, descriptors, CRC), with times in 90 kHz \
