@@ -491,4 +491,17 @@ struct FastLaneTests {
         #expect(FastLane.httpDate(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
         #expect(FastLane.httpDate(1_795_000_000) == "Wed, 18 Nov 2026 11:06:40 GMT")
     }
+
+    @Test(
+        "A file's media type comes from the extension after its last dot, in any case",
+        arguments: [
+            ("/srv/.build-x/demo/vod/video/seg001.m4s", "video/iso.segment"),
+            ("/srv/a.b/MAIN.M3U8", "application/vnd.apple.mpegurl"), ("ad.MP4", "video/mp4"),
+            ("subs/en.webvtt", "text/vtt"), ("/srv/page/index.html", "text/html; charset=utf-8"),
+            ("/srv/a.m4s/file", "application/octet-stream"), ("seg.m4s.", "application/octet-stream"),
+            ("m3u8", "application/octet-stream"), ("", "application/octet-stream"),
+        ])
+    func contentType(_ name: String, _ type: String) {
+        #expect(ContentResponse.contentType(of: name) == type)
+    }
 }

@@ -51,8 +51,11 @@ struct ContentResponse: Sendable {
     }
 
     /// The media type for a file name's extension.
-    static func contentType(of name: some StringProtocol) -> String {
-        switch name.split(separator: ".").last?.lowercased() {
+    static func contentType(of name: String) -> String {
+        // The extension: what follows the last dot (no array of parts, no copy of the path).
+        let utf8 = name.utf8
+        let start = utf8.lastIndex(of: UInt8(ascii: ".")).map { utf8.index(after: $0) } ?? utf8.endIndex
+        return switch String(decoding: utf8[start...], as: UTF8.self).lowercased() {
         case "m3u8": "application/vnd.apple.mpegurl"
         case "m4s": "video/iso.segment"
         case "mp4", "m4v": "video/mp4"
