@@ -239,10 +239,10 @@ struct MediaPlaylistBuilder {
             if let programDateTime = pending.programDateTime {
                 // The record keeps the date's nanoseconds; an anchor is kept only when the UTC
                 // offset or the precision changes.
-                if let last = compact.anchors.last, last.utcOffsetSeconds == programDateTime.utcOffsetSeconds,
-                    last.fractionDigits == programDateTime.fractionDigits
+                let last = compact.anchors.last
+                if last?.utcOffsetSeconds != programDateTime.utcOffsetSeconds
+                    || last?.fractionDigits != programDateTime.fractionDigits
                 {
-                } else {
                     compact.anchors.append(programDateTime)
                 }
                 flags |= CompactSegments.Record.ownProgramDateTime
