@@ -12,6 +12,15 @@ serves or grow without bound. The timeouts here only stop a hung test; no outcom
 6. Viewer IDs over the limit get 400.
 7. Upstream bodies that are not playlists get 502; a stalled upstream gets 504 within its deadline; a
    second server on the same database refuses to start.
+
+Wave 3 (the security issue of the wave-2 surfaces):
+- an upstream live playlist whose PROGRAM-DATE-TIME steps back is served, and the server lives;
+- a hostile SCTE-35 upstream whose 500 markers change on every fetch is fetched and recognized once per
+  second for any number of viewers, and other channels keep serving;
+- `?shift=` of a segment larger than the kept-file limit is refused without being read;
+- HEAD of an asset list, a beacon or a hand-off changes nothing (a ONCE pre-roll still plays);
+- concurrent break-now calls make one break; breaks per target are capped;
+- a `javascript:` ad URI is refused; the Bearer scheme is case-insensitive.
 """
 
 import argparse
@@ -334,6 +343,138 @@ def upstream_attacks(hlsi, workdir):
         upstream.shutdown()
 
 
+class HostileUpstream(http.server.ThreadingHTTPServer):
+    """An upstream live origin that steps its dates back, or rewrites 500 SCTE-35 breaks on every fetch."""
+
+    daemon_threads = True
+    fetches = 0
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            path = self.path.split("?")[0]
+            now = time.time()
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
+            if path.endswith("/step/live.m3u8"):
+                earlier = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now - 1))
+                body = ("#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:7\n"
+                        f"#EXT-X-PROGRAM-DATE-TIME:{stamp}.000Z\n#EXTINF:2.0,\na.ts\n"
+                        f"#EXT-X-PROGRAM-DATE-TIME:{earlier}.500Z\n#EXTINF:0.1,\nb.ts\n")
+            elif path.endswith("/signals/live.m3u8"):
+                self.server.fetches += 1
+                # A new millisecond offset on every fetch: every break gets a new date, so a new ID.
+                offset = self.server.fetches % 1000
+                start = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now - 1000))
+                lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:1",
+                         f"#EXT-X-PROGRAM-DATE-TIME:{start}.{offset:03d}Z"]
+                for index in range(500):
+                    lines += ["#EXT-X-CUE-OUT:1", "#EXTINF:1.0,", f"o{index}.ts", "#EXT-X-CUE-IN", "#EXTINF:1.0,",
+                              f"i{index}.ts"]
+                body = "\n".join(lines) + "\n"
+            else:
+                self.send_error(404)
+                return
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/vnd.apple.mpegurl")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+
+def wave3_attacks(hlsi, workdir):
+    print("9. upstream dates that step back; a hostile SCTE-35 upstream", flush=True)
+    upstream = HostileUpstream(("127.0.0.1", 0), HostileUpstream.Handler)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{upstream.server_address[1]}"
+    # A loop channel whose folder holds a segment larger than the kept-file limit (8 MiB).
+    loop = os.path.join(workdir, "loop")
+    shutil.copytree(os.path.join(DEMO, "primary"), loop)
+    with open(os.path.join(loop, "video", "big.m4s"), "wb") as out:
+        out.truncate(60 * 1024 * 1024)
+    port = free_port()
+    config = base_config(port, os.path.join(workdir, "wave3.sqlite"), dict(LIMITS, breaksPerTarget=5))
+    config["allowedOrigins"] = [origin]
+    config["live"] = [
+        {"id": "demo", "path": "/demo/live", "loop": loop, "windowSegments": 6},
+        {"id": "step", "upstream": f"{origin}/step/live.m3u8"},
+        {"id": "signals", "upstream": f"{origin}/signals/live.m3u8", "signals": "scte35"},
+    ]
+    server = Server(hlsi, config, workdir, "wave3")
+    base = server.base
+    try:
+        for attempt in range(3):
+            status, _, body = request(base, "GET", "/live/step/live.m3u8")
+            check(status == 200 and b"b.ts" in body, f"a playlist whose dates step back is served (got {status})")
+        check(server.alive(), "the server lives after dates that step back")
+
+        results = []
+
+        def viewer():
+            for _ in range(5):
+                results.append(request(base, "GET", "/live/signals/live.m3u8", timeout=60)[0])
+
+        threads = [threading.Thread(target=viewer) for _ in range(8)]
+        started = time.time()
+        for thread in threads:
+            thread.start()
+        other = request(base, "GET", "/demo/live/video/main.m3u8", timeout=60)[0]
+        for thread in threads:
+            thread.join(120)
+        elapsed = time.time() - started
+        check(all(status == 200 for status in results) and len(results) == 40,
+              f"40 viewer requests of the hostile channel are answered: {sorted(set(results))}")
+        check(other == 200, f"another channel is served meanwhile (got {other})")
+        # Shared: one fetch per second at most (and one in flight), whatever the number of viewers.
+        check(upstream.fetches <= int(elapsed) + 2,
+              f"the hostile upstream was fetched {upstream.fetches} times for 40 requests in {elapsed:.1f} s")
+
+        print("10. ?shift= of a large file", flush=True)
+        started = time.time()
+        status, _, body = request(base, "GET", "/demo/live/video/big.m4s?shift=5")
+        check(status == 400 and b"bad-shift" in body, f"?shift= of a 60 MB segment gets 400 (got {status})")
+
+        print("11. HEAD changes nothing", flush=True)
+        status, _, body = admin(base, "POST", "/breaks", {
+            "id": "pre", "target": "vod/demo", "cue": ["PRE", "ONCE"], "duration": 6})
+        check(status == 201, f"a ONCE pre-roll is created (got {status} {body[:120]!r})")
+        path = "/demo/vod/asset-list.json?_HLS_interstitial_id=pre&_HLS_primary_id=head-viewer"
+        status, headers, body = request(base, "HEAD", path)
+        check(status == 200 and body == b"", f"HEAD of the asset list answers 200 without a body (got {status})")
+        status, _, body = request(base, "GET", path)
+        check(status == 200 and b"ad1" in body, f"the viewer's GET after HEAD still gets the pre-roll: {body[:160]!r}")
+        status, _, body = request(base, "GET", path)
+        check(status == 200 and b"ad1" not in body, "and ONCE holds for its second GET")
+
+        print("12. the admin API: break now does not stack; caps; URIs; the Bearer scheme", flush=True)
+        statuses = []
+        threads = [threading.Thread(target=lambda: statuses.append(
+            admin(base, "POST", "/channels/demo/breaks", {"duration": 30})[0])) for _ in range(20)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        check(statuses.count(201) == 1 and statuses.count(409) == 19,
+              f"20 concurrent break-now calls make one break: {sorted(statuses)}")
+        created = [admin(base, "POST", "/breaks", {"id": f"cap{i}", "target": "vod/demo", "at": 10 + i,
+                                                   "duration": 1})[0] for i in range(6)]
+        check(created.count(201) == 4 and created[-1] == 409,
+              f"breaksPerTarget 5 caps the VOD's breaks (with the pre-roll): {created}")
+        status, _, body = admin(base, "POST", "/inventory", {"id": "evil", "uri": "javascript:alert(1)", "duration": 5})
+        check(status == 400, f"a javascript: ad URI is refused (got {status})")
+        status, _, _ = request(base, "GET", "/admin/v1/breaks", headers={"Authorization": f"bearer {TOKEN}"})
+        check(status == 200, f"the Bearer scheme is case-insensitive (got {status})")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        upstream.shutdown()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlsi", required=True)
@@ -342,6 +483,7 @@ def main():
     try:
         attacks(os.path.abspath(args.hlsi), workdir)
         upstream_attacks(os.path.abspath(args.hlsi), workdir)
+        wave3_attacks(os.path.abspath(args.hlsi), workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"attacks: {len(failures)} failed", flush=True)

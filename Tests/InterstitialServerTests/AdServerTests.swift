@@ -254,6 +254,35 @@ struct AdServerTests {
         }
     }
 
+    @Test("HEAD changes nothing: an asset list asks no ad server and counts no viewer, a beacon is not passed on")
+    func headHasNoSideEffects() async throws {
+        try await Self.withAdServer { adServer in
+            try await Harness.withServer(try Self.configuration(adServer.origin, tracking: "relay")) { client in
+                let head = try await client.execute(uri: Self.list, method: .head)
+                #expect(head.status == .ok)
+                #expect(head.headers[.contentType] == "application/json")
+                #expect(head.headers[.cacheControl] == CachePolicy.noStore)
+                #expect(head.body.readableBytes == 0)
+                let missing = try await client.execute(
+                    uri: "/demo/vod/asset-list.json?_HLS_interstitial_id=none", method: .head)
+                #expect(missing.status == .notFound)
+                #expect(adServer.requests("/vast").isEmpty, "HEAD asked the ad server")
+                let list = try AssetList.decode(Array(try await client.text(Self.list).utf8))
+                #expect(adServer.requests("/vast").count == 1)
+                let slot = try AdCreativeSignaling(
+                    json: try #require(list.assets[0].otherKeys[AdCreativeSignaling.key]))
+                let url = try #require(slot.slots.first?.tracking.first { $0.type == "impression" }?.urls.first)
+                let beacon = String(url[try #require(url.range(of: "/beacon/")).lowerBound...])
+                #expect(try await client.execute(uri: beacon, method: .head).status == .noContent)
+                #expect(try await client.get(beacon).status == .noContent)
+                #expect(
+                    try await eventually {
+                        adServer.requests("/imp-a1").count + adServer.requests("/imp-wrapper").count == 1
+                    }, "the GET after HEAD relays")
+            }
+        }
+    }
+
     /// Whether every request of `uris` carries an 8-digit cache buster where the template had
     /// `[CACHEBUSTING]` (`cb=`).
     static func cacheBustersFilled(_ uris: [String]) -> Bool {

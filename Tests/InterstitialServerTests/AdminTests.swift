@@ -29,6 +29,40 @@ struct AdminTests {
         }
     }
 
+    @Test(
+        "The Bearer scheme is case-insensitive and may be followed by several spaces (RFC 9110 §11.4)",
+        arguments: [
+            ("Bearer \(Harness.token)", true), ("bearer \(Harness.token)", true), ("BEARER \(Harness.token)", true),
+            ("Bearer   \(Harness.token)", true), ("Bearer\(Harness.token)", false), ("Bearer \(Harness.token)x", false),
+            ("Basic \(Harness.token)", false), ("Bearer ", false), ("Bearer", false), (Harness.token, false),
+        ])
+    func bearerScheme(header: String, accepted: Bool) async throws {
+        try await Harness.withServer { client in
+            let response = try await client.get("/admin/v1/breaks", headers: [.authorization: header])
+            #expect(response.status == (accepted ? .ok : .unauthorized), "\(header)")
+        }
+    }
+
+    @Test(
+        "An ad or a break whose URI a player would load is http(s) or a path: other schemes are refused",
+        arguments: ["javascript:alert(1)", "data:text/plain,x", "file:///etc/passwd", "//evil.example/ad.m3u8"])
+    func playerURIs(uri: String) async throws {
+        try await Harness.withServer { client in
+            let ad = try await client.admin(.post, "inventory", #"{"id":"x","uri":"\#(uri)","duration":5}"#)
+            #expect(ad.status == .badRequest, "\(uri): \(ad.text)")
+            #expect(ad.errorPath == "uri")
+            for key in ["assetUri", "assetList"] {
+                let item = try await client.admin(
+                    .post, "breaks", #"{"id":"b","target":"vod/demo","at":5,"duration":5,"\#(key)":"\#(uri)"}"#)
+                #expect(item.status == .badRequest, "\(key) \(uri): \(item.text)")
+                #expect(item.errorPath == key)
+            }
+            let fine = try await client.admin(
+                .post, "inventory", #"{"id":"y","uri":"HTTPS://ads.example/y.m3u8","duration":5}"#)
+            #expect(fine.status == .created, "\(fine.text)")
+        }
+    }
+
     @Test("Breaks, schedules and ads: create, read, update, delete, with errors that name the field")
     func crud() async throws {
         try await Harness.withServer { client in
@@ -159,6 +193,65 @@ struct AdminTests {
             #expect(deleting.status == .conflict)
             #expect(deleting.errorCode == "served-break")
             #expect(try await client.admin(.post, "channels/nope/return").status == .notFound)
+        }
+    }
+
+    @Test("Concurrent break-now calls make one break; the others get 409 until it returns early")
+    func breakNowDoesNotStack() async throws {
+        let clock = TestClock(ServerConfiguration.defaultEpoch + MediaTime(seconds: 86_400 + 3.3))
+        try await Harness.withServer(clock: clock) { client in
+            let statuses = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String?).self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        let response = try await client.admin(
+                            .post, "channels/demo/breaks", #"{"duration":30,"id":"now\#(index)"}"#)
+                        return (response.status, response.errorCode)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0.0 == .created }.count == 1, "\(statuses)")
+            #expect(statuses.filter { $0.1 == "break-in-progress" }.count == 19, "\(statuses)")
+            clock.advance(5)
+            let again = try await client.admin(.post, "channels/demo/breaks", #"{"duration":30,"id":"later"}"#)
+            #expect(again.errorCode == "break-in-progress")
+            #expect(try await client.admin(.post, "channels/demo/return").status == .ok)
+            clock.advance(2)
+            let next = try await client.admin(.post, "channels/demo/breaks", #"{"duration":30,"id":"next"}"#)
+            #expect(next.status == .created, "a break after the early return: \(next.text)")
+        }
+    }
+
+    @Test("Breaks per target and ads in the inventory are capped (limits.breaksPerTarget, limits.inventoryAds)")
+    func adminCaps() async throws {
+        var configuration = try Harness.demo()
+        configuration.seed = .init()
+        configuration.limits.breaksPerTarget = 2
+        configuration.limits.inventoryAds = 2
+        try await Harness.withServer(configuration) { client in
+            for index in 0..<3 {
+                let response = try await client.admin(
+                    .post, "breaks", #"{"id":"b\#(index)","target":"vod/demo","at":\#(10 * index + 5),"duration":5}"#)
+                #expect(response.status == (index < 2 ? .created : .conflict), "\(index): \(response.text)")
+                if index == 2 { #expect(response.errorCode == "limit-reached") }
+            }
+            // Replacing a break keeps the count.
+            let replaced = try await client.admin(.put, "breaks/b0", #"{"target":"vod/demo","at":6,"duration":5}"#)
+            #expect(replaced.status == .ok, "\(replaced.text)")
+            // Another target has its own room.
+            let live = try await client.admin(
+                .post, "breaks", #"{"id":"l0","target":"live/demo","date":"2026-01-02T00:00:02.000Z","duration":5}"#)
+            #expect(live.status == .created, "\(live.text)")
+            for index in 0..<3 {
+                let response = try await client.admin(
+                    .post, "inventory", #"{"id":"a\#(index)","uri":"/ads/a.m3u8","duration":5}"#)
+                #expect(response.status == (index < 2 ? .created : .conflict), "\(index): \(response.text)")
+                if index == 2 { #expect(response.errorCode == "limit-reached") }
+            }
+            #expect(
+                try await client.admin(.put, "inventory/a9", #"{"uri":"/ads/a.m3u8","duration":5}"#).status == .conflict
+            )
+            #expect(try await client.admin(.put, "inventory/a0", #"{"uri":"/ads/b.m3u8","duration":5}"#).status == .ok)
         }
     }
 

@@ -18,11 +18,15 @@ struct CoordinationRouteTests {
             let stored = try await client.execute(
                 uri: "/handoff/tv", method: .post, body: ByteBuffer(string: session))
             #expect(stored.status == .accepted)
+            // HEAD says a session waits and leaves it there.
+            #expect(try await client.execute(uri: "/handoff/tv", method: .head).status == .ok)
+            #expect(try await client.execute(uri: "/handoff/tv", method: .head).status == .ok)
             let taken = try await client.get("/handoff/tv")
             #expect(taken.status == .ok)
             #expect(taken.text.contains(#""primary":12.5"#))
             // Taken: the next receiver finds nothing (204) after waiting.
             #expect(try await client.get("/handoff/tv?wait=0.2").status == .noContent)
+            #expect(try await client.execute(uri: "/handoff/tv", method: .head).status == .noContent)
             let bad = try await client.execute(
                 uri: "/handoff/tv", method: .post,
                 body: ByteBuffer(string: #"{"url":"u","location":{"primary":1},"rate":100}"#))

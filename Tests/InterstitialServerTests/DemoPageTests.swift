@@ -84,4 +84,36 @@ struct DemoPageTests {
             #expect(notMP4.status == .badRequest)
         }
     }
+
+    @Test("A shifted segment is read once and kept; one over the kept-file limit is refused without reading it")
+    func shiftedSegmentsAreKept() async throws {
+        let configuration = try Harness.demo()
+        let server = try InterstitialServer(configuration: configuration, logger: Harness.logger)
+        let client = server.makeHTTPClient()
+        func library(_ bodies: FileBodyCache) -> ContentLibrary {
+            ContentLibrary(
+                configuration: configuration, state: server.state, inventory: StoredInventory(state: server.state),
+                client: client, logger: Harness.logger, now: { DateTime(Date()) }, fileBodies: bodies)
+        }
+        let kept = FileBodyCache()
+        let shared = library(kept)
+        let mounted = try #require(shared.mounted("/demo/live/video/seg003.m4s"))
+        let first = try await shared.get(mounted, query: ["shift": "512000"])
+        let second = try await shared.get(mounted, query: ["shift": "1024000"])
+        guard case .bytes(let one) = first.body, case .bytes(let two) = second.body else {
+            Issue.record("a shifted segment is not bytes")
+            return
+        }
+        #expect(one.count == two.count && one != two)
+        #expect(kept.size.count == 1, "the segment's bytes are kept after the first request")
+        let small = library(FileBodyCache(fileLimit: 1000))
+        do {
+            _ = try await small.get(mounted, query: ["shift": "5"])
+            Issue.record("a segment over the limit was shifted")
+        } catch {
+            #expect(error.code == "bad-shift")
+            #expect(error.message.contains("bytes can be shifted"), "\(error.message)")
+        }
+        try await client.shutdown()
+    }
 }

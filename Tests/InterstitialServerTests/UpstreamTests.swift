@@ -88,6 +88,54 @@ struct UpstreamTests {
         }
     }
 
+    @Test(
+        "A live upstream whose PROGRAM-DATE-TIME steps back is served (its window spans every date), and other channels keep serving",
+        arguments: [
+            // An encoder's clock steps back half a second inside the last segment's predecessor.
+            ["2026-06-01T11:59:58.000Z", "2026-06-01T11:59:57.500Z"],
+            // A backup encoder takes over an hour behind.
+            ["2026-06-01T11:59:58.000Z", "2026-06-01T10:59:00.000Z"],
+        ])
+    func liveDatesStepBack(dates: [String]) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-step-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let text = """
+            #EXTM3U
+            #EXT-X-VERSION:3
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MEDIA-SEQUENCE:7
+            #EXT-X-PROGRAM-DATE-TIME:\(dates[0])
+            #EXTINF:2.0,
+            a.ts
+            #EXT-X-PROGRAM-DATE-TIME:\(dates[1])
+            #EXTINF:0.1,
+            b.ts
+
+            """
+        try text.write(to: directory.appendingPathComponent("live.m3u8"), atomically: true, encoding: .utf8)
+        let clock = TestClock(DateTime(iso8601: "2026-06-01T12:00:00.000Z")!)
+        try await withUpstream(directory: directory.path) { port in
+            var configuration = try Harness.demo()
+            let origin = "http://127.0.0.1:\(port)"
+            configuration.allowedOrigins = [origin]
+            configuration.live.append(.init(id: "news", path: "/live/news", origin: .upstream(origin + "/live.m3u8")))
+            try await Harness.withServer(configuration, clock: clock) { client in
+                let created = try await client.admin(
+                    .post, "breaks",
+                    #"{"id":"news-break","target":"live/news","date":"2026-06-01T11:59:59.000Z","plannedDuration":8}"#)
+                #expect(created.status == .created, "\(created.text)")
+                for _ in 0..<2 {
+                    let served = try await client.get("/live/news/live.m3u8")
+                    #expect(served.status == .ok, "\(served.text)")
+                    #expect(served.text.contains("a.ts") && served.text.contains("b.ts"))
+                }
+                let other = try await client.get("/demo/vod/video/main.m3u8")
+                #expect(other.status == .ok)
+            }
+        }
+    }
+
     @Test("An upstream that is down is a 502 with a reason; an origin outside the allow-list is refused at start")
     func upstreamFailures() async throws {
         var configuration = try Harness.demo()

@@ -41,7 +41,8 @@ final class BeaconRelay: Sendable {
 
     /// What a request for `path` (under ``prefix``) relays: the ad server's URL and the event type, and
     /// whether this is the first time (nil when the path is not one this server wrote).
-    func verify(_ path: Substring) -> (url: String, type: String, first: Bool)? {
+    /// With `record` false (a `HEAD`), the URL is only checked: `first` is false and nothing is remembered.
+    func verify(_ path: Substring, record: Bool = true) -> (url: String, type: String, first: Bool)? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].utf8.count == 32, parts[2].utf8.count <= Self.maximumPayload,
             !parts[1].isEmpty, parts[1].utf8.count <= 64
@@ -55,6 +56,7 @@ final class BeaconRelay: Sendable {
             let bytes = Self.decodeBase64url(payload), let newline = bytes.firstIndex(of: 0x0A)
         else { return nil }
         let url = String(decoding: bytes[(newline + 1)...], as: UTF8.self)
+        guard record else { return (url, type, false) }
         let first = passed.withLockedValue { memory -> Bool in
             if memory.current.contains(expected) || memory.previous.contains(expected) { return false }
             if memory.current.count >= Self.memory / 2 {

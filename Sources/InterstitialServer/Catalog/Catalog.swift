@@ -109,6 +109,7 @@ struct Catalog: Sendable {
                 throw APIError.conflict(code: "exists", "break \"\(item.id)\" exists; PUT it to replace it")
             }
             try Self.refuseServedID(item, transaction.state)
+            try checkRoom(for: item, transaction.state)
             transaction.apply(.saveBreak(item))
         }
     }
@@ -121,6 +122,7 @@ struct Catalog: Sendable {
                 throw APIError.badRequest(code: "json-schema", path: "target", "a break cannot move to another target")
             }
             try Self.refuseServedID(item, transaction.state)
+            try checkRoom(for: item, transaction.state)
             transaction.apply(.saveBreak(item))
         }
     }
@@ -148,13 +150,17 @@ struct Catalog: Sendable {
             guard transaction.state.ads[ad.id] == nil else {
                 throw APIError.conflict(code: "exists", "ad \"\(ad.id)\" exists; PUT it to replace it")
             }
+            try checkRoom(for: ad, transaction.state)
             transaction.apply(.saveAd(ad))
         }
     }
 
     /// Creates or replaces an ad.
     func replaceAd(_ ad: Ad) async throws(APIError) {
-        try await state.change { transaction in transaction.apply(.saveAd(ad)) }
+        try await state.change { transaction in
+            try checkRoom(for: ad, transaction.state)
+            transaction.apply(.saveAd(ad))
+        }
     }
 
     /// Deletes an ad, unless a break or a schedule uses it (409).
@@ -199,6 +205,14 @@ struct Catalog: Sendable {
             guard transaction.state.breaks[id] == nil, transaction.state.served[ServedKey(target, id)] == nil else {
                 throw APIError.conflict(code: "exists", "break \"\(id)\" exists")
             }
+            // Breaks do not stack: concurrent or repeated requests make one break, the others get 409.
+            if let other = overlapping(channel, target, from: start, duration: duration, transaction.state) {
+                throw APIError.conflict(
+                    code: "break-in-progress",
+                    "break \"\(other)\" of \(target) overlaps [\(start.iso8601), +\(duration) s); end it first with POST /admin/v1/channels/\(channel.id)/return"
+                )
+            }
+            try checkRoom(for: item, transaction.state)
             transaction.apply(.saveBreak(item))
             return item
         }
@@ -246,6 +260,40 @@ struct Catalog: Sendable {
     }
 
     // MARK: Rules
+
+    /// The ID of a stored break of `channel` (a break now, or one created through the API) whose
+    /// time overlaps `[start, start + duration)`, counting an early return's playout limit; nil when
+    /// none does. The standing schedule's cadence breaks do not count: a break now may replace one.
+    private func overlapping(
+        _ channel: ServerConfiguration.Content, _ target: Target, from start: DateTime, duration: MediaTime,
+        _ state: StoredState
+    ) -> String? {
+        let end = start + duration
+        let timeline = BreakPlanner.Timeline.live(
+            epoch: channel.epoch, window: (start - Self.longestBreakNow)..<end, lookahead: .zero)
+        return planner(channel, target, state).plan(timeline).first { planned in
+            guard state.breaks[planned.event.identifier] != nil, let date = planned.event.date else { return false }
+            return date < end && date + (planned.event.effectiveDuration() ?? .zero) > start
+        }?.event.identifier
+    }
+
+    /// Refuses a new break for a target that has ``ServerLimits/breaksPerTarget`` already (409).
+    private func checkRoom(for item: Break, _ state: StoredState) throws(APIError) {
+        guard state.breaks[item.id] == nil else { return }
+        let limit = configuration.limits.breaksPerTarget
+        guard state.breaks.values.count(where: { $0.target == item.target }) >= limit else { return }
+        throw APIError.conflict(
+            code: "limit-reached", "\(item.target) has \(limit) breaks, the most it may have (limits.breaksPerTarget)")
+    }
+
+    /// Refuses a new ad when the inventory has ``ServerLimits/inventoryAds`` already (409).
+    private func checkRoom(for ad: Ad, _ state: StoredState) throws(APIError) {
+        guard state.ads[ad.id] == nil else { return }
+        let limit = configuration.limits.inventoryAds
+        guard state.ads.count >= limit else { return }
+        throw APIError.conflict(
+            code: "limit-reached", "the inventory has \(limit) ads, the most it may have (limits.inventoryAds)")
+    }
 
     /// A break's duration D: its effective duration without X-PLAYOUT-LIMIT (profile R3).
     static func duration(of event: InterstitialEvent) -> MediaTime? {

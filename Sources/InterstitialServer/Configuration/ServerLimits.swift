@@ -61,6 +61,12 @@ public struct ServerLimits: Hashable, Sendable {
     /// database delays a new break; it never stops playback) and the record is retried.
     public var servedRecordTimeout = MediaTime(seconds: 2)
 
+    /// The most breaks stored for one target (`breaksPerTarget`, 1,000); creating one more gets 409
+    /// `limit-reached`. (A target has at most one standing schedule.)
+    public var breaksPerTarget = 1000
+    /// The most ads in the inventory (`inventoryAds`, 10,000); creating one more gets 409 `limit-reached`.
+    public var inventoryAds = 10_000
+
     /// The defaults.
     public init() {}
 }
@@ -102,6 +108,8 @@ extension ServerLimits {
         try bytes("ledgerBytes", \.ledgerBytes, minimum: 4096)
         try seconds("viewerExpiry", \.viewerExpiry)
         try seconds("viewerStoreTimeout", \.viewerStoreTimeout)
+        try bytes("breaksPerTarget", \.breaksPerTarget, minimum: 1)
+        try bytes("inventoryAds", \.inventoryAds, minimum: 1)
         try reader.finish()
         return limits
     }

@@ -1,5 +1,6 @@
 import AdDecisioning
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
@@ -29,6 +30,10 @@ final class ContentLibrary: Sendable {
     let now: @Sendable () -> DateTime
     let upstream: UpstreamClient
     private let files = PlaylistFileCache()
+    /// Upstream playlists, fetched once for the viewers asking at about the same time.
+    private let sharedPlaylists = UpstreamPlaylistShare()
+    /// The bytes of the media files served most, shared with the routes' ``FileResponder``.
+    let fileBodies: FileBodyCache
     private let loops = LiveLoopCache()
     private let rendered: RenderedPlaylistCache
     private let assetLists: AssetListService
@@ -58,9 +63,11 @@ final class ContentLibrary: Sendable {
         configuration: ServerConfiguration, state: ServerState, inventory: any AdInventory, client: HTTPClient,
         logger: Logger, now: @escaping @Sendable () -> DateTime,
         rendered: RenderedPlaylistCache = RenderedPlaylistCache(), adDecisions: VASTDecisionClient? = nil,
-        metrics: ServerMetrics = ServerMetrics(), conditioner: CreativeConditioner? = nil
+        metrics: ServerMetrics = ServerMetrics(), conditioner: CreativeConditioner? = nil,
+        fileBodies: FileBodyCache = FileBodyCache()
     ) {
         self.metrics = metrics
+        self.fileBodies = fileBodies
         self.configuration = configuration
         self.rendered = rendered
         self.state = state
@@ -147,7 +154,19 @@ final class ContentLibrary: Sendable {
             return try await render(result, mounted: mounted, path: path)
         case .upstream(let entry):
             let url = UpstreamClient.upstreamURL(entry: entry, path: path, query: query)
-            switch try await upstream.fetch(url, playlist: isPlaylist) {
+            if isPlaylist {
+                // One fetch per URL serves every viewer asking within a second (and what is
+                // derived from it, once: see the live case of `render`).
+                let upstream = upstream
+                let result = try await sharedPlaylists.playlist(url) { () async throws(APIError) -> ParseResult in
+                    guard case .playlist(let result) = try await upstream.fetch(url, playlist: true) else {
+                        throw APIError(status: 502, code: "upstream-failed", "\(url) was not read whole")
+                    }
+                    return result
+                }
+                return try await render(result, mounted: mounted, path: path, upstream: true)
+            }
+            switch try await upstream.fetch(url, playlist: false) {
             case .file(let body, let type):
                 return ContentResponse(
                     body: .stream(body), contentType: type.isEmpty ? ContentResponse.contentType(of: path.text) : type,
@@ -156,6 +175,18 @@ final class ContentLibrary: Sendable {
                 return try await render(result, mounted: mounted, path: path, upstream: true)
             }
         }
+    }
+
+    /// The answer to `HEAD` of an asset list: the request is checked and the break looked up as for
+    /// `GET`, but nothing is decided (no viewer attempt counted, no ad server asked); the fields are
+    /// those of the `GET`, with no body.
+    ///
+    /// - Throws: 400 for a bad request, 404 for a break that is not there or not filled by the server.
+    func assetListHead(_ mounted: Mounted, query: [String: String]) async throws(APIError) -> ContentResponse {
+        if mounted.target.kind == .vod { try await prepareVMAP(mounted) }
+        let timeline = try await referenceTimeline(mounted)
+        try assetLists.check(query: query, target: mounted.target, planner: planner(for: mounted), timeline: timeline)
+        return .json([UInt8]())
     }
 
     /// What ``get(_:query:userAgent:viewerIP:)`` answers for `mounted` when that takes no waiting:
@@ -237,16 +268,23 @@ final class ContentLibrary: Sendable {
         else {
             throw APIError.badRequest(code: "bad-shift", path: "shift", "must be a whole number of ticks")
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
-        guard let size, size <= configuration.limits.upstreamFileBytes,
-            let data = FileManager.default.contents(atPath: file)
-        else {
-            throw APIError(status: 500, code: "segment-read", "\(name) cannot be read")
+        // The file's bytes come from the memory of kept files (read once, not per request), so a
+        // request costs one copy of at most `fileLimit` bytes and a walk over the boxes' headers.
+        guard let identity = FileBodyCache.identity(of: file) else { throw APIError.notFound(name) }
+        guard identity.size <= fileBodies.fileLimit else {
+            throw APIError.badRequest(
+                code: "bad-shift", path: "shift",
+                "\(name) has \(identity.size) bytes: only segments up to \(fileBodies.fileLimit) bytes can be shifted")
         }
+        guard let kept = fileBodies.body(of: file, identity: identity) else {
+            throw APIError(status: 503, code: "segment-read", "\(name) cannot be read now")
+        }
+        var bytes = Array(kept.readableBytesView)
         do {
+            try DecodeTimeShift.shift(&bytes, by: ticks)
             return ContentResponse(
-                body: .bytes(try DecodeTimeShift.shifted(Array(data), by: ticks)),
-                contentType: ContentResponse.contentType(of: file), cacheControl: CachePolicy.media)
+                body: .bytes(bytes), contentType: ContentResponse.contentType(of: file), cacheControl: CachePolicy.media
+            )
         } catch {
             throw APIError.badRequest(
                 code: "bad-shift", path: "shift",
@@ -300,16 +338,26 @@ final class ContentLibrary: Sendable {
             if !playlist.segments.contains(where: { $0.programDateTime != nil }) {
                 source = tracker.dated(result, key: mounted.content.id + "/" + path.text, now: now())
             }
+            let sourceBytes = source.document.write()
             guard case .media(let dated) = source.playlist,
                 let timeline = PlaylistRenderer.liveTimeline(dated, content: mounted.content)
-            else { return .playlist(source.document.write(), live: true, targetDuration: playlist.targetDuration) }
-            var planner = planner(for: mounted.content, target: mounted.target, state: state.snapshot, base: base)
-            await signals(dated, document: source.document, content: mounted.content, into: &planner)
-            return .playlist(
+            else { return .playlist(sourceBytes, live: true, targetDuration: playlist.targetDuration) }
+            // Kept by the upstream playlist's bytes: its signals are recognized and its breaks
+            // planned once per origin answer and state, not once per viewer.
+            let (snapshot, version) = state.versioned
+            var key = Self.renderedKey(mounted, path: path, version: version, base: base)
+            key.source = Array(SHA256.hash(data: sourceBytes))
+            if let entry = rendered.entry(key) {
+                return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
+            }
+            var planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
+            let fromPrimary = await signals(dated, document: source.document, content: mounted.content, into: &planner)
+            let served = await served(planner, timeline)
+            let entry = RenderedPlaylistCache.Entry(
                 try PlaylistRenderer.render(
-                    await served(planner, timeline).planned, into: source,
-                    removingSignals: mounted.content.removesSignals),
-                live: true, targetDuration: playlist.targetDuration)
+                    served.planned, into: source, removingSignals: mounted.content.removesSignals))
+            if served.isPure, !fromPrimary { rendered.keep(entry, for: key) }
+            return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
         case .live:
             guard let loop = await loop(for: mounted.content, path: path, playlist: playlist) else {
                 throw APIError(status: 500, code: "live-loop", "\(path.text) cannot be looped")
@@ -345,17 +393,27 @@ final class ContentLibrary: Sendable {
     /// A rendition of an upstream channel whose playlist carries no marker at all (packagers often
     /// write them into the video playlists only) takes the breaks its presentation's primary media
     /// playlist signals, so that every media playlist gets each break whichever is requested first.
+    /// Returns whether the breaks came from the primary's playlist (a rendition without markers of
+    /// an upstream channel), so that what is planned depends on more than `playlist`.
+    @discardableResult
     private func signals(
         _ playlist: MediaPlaylist, document: PlaylistDocument, content: ServerConfiguration.Content,
         into planner: inout BreakPlanner
-    ) async {
-        guard content.signals == .scte35 else { return }
+    ) async -> Bool {
+        guard content.signals == .scte35 else { return false }
         let recognition = SignalRecognizer.recognize(playlist, document: document, file: document.file)
-        planner.signalled = recognition.breaks
-        if recognition.isSilent, case .upstream = content.origin {
-            planner.signalled = await primarySignals(content)
+        planner.signalled = Array(recognition.breaks.suffix(Self.maximumSignalledBreaks))
+        if recognition.breaks.count > Self.maximumSignalledBreaks {
+            logger.warning(
+                "\(content.path): \(recognition.breaks.count) signalled breaks in one playlist; only the last \(Self.maximumSignalledBreaks) become interstitials"
+            )
         }
         planner.snapSignals = content.snapSignals
+        if recognition.isSilent, case .upstream = content.origin {
+            planner.signalled = await primarySignals(content)
+            return true
+        }
+        return false
     }
 
     /// The breaks an upstream channel's primary media playlist signals, fetched at most once per
@@ -370,7 +428,7 @@ final class ContentLibrary: Sendable {
         let breaks: [SignalledBreak]
         do {
             let (location, media) = try await source(content).primary()
-            breaks = SignalRecognizer.recognize(media, file: location).breaks
+            breaks = Array(SignalRecognizer.recognize(media, file: location).breaks.suffix(Self.maximumSignalledBreaks))
         } catch {
             logger.debug("cannot load the primary of \(content.path) for its signals: \(error)")
             breaks = []
@@ -378,6 +436,11 @@ final class ContentLibrary: Sendable {
         primarySignalCache.withLockedValue { $0[content.id] = (now, breaks) }
         return breaks
     }
+
+    /// The most signalled breaks of one playlist that become interstitials (the last ones, nearest
+    /// the live edge): a live window holds a few; an upstream with thousands of markers costs a
+    /// bounded amount of planning and first servings per fetch.
+    static let maximumSignalledBreaks = 64
 
     /// How long the primary's signals serve the renditions without markers: a second, well under a
     /// live playlist's target duration.

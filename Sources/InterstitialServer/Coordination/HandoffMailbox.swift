@@ -70,6 +70,12 @@ final class HandoffMailbox: Sendable {
         return stored.text
     }
 
+    /// Whether a session for `name` waits to be taken, without taking it (`HEAD`).
+    func contains(_ name: String) -> Bool {
+        let now = now()
+        return state.withLockedValue { $0.sessions[name].map { $0.expires > now } ?? false }
+    }
+
     /// Takes the session for `name`, waiting up to `wait` for one; nil when none came.
     func take(_ name: String, wait: Duration) async -> String? {
         if let ready = state.withLockedValue({ takeStored(name, from: &$0) }) { return ready }

@@ -204,12 +204,23 @@ struct BearerTokenMiddleware: RouterMiddleware {
         guard let token, !token.isEmpty else {
             throw APIError(status: 401, code: "unauthorized", "the admin API is off: the server has no admin token")
         }
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            Self.constantTimeEquals(Array(header.utf8.dropFirst(7)), Array(token.utf8))
+        guard let header = request.headers[.authorization], let credentials = Self.bearerCredentials(header),
+            Self.constantTimeEquals(credentials, Array(token.utf8))
         else {
             throw APIError(status: 401, code: "unauthorized", "send Authorization: Bearer <admin token>")
         }
         return try await next(request, context)
+    }
+
+    /// The credentials of an `Authorization` value with the `Bearer` scheme, nil for another scheme.
+    /// The scheme is case-insensitive and may be followed by several spaces (RFC 9110 §11.4, RFC 6750 §2.1).
+    static func bearerCredentials(_ header: String) -> [UInt8]? {
+        let bytes = Array(header.utf8)
+        guard bytes.count > 7, bytes[6] == 0x20,
+            String(decoding: bytes[0..<6], as: UTF8.self).lowercased() == "bearer"
+        else { return nil }
+        let credentials = bytes[7...].drop { $0 == 0x20 }
+        return credentials.isEmpty ? nil : Array(credentials)
     }
 
     static func constantTimeEquals(_ left: [UInt8], _ right: [UInt8]) -> Bool {

@@ -20,7 +20,7 @@ struct Routes {
         self.admin = admin
         self.mailbox = mailbox
         self.metrics = metrics
-        files = FileResponder(logger: library.logger)
+        files = FileResponder(logger: library.logger, cache: library.fileBodies)
     }
 
     /// The answers to content requests that take no waiting (``ContentLibrary/kept(_:query:)``), for
@@ -126,10 +126,13 @@ struct Routes {
         let relay = library.beaconRelay
         let dispatcher = library.dispatcher
         router.get("/beacon/**") { request, _ -> Response in
-            guard let beacon = relay.verify(request.uri.path.dropFirst(BeaconRelay.prefix.count)) else {
+            // HEAD checks the URL and changes nothing: it neither counts nor relays (RFC 9110 §9.3.2).
+            let isHead = request.method == .head
+            guard let beacon = relay.verify(request.uri.path.dropFirst(BeaconRelay.prefix.count), record: !isHead)
+            else {
                 throw APIError.notFound(request.uri.path)
             }
-            if beacon.first {
+            if beacon.first, !isHead {
                 metrics.beaconSeen(type: beacon.type)
                 dispatcher?.send([beacon.url], kind: "relayed")
             }
@@ -150,8 +153,13 @@ struct Routes {
                     peer: context.remoteAddress?.ipAddress,
                     forwardedFor: request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value))
                 : nil
-            let response = try await library.get(
-                mounted, query: request.queryDictionary, userAgent: request.headers[.userAgent], viewerIP: viewerIP)
+            // HEAD of an asset list checks the request and the break, but decides nothing: no viewer
+            // attempt is counted, no ad server asked, no impression sent (RFC 9110 §9.3.2).
+            let response =
+                request.method == .head && mounted.rest == "asset-list.json"
+                ? try await library.assetListHead(mounted, query: request.queryDictionary)
+                : try await library.get(
+                    mounted, query: request.queryDictionary, userAgent: request.headers[.userAgent], viewerIP: viewerIP)
             switch response.body {
             case .bytes(let bytes):
                 return Response.bytes(bytes, contentType: response.contentType, cacheControl: response.cacheControl)
@@ -233,6 +241,10 @@ struct Routes {
                         code: "bad-wait", path: "wait", "expected 0 to 60 seconds, found \"\(text)\"")
                 }
                 wait = seconds
+            }
+            // HEAD says whether a session waits, without taking it or waiting.
+            if request.method == .head {
+                return Response(status: mailbox.contains(name) ? .ok : .noContent)
             }
             guard let session = await mailbox.take(name, wait: .milliseconds(Int64(wait * 1000))) else {
                 return Response(status: .noContent)

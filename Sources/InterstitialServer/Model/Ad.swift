@@ -38,6 +38,7 @@ extension Ad {
         if uri.isEmpty || uri.contains(" ") {
             throw reader.error("uri", "must be a non-empty URI without quotes, spaces or line breaks")
         }
+        if let problem = PlayerURI.problem(uri) { throw reader.error("uri", problem) }
         do {
             _ = try AttributeValue.quoted(uri)  // it is written as X-ASSET-URI
         } catch {

@@ -95,6 +95,9 @@ extension Break {
             throw fail("ad", "give an inventory ad, an assetUri or an assetList, not several")
         }
         if let ad, !JSONObjectReader.isIdentifier(ad) { throw fail("ad", "\"\(ad)\" is not an ad identifier") }
+        for (key, uri) in [("assetUri", interstitial.assetURI), ("assetList", interstitial.assetListURI)] {
+            if let uri, let problem = PlayerURI.problem(uri) { throw fail(key, problem) }
+        }
         if usesServerAssetList, interstitial.duration == nil, interstitial.plannedDuration == nil,
             interstitial.playoutLimit == nil
         {

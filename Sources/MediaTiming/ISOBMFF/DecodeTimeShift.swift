@@ -19,7 +19,18 @@ public enum DecodeTimeShift {
     ///   `tfdt` to move (`media-tfdt-missing`), or a time that would not fit in 64 bits.
     public static func shifted(_ bytes: [UInt8], by ticks: UInt64) throws(MediaTimingError) -> [UInt8] {
         var output = bytes
-        var moved = 0
+        try shift(&output, by: ticks)
+        return output
+    }
+
+    /// Moves every track fragment's decode time of the media segment `bytes` on by `ticks`, in place.
+    ///
+    /// Only the boxes' headers and the `tfdt` fields are read: the cost grows with the number of
+    /// boxes, not with the bytes of media. `bytes` is unchanged when it throws.
+    ///
+    /// - Throws: as ``shifted(_:by:)``.
+    public static func shift(_ bytes: inout [UInt8], by ticks: UInt64) throws(MediaTimingError) {
+        var moves: [(at: Int, value: UInt64)] = []
         for moof in try Box.boxes(in: bytes, from: 0, to: bytes.count, parentPath: "", depth: 1)
         where moof.type == "moof" {
             for traf in try moof.children(bytes) where traf.type == "traf" {
@@ -37,13 +48,14 @@ public enum DecodeTimeShift {
                     throw MediaTimingError(
                         .invalidBox, offset: tfdt.offset, path: tfdt.path, "the moved decode time exceeds 64 bits")
                 }
-                for index in 0..<8 { output[at + index] = UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64(index))) }
-                moved += 1
+                moves.append((at, value))
             }
         }
-        guard moved > 0 else {
+        guard !moves.isEmpty else {
             throw MediaTimingError(.missingDecodeTime, offset: 0, path: "moof", "no track fragment decode time to move")
         }
-        return output
+        for (at, value) in moves {
+            for index in 0..<8 { bytes[at + index] = UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64(index))) }
+        }
     }
 }

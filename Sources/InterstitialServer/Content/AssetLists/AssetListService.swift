@@ -28,6 +28,27 @@ struct AssetListService: Sendable {
     /// The lists made from the inventory, by what they depend on.
     var memo = AssetListMemo()
 
+    /// The request's query, read, and the break it names with its effective duration; what an
+    /// asset-list request is checked against before anything is decided (and all a `HEAD` does).
+    ///
+    /// - Throws: 400 for a bad request, 404 for a break that is not there or not filled by the server.
+    @discardableResult
+    func check(
+        query: [String: String], target: Target, planner: BreakPlanner, timeline: BreakPlanner.Timeline
+    ) throws(APIError) -> (AssetListQuery, BreakPlanner.Planned, MediaTime) {
+        let request: AssetListQuery
+        do {
+            request = try AssetListQuery(parameters: query, maximumPrimaryIDLength: configuration.limits.viewerIDBytes)
+        } catch {
+            throw APIError.badRequest(code: error.code, path: error.parameter, error.message)
+        }
+        let id = request.interstitialID
+        guard let planned = planner.lookup(id: id, timeline), planned.source?.usesServerAssetList ?? true,
+            let duration = planned.event.effectiveDuration()
+        else { throw APIError.notFound("break \"\(id)\" of \(target)") }
+        return (request, planned, duration)
+    }
+
     /// The asset list of the break a request names, planned with `planner` on `timeline`.
     ///
     /// A VAST ad server hears the viewer's `userAgent` and `viewerIP` (``ViewerAddress``) as VAST 4.1
@@ -39,18 +60,10 @@ struct AssetListService: Sendable {
         query: [String: String], target: Target, planner: BreakPlanner, timeline: BreakPlanner.Timeline,
         publicBase: String, userAgent: String? = nil, viewerIP: String? = nil, profile: ConditioningProfile? = nil
     ) async throws(APIError) -> ContentResponse {
-        let request: AssetListQuery
-        do {
-            request = try AssetListQuery(parameters: query, maximumPrimaryIDLength: configuration.limits.viewerIDBytes)
-        } catch {
-            throw APIError.badRequest(code: error.code, path: error.parameter, error.message)
-        }
+        let (request, planned, duration) = try check(query: query, target: target, planner: planner, timeline: timeline)
         let id = request.interstitialID
         let offset = request.startOffset ?? .zero
         let viewer = request.primaryID
-        guard let planned = planner.lookup(id: id, timeline), planned.source?.usesServerAssetList ?? true,
-            let duration = planned.event.effectiveDuration()
-        else { throw APIError.notFound("break \"\(id)\" of \(target)") }
         let attempt = await state.attempt(viewer: viewer, target: target, id: id, logger: logger)
         let once = planned.event.willPlayOnce
         if let settings = AdServerSettings.of(target, configuration: configuration, state: state.snapshot), let vast {

@@ -26,11 +26,24 @@ enum PlaylistRenderer {
     }
 
     /// The live timeline of a dated media playlist's window; `nil` when its segments have no dates.
+    ///
+    /// The window spans every date the segments name: from the earliest start to the latest end.
+    /// Upstream dates do not always run forward (an encoder's clock steps back, a backup encoder
+    /// takes over behind): the window then covers both sides of the step rather than being read
+    /// from the first and last segments alone, which would make an empty or inverted range.
     static func liveTimeline(_ playlist: MediaPlaylist, content: ServerConfiguration.Content) -> BreakPlanner.Timeline?
     {
-        guard let first = playlist.segments.first?.date, let last = playlist.segments.last, let lastDate = last.date
-        else { return nil }
-        return .live(epoch: content.epoch, window: first..<(lastDate + last.duration), lookahead: content.lookahead)
+        guard playlist.segments.first?.date != nil else { return nil }
+        var earliest: DateTime?
+        var latest: DateTime?
+        for segment in playlist.segments {
+            guard let start = segment.date else { continue }
+            let end = start + segment.duration
+            if earliest.map({ start < $0 }) ?? true { earliest = start }
+            if latest.map({ end > $0 }) ?? true { latest = end }
+        }
+        guard let earliest, let latest, earliest < latest else { return nil }
+        return .live(epoch: content.epoch, window: earliest..<latest, lookahead: content.lookahead)
     }
 
     /// `result` with the planned date ranges in, written; 502 when they cannot go in. With

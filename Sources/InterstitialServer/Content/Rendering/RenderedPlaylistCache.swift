@@ -23,6 +23,8 @@ final class RenderedPlaylistCache: Sendable {
         var sequence: Int64?
         /// The start of the absolute URLs written in.
         var publicBase: String
+        /// For an upstream playlist, the SHA-256 of the playlist it was rendered from (as dated).
+        var source: [UInt8]? = nil
     }
 
     /// A rendered playlist: its bytes and their entity tag (``EntityTag/of(_:)``), computed once.

@@ -1,0 +1,82 @@
+import HLSPlaylist
+import NIOConcurrencyHelpers
+
+/// Upstream playlists fetched once for every viewer who asks for the same URL at about the same
+/// time: one request to the origin is in flight per URL, and its answer (a playlist or an error)
+/// serves every request that starts within ``reuse`` of it.
+///
+/// A live channel's viewers all reload its playlists every target duration; without sharing, each
+/// reload is an upstream request, and everything derived from the playlist (its SCTE-35 signals,
+/// its breaks, its rendering) is derived again. With it, a playlist is fetched, and what the
+/// ``RenderedPlaylistCache`` keeps of it derived, once per origin answer. Bounded: at most
+/// ``countLimit`` URLs; when full, those no longer reusable are dropped, then all.
+final class UpstreamPlaylistShare: Sendable {
+    private struct Entry {
+        var id: UInt64
+        var task: Task<Result<ParseResult, APIError>, Never>
+        /// When the fetch ended; nil while in flight.
+        var ended: ContinuousClock.Instant?
+    }
+
+    private let entries = NIOLockedValueBox<[String: Entry]>([:])
+    private let nextID = NIOLockedValueBox<UInt64>(0)
+    private let sharedCount = NIOLockedValueBox(0)
+    /// How long an answer serves later requests, from the end of its fetch.
+    let reuse: Duration
+    /// The most URLs remembered.
+    let countLimit: Int
+
+    init(reuse: Duration = .seconds(1), countLimit: Int = 4096) {
+        self.reuse = reuse
+        self.countLimit = countLimit
+    }
+
+    /// The playlist at `url`: the answer of a fetch in flight or ended less than ``reuse`` ago, or
+    /// of a new `fetch`.
+    func playlist(
+        _ url: String, fetch: @escaping @Sendable () async throws(APIError) -> ParseResult
+    ) async throws(APIError) -> ParseResult {
+        let reuse = reuse
+        let countLimit = countLimit
+        let id = nextID.withLockedValue { id in
+            id += 1
+            return id
+        }
+        let task = entries.withLockedValue { entries in
+            let now = ContinuousClock.now
+            if let entry = entries[url], entry.ended.map({ now - $0 < reuse }) ?? true {
+                sharedCount.withLockedValue { $0 += 1 }
+                return entry.task
+            }
+            if entries.count >= countLimit {
+                entries = entries.filter { $0.value.ended.map { now - $0 < reuse } ?? true }
+                if entries.count >= countLimit { entries.removeAll() }
+            }
+            let task = Task { () -> Result<ParseResult, APIError> in
+                let result: Result<ParseResult, APIError>
+                do throws(APIError) {
+                    result = .success(try await fetch())
+                } catch {
+                    result = .failure(error)
+                }
+                self.ended(url, id)
+                return result
+            }
+            entries[url] = Entry(id: id, task: task, ended: nil)
+            return task
+        }
+        return try await task.value.get()
+    }
+
+    private func ended(_ url: String, _ id: UInt64) {
+        entries.withLockedValue { entries in
+            if entries[url]?.id == id { entries[url]?.ended = ContinuousClock.now }
+        }
+    }
+
+    /// How many requests were answered by another request's fetch.
+    var shared: Int { sharedCount.withLockedValue { $0 } }
+
+    /// The number of URLs remembered.
+    var count: Int { entries.withLockedValue { $0.count } }
+}
