@@ -132,8 +132,13 @@ struct CatalogTests {
         await expectRefusal(400, "unknown-ad", path: "ad") {
             try await fixture.catalog.breakNow(fixture.channel, .init(ad: "nope", id: "now-c"), now: Self.now)
         }
-        let defaulted = try await fixture.catalog.breakNow(fixture.channel, .init(), now: Self.now)
-        #expect(defaulted.id == "now-\(Self.now.nanosecondsSinceEpoch / 1_000_000)")
+        // Breaks do not stack: another break now while "now-a" plays is refused; after it, one is made.
+        await expectRefusal(409, "break-in-progress") {
+            try await fixture.catalog.breakNow(fixture.channel, .init(id: "now-d"), now: Self.now)
+        }
+        let later = Self.now + MediaTime(seconds: 20)
+        let defaulted = try await fixture.catalog.breakNow(fixture.channel, .init(), now: later)
+        #expect(defaulted.id == "now-\(later.nanosecondsSinceEpoch / 1_000_000)")
         #expect(defaulted.interstitial.plannedDuration == MediaTime(seconds: 30))
     }
 

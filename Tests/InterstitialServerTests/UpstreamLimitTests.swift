@@ -72,7 +72,10 @@ struct UpstreamLimitTests {
             configuration.limits.upstreamTimeout = MediaTime(seconds: 2)
             try await Harness.withServer(configuration) { client in
                 let port = try #require(client.port)
-                let hanging = (0..<2).map { _ in Task { try await get(port: port, "/up/stall.m3u8").status } }
+                // Two URLs: requests for one URL share one fetch (UpstreamPlaylistShare).
+                let hanging = (0..<2).map { index in
+                    Task { try await get(port: port, "/up/stall.m3u8?n=\(index)").status }
+                }
                 #expect(try await eventually { origin.count("/stall.m3u8") == 2 })
                 let excess = try await get(port: port, "/up/media.m3u8")
                 #expect(excess.status == 503)

@@ -10,7 +10,7 @@ struct UpstreamPlaylistShareTests {
 
     @Test("Requests while a fetch is in flight wait for it: one fetch for all of them")
     func inFlight() async throws {
-        let share = UpstreamPlaylistShare(reuse: .zero)
+        let share = UpstreamPlaylistShare<ParseResult>(reuse: .zero)
         let fetches = NIOLockedValueBox(0)
         let (gate, open) = AsyncStream.makeStream(of: Void.self)
         let (started, didStart) = AsyncStream.makeStream(of: Void.self)
@@ -42,12 +42,12 @@ struct UpstreamPlaylistShareTests {
             fetches.withLockedValue { $0 += 1 }
             return Self.playlist
         }
-        let kept = UpstreamPlaylistShare(reuse: .seconds(3600))
+        let kept = UpstreamPlaylistShare<ParseResult>(reuse: .seconds(3600))
         for _ in 0..<3 { _ = try await kept.playlist("http://o/a.m3u8", fetch: fetch) }
         #expect(fetches.withLockedValue { $0 } == 1)
         _ = try await kept.playlist("http://o/b.m3u8", fetch: fetch)
         #expect(fetches.withLockedValue { $0 } == 2)
-        let fresh = UpstreamPlaylistShare(reuse: .zero)
+        let fresh = UpstreamPlaylistShare<ParseResult>(reuse: .zero)
         for _ in 0..<3 { _ = try await fresh.playlist("http://o/a.m3u8", fetch: fetch) }
         #expect(fetches.withLockedValue { $0 } == 5)
     }
@@ -59,7 +59,7 @@ struct UpstreamPlaylistShareTests {
             fetches.withLockedValue { $0 += 1 }
             throw APIError(status: 502, code: "upstream-failed", "down")
         }
-        let share = UpstreamPlaylistShare(reuse: .seconds(3600), countLimit: 4)
+        let share = UpstreamPlaylistShare<ParseResult>(reuse: .seconds(3600), countLimit: 4)
         for _ in 0..<2 {
             await #expect(throws: APIError.self) { try await share.playlist("http://o/a.m3u8", fetch: failing) }
         }

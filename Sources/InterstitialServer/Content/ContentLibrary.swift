@@ -30,8 +30,8 @@ final class ContentLibrary: Sendable {
     let now: @Sendable () -> DateTime
     let upstream: UpstreamClient
     private let files = PlaylistFileCache()
-    /// Upstream playlists, fetched once for the viewers asking at about the same time.
-    private let sharedPlaylists = UpstreamPlaylistShare()
+    /// Upstream playlists, fetched and rendered once for the viewers asking at about the same time.
+    private let sharedPlaylists = UpstreamPlaylistShare<ContentResponse>()
     /// The bytes of the media files served most, shared with the routes' ``FileResponder``.
     let fileBodies: FileBodyCache
     private let loops = LiveLoopCache()
@@ -155,16 +155,13 @@ final class ContentLibrary: Sendable {
         case .upstream(let entry):
             let url = UpstreamClient.upstreamURL(entry: entry, path: path, query: query)
             if isPlaylist {
-                // One fetch per URL serves every viewer asking within a second (and what is
-                // derived from it, once: see the live case of `render`).
-                let upstream = upstream
-                let result = try await sharedPlaylists.playlist(url) { () async throws(APIError) -> ParseResult in
-                    guard case .playlist(let result) = try await upstream.fetch(url, playlist: true) else {
+                // One fetch and one rendering per URL serve every viewer asking within a second.
+                return try await sharedPlaylists.playlist(url) { () async throws(APIError) -> ContentResponse in
+                    guard case .playlist(let result) = try await self.upstream.fetch(url, playlist: true) else {
                         throw APIError(status: 502, code: "upstream-failed", "\(url) was not read whole")
                     }
-                    return result
+                    return try await self.render(result, mounted: mounted, path: path, upstream: true)
                 }
-                return try await render(result, mounted: mounted, path: path, upstream: true)
             }
             switch try await upstream.fetch(url, playlist: false) {
             case .file(let body, let type):

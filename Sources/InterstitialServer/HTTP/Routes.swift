@@ -144,7 +144,7 @@ struct Routes {
         registerHandoff(on: router)
         registerMetrics(on: router)
         let viewers = ViewerAddress(trusted: configuration.trustedProxies.compactMap(ViewerAddress.Network.init))
-        router.get("/**") { request, context in
+        @Sendable func content(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
             guard let mounted = library.mounted(request.uri.path) else { throw APIError.notFound(request.uri.path) }
             // Only ad decision servers are told the viewer's address: asset lists.
             let viewerIP =
@@ -153,13 +153,8 @@ struct Routes {
                     peer: context.remoteAddress?.ipAddress,
                     forwardedFor: request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value))
                 : nil
-            // HEAD of an asset list checks the request and the break, but decides nothing: no viewer
-            // attempt is counted, no ad server asked, no impression sent (RFC 9110 §9.3.2).
-            let response =
-                request.method == .head && mounted.rest == "asset-list.json"
-                ? try await library.assetListHead(mounted, query: request.queryDictionary)
-                : try await library.get(
-                    mounted, query: request.queryDictionary, userAgent: request.headers[.userAgent], viewerIP: viewerIP)
+            let response = try await library.get(
+                mounted, query: request.queryDictionary, userAgent: request.headers[.userAgent], viewerIP: viewerIP)
             switch response.body {
             case .bytes(let bytes):
                 return Response.bytes(bytes, contentType: response.contentType, cacheControl: response.cacheControl)
@@ -174,6 +169,21 @@ struct Routes {
                 headers[.cacheControl] = response.cacheControl
                 return Response(status: .ok, headers: headers, body: body)
             }
+        }
+        router.get("/**", use: content)
+        // HEAD of an asset list checks the request and the break, but decides nothing: no viewer
+        // attempt is counted, no ad server asked, no impression sent (RFC 9110 §9.3.2). Its length
+        // is not known without deciding, so it has no Content-Length. Any other HEAD is the GET's.
+        router.head("/**") { request, context in
+            guard let mounted = library.mounted(request.uri.path), mounted.rest == "asset-list.json" else {
+                return try await content(request, context).createHeadResponse()
+            }
+            let checked = try await library.assetListHead(mounted, query: request.queryDictionary)
+            var response = Response(status: .ok)
+            response.headers[.contentType] = checked.contentType
+            response.headers[.cacheControl] = checked.cacheControl
+            response.headers[.contentLength] = nil
+            return response
         }
         return router
     }

@@ -1,19 +1,17 @@
-import HLSPlaylist
 import NIOConcurrencyHelpers
 
-/// Upstream playlists fetched once for every viewer who asks for the same URL at about the same
-/// time: one request to the origin is in flight per URL, and its answer (a playlist or an error)
-/// serves every request that starts within ``reuse`` of it.
+/// Upstream playlists fetched, and served, once for every viewer who asks for the same URL at
+/// about the same time: one request to the origin is in flight per URL, and its answer (`Value`:
+/// the playlist as served, or an error) serves every request that starts within ``reuse`` of it.
 ///
 /// A live channel's viewers all reload its playlists every target duration; without sharing, each
 /// reload is an upstream request, and everything derived from the playlist (its SCTE-35 signals,
-/// its breaks, its rendering) is derived again. With it, a playlist is fetched, and what the
-/// ``RenderedPlaylistCache`` keeps of it derived, once per origin answer. Bounded: at most
-/// ``countLimit`` URLs; when full, those no longer reusable are dropped, then all.
-final class UpstreamPlaylistShare: Sendable {
+/// its breaks, its rendering) is derived again. With it, that happens once per origin answer.
+/// Bounded: at most ``countLimit`` URLs; when full, those no longer reusable are dropped, then all.
+final class UpstreamPlaylistShare<Value: Sendable>: Sendable {
     private struct Entry {
         var id: UInt64
-        var task: Task<Result<ParseResult, APIError>, Never>
+        var task: Task<Result<Value, APIError>, Never>
         /// When the fetch ended; nil while in flight.
         var ended: ContinuousClock.Instant?
     }
@@ -31,11 +29,11 @@ final class UpstreamPlaylistShare: Sendable {
         self.countLimit = countLimit
     }
 
-    /// The playlist at `url`: the answer of a fetch in flight or ended less than ``reuse`` ago, or
-    /// of a new `fetch`.
+    /// The answer for `url`: that of a fetch in flight or ended less than ``reuse`` ago, or of a
+    /// new `fetch`.
     func playlist(
-        _ url: String, fetch: @escaping @Sendable () async throws(APIError) -> ParseResult
-    ) async throws(APIError) -> ParseResult {
+        _ url: String, fetch: @escaping @Sendable () async throws(APIError) -> Value
+    ) async throws(APIError) -> Value {
         let reuse = reuse
         let countLimit = countLimit
         let id = nextID.withLockedValue { id in
@@ -52,8 +50,8 @@ final class UpstreamPlaylistShare: Sendable {
                 entries = entries.filter { $0.value.ended.map { now - $0 < reuse } ?? true }
                 if entries.count >= countLimit { entries.removeAll() }
             }
-            let task = Task { () -> Result<ParseResult, APIError> in
-                let result: Result<ParseResult, APIError>
+            let task = Task { () -> Result<Value, APIError> in
+                let result: Result<Value, APIError>
                 do throws(APIError) {
                     result = .success(try await fetch())
                 } catch {
