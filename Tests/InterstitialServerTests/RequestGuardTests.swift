@@ -4,14 +4,6 @@ import NIOCore
 import NIOEmbedded
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 @testable import InterstitialServer
 
 /// Issue 37, item 2: no connection is left unanswered and open (a request the decoder would refuse,

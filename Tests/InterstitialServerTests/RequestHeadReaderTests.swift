@@ -39,6 +39,9 @@ struct RequestHeadReaderTests {
         .accept("PATCH /x HTTP/1.1\r\nTransfer-Encoding: CHUNKED\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n"),
         .accept("OPTIONS * HTTP/1.1\r\n\r\n"),
         .accept("GET http://example.com:80/x?y HTTP/1.1\r\n\r\n"),
+        .accept("GET https://user@[::1]:8443?q HTTP/1.1\r\n\r\n"),
+        .accept("GET /a##b?c?d#e?f HTTP/1.1\r\n\r\n"),
+        .refuse("GET http://a@b@c/ HTTP/1.1\r\n\r\n", "bad-request-line"),
         .accept("DELETE /x HTTP/1.1\r\n\r\nHEAD /y HTTP/1.1\r\n\r\n"),
         // The shapes: answered 400, as NIO's decoder refuses them.
         .refuse("get / HTTP/1.1\r\n\r\n", "bad-request-line"),
@@ -69,9 +72,12 @@ struct RequestHeadReaderTests {
         .refuse("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", "bad-framing", nio: nil),
         .refuse(chunked + "0\r\nContent-Length: 1\r\n\r\n", "bad-framing", nio: nil),
         .refuse("GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n", "bad-header", nio: nil),
-        .refuse("GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\n\r\n", "request-line-too-long", status: 414, nio: nil),
         .refuse(
-            "GET / HTTP/1.1\r\n" + String(repeating: "X-A: 1\r\n", count: 101) + "\r\n", "headers-too-large", status: 431,
+            "GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\n\r\n", "request-line-too-long", status: 414,
+            nio: nil),
+        .refuse(
+            "GET / HTTP/1.1\r\n" + String(repeating: "X-A: 1\r\n", count: 101) + "\r\n", "headers-too-large",
+            status: 431,
             nio: nil),
     ]
 
@@ -166,7 +172,9 @@ struct RequestHeadReaderTests {
         let head = Array("POST /h HTTP/1.1\r\nContent-Length: 10\r\n\r\n".utf8)
         #expect(reader.read(head[...]) == .partial(18))
         #expect(reader.read(head[18...]) == .partial(head.count - 20))
-        #expect(reader.read(head[(head.count - 2)...]) == .head(2, .init(body: .length(10), requestLineEnd: 18, special: true)))
+        #expect(
+            reader.read(head[(head.count - 2)...])
+                == .head(2, .init(body: .length(10), requestLineEnd: 18, special: true)))
         #expect(reader.head == head)
         #expect(reader.read(Array("ab".utf8)[...]) == .body(2))
         #expect(reader.readingBody && !reader.readingHead)

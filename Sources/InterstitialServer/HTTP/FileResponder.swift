@@ -117,7 +117,9 @@ struct FileResponder: Sendable {
     /// The error for a file that exists but cannot be opened; a 503 is answered with `Retry-After: 1`.
     static func openError(_ failure: FileBodyCache.OpenFailure, name: String) -> APIError {
         if failure.isExhaustion {
-            APIError(status: 503, code: "server-busy", "the server cannot open \(name) now (out of file descriptors or memory); retry")
+            APIError(
+                status: 503, code: "server-busy",
+                "the server cannot open \(name) now (out of file descriptors or memory); retry")
         } else if failure.isMissing {
             APIError.notFound(name)
         } else if failure.isDenied {

@@ -337,6 +337,7 @@ struct RequestHeadReader {
         let rest = target.dropFirst(schemeLength)
         let authority = rest.prefix(while: { $0 != 0x2F && $0 != 0x3F })
         return !authority.isEmpty && authority.allSatisfy(isAuthorityByte)
+            && authority.count(where: { $0 == 0x40 }) <= 1
     }
 
     private static func isAuthorityByte(_ byte: UInt8) -> Bool {
