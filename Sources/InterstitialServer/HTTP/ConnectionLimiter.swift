@@ -66,7 +66,7 @@ final class ConnectionLimiter: Sendable {
 
     /// The connections open, in all and from `peer`.
     func open(from peer: String? = nil) -> (total: Int, peer: Int) {
-        counts.withLockedValue { ($0.total, peer.flatMap { p in $0.peers[p] } ?? 0) }
+        counts.withLockedValue { counts in (counts.total, peer.flatMap { counts.peers[$0] } ?? 0) }
     }
 
     /// The total cap for a configured one: no more than half the descriptors the process may open
