@@ -1,5 +1,6 @@
 import Foundation
 import HLSInterstitials
+import HLSPlaylist
 import NIOCore
 import NIOEmbedded
 import Testing

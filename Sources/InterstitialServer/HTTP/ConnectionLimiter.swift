@@ -86,7 +86,7 @@ final class ConnectionLimiter: Sendable {
         #else
             let resource = RLIMIT_NOFILE
         #endif
-        guard getrlimit(resource, &limit) == 0, limit.rlim_cur != RLIM_INFINITY, limit.rlim_cur < Int.max else {
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < 1 << 40 else {  // larger: unlimited
             return nil
         }
         return Int(limit.rlim_cur)

@@ -99,12 +99,12 @@ final class FileBodyCache: Sendable {
     /// is larger than ``fileLimit`` or cannot be read as it was described (it changed meanwhile),
     /// or cannot be opened.
     func body(of path: String, identity: Identity) -> ByteBuffer? {
-        (try? read(path, identity: identity)) ?? nil
+        (try? bytes(of: path, identity: identity)) ?? nil
     }
 
     /// ``body(of:identity:)``, throwing when the file cannot be opened (never trapping: with no
     /// descriptor left, `open` fails with `EMFILE` and that is the error).
-    func read(_ path: String, identity: Identity) throws(OpenFailure) -> ByteBuffer? {
+    func bytes(of path: String, identity: Identity) throws(OpenFailure) -> ByteBuffer? {
         guard identity.size <= fileLimit else { return nil }
         if let kept = kept(path, identity: identity) { return kept }
         guard let body = try Self.load(path, identity: identity) else { return nil }

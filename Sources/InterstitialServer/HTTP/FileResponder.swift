@@ -72,7 +72,7 @@ struct FileResponder: Sendable {
         if range != .whole, let ifRange = request.headers[.ifRange], ifRange != tag.header { range = .whole }
         // The kept bytes, or nil for a file streamed from the file system (checked to open first).
         func body() throws(FileBodyCache.OpenFailure) -> ByteBuffer? {
-            guard let kept = try cache.read(path, identity: identity) else {
+            guard let kept = try cache.bytes(of: path, identity: identity) else {
                 try FileBodyCache.checkOpen(path)
                 return nil
             }
