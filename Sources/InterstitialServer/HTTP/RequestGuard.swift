@@ -328,8 +328,9 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         pending = response
         context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
         guard context.channel.isActive, pending != nil || response == nil else { return }
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: limits.headerTimeout) {
-            context.close(promise: nil)
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: limits.headerTimeout) { [self] in
+            // Through this handler's own close, so that the answer goes out first.
+            close(context: context, mode: .all, promise: nil)
         }
     }
 
