@@ -21,6 +21,9 @@ Wave 3 (the security issue of the wave-2 surfaces):
 - HEAD of an asset list, a beacon or a hand-off changes nothing (a ONCE pre-roll still plays);
 - concurrent break-now calls make one break; breaks per target are capped;
 - a `javascript:` ad URI is refused; the Bearer scheme is case-insensitive.
+9. (Issue 37, item 2) Requests NIO's decoder refuses get 400 and a close, a body that never comes 408;
+   connections over the per-peer and total caps are closed at once, and 600 sockets against a
+   512-descriptor limit neither crash the server nor stop it answering.
 """
 
 import argparse
@@ -28,6 +31,7 @@ import http.client
 import http.server
 import json
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -47,15 +51,19 @@ DEMO = os.path.join(ROOT, "Sources/InterstitialServer/Resources/demo")
 class Server:
     """A running `hlsi serve` with a configuration file."""
 
-    def __init__(self, hlsi, config, workdir, name="server"):
+    def __init__(self, hlsi, config, workdir, name="server", descriptors=None):
         self.port = config["port"]
         self.base = f"http://127.0.0.1:{self.port}"
         self.path = os.path.join(workdir, f"{name}.json")
         with open(self.path, "w") as out:
             json.dump(config, out)
         self.log = open(os.path.join(workdir, f"{name}.log"), "w")
+        limit = None
+        if descriptors:
+            def limit():
+                resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, descriptors))
         self.process = subprocess.Popen([hlsi, "serve", "--config", self.path], stdout=self.log,
-                                        stderr=subprocess.STDOUT)
+                                        stderr=subprocess.STDOUT, preexec_fn=limit)
         deadline = time.time() + 60
         while time.time() < deadline:
             if self.process.poll() is not None:
@@ -473,6 +481,111 @@ def wave3_attacks(hlsi, workdir):
     finally:
         server.stop()
         upstream.shutdown()
+# Issue 37, item 2: connections never answered and never closed, then a crash at the descriptor limit.
+GUARD_SHAPES = {
+    "lower-case method": b"get / HTTP/1.1\r\nHost: x\r\n\r\n",
+    "unknown method": b"FOO / HTTP/1.1\r\nHost: x\r\n\r\n",
+    "bare-LF head": b"GET / HTTP/1.1\nHost: x\n\n",
+    "duplicate Content-Length": b"POST /handoff/a HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab",
+    "listed Content-Length": b"POST /handoff/a HTTP/1.1\r\nContent-Length: 2, 2\r\n\r\nab",
+    "Transfer-Encoding: chunked,": b"POST /handoff/a HTTP/1.1\r\nTransfer-Encoding: chunked,\r\n\r\n0\r\n\r\n",
+    "bare-LF chunk size": b"POST /handoff/a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\nab\r\n0\r\n\r\n",
+}
+
+
+def hold(port, count, source="127.0.0.1"):
+    """Opens `count` connections from `source` that send nothing; returns the sockets."""
+    sockets = []
+    for _ in range(count):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(5)
+        s.bind((source, 0))
+        try:
+            s.connect(("127.0.0.1", port))
+        except OSError:
+            s.close()
+            continue
+        sockets.append(s)
+    return sockets
+
+
+def refused_at_once(s):
+    """Whether the server answered 503 and closed `s` (within 5 s)."""
+    received = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+    except OSError:
+        pass
+    return received.startswith(b"HTTP/1.1 503 ") and b"too-many-connections" in received
+
+
+def answered_from(port, source):
+    """Whether a plain request from `source` gets a 2xx."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(10)
+        s.bind((source, 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"GET /favicon.ico HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        received = b""
+        try:
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+        except OSError:
+            pass
+        return received.startswith(b"HTTP/1.1 2")
+
+
+def guard_attacks(hlsi, workdir):
+    print("9. the request guard: refused shapes, body timeout, connection caps, the descriptor limit", flush=True)
+    port = free_port()
+    limits = dict(LIMITS, bodyTimeout=2, maxConnectionsPerPeer=16)
+    server = Server(hlsi, base_config(port, os.path.join(workdir, "guard.sqlite"), limits), workdir, "guard",
+                    descriptors=512)
+    try:
+        for name, data in GUARD_SHAPES.items():
+            started = time.time()
+            answer = raw(port, data, timeout=10)
+            check(answer.startswith(b"HTTP/1.1 400 ") and b"Connection: close" in answer
+                  and time.time() - started < 5, f"{name}: 400 and closed at once ({answer[:60]!r})")
+        started = time.time()
+        answer = raw(port, b"POST /handoff/a HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nab", timeout=10)
+        check(answer.startswith(b"HTTP/1.1 408 ") and b"body-timeout" in answer and time.time() - started < 6,
+              f"a body that never comes: 408 after the body timeout ({answer[:60]!r})")
+        # Over the per-peer cap: the extra connections are answered 503 and closed; others are served.
+        held = hold(port, 40)
+        try:
+            extra = held[16:]
+            check(len(extra) == 24 and all(refused_at_once(s) for s in extra),
+                  "connections over the per-peer cap get 503 and are closed at once")
+            check(answered_from(port, "127.0.0.2"), "another address is still answered")
+        finally:
+            for s in held:
+                s.close()
+        # 600 sockets from 40 addresses against 512 descriptors: the total cap (224) holds, no crash.
+        held = []
+        try:
+            for index in range(40):
+                held += hold(port, 15, f"127.0.1.{index + 1}")
+            time.sleep(0.5)
+            check(server.alive(), f"{len(held)} sockets at a 512-descriptor limit: the server is alive")
+            answer = raw(port, b"GET /favicon.ico HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", timeout=10)
+            check(answer.startswith((b"HTTP/1.1 2", b"HTTP/1.1 503 ")), f"at the cap: answered ({answer[:40]!r})")
+        finally:
+            for s in held:
+                s.close()
+        deadline = time.time() + 10
+        while time.time() < deadline and not answered_from(port, "127.0.0.1"):
+            time.sleep(0.2)
+        check(server.alive() and answered_from(port, "127.0.0.1"), "once they close, requests are answered again")
+    finally:
+        server.stop()
 
 
 def main():
@@ -482,6 +595,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="hlsi-attacks-")
     try:
         attacks(os.path.abspath(args.hlsi), workdir)
+        guard_attacks(os.path.abspath(args.hlsi), workdir)
         upstream_attacks(os.path.abspath(args.hlsi), workdir)
         wave3_attacks(os.path.abspath(args.hlsi), workdir)
     finally:

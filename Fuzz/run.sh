@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds four libFuzzer targets with AddressSanitizer and fuzzes each for a quarter of a bounded time:
+# Builds the libFuzzer targets below with AddressSanitizer and fuzzes each for an equal share of a bounded time:
 # - playlist-fuzzer (Fuzz/PlaylistFuzzer.swift): the playlist parser, the validators, the schedule,
 #   the integrated timeline and the SCTE-35 signal recognizer, over the test fixtures and Fuzz/seeds;
 # - admin-fuzzer (Fuzz/AdminFuzzer.swift): the admin API's JSON bodies (Break, BreakSchedule, Ad,
@@ -7,15 +7,20 @@
 #   query parameters, over Fuzz/admin-seeds;
 # - scte35-fuzzer (Fuzz/SCTE35Fuzzer.swift): the SCTE-35 decoder and encoder, over Fuzz/scte35-seeds;
 # - media-fuzzer (Fuzz/MediaTimingFuzzer.swift): the media timing reader (fMP4, MPEG-TS, packed
-#   audio), over Fuzz/media-seeds.
-# Usage: Fuzz/run.sh [SECONDS]   (default 60; each target gets a quarter). Exits non-zero on a crash; each
-# target is limited to 2 GB of RSS.
+#   audio), over Fuzz/media-seeds;
+# - http-fuzzer (Fuzz/HTTPHeadFuzzer.swift): the server's HTTP request head reader (RequestHeadReader:
+#   request line, fields, body framing, chunked framing and trailers), read whole and in parts, over
+#   Fuzz/http-seeds.
+# Usage: Fuzz/run.sh [SECONDS]   (default 60, shared equally by the targets). Exits non-zero on a crash;
+# each target is limited to 2 GB of RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-part=$(((seconds + 3) / 4))
+# One entry per target: the time is shared by as many as there are.
+targets=(playlist admin scte35 media http)
+part=$(((seconds + ${#targets[@]} - 1) / ${#targets[@]}))
 out=.build/fuzz
-mkdir -p "$out" Fuzz/corpus-run Fuzz/corpus-admin Fuzz/corpus-scte35 Fuzz/corpus-media
+mkdir -p "$out" Fuzz/corpus-run Fuzz/corpus-admin Fuzz/corpus-scte35 Fuzz/corpus-media Fuzz/corpus-http
 # One module per target: the sources lose their imports of the package's own modules.
 strip() {
     local directory="$1"
@@ -42,11 +47,14 @@ swiftc "${flags[@]}" -module-name SCTE35Fuzz $(find Sources/SCTE35 -name '*.swif
     -o "$out/scte35-fuzzer"
 swiftc "${flags[@]}" -module-name MediaTimingFuzz $(find Sources/MediaTiming -name '*.swift') \
     Fuzz/MediaTimingFuzzer.swift -o "$out/media-fuzzer"
+swiftc "${flags[@]}" -module-name HTTPHeadFuzz Sources/InterstitialServer/HTTP/RequestHeadReader.swift \
+    Fuzz/HTTPHeadFuzzer.swift -o "$out/http-fuzzer"
 cp Tests/Fixtures/playlists/*.m3u8 Tests/Fixtures/invalid/*.m3u8 Tests/Fixtures/scte35-playlists/literal/*.m3u8 \
     Fuzz/seeds/* Fuzz/corpus-run/
 cp Fuzz/admin-seeds/* Fuzz/corpus-admin/
 cp Fuzz/scte35-seeds/* Fuzz/corpus-scte35/
 cp Fuzz/media-seeds/* Fuzz/corpus-media/
+cp Fuzz/http-seeds/* Fuzz/corpus-http/
 "$out/playlist-fuzzer" Fuzz/corpus-run -max_total_time="$part" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix=Fuzz/
 "$out/admin-fuzzer" Fuzz/corpus-admin -max_total_time="$part" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
@@ -55,3 +63,5 @@ cp Fuzz/media-seeds/* Fuzz/corpus-media/
     -print_final_stats=1 -artifact_prefix=Fuzz/scte35-
 "$out/media-fuzzer" Fuzz/corpus-media -max_total_time="$part" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix=Fuzz/media-
+"$out/http-fuzzer" Fuzz/corpus-http -max_total_time="$part" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix=Fuzz/http-

@@ -97,6 +97,11 @@ struct RequestLimitTests {
                 "GET /a\u{1}b HTTP/1.1\r\nHost: x\r\n\r\n", "GET / HTTP/9\r\n\r\n", "G(T / HTTP/1.1\r\n\r\n",
                 "GET / HTTP/1.1\r\nBad Name: x\r\n\r\n",
                 "POST /handoff/x HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+                // Issue 37, item 2: what NIO's decoder refuses was left unanswered and open.
+                "get / HTTP/1.1\r\nHost: x\r\n\r\n", "FOO / HTTP/1.1\r\n\r\n", "GET / HTTP/1.1\nHost: x\n\n",
+                "POST /handoff/x HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab",
+                "POST /handoff/x HTTP/1.1\r\nContent-Length: 2, 2\r\n\r\nab",
+                "POST /handoff/x HTTP/1.1\r\nTransfer-Encoding: chunked,\r\n\r\n0\r\n\r\n",
             ] {
                 let answer = try await RawConnection.open(port: port).exchange(bad)
                 #expect(answer.text.hasPrefix("HTTP/1.1 400 "), "\(bad.debugDescription): \(answer.text.prefix(100))")

@@ -20,6 +20,16 @@ public struct ServerLimits: Hashable, Sendable {
     /// How long a client has to send a whole request head, from its first byte (`headerTimeout`,
     /// 10 s); then the connection gets 408 and is closed.
     public var headerTimeout = MediaTime(seconds: 10)
+    /// How long a client has to send a request's whole body, from the end of its head
+    /// (`bodyTimeout`, 30 s; the largest body the server reads is 64 KiB); then the connection gets
+    /// 408 and is closed.
+    public var bodyTimeout = MediaTime(seconds: 30)
+    /// The most connections open at once (`maxConnections`, 4096); at start it is lowered to half
+    /// the process's file descriptor limit less 64. Over it, a new connection gets 503 and is closed.
+    public var maxConnections = 4096
+    /// The most connections open at once from one IP address (`maxConnectionsPerPeer`, 128; raise
+    /// it behind a CDN or a proxy that opens more). Over it, a new connection gets 503 and is closed.
+    public var maxConnectionsPerPeer = 128
     /// How long a connection may stay open with no request in progress, before its first request
     /// too (`idleTimeout`, 60 s); then it is closed.
     public var idleTimeout = MediaTime(seconds: 60)
@@ -95,6 +105,9 @@ extension ServerLimits {
         try bytes("headerCount", \.headerCount, minimum: 8)
         try seconds("headerTimeout", \.headerTimeout)
         try seconds("idleTimeout", \.idleTimeout)
+        try seconds("bodyTimeout", \.bodyTimeout)
+        try bytes("maxConnections", \.maxConnections, minimum: 1)
+        try bytes("maxConnectionsPerPeer", \.maxConnectionsPerPeer, minimum: 1)
         try seconds("upstreamTimeout", \.upstreamTimeout)
         try seconds("upstreamTransferTimeout", \.upstreamTransferTimeout)
         try seconds("servedRecordTimeout", \.servedRecordTimeout)

@@ -82,14 +82,41 @@ final class FileBodyCache: Sendable {
         self.countLimit = countLimit
     }
 
+    /// A file that exists but could not be opened: the `errno` of `open`.
+    struct OpenFailure: Error, Hashable, Sendable {
+        /// The `errno` of `open` (`EMFILE`, `EACCES`…).
+        var code: CInt
+
+        /// Whether the server is out of a resource (descriptors, memory) rather than the file at fault.
+        var isExhaustion: Bool { [EMFILE, ENFILE, ENOMEM, EAGAIN, EINTR].contains(code) }
+        /// Whether the file went away (or a folder on its path) after it was found.
+        var isMissing: Bool { [ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG].contains(code) }
+        /// Whether the server may not read it.
+        var isDenied: Bool { code == EACCES || code == EPERM }
+    }
+
     /// The bytes of `path` as `identity` says it is now: kept, or read and kept; nil when the file
-    /// is larger than ``fileLimit`` or cannot be read as it was described (it changed meanwhile).
+    /// is larger than ``fileLimit`` or cannot be read as it was described (it changed meanwhile),
+    /// or cannot be opened.
     func body(of path: String, identity: Identity) -> ByteBuffer? {
+        (try? bytes(of: path, identity: identity)) ?? nil
+    }
+
+    /// ``body(of:identity:)``, throwing when the file cannot be opened (never trapping: with no
+    /// descriptor left, `open` fails with `EMFILE` and that is the error).
+    func bytes(of path: String, identity: Identity) throws(OpenFailure) -> ByteBuffer? {
         guard identity.size <= fileLimit else { return nil }
         if let kept = kept(path, identity: identity) { return kept }
-        guard let body = Self.load(path, identity: identity) else { return nil }
+        guard let body = try Self.load(path, identity: identity) else { return nil }
         keep(body, identity: identity, for: path)
         return body
+    }
+
+    /// Opens `path` and closes it again: whether it can be opened now.
+    static func checkOpen(_ path: String) throws(OpenFailure) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw OpenFailure(code: errno) }
+        close(descriptor)
     }
 
     /// The bytes of `path` if they are kept as `identity` says the file is now; never reads.
@@ -104,9 +131,9 @@ final class FileBodyCache: Sendable {
     }
 
     /// The whole file, only if it still has `identity` after reading.
-    private static func load(_ path: String, identity: Identity) -> ByteBuffer? {
+    private static func load(_ path: String, identity: Identity) throws(OpenFailure) -> ByteBuffer? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        guard descriptor >= 0 else { throw OpenFailure(code: errno) }
         defer { close(descriptor) }
         var buffer = ByteBufferAllocator().buffer(capacity: identity.size)
         var total = 0

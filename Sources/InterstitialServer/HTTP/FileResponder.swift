@@ -55,7 +55,10 @@ struct FileResponder: Sendable {
     }
 
     /// The response for the file at the absolute `path`; a missing file or a folder is a 404 that
-    /// names `name` (the request's path, not the file's).
+    /// names `name` (the request's path, not the file's). A file that exists but cannot be opened
+    /// is a 503 `server-busy` with `Retry-After: 1` when the server is out of descriptors or memory
+    /// (`EMFILE`, `ENFILE`, `ENOMEM`), a 403 `forbidden` when the server may not read it, a 404 when
+    /// it went away meanwhile, and a 500 `file-unreadable` otherwise.
     func respond(
         path: String, name: String, contentType: String, cacheControl: String, request: Request,
         context: some RequestContext
@@ -67,17 +70,33 @@ struct FileResponder: Sendable {
         var range = RangeRequest.evaluate(request.headers[.range].map { $0[...] }, size: size)
         // If-Range: the range only while the client's copy is this one (strong comparison).
         if range != .whole, let ifRange = request.headers[.ifRange], ifRange != tag.header { range = .whole }
+        // The kept bytes, or nil for a file streamed from the file system (checked to open first).
+        func body() throws(FileBodyCache.OpenFailure) -> ByteBuffer? {
+            guard let kept = try cache.bytes(of: path, identity: identity) else {
+                try FileBodyCache.checkOpen(path)
+                return nil
+            }
+            return kept
+        }
+        let kept: ByteBuffer?
+        do {
+            kept = range == .unsatisfiable ? nil : try body()
+        } catch {
+            var response = try Self.openError(error, name: name).response(from: request, context: context)
+            if error.isExhaustion { response.headers[.retryAfter] = "1" }
+            return response
+        }
         switch range {
         case .whole:
             headers[.contentLength] = String(size)
-            if let kept = cache.body(of: path, identity: identity) {
+            if let kept {
                 return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: kept))
             }
             return Response(status: .ok, headers: headers, body: try await files.loadFile(id: path, context: context))
         case .partial(let bytes):
             headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)"
             headers[.contentLength] = String(bytes.count)
-            if let kept = cache.body(of: path, identity: identity),
+            if let kept,
                 let slice = kept.getSlice(at: kept.readerIndex + bytes.lowerBound, length: bytes.count)
             {
                 return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: slice))
@@ -92,6 +111,21 @@ struct FileResponder: Sendable {
             ).response(from: request, context: context)
             response.headers[.contentRange] = "bytes */\(size)"
             return response
+        }
+    }
+
+    /// The error for a file that exists but cannot be opened; a 503 is answered with `Retry-After: 1`.
+    static func openError(_ failure: FileBodyCache.OpenFailure, name: String) -> APIError {
+        if failure.isExhaustion {
+            APIError(
+                status: 503, code: "server-busy",
+                "the server cannot open \(name) now (out of file descriptors or memory); retry")
+        } else if failure.isMissing {
+            APIError.notFound(name)
+        } else if failure.isDenied {
+            APIError(status: 403, code: "forbidden", "the server may not read \(name)")
+        } else {
+            APIError(status: 500, code: "file-unreadable", "the server cannot read \(name) (errno \(failure.code))")
         }
     }
 }

@@ -139,12 +139,18 @@ public struct InterstitialServer: Service {
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [ResponseTracker()], idleTimeout: nil, httpDecoderConfiguration: decoder)
         let webSocketResponder = webSocketRouter.buildResponder()
+        let connections = ConnectionLimiter(
+            total: ConnectionLimiter.cap(configured: limits.maxConnections), perPeer: limits.maxConnectionsPerPeer)
+        if connections.total < limits.maxConnections {
+            logger.info(
+                "at most \(connections.total) connections at once (half the file descriptor limit, less 64)")
+        }
         let server = HTTPServerBuilder { responder in
             GuardedChildChannel(
                 base: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder,
                     configuration: .init(http1: http1)),
-                limits: RequestGuard.Limits(limits), fastLane: fastLane)
+                limits: RequestGuard.Limits(limits), fastLane: fastLane, connections: connections)
         }
         var application = Application(
             router: router,

@@ -1,0 +1,559 @@
+/// Reads the bytes a client sends on one HTTP/1.1 connection and decides, as they come, what they
+/// are: blank lines before a request, the head of a request (held until it is whole and checked),
+/// a body and its framing (passed on), or something to refuse.
+///
+/// A value with no I/O and no clock: bytes in, a ``Step`` out (the ``RequestGuard`` drives it on a
+/// channel; the tests and the fuzzer drive it directly). It refuses at least everything NIO's
+/// llhttp-based request decoder refuses, so that no request reaches the decoder only to be dropped
+/// there without an answer: a method other than the known upper-case ones, a line not ended by
+/// CRLF, a field that is not `token: visible text`, a `Content-Length` repeated, listed or not a
+/// number, a `Transfer-Encoding` other than exactly `chunked`, both of them, and chunked framing
+/// or trailer fields that are malformed. It holds at most the head limits' bytes.
+struct RequestHeadReader {
+    /// The bounds on a request head.
+    struct Limits: Hashable, Sendable {
+        /// The longest request line, without its CRLF; longer gets 414.
+        var requestLineBytes: Int
+        /// The most bytes of header fields (and, separately, of trailer fields); more gets 431.
+        var headerBytes: Int
+        /// The most header fields; more gets 431.
+        var headerCount: Int
+
+        /// The given bounds.
+        init(requestLineBytes: Int, headerBytes: Int, headerCount: Int) {
+            self.requestLineBytes = requestLineBytes
+            self.headerBytes = headerBytes
+            self.headerCount = headerCount
+        }
+    }
+
+    /// Why a request is refused: the status and reason of the answer, a stable code, and what is wrong.
+    struct Refusal: Error, Hashable, Sendable {
+        /// The HTTP status.
+        var status: Int
+        /// The status's reason phrase.
+        var reason: String
+        /// A stable code for the JSON error body.
+        var code: String
+        /// What is wrong, for the JSON error body.
+        var message: String
+
+        /// 400: the request is malformed (code `bad-request-line`, `bad-header`, `bad-line-ending` or `bad-framing`).
+        static func badRequest(_ code: String, _ message: String) -> Refusal {
+            Refusal(status: 400, reason: "Bad Request", code: code, message: message)
+        }
+
+        /// 431: the header (or trailer) fields are over a limit.
+        static func headersTooLarge(_ message: String) -> Refusal {
+            Refusal(
+                status: 431, reason: "Request Header Fields Too Large", code: "headers-too-large", message: message)
+        }
+    }
+
+    /// How the body after a whole head is framed.
+    enum Body: Hashable, Sendable {
+        /// No body: the next bytes are the next request.
+        case none
+        /// `Content-Length` bytes (more than 0).
+        case length(Int)
+        /// Chunked.
+        case chunked
+        /// A WebSocket upgrade: whatever follows is no longer HTTP/1 requests.
+        case upgrade
+    }
+
+    /// What a whole, valid head says.
+    struct Head: Hashable, Sendable {
+        /// How its body is framed.
+        var body: Body
+        /// Where its request line ends in ``RequestHeadReader/head``, after its CRLF.
+        var requestLineEnd: Int
+        /// Whether it has a field that changes an answer (`Range`, `If-*`, `Connection`, `Expect`,
+        /// `TE`, `Upgrade`) or frames a body.
+        var special: Bool
+    }
+
+    /// What a prefix of the bytes given to ``read(_:)`` is.
+    enum Step: Hashable, Sendable {
+        /// That many bytes of blank lines before a request line, to drop.
+        case blank(Int)
+        /// That many bytes of a head not yet whole, held in ``RequestHeadReader/head``.
+        case partial(Int)
+        /// That many bytes end a valid head, held whole in ``RequestHeadReader/head`` until the next read.
+        case head(Int, Head)
+        /// That many bytes of a body, of its chunked framing or of an upgraded connection, to pass on.
+        case body(Int)
+        /// The request is refused; nothing more is read.
+        case refuse(Refusal)
+    }
+
+    private enum Phase: Hashable {
+        case head
+        case body(remaining: Int)
+        case chunkSize(ChunkLine)
+        case chunkData(remaining: Int)
+        /// After chunk data: `sawCR` once its CR came.
+        case chunkDataEnd(sawCR: Bool)
+        case trailers(Trailer)
+        case passthrough
+        case refused(Refusal)
+    }
+
+    /// Where a chunk-size line is.
+    private struct ChunkLine: Hashable {
+        enum State: Hashable {
+            case size, extensionStart, extensionName, valueStart, token, quoted, escaped, afterQuoted, lineFeed
+        }
+        var state = State.size
+        var size = 0
+        var digits = 0
+        var bytes = 0
+    }
+
+    /// Where the trailer section is.
+    private struct Trailer: Hashable {
+        enum State: Hashable { case lineStart, name, value, lineFeed, endLineFeed }
+        var state = State.lineStart
+        /// The current field name's bytes, lower-cased (only as many as a framing field's name).
+        var name: [UInt8] = []
+        var nameBytes = 0
+        var bytes = 0
+        var count = 0
+    }
+
+    /// The longest chunk-size line (size and extensions).
+    static let chunkLineBytes = 4096
+
+    /// The methods it lets through: those llhttp knows, but `CONNECT` and `PRI`, whose forms the
+    /// server does not serve.
+    static let methods: [[UInt8]] = [
+        "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE", "PATCH", "PURGE", "COPY", "LOCK", "MKCOL",
+        "MOVE", "PROPFIND", "PROPPATCH", "SEARCH", "UNLOCK", "BIND", "REBIND", "UNBIND", "ACL", "REPORT",
+        "MKACTIVITY", "CHECKOUT", "MERGE", "M-SEARCH", "NOTIFY", "SUBSCRIBE", "UNSUBSCRIBE", "MKCALENDAR",
+        "LINK", "UNLINK", "SOURCE", "QUERY",
+    ].map { Array($0.utf8) }
+
+    /// The fields (lower case) after which the fast lane leaves a request to the full path.
+    private static let specialFields: [[UInt8]] = [
+        "connection", "range", "if-none-match", "if-range", "if-match", "if-modified-since", "if-unmodified-since",
+        "expect", "te", "upgrade", "content-length", "transfer-encoding",
+    ].map { Array($0.utf8) }
+
+    private static let contentLength = Array("content-length".utf8)
+    private static let transferEncoding = Array("transfer-encoding".utf8)
+
+    /// The bounds it applies.
+    let limits: Limits
+    private var phase = Phase.head
+    /// The head being read (or, after ``Step/head(_:_:)``, the head just read, until the next read).
+    private(set) var head: [UInt8] = []
+    private var headComplete = false
+    private var lineStart = 0
+    private var requestLineEnd = 0
+    private var fieldCount = 0
+    private var contentLength: Int?
+    private var chunked = false
+    private var transferEncoding = false
+    private var upgrade = false
+    private var special = false
+
+    /// A reader at the start of a connection.
+    init(limits: Limits) {
+        self.limits = limits
+    }
+
+    /// Whether a head has begun and is not yet whole.
+    var readingHead: Bool { !headComplete && !head.isEmpty }
+
+    /// Whether a body (or its framing, or its trailers) is being read.
+    var readingBody: Bool {
+        switch phase {
+        case .body, .chunkSize, .chunkData, .chunkDataEnd, .trailers: true
+        default: false
+        }
+    }
+
+    /// Whether the connection was upgraded: everything from now on is passed on unread.
+    var upgraded: Bool { phase == .passthrough }
+
+    /// The refusal, once refused.
+    var refusal: Refusal? {
+        if case .refused(let refusal) = phase { return refusal }
+        return nil
+    }
+
+    /// Reads a prefix of `bytes`: at least one byte unless `bytes` is empty or the request is refused.
+    mutating func read(_ bytes: UnsafeRawBufferPointer) -> Step {
+        if headComplete {
+            head.removeAll(keepingCapacity: head.capacity <= 4096)
+            headComplete = false
+        }
+        guard !bytes.isEmpty else { return .body(0) }
+        switch phase {
+        case .refused(let refusal):
+            return .refuse(refusal)
+        case .passthrough:
+            return .body(bytes.count)
+        case .body(let remaining):
+            let count = min(remaining, bytes.count)
+            phase = remaining == count ? .head : .body(remaining: remaining - count)
+            return .body(count)
+        case .chunkData(let remaining):
+            let count = min(remaining, bytes.count)
+            phase = remaining == count ? .chunkDataEnd(sawCR: false) : .chunkData(remaining: remaining - count)
+            return .body(count)
+        case .head:
+            return readHead(bytes)
+        case .chunkSize, .chunkDataEnd, .trailers:
+            return readFraming(bytes)
+        }
+    }
+
+    /// Reads a prefix of `bytes` (see ``read(_:)-(UnsafeRawBufferPointer)``).
+    mutating func read(_ bytes: ArraySlice<UInt8>) -> Step {
+        bytes.withUnsafeBytes { read($0) }
+    }
+
+    // MARK: Heads
+
+    private mutating func readHead(_ bytes: UnsafeRawBufferPointer) -> Step {
+        if head.isEmpty {
+            // Blank lines before a request line are ignored (RFC 9112 §2.2).
+            var count = 0
+            while count < bytes.count, bytes[count] == 0x0D || bytes[count] == 0x0A { count += 1 }
+            if count > 0 { return .blank(count) }
+        }
+        // The bytes up to and including the next LF, no more than the limits could take.
+        let room = max(1, limits.requestLineBytes + limits.headerBytes + 2 - head.count)
+        let available = min(bytes.count, room)
+        let newline = bytes[..<available].firstIndex(of: 0x0A)
+        let count = newline.map { $0 + 1 } ?? available
+        head.append(contentsOf: bytes[..<count])
+        switch checkLine(complete: newline != nil) {
+        case .more: return .partial(count)
+        case .whole(let head): return .head(count, head)
+        case .refuse(let refusal): return refuse(refusal)
+        }
+    }
+
+    private enum LineResult {
+        case more
+        case whole(Head)
+        case refuse(Refusal)
+    }
+
+    private mutating func refuse(_ refusal: Refusal) -> Step {
+        phase = .refused(refusal)
+        head = []
+        headComplete = false
+        return .refuse(refusal)
+    }
+
+    /// Checks the line `head` ends with, or the part of it read so far.
+    private mutating func checkLine(complete: Bool) -> LineResult {
+        if requestLineEnd == 0 {
+            // Its length without the CRLF (a CR at the end of a part may be the CRLF's).
+            let length = head.count - (complete ? 2 : 1)
+            if length > limits.requestLineBytes {
+                return .refuse(
+                    Refusal(
+                        status: 414, reason: "URI Too Long", code: "request-line-too-long",
+                        message: "the request line is longer than \(limits.requestLineBytes) bytes"))
+            }
+            guard complete else { return .more }
+            if let refusal = lineEnding() ?? checkRequestLine(head[..<(head.count - 2)]) { return .refuse(refusal) }
+            lineStart = head.count
+            requestLineEnd = head.count
+            return .more
+        }
+        if head.count - requestLineEnd > limits.headerBytes {
+            return .refuse(.headersTooLarge("the header fields are larger than \(limits.headerBytes) bytes"))
+        }
+        guard complete else { return .more }
+        if let refusal = lineEnding() { return .refuse(refusal) }
+        let line = head[lineStart..<(head.count - 2)]
+        lineStart = head.count
+        if line.isEmpty {
+            if let refusal = completeHead() { return .refuse(refusal) }
+            let whole = Head(body: bodyAfterHead, requestLineEnd: requestLineEnd, special: special)
+            requestLineEnd = 0
+            special = false
+            return .whole(whole)
+        }
+        fieldCount += 1
+        if fieldCount > limits.headerCount {
+            return .refuse(.headersTooLarge("the request has more than \(limits.headerCount) header fields"))
+        }
+        if let refusal = checkField(line) { return .refuse(refusal) }
+        return .more
+    }
+
+    private var bodyAfterHead = Body.none
+
+    /// A line must end with CRLF: llhttp refuses a bare LF.
+    private func lineEnding() -> Refusal? {
+        guard head.count >= lineStart + 2, head[head.count - 2] == 0x0D else {
+            return .badRequest("bad-line-ending", "a line of the request head does not end with CRLF")
+        }
+        return nil
+    }
+
+    private func checkRequestLine(_ line: ArraySlice<UInt8>) -> Refusal? {
+        let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, Self.methods.contains(where: { parts[0].elementsEqual($0) }) else {
+            let method = String(decoding: line.prefix(while: { $0 != 0x20 }).prefix(32), as: UTF8.self)
+            return .badRequest(
+                "bad-request-line",
+                "the method \"\(method.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? String($0) : "?" }.joined())\" is not one the server knows (upper case)"
+            )
+        }
+        guard Self.isTarget(parts[1], method: parts[0]),
+            parts[2].elementsEqual("HTTP/1.1".utf8) || parts[2].elementsEqual("HTTP/1.0".utf8)
+        else {
+            return .badRequest(
+                "bad-request-line",
+                "the request line is not METHOD SP target SP HTTP/1.x, the target a path or an absolute http(s) URL in visible ASCII"
+            )
+        }
+        return nil
+    }
+
+    /// Whether `target` is an origin-form (`/…`), absolute-form (`http://host/…`) or, for
+    /// `OPTIONS`, asterisk-form (`*`) request target, in visible ASCII.
+    static func isTarget(_ target: ArraySlice<UInt8>, method: ArraySlice<UInt8>) -> Bool {
+        guard let first = target.first, target.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
+        if first == 0x2F { return true }
+        if target.elementsEqual([0x2A]) { return method.elementsEqual("OPTIONS".utf8) }
+        // Absolute form: http:// or https://, an authority, then a path or query.
+        let lower = target.prefix(8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+        let schemeLength: Int
+        if lower.starts(with: "http://".utf8) {
+            schemeLength = 7
+        } else if lower.starts(with: "https://".utf8) {
+            schemeLength = 8
+        } else {
+            return false
+        }
+        let rest = target.dropFirst(schemeLength)
+        let authority = rest.prefix(while: { $0 != 0x2F && $0 != 0x3F })
+        return !authority.isEmpty && authority.allSatisfy(isAuthorityByte)
+            && authority.count(where: { $0 == 0x40 }) <= 1
+    }
+
+    private static func isAuthorityByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case 0x2D, 0x2E, 0x5F, 0x7E, 0x3A, 0x40, 0x5B, 0x5D: true  // - . _ ~ : @ [ ]
+        default: false
+        }
+    }
+
+    private mutating func checkField(_ line: ArraySlice<UInt8>) -> Refusal? {
+        guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex,
+            line[..<colon].allSatisfy(Self.isTokenByte),
+            line[(colon + 1)...].allSatisfy(Self.isFieldValueByte)
+        else {
+            return .badRequest("bad-header", "a header field is not name: value (a token, then visible characters)")
+        }
+        let name = line[..<colon]
+        guard let known = Self.specialFields.first(where: { Self.equalsLowercased(name, $0) }) else { return nil }
+        special = true
+        let value = Self.trimmed(line[(colon + 1)...])
+        if known == Self.contentLength {
+            guard contentLength == nil else {
+                return .badRequest("bad-framing", "the request has more than one Content-Length")
+            }
+            guard !value.isEmpty, value.count <= 18, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                return .badRequest("bad-framing", "the Content-Length is not a number of at most 18 digits")
+            }
+            contentLength = value.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        } else if known == Self.transferEncoding {
+            guard !transferEncoding, Self.equalsLowercased(value, Array("chunked".utf8)) else {
+                return .badRequest(
+                    "bad-framing", "the Transfer-Encoding is not exactly chunked (the only coding the server reads)")
+            }
+            transferEncoding = true
+        } else if known == Array("upgrade".utf8) {
+            upgrade = upgrade || Self.containsLowercased(value, Array("websocket".utf8))
+        }
+        return nil
+    }
+
+    /// The head is whole: decides how its body is framed.
+    private mutating func completeHead() -> Refusal? {
+        if transferEncoding, contentLength != nil {
+            return .badRequest("bad-framing", "the request has both Content-Length and Transfer-Encoding")
+        }
+        let body: Body =
+            if upgrade {
+                .upgrade
+            } else if transferEncoding {
+                .chunked
+            } else if let contentLength, contentLength > 0 {
+                .length(contentLength)
+            } else {
+                .none
+            }
+        switch body {
+        case .none: phase = .head
+        case .length(let length): phase = .body(remaining: length)
+        case .chunked: phase = .chunkSize(ChunkLine())
+        case .upgrade: phase = .passthrough
+        }
+        bodyAfterHead = body
+        headComplete = true
+        lineStart = 0
+        fieldCount = 0
+        contentLength = nil
+        transferEncoding = false
+        upgrade = false
+        return nil
+    }
+
+    // MARK: Chunked framing
+
+    /// Reads chunked framing (sizes, the CRLF after data, trailers) up to its next part or a bad byte.
+    private mutating func readFraming(_ bytes: UnsafeRawBufferPointer) -> Step {
+        var count = 0
+        while count < bytes.count {
+            switch phase {
+            case .chunkSize, .chunkDataEnd, .trailers: break
+            default: return .body(count)
+            }
+            switch frame(bytes[count]) {
+            case .success(let next): phase = next
+            case .failure(let refusal): return count > 0 ? .body(count) : refuse(refusal)
+            }
+            count += 1
+        }
+        return .body(count)
+    }
+
+    /// The phase after one byte of chunked framing, or why it is refused.
+    private func frame(_ byte: UInt8) -> Result<Phase, Refusal> {
+        let bad = Refusal.badRequest("bad-framing", "the chunked body is malformed")
+        switch phase {
+        case .chunkSize(var line):
+            line.bytes += 1
+            guard line.bytes <= Self.chunkLineBytes else { return .failure(bad) }
+            switch (line.state, byte) {
+            case (.size, _) where Self.hexValue(byte) != nil:
+                guard line.digits < 15 else { return .failure(bad) }
+                line.size = line.size * 16 + Self.hexValue(byte)!
+                line.digits += 1
+            case (.size, 0x0D), (.size, 0x3B):
+                guard line.digits > 0 else { return .failure(bad) }
+                line.state = byte == 0x0D ? .lineFeed : .extensionStart
+            case (.extensionStart, _) where Self.isTokenByte(byte): line.state = .extensionName
+            case (.extensionName, _) where Self.isTokenByte(byte): break
+            case (.extensionName, 0x3D): line.state = .valueStart
+            case (.valueStart, 0x22): line.state = .quoted
+            case (.valueStart, _) where Self.isTokenByte(byte): line.state = .token
+            case (.token, _) where Self.isTokenByte(byte): break
+            case (.quoted, 0x22): line.state = .afterQuoted
+            case (.quoted, 0x5C): line.state = .escaped
+            case (.quoted, _) where byte == 0x09 || byte == 0x20 || byte == 0x21 || (byte >= 0x23 && byte != 0x7F):
+                break
+            case (.escaped, _) where Self.isFieldValueByte(byte): line.state = .quoted
+            case (.extensionName, 0x3B), (.token, 0x3B), (.afterQuoted, 0x3B): line.state = .extensionStart
+            case (.extensionName, 0x0D), (.token, 0x0D), (.afterQuoted, 0x0D): line.state = .lineFeed
+            case (.lineFeed, 0x0A):
+                return .success(line.size == 0 ? .trailers(Trailer()) : .chunkData(remaining: line.size))
+            default: return .failure(bad)
+            }
+            return .success(.chunkSize(line))
+        case .chunkDataEnd(let sawCR):
+            switch (sawCR, byte) {
+            case (false, 0x0D): return .success(.chunkDataEnd(sawCR: true))
+            case (true, 0x0A): return .success(.chunkSize(ChunkLine()))
+            default: return .failure(bad)
+            }
+        case .trailers(var trailer):
+            trailer.bytes += 1
+            guard trailer.bytes <= limits.headerBytes else {
+                return .failure(.headersTooLarge("the trailer fields are larger than \(limits.headerBytes) bytes"))
+            }
+            let badField = Refusal.badRequest(
+                "bad-header", "a trailer field is not name: value (a token, then visible characters) ended by CRLF")
+            switch (trailer.state, byte) {
+            case (.lineStart, 0x0D): trailer.state = .endLineFeed
+            case (.lineStart, _) where Self.isTokenByte(byte), (.name, _) where Self.isTokenByte(byte):
+                trailer.state = .name
+                trailer.nameBytes += 1
+                if trailer.nameBytes <= Self.transferEncoding.count {
+                    trailer.name.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
+                }
+            case (.name, 0x3A):
+                if trailer.nameBytes == trailer.name.count,
+                    trailer.name == Self.contentLength || trailer.name == Self.transferEncoding
+                {
+                    return .failure(.badRequest("bad-framing", "a trailer field frames the body"))
+                }
+                trailer.count += 1
+                guard trailer.count <= limits.headerCount else {
+                    return .failure(.headersTooLarge("the request has more than \(limits.headerCount) trailer fields"))
+                }
+                trailer.state = .value
+                trailer.name = []
+                trailer.nameBytes = 0
+            case (.value, 0x0D): trailer.state = .lineFeed
+            case (.value, _) where Self.isFieldValueByte(byte): break
+            case (.lineFeed, 0x0A): trailer.state = .lineStart
+            case (.endLineFeed, 0x0A): return .success(.head)
+            default: return .failure(badField)
+            }
+            return .success(.trailers(trailer))
+        default:
+            return .success(phase)
+        }
+    }
+
+    // MARK: Bytes
+
+    /// Whether `byte` may be in a token (RFC 9110 §5.6.2).
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
+        default: false
+        }
+    }
+
+    /// Whether `byte` may be in a field value: HTAB, SP, visible ASCII or obs-text (not DEL or controls).
+    static func isFieldValueByte(_ byte: UInt8) -> Bool {
+        byte == 0x09 || (byte >= 0x20 && byte != 0x7F)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case 0x30...0x39: Int(byte - 0x30)
+        case 0x41...0x46: Int(byte - 0x41 + 10)
+        case 0x61...0x66: Int(byte - 0x61 + 10)
+        default: nil
+        }
+    }
+
+    /// `bytes` without the spaces and tabs around them.
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var slice = bytes
+        while let first = slice.first, first == 0x20 || first == 0x09 { slice.removeFirst() }
+        while let last = slice.last, last == 0x20 || last == 0x09 { slice.removeLast() }
+        return slice
+    }
+
+    /// Whether ASCII `name` equals the lower-case `lower`, ignoring case.
+    private static func equalsLowercased(_ name: ArraySlice<UInt8>, _ lower: [UInt8]) -> Bool {
+        name.count == lower.count && zip(name, lower).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0) == $1 }
+    }
+
+    /// Whether ASCII `text` contains the lower-case `lower`, ignoring case.
+    private static func containsLowercased(_ text: ArraySlice<UInt8>, _ lower: [UInt8]) -> Bool {
+        guard text.count >= lower.count else { return false }
+        var start = text.startIndex
+        while start + lower.count <= text.endIndex {
+            if equalsLowercased(text[start..<(start + lower.count)], lower) { return true }
+            start += 1
+        }
+        return false
+    }
+}
