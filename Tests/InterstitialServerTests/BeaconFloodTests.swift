@@ -1,3 +1,4 @@
+import AdDecisioning
 import AsyncHTTPClient
 import Foundation
 import HLSInterstitials
@@ -37,10 +38,14 @@ struct BeaconFloodTests {
             try await Harness.withServer(configuration, store: store) { a in
                 let urls = try await Self.impressions(a, viewer: "viewer-1")
                 try await Harness.withServer(configuration, store: store) { b in
-                    #expect(try await b.get(urls[0]).status == .noContent)
+                    let status = try await b.get(urls[0]).status
+                    #expect(status == .noContent)
                 }
             }
-            #expect(try await eventually { adServer.requests("/imp-a1").count + adServer.requests("/imp-wrapper").count == 1 })
+            #expect(
+                try await eventually {
+                    adServer.requests("/imp-a1").count + adServer.requests("/imp-wrapper").count == 1
+                })
         }
     }
 
@@ -104,8 +109,10 @@ struct BeaconFloodTests {
             #expect(!text.contains(#"hlsi_tracking_dropped_total{kind="impression"}"#), "\(text)")
             let running = Task { try await dispatcher.run() }
             defer { running.cancel() }
-            #expect(try await eventually { (0..<10).allSatisfy { origin.count("/imp/\($0)") == 1 } })
-            #expect(try await eventually { dispatcher.snapshot.sent == 26 })
+            let impressions = try await eventually { (0..<10).allSatisfy { origin.count("/imp/\($0)") == 1 } }
+            #expect(impressions, "every impression is sent")
+            let sent = try await eventually { dispatcher.snapshot.sent == 26 }
+            #expect(sent, "the impressions and the 16 relayed beacons kept: \(dispatcher.snapshot)")
         }
     }
 }

@@ -101,7 +101,8 @@ struct BeaconRelayTests {
         let relay = Self.relay(budget: BeaconBudget(perAddress: 5, perViewer: 1000))
         var outcomes: [String] = []
         for index in 0..<20 {
-            let url = relay.url(for: Self.ad + "&n=\(index)", type: "impression", viewer: "v\(index)", base: "http://origin")
+            let url = relay.url(
+                for: Self.ad + "&n=\(index)", type: "impression", viewer: "v\(index)", base: "http://origin")
             switch relay.receive(Self.path(url), address: "203.0.113.9") {
             case .relay: outcomes.append("relay")
             case .overBudget: outcomes.append("budget")

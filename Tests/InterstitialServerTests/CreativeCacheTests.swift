@@ -181,12 +181,30 @@ struct CreativeCacheTests {
     @Test(
         "ffprobe's description is checked: an MP4 with video, within duration, size and stream bounds",
         arguments: [
-            (#"{"streams":[{"codec_type":"video","width":640,"height":360},{"codec_type":"audio"}],"format":{"format_name":"mov,mp4,m4a,3gp,3g2,mj2","duration":"15.0"}}"#, nil),
-            (#"{"streams":[{"codec_type":"video","width":64,"height":48}],"format":{"format_name":"hls","duration":"1.0"}}"#, "not an MP4"),
-            (#"{"streams":[{"codec_type":"video","width":640,"height":360}],"format":{"format_name":"mov,mp4,m4a,3gp,3g2,mj2","duration":"9000.0"}}"#, "lasts"),
-            (#"{"streams":[{"codec_type":"video","width":640,"height":360}],"format":{"format_name":"mov,mp4,m4a,3gp,3g2,mj2","duration":"N/A"}}"#, "no duration"),
-            (#"{"streams":[{"codec_type":"video","width":16384,"height":16384}],"format":{"format_name":"mov,mp4,m4a,3gp,3g2,mj2","duration":"5"}}"#, "pixels"),
-            (#"{"streams":[{"codec_type":"audio"}],"format":{"format_name":"mov,mp4,m4a,3gp,3g2,mj2","duration":"5"}}"#, "no video"),
+            (
+                #"{"streams":[{"codec_type":"video","width":640,"height":360},{"codec_type":"audio"}],"format":{"format_name":"mov,mp4,m4a,3gp,3g2,mj2","duration":"15.0"}}"#,
+                nil
+            ),
+            (
+                #"{"streams":[{"codec_type":"video","width":64,"height":48}],"format":{"format_name":"hls","duration":"1.0"}}"#,
+                "not an MP4"
+            ),
+            (
+                #"{"streams":[{"codec_type":"video","width":640,"height":360}],"format":{"format_name":"mov,mp4,m4a,3gp,3g2,mj2","duration":"9000.0"}}"#,
+                "lasts"
+            ),
+            (
+                #"{"streams":[{"codec_type":"video","width":640,"height":360}],"format":{"format_name":"mov,mp4,m4a,3gp,3g2,mj2","duration":"N/A"}}"#,
+                "no duration"
+            ),
+            (
+                #"{"streams":[{"codec_type":"video","width":16384,"height":16384}],"format":{"format_name":"mov,mp4,m4a,3gp,3g2,mj2","duration":"5"}}"#,
+                "pixels"
+            ),
+            (
+                #"{"streams":[{"codec_type":"audio"}],"format":{"format_name":"mov,mp4,m4a,3gp,3g2,mj2","duration":"5"}}"#,
+                "no video"
+            ),
             (#"{}"#, "did not describe"),
         ] as [(String, String?)])
     func probe(_ json: String, refusal: String?) {

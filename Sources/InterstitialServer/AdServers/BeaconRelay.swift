@@ -130,8 +130,8 @@ final class BeaconRelay: Sendable {
     /// requested before it expires, within the budget of the address and the viewer.
     func receive(_ path: Substring, address: String?) -> Outcome {
         guard let beacon = verify(path) else { return .unknown }
-        let now = now()
-        guard Self.seconds(now) < beacon.expires else { return .expired(beacon) }
+        let time = now()
+        guard Self.seconds(time) < beacon.expires else { return .expired(beacon) }
         let first = passed.withLockedValue { memory -> Bool in
             if memory.current.contains(beacon.mac) || memory.previous.contains(beacon.mac) { return false }
             if memory.current.count >= Self.memory / 2 {
@@ -142,7 +142,7 @@ final class BeaconRelay: Sendable {
             return true
         }
         guard first else { return .repeated(beacon) }
-        guard budget.admit(address: address, viewer: beacon.viewer, at: now) else {
+        guard budget.admit(address: address, viewer: beacon.viewer, at: time) else {
             // Not passed on: a retry within the budget later may pass it on.
             passed.withLockedValue { memory in
                 memory.current.remove(beacon.mac)

@@ -158,7 +158,8 @@ final class CreativeConditioner: Service, Sendable {
             let input = work.appendingPathComponent("input.mp4")
             try await download(job.url, to: input)
             let probed = try await Self.run(
-                "ffprobe", CreativeProbe.arguments(input: input.path), timeout: timeout, cpuSeconds: cpuSeconds)
+                "ffprobe", CreativeProbe.arguments(input: input.path), timeout: min(timeout, .seconds(60)),
+                cpuSeconds: min(cpuSeconds, 60))
             guard probed.status == 0 else {
                 throw Failure(description: "ffprobe refused it (\(probed.status)): \(probed.output.suffix(500))")
             }
@@ -270,7 +271,8 @@ final class CreativeConditioner: Service, Sendable {
     /// Runs a program found on PATH with at most `cpuSeconds` of CPU time, its output (stdout and
     /// stderr) read whole; killed (SIGKILL) at `timeout`.
     static func run(
-        _ program: String, _ arguments: [String], timeout: Duration, cpuSeconds: Int
+        _ program: String, _ arguments: [String], timeout: Duration,
+        cpuSeconds: Int = ServerLimits().conditioningCPUSeconds
     ) async throws -> (
         status: Int32, output: String
     ) {

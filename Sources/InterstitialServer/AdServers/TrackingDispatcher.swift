@@ -34,7 +34,8 @@ final class TrackingDispatcher: Service, Sendable {
     static let relayedConcurrency = 4
 
     private typealias Queue = (
-        stream: AsyncStream<(url: String, kind: String)>, continuation: AsyncStream<(url: String, kind: String)>.Continuation
+        stream: AsyncStream<(url: String, kind: String)>,
+        continuation: AsyncStream<(url: String, kind: String)>.Continuation
     )
     /// Each request's timeout.
     static let timeout: TimeAmount = .seconds(5)
@@ -51,8 +52,8 @@ final class TrackingDispatcher: Service, Sendable {
     /// A dispatcher whose queues hold `capacity` of the server's own requests and
     /// `relayedCapacity` relayed beacons.
     init(
-        client: HTTPClient, logger: Logger, metrics: ServerMetrics = ServerMetrics(), capacity: Int = Self.capacity,
-        relayedCapacity: Int = Self.relayedCapacity
+        client: HTTPClient, logger: Logger, metrics: ServerMetrics = ServerMetrics(), capacity: Int = TrackingDispatcher.capacity,
+        relayedCapacity: Int = TrackingDispatcher.relayedCapacity
     ) {
         self.client = client
         self.logger = logger

@@ -70,10 +70,10 @@ public struct ServerLimits: Hashable, Sendable {
     /// The most relayed beacons passed on for one viewer (`_HLS_primary_id`) in a minute
     /// (`beaconsPerViewer`, 120); more get 429.
     public var beaconsPerViewer = 120
-    /// How long one ffmpeg or ffprobe run that conditions a creative may take
+    /// How long one ffmpeg run that conditions a creative may take (its ffprobe: 60 s at most)
     /// (`conditioningTimeout`, 300 s); then it is killed and the creative is not used.
     public var conditioningTimeout = MediaTime(seconds: 300)
-    /// The most CPU time one ffmpeg run that conditions a creative may use, all its threads
+    /// The most CPU time one ffmpeg run that conditions a creative may use (its ffprobe: 60 s), all its threads
     /// together (`conditioningCPUSeconds`, 300; RLIMIT_CPU of the process); then it is killed.
     public var conditioningCPUSeconds = 300
 
