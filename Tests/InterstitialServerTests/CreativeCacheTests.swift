@@ -151,7 +151,8 @@ struct CreativeCacheTests {
             Self.profile.ffmpegArguments(input: "/w/input.mp4", output: "/w/asset", hasAudio: false),
             input: "/w/input.mp4")
         let index = try #require(arguments.firstIndex(of: "/w/input.mp4"))
-        #expect(Array(arguments[(index - 7)..<index]) == CreativeProbe.inputOptions + ["-i"])
+        #expect(Array(arguments[max(0, index - 7)..<index]) == CreativeProbe.inputOptions + ["-i"])
+        #expect(CreativeProbe.inputOptions == ["-f", "mp4", "-protocol_whitelist", "file", "-enable_drefs", "0"])
         #expect(arguments.filter { $0 == "-protocol_whitelist" }.count == 1, "the lavfi silence is not restricted")
         let probe = CreativeProbe.arguments(input: "/w/input.mp4")
         #expect(probe.starts(with: ["-v", "error"] + CreativeProbe.inputOptions))
