@@ -498,7 +498,9 @@ def conditioning_attacks(hlsi, workdir):
         deadline = time.time() + 60
         while time.time() < deadline and "cannot condition the creative" not in server.read_log():
             time.sleep(0.2)
-        check("cannot condition the creative" in server.read_log(), "the creative is refused")
+        reason = [line for line in server.read_log().splitlines() if "cannot condition the creative" in line]
+        check(bool(reason) and ("moov atom not found" in reason[0] or "refused" in reason[0]),
+              f"the creative is refused by the MP4-only probe ({reason[:1]})")
         published = [name for name in os.listdir(cache) if not name.startswith(".")] if os.path.isdir(cache) else []
         check(not published, f"nothing is published under /creatives/ ({published})")
         _, _, body = request(server.base, "GET", "/demo/vod/asset-list.json?_HLS_interstitial_id=pre&_HLS_primary_id=w")
