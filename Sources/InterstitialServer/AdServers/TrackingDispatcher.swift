@@ -52,8 +52,8 @@ final class TrackingDispatcher: Service, Sendable {
     /// A dispatcher whose queues hold `capacity` of the server's own requests and
     /// `relayedCapacity` relayed beacons.
     init(
-        client: HTTPClient, logger: Logger, metrics: ServerMetrics = ServerMetrics(), capacity: Int = TrackingDispatcher.capacity,
-        relayedCapacity: Int = TrackingDispatcher.relayedCapacity
+        client: HTTPClient, logger: Logger, metrics: ServerMetrics = ServerMetrics(),
+        capacity: Int = TrackingDispatcher.capacity, relayedCapacity: Int = TrackingDispatcher.relayedCapacity
     ) {
         self.client = client
         self.logger = logger
