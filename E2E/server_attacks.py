@@ -24,9 +24,17 @@ Wave 3 (the security issue of the wave-2 surfaces):
 9. (Issue 37, item 2) Requests NIO's decoder refuses get 400 and a close, a body that never comes 408;
    connections over the per-peer and total caps are closed at once, and 600 sockets against a
    512-descriptor limit neither crash the server nor stop it answering.
+9. Issue 37, items 7 and 8: relay URLs are no offline oracle for the admin token, expire, and one
+   client's self-minted beacons stop at its address's budget (429) while the server's own impressions
+   all go out; a weak admin token is warned about at start.
+10. Issue 37, item 6: a "creative.mp4" that is really an HLS playlist of a local file is refused by the
+   creative conditioning and nothing is published under /creatives/ (needs ffmpeg).
 """
 
 import argparse
+import base64
+import hashlib
+import hmac
 import http.client
 import http.server
 import json
@@ -356,6 +364,19 @@ class HostileUpstream(http.server.ThreadingHTTPServer):
 
     daemon_threads = True
     fetches = 0
+class AdServer(http.server.ThreadingHTTPServer):
+    """A VAST ad server: `/vast` an HLS ad with an impression and a start beacon, `/mp4` an ad whose
+    only media file is `/creative.mp4`, which is really an HLS playlist of `secret`; records the
+    beacons (`/t/...`)."""
+
+    daemon_threads = True
+
+    def __init__(self, secret):
+        super().__init__(("127.0.0.1", 0), AdServer.Handler)
+        self.secret = secret
+        self.beacons = []
+        self.lock = threading.Lock()
+        self.origin = f"http://127.0.0.1:{self.server_address[1]}"
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def log_message(self, *args):
@@ -586,6 +607,154 @@ def guard_attacks(hlsi, workdir):
         check(server.alive() and answered_from(port, "127.0.0.1"), "once they close, requests are answered again")
     finally:
         server.stop()
+            server = self.server
+            path = self.path.split("?")[0]
+            origin = server.origin
+            if path in ("/vast", "/mp4"):
+                media = (f'<MediaFile delivery="streaming" type="application/x-mpegURL" width="1280" height="720">'
+                         f'{origin}/ads/ad1/master.m3u8</MediaFile>' if path == "/vast" else
+                         f'<MediaFile delivery="progressive" type="video/mp4" width="64" height="48">'
+                         f'{origin}/creative.mp4</MediaFile>')
+                body = (f'<VAST version="4.2"><Ad id="a1"><InLine><AdSystem>t</AdSystem><AdTitle>a1</AdTitle>'
+                        f'<Impression>{origin}/t/impression?cb=[CACHEBUSTING]</Impression>'
+                        f'<Creatives><Creative id="c1"><Linear><Duration>00:00:06</Duration>'
+                        f'<TrackingEvents><Tracking event="start">{origin}/t/start</Tracking></TrackingEvents>'
+                        f'<MediaFiles>{media}</MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>')
+                self.answer(body.encode(), "application/xml")
+            elif path == "/creative.mp4":
+                playlist = f"#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\n{server.secret}\n#EXT-X-ENDLIST\n"
+                self.answer(playlist.encode(), "video/mp4")
+            else:
+                with server.lock:
+                    server.beacons.append(path)
+                self.answer(b"", "text/plain")
+
+        def answer(self, body, content_type):
+            self.send_response(200)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+
+def relay_urls(base, viewer, kind="impression"):
+    """The relay URLs (paths) of `kind` in the asset list of the pre-roll asked as `viewer`."""
+    status, _, body = request(base, "GET", f"/demo/vod/asset-list.json?_HLS_interstitial_id=pre&_HLS_primary_id={viewer}")
+    if status != 200:
+        return []
+    urls = []
+
+    def walk(value):
+        if isinstance(value, dict):
+            if value.get("type") == kind and isinstance(value.get("urls"), list):
+                urls.extend(u[u.index("/beacon/"):] for u in value["urls"] if "/beacon/" in u)
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for asset in json.loads(body).get("ASSETS", []):
+        walk(asset.get("X-AD-CREATIVE-SIGNALING"))
+    return urls
+
+
+def beacon_attacks(hlsi, workdir):
+    # Issue 37, items 7 (relay URLs as an offline oracle for the admin token) and 8 (beacon flooding).
+    print("9. beacon relay: offline oracle, expiry, flooding", flush=True)
+    ads = AdServer(os.path.join(workdir, "nothing.ts"))
+    threading.Thread(target=ads.serve_forever, daemon=True).start()
+    port = free_port()
+    config = base_config(port, os.path.join(workdir, "beacons.sqlite"),
+                         {"beaconsPerAddress": 20, "beaconsPerViewer": 5})
+    config["vod"][0]["adServer"] = {"vast": ads.origin + "/vast?cb=[CACHEBUSTING]", "tracking": "relay"}
+    config["seed"]["breaks"] = [{"id": "pre", "target": "vod/demo", "cue": ["PRE"], "duration": 6}]
+    config["creativeCache"] = None
+    server = Server(hlsi, config, workdir, "beacons")
+    try:
+        check("the admin token is weak" in server.read_log(), "a short admin token is warned about at start")
+        urls = relay_urls(server.base, "victim")
+        check(len(urls) == 1, f"the asset list carries a relay URL ({urls})")
+        if not urls:
+            return
+        parts = urls[0][len("/beacon/"):].split("/")
+        check(len(parts) == 4 and parts[2].isdigit() and int(parts[2]) > time.time(),
+              f"the URL carries its expiry ({urls[0][:80]})")
+        # The old key was SHA-256("hlsi beacon relay\n" + token): a guess of the token no longer verifies.
+        old_key = hashlib.sha256(b"hlsi beacon relay\n" + TOKEN.encode()).digest()
+        guesses = [hmac.new(old_key, m.encode(), hashlib.sha256).hexdigest()[:32]
+                   for m in ("\n".join(parts[1:]), parts[1] + "\n" + parts[3])]
+        check(parts[0] not in guesses, "the MAC is not keyed by the admin token (no offline oracle)")
+        viewer = base64.urlsafe_b64decode(parts[3] + "=" * (-len(parts[3]) % 4)).split(b"\n")[0]
+        check(viewer == b"victim", "the payload names the viewer")
+        # A forged expiry does not verify.
+        forged = "/beacon/" + "/".join([parts[0], parts[1], str(int(parts[2]) + 86400), parts[3]])
+        check(request(server.base, "GET", forged)[0] == 404, "a URL with a later expiry written in is a 404")
+        # The flood: one client asks asset lists under many viewer IDs and fires every signed URL,
+        # within one budget minute (budgets count per minute of the clock: start early in one).
+        if time.time() % 60 > 40:
+            time.sleep(61 - time.time() % 60)
+        statuses = {}
+        for index in range(60):
+            for url in relay_urls(server.base, f"minted-{index}"):
+                status = request(server.base, "GET", url)[0]
+                statuses[status] = statuses.get(status, 0) + 1
+        check(statuses.get(204, 0) == 20 and statuses.get(429, 0) == 40,
+              f"the flood stops at the address's budget: 20 passed on, 40 refused with 429 ({statuses})")
+        # Another viewer from another address (loopback is a trusted proxy: X-Forwarded-For counts).
+        other = {"X-Forwarded-For": "198.51.100.23"}
+        check(request(server.base, "GET", urls[0], headers=other)[0] == 204, "another client's beacon is passed on")
+        check(request(server.base, "GET", urls[0], headers=other)[0] == 204, "a repeat is answered")
+        status, _, metrics = request(server.base, "GET", "/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
+        text = metrics.decode()
+        check('hlsi_beacons_dropped_total{reason="budget"} 40' in text, "the refused beacons are counted")
+        check('hlsi_beacons_dropped_total{reason="repeated"} 1' in text, "the repeat is counted, not passed on")
+        deadline = time.time() + 20
+        while time.time() < deadline and len(ads.beacons) < 21:
+            time.sleep(0.2)
+        impressions = [b for b in ads.beacons if b == "/t/impression"]
+        check(len(impressions) == 21, f"exactly the 21 beacons within budget reached the ad server ({len(impressions)})")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        ads.shutdown()
+
+
+def conditioning_attacks(hlsi, workdir):
+    # Issue 37, item 6: local file disclosure through creative conditioning.
+    print("10. creative conditioning: a playlist posing as an MP4", flush=True)
+    if not shutil.which("ffmpeg") or not shutil.which("ffprobe"):
+        print("       skipped: ffmpeg and ffprobe are needed (apt-get install ffmpeg)")
+        return
+    secret = os.path.join(workdir, "private-video.ts")
+    subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    "testsrc=size=64x48:rate=10", "-t", "1", "-c:v", "libx264", "-f", "mpegts", secret],
+                   check=True, timeout=120)
+    ads = AdServer(secret)
+    threading.Thread(target=ads.serve_forever, daemon=True).start()
+    port = free_port()
+    cache = os.path.join(workdir, "creatives")
+    config = base_config(port, os.path.join(workdir, "conditioning.sqlite"))
+    config["vod"][0]["adServer"] = {"vast": ads.origin + "/mp4"}
+    config["seed"]["breaks"] = [{"id": "pre", "target": "vod/demo", "cue": ["PRE"], "duration": 6}]
+    config["creativeCache"] = cache
+    server = Server(hlsi, config, workdir, "conditioning")
+    try:
+        request(server.base, "GET", "/demo/vod/asset-list.json?_HLS_interstitial_id=pre&_HLS_primary_id=v")
+        deadline = time.time() + 60
+        while time.time() < deadline and "cannot condition the creative" not in server.read_log():
+            time.sleep(0.2)
+        reason = [line for line in server.read_log().splitlines() if "cannot condition the creative" in line]
+        check(bool(reason) and ("moov atom not found" in reason[0] or "refused" in reason[0]),
+              f"the creative is refused by the MP4-only probe ({reason[:1]})")
+        published = [name for name in os.listdir(cache) if not name.startswith(".")] if os.path.isdir(cache) else []
+        check(not published, f"nothing is published under /creatives/ ({published})")
+        _, _, body = request(server.base, "GET", "/demo/vod/asset-list.json?_HLS_interstitial_id=pre&_HLS_primary_id=w")
+        check(b"/creatives/" not in body, "no asset list names a conditioned creative")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        ads.shutdown()
 
 
 def main():
@@ -598,6 +767,8 @@ def main():
         guard_attacks(os.path.abspath(args.hlsi), workdir)
         upstream_attacks(os.path.abspath(args.hlsi), workdir)
         wave3_attacks(os.path.abspath(args.hlsi), workdir)
+        beacon_attacks(os.path.abspath(args.hlsi), workdir)
+        conditioning_attacks(os.path.abspath(args.hlsi), workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"attacks: {len(failures)} failed", flush=True)

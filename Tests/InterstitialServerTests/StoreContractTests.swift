@@ -256,4 +256,26 @@ struct StoreContractTests {
             }
         }
     }
+
+    @Test(
+        "Issue 37: the beacon relay's secret is stored once and the same for every store on a database",
+        arguments: StoreBackend.allCases)
+    func relaySecret(_ backend: StoreBackend) async throws {
+        let database = try await StoreDatabase(backend)
+        defer { database.remove() }
+        let first = [UInt8](repeating: 1, count: 32)
+        let second = [UInt8](repeating: 2, count: 32)
+        #expect(try await database.withStore { try await $0.relaySecret(proposing: first) } == first)
+        #expect(try await database.withStore { try await $0.relaySecret(proposing: second) } == first, "kept")
+        if backend == .postgres {
+            // Replicas open together (one SQLite file has one server at a time).
+            let (a, b) = try await database.withStore { store in
+                try await database.withStore { other in
+                    (try await store.relaySecret(proposing: second), try await other.relaySecret(proposing: second))
+                }
+            }
+            #expect(a == first && b == first)
+        }
+        #expect(try await database.freshLoad() == StoredState(), "the secret is no part of the loaded state")
+    }
 }

@@ -15,9 +15,11 @@ import ServiceLifecycle
 /// A creative that is not ready is left out of the fill (the VAST says which ads exist; this cache
 /// answers which can play now) and queued: the viewer is never kept waiting for ffmpeg. Jobs run one
 /// at a time; the queue holds at most ``queueCapacity`` creatives, a download at most
-/// ``maximumDownloadBytes`` (http and https only), and ffmpeg gets ``jobTimeout``. A creative that
-/// fails is not tried again for ``retryDelay``. The least recently used assets are removed when the
-/// cache grows past its limit.
+/// ``maximumDownloadBytes`` (http and https only). The download is read as MP4 only, from the local
+/// file only (``CreativeProbe/inputOptions``): ffprobe checks it first (``CreativeProbe``), and each
+/// ffmpeg or ffprobe run is killed past ``timeout`` (wall clock) or ``cpuSeconds`` of CPU time
+/// (RLIMIT_CPU). A creative that fails is not tried again for ``retryDelay``. The least recently used
+/// assets are removed when the cache grows past its limit.
 ///
 /// Replicas may share the directory (a network file system): an asset is ready when its directory
 /// holds a master playlist, whichever server made it, so ``isReady(_:)`` looks on disk for what it
@@ -38,7 +40,6 @@ final class CreativeConditioner: Service, Sendable {
 
     static let queueCapacity = 64
     static let maximumDownloadBytes = 256 << 20
-    static let jobTimeout: Duration = .seconds(600)
     static let retryDelay: Duration = .seconds(300)
 
     private struct State {
@@ -51,6 +52,10 @@ final class CreativeConditioner: Service, Sendable {
 
     let directory: URL
     let maximumBytes: Int
+    /// How long one ffmpeg or ffprobe run may take before it is killed.
+    let timeout: Duration
+    /// The CPU time one ffmpeg or ffprobe run may use (RLIMIT_CPU), in seconds.
+    let cpuSeconds: Int
     private let client: HTTPClient
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
@@ -58,10 +63,17 @@ final class CreativeConditioner: Service, Sendable {
     private let continuation: AsyncStream<Job>.Continuation
 
     /// A conditioner over `directory` (created if missing); the assets already there are ready
-    /// (``isReady(_:)`` looks on disk, so nothing is read at start).
-    init(directory: String, maximumBytes: Int, client: HTTPClient, logger: Logger) {
+    /// (``isReady(_:)`` looks on disk, so nothing is read at start). Each ffmpeg run is killed
+    /// past `timeout` or `cpuSeconds` of CPU time.
+    init(
+        directory: String, maximumBytes: Int, client: HTTPClient, logger: Logger,
+        timeout: Duration = ServerLimits().conditioningTimeout.duration,
+        cpuSeconds: Int = ServerLimits().conditioningCPUSeconds
+    ) {
         self.directory = URL(fileURLWithPath: directory, isDirectory: true)
         self.maximumBytes = maximumBytes
+        self.timeout = timeout
+        self.cpuSeconds = cpuSeconds
         self.client = client
         self.logger = logger
         (stream, continuation) = AsyncStream.makeStream(
@@ -134,8 +146,8 @@ final class CreativeConditioner: Service, Sendable {
     }
 
     /// Downloads, probes and converts one creative into a temporary directory, then moves it into
-    /// place (so a directory with a master playlist is always complete).
-    private func condition(_ job: Job) async -> Bool {
+    /// place (so a directory with a master playlist is always complete); false when it cannot.
+    func condition(_ job: Job) async -> Bool {
         let target = directory.appendingPathComponent(job.key)
         // Another server sharing the directory may have made it meanwhile.
         if FileManager.default.fileExists(atPath: target.appendingPathComponent("master.m3u8").path) { return true }
@@ -145,15 +157,19 @@ final class CreativeConditioner: Service, Sendable {
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
             let input = work.appendingPathComponent("input.mp4")
             try await download(job.url, to: input)
-            let probe = try await Self.run(
-                "ffprobe",
-                ["-v", "error", "-select_streams", "a", "-show_entries", "stream=index", "-of", "csv=p=0", input.path],
-                timeout: .seconds(60))
+            let probed = try await Self.run(
+                "ffprobe", CreativeProbe.arguments(input: input.path), timeout: min(timeout, .seconds(60)),
+                cpuSeconds: min(cpuSeconds, 60))
+            guard probed.status == 0 else {
+                throw Failure(description: "ffprobe refused it (\(probed.status)): \(probed.output.suffix(500))")
+            }
+            let probe = try CreativeProbe(json: probed.output)
             let output = work.appendingPathComponent("asset")
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
-            let arguments = job.profile.ffmpegArguments(
-                input: input.path, output: output.path, hasAudio: probe.status == 0 && !probe.output.isEmpty)
-            let result = try await Self.run("ffmpeg", arguments, timeout: Self.jobTimeout)
+            let arguments = Self.restrictingInput(
+                job.profile.ffmpegArguments(input: input.path, output: output.path, hasAudio: probe.hasAudio),
+                input: input.path)
+            let result = try await Self.run("ffmpeg", arguments, timeout: timeout, cpuSeconds: cpuSeconds)
             guard result.status == 0,
                 FileManager.default.fileExists(atPath: output.appendingPathComponent("master.m3u8").path)
             else { throw Failure(description: "ffmpeg failed (\(result.status)): \(result.output.suffix(500))") }
@@ -176,6 +192,18 @@ final class CreativeConditioner: Service, Sendable {
 
     private struct Failure: Error, CustomStringConvertible {
         var description: String
+    }
+
+    /// `arguments` with ``CreativeProbe/inputOptions`` before the `-i` of `input`.
+    static func restrictingInput(_ arguments: [String], input: String) -> [String] {
+        guard
+            let index = arguments.indices.first(where: {
+                arguments[$0] == "-i" && $0 + 1 < arguments.count && arguments[$0 + 1] == input
+            })
+        else { return arguments }
+        var restricted = arguments
+        restricted.insert(contentsOf: CreativeProbe.inputOptions, at: index)
+        return restricted
     }
 
     private func download(_ url: String, to file: URL) async throws {
@@ -230,15 +258,28 @@ final class CreativeConditioner: Service, Sendable {
         return total
     }
 
-    /// Runs a program found on PATH, its output (stdout and stderr) read whole; killed at `timeout`.
+    /// The shell script that runs a program with a CPU-time limit: `sh -c SCRIPT NAME SECONDS
+    /// PROGRAM ARGUMENTS...` sets RLIMIT_CPU (`ulimit -t`; the kernel sends SIGXCPU, then SIGKILL,
+    /// past it) and replaces itself with the program, found on PATH.
+    static let limitScript = #"ulimit -t "$1" || exit 125; shift; exec "$@""#
+
+    /// The process `run` starts: the shell with ``limitScript``, and its arguments.
+    static func command(_ program: String, _ arguments: [String], cpuSeconds: Int) -> (String, [String]) {
+        ("/bin/sh", ["-c", limitScript, "hlsi-limit", String(max(1, cpuSeconds)), program] + arguments)
+    }
+
+    /// Runs a program found on PATH with at most `cpuSeconds` of CPU time, its output (stdout and
+    /// stderr) read whole; killed (SIGKILL) at `timeout`.
     static func run(
-        _ program: String, _ arguments: [String], timeout: Duration
+        _ program: String, _ arguments: [String], timeout: Duration,
+        cpuSeconds: Int = ServerLimits().conditioningCPUSeconds
     ) async throws -> (
         status: Int32, output: String
     ) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
+        let (shell, shellArguments) = command(program, arguments, cpuSeconds: cpuSeconds)
+        process.executableURL = URL(fileURLWithPath: shell)
+        process.arguments = shellArguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -264,7 +305,8 @@ final class CreativeConditioner: Service, Sendable {
                 return nil
             }
             let first = try await group.next() ?? nil
-            if first == nil, process.isRunning { process.terminate() }
+            // SIGKILL: a program stuck in a demuxer need not heed SIGTERM.
+            if first == nil, process.isRunning { kill(process.processIdentifier, SIGKILL) }
             group.cancelAll()
             pipe.fileHandleForReading.readabilityHandler = nil
             // What was written after the last read, now that the program has ended.

@@ -76,6 +76,21 @@ public struct ServerLimits: Hashable, Sendable {
     public var breaksPerTarget = 1000
     /// The most ads in the inventory (`inventoryAds`, 10,000); creating one more gets 409 `limit-reached`.
     public var inventoryAds = 10_000
+    /// How long a beacon relay URL verifies after the asset list that carries it was written
+    /// (`beaconLifetime`, 3 h, at most 7 days): past it, it is refused with 410 and not passed on.
+    public var beaconLifetime = MediaTime(seconds: 3 * 3600)
+    /// The most relayed beacons passed on for one client address (an IPv6 address's /64) in a
+    /// minute (`beaconsPerAddress`, 600); more get 429.
+    public var beaconsPerAddress = 600
+    /// The most relayed beacons passed on for one viewer (`_HLS_primary_id`) in a minute
+    /// (`beaconsPerViewer`, 120); more get 429.
+    public var beaconsPerViewer = 120
+    /// How long one ffmpeg run that conditions a creative may take (its ffprobe: 60 s at most)
+    /// (`conditioningTimeout`, 300 s); then it is killed and the creative is not used.
+    public var conditioningTimeout = MediaTime(seconds: 300)
+    /// The most CPU time one ffmpeg run that conditions a creative may use (its ffprobe: 60 s), all its threads
+    /// together (`conditioningCPUSeconds`, 300; RLIMIT_CPU of the process); then it is killed.
+    public var conditioningCPUSeconds = 300
 
     /// The defaults.
     public init() {}
@@ -123,6 +138,14 @@ extension ServerLimits {
         try seconds("viewerStoreTimeout", \.viewerStoreTimeout)
         try bytes("breaksPerTarget", \.breaksPerTarget, minimum: 1)
         try bytes("inventoryAds", \.inventoryAds, minimum: 1)
+        try seconds("beaconLifetime", \.beaconLifetime)
+        guard limits.beaconLifetime <= MediaTime(seconds: 7 * 86400) else {
+            throw reader.error("beaconLifetime", "must be at most 7 days (604800 seconds)")
+        }
+        try bytes("beaconsPerAddress", \.beaconsPerAddress, minimum: 1)
+        try bytes("beaconsPerViewer", \.beaconsPerViewer, minimum: 1)
+        try seconds("conditioningTimeout", \.conditioningTimeout)
+        try bytes("conditioningCPUSeconds", \.conditioningCPUSeconds, minimum: 1)
         try reader.finish()
         return limits
     }

@@ -75,7 +75,12 @@ final class ContentLibrary: Sendable {
         self.now = now
         upstream = UpstreamClient(configuration: configuration, client: client, logger: logger)
         vmapPlans = VMAPPlans(client: adDecisions?.client ?? client, logger: logger)
-        beaconRelay = BeaconRelay(secret: configuration.adminToken)
+        // A random key until the server shares the store's (``BeaconRelay/share(through:)``).
+        beaconRelay = BeaconRelay(
+            lifetime: configuration.limits.beaconLifetime,
+            budget: BeaconBudget(
+                perAddress: configuration.limits.beaconsPerAddress, perViewer: configuration.limits.beaconsPerViewer),
+            now: now)
         dispatcher = adDecisions?.dispatcher
         assetLists = AssetListService(
             configuration: configuration, state: state, inventory: inventory, logger: logger, metrics: metrics,

@@ -51,6 +51,11 @@ public struct InterstitialServer: Service {
         self.logger = logger
         self.now = now
         self.onServerRunning = onServerRunning
+        if let token = configuration.adminToken, let weakness = AdminToken.weakness(token) {
+            logger.warning(
+                "the admin token is weak (\(weakness)): anyone who guesses it controls the admin API; use at least \(AdminToken.minimumLength) random characters, such as `openssl rand -hex 32`"
+            )
+        }
     }
 
     /// Serves until cancelled or gracefully shut down.
@@ -103,7 +108,8 @@ public struct InterstitialServer: Service {
         let conditioner = self.configuration.creativeCache.map { directory in
             CreativeConditioner(
                 directory: directory, maximumBytes: self.configuration.creativeCacheBytes, client: adClient ?? client,
-                logger: self.logger)
+                logger: self.logger, timeout: self.configuration.limits.conditioningTimeout.duration,
+                cpuSeconds: self.configuration.limits.conditioningCPUSeconds)
         }
         let library = ContentLibrary(
             configuration: configuration, state: state, inventory: inventory ?? StoredInventory(state: state),
@@ -168,6 +174,8 @@ public struct InterstitialServer: Service {
         application.beforeServerStarts {
             try await state.open()
             try await state.seed(configuration.seed)
+            // Replicas sign and verify beacon URLs with the one secret their store keeps.
+            try await library.beaconRelay.share(through: state.store)
         }
         return application
     }

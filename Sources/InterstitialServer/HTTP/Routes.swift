@@ -125,25 +125,41 @@ struct Routes {
         // `tracking: relay`: a beacon this server wrote into an asset list, fired by a player.
         let relay = library.beaconRelay
         let dispatcher = library.dispatcher
-        router.get("/beacon/**") { request, _ -> Response in
+        let viewers = ViewerAddress(trusted: configuration.trustedProxies.compactMap(ViewerAddress.Network.init))
+        router.get("/beacon/**") { request, context -> Response in
+            let address = viewers.resolve(
+                peer: context.remoteAddress?.ipAddress,
+                forwardedFor: request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value))
+            let path = request.uri.path.dropFirst(BeaconRelay.prefix.count)
+            var headers = HTTPFields()
+            headers[.cacheControl] = CachePolicy.noStore
             // HEAD checks the URL and changes nothing: it neither counts nor relays (RFC 9110 §9.3.2).
-            let isHead = request.method == .head
-            guard let beacon = relay.verify(request.uri.path.dropFirst(BeaconRelay.prefix.count), record: !isHead)
-            else {
-                throw APIError.notFound(request.uri.path)
+            if request.method == .head {
+                guard relay.verify(path) != nil else { throw APIError.notFound(request.uri.path) }
+                return Response(status: .noContent, headers: headers)
             }
-            if beacon.first, !isHead {
+            switch relay.receive(path, address: address) {
+            case .unknown: throw APIError.notFound(request.uri.path)
+            case .expired:
+                metrics.beaconDropped(reason: "expired")
+                throw APIError(
+                    status: 410, code: "beacon-expired", path: request.uri.path,
+                    "the beacon URL expired; it is not passed on")
+            case .overBudget:
+                metrics.beaconDropped(reason: "budget")
+                throw APIError(
+                    status: 429, code: "beacon-budget", path: request.uri.path,
+                    "too many beacons from this address or viewer this minute; it is not passed on")
+            case .repeated: metrics.beaconDropped(reason: "repeated")
+            case .relay(let beacon):
                 metrics.beaconSeen(type: beacon.type)
                 dispatcher?.send([beacon.url], kind: "relayed")
             }
-            var headers = HTTPFields()
-            headers[.cacheControl] = CachePolicy.noStore
             return Response(status: .noContent, headers: headers)
         }
         admin.register(on: router.group("admin/v1"))
         registerHandoff(on: router)
         registerMetrics(on: router)
-        let viewers = ViewerAddress(trusted: configuration.trustedProxies.compactMap(ViewerAddress.Network.init))
         @Sendable func content(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
             guard let mounted = library.mounted(request.uri.path) else { throw APIError.notFound(request.uri.path) }
             // Only ad decision servers are told the viewer's address: asset lists.

@@ -15,6 +15,8 @@ final class MetricLabels: Sendable {
     static let sources: Set<String> = ["inventory", "vast"]
     /// What the server fires itself.
     static let trackingKinds: Set<String> = ["error", "impression", "relayed"]
+    /// Why the relay did not pass a beacon on.
+    static let beaconDropReasons: Set<String> = ["expired", "repeated", "budget"]
     /// The VAST 4.3 tracking events (section 3.14.1 "Tracking Events", plus `impression`, `error`,
     /// `clickTracking` and `progress`) that a beacon may name.
     static let beaconTypes: Set<String> = [

@@ -45,6 +45,12 @@ final class ServerMetrics: Sendable {
         static var beaconsSeen: MetricNameDescriptor {
             name("beacons_seen", "total", "Tracking beacons seen, by VAST event type.")
         }
+        static var trackingDropped: MetricNameDescriptor {
+            name("tracking_dropped", "total", "Tracking requests dropped before they were sent, by kind.")
+        }
+        static var beaconsDropped: MetricNameDescriptor {
+            name("beacons_dropped", "total", "Relayed beacons not passed on, by reason.")
+        }
         static var fastAnswers: MetricNameDescriptor {
             name("fast_answers", "total", "Requests answered from memory on the connection's event loop.")
         }
@@ -122,6 +128,19 @@ final class ServerMetrics: Sendable {
             Name.trackingRequests,
             [("kind", MetricLabels.member(kind, of: MetricLabels.trackingKinds)), ("result", ok ? "ok" : "failed")]
         ).increment()
+    }
+
+    /// Counts a tracking request of `kind` dropped before it was sent: its queue was full (the
+    /// oldest waiting one goes), or its URL was not http(s).
+    func trackingDropped(kind: String) {
+        counter(Name.trackingDropped, [("kind", MetricLabels.member(kind, of: MetricLabels.trackingKinds))])
+            .increment()
+    }
+
+    /// Counts a relayed beacon not passed on, for `reason`: `expired`, `repeated` or `budget`.
+    func beaconDropped(reason: String) {
+        counter(Name.beaconsDropped, [("reason", MetricLabels.member(reason, of: MetricLabels.beaconDropReasons))])
+            .increment()
     }
 
     /// Counts a beacon of VAST event `type` seen by the server.

@@ -200,6 +200,24 @@ public final class PostgresStore: ServerStore {
         }
     }
 
+    /// The beacon relay's secret every replica shares: `proposed` stored in `settings` unless a
+    /// replica stored one first, then the stored one.
+    public func relaySecret(proposing proposed: [UInt8]) async throws -> [UInt8]? {
+        let key = RelaySecretSetting.key
+        let text = RelaySecretSetting.text(proposed)
+        let stored = try await guarded("read the beacon relay's secret") { () -> String? in
+            try await self.migrated()
+            try await self.client.query(
+                "INSERT INTO settings (key, value) VALUES (\(key), \(text)) ON CONFLICT (key) DO NOTHING",
+                logger: self.logger)
+            let rows = try await self.client.query(
+                "SELECT value FROM settings WHERE key = \(key)", logger: self.logger)
+            for try await value in rows.decode(String.self) { return value }
+            return nil
+        }
+        return try RelaySecretSetting.secret(stored ?? "")
+    }
+
     /// Stops the connection pool: it closes its connections once their queries are done (in the
     /// background; ``shutdown()`` waits for it).
     public func close() {

@@ -112,6 +112,18 @@ public struct SQLiteStore: ServerStore {
         }
     }
 
+    /// The beacon relay's secret: `proposed` stored in `setting` unless one is, then the stored one.
+    public func relaySecret(proposing proposed: [UInt8]) async throws -> [UInt8]? {
+        let text = try await database.write { db -> String? in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO setting (key, value) VALUES (?, ?)",
+                arguments: [RelaySecretSetting.key, RelaySecretSetting.text(proposed)])
+            return try String.fetchOne(
+                db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [RelaySecretSetting.key])
+        }
+        return try RelaySecretSetting.secret(text ?? "")
+    }
+
     /// Closes the database and releases its lock file, so that another server may open it.
     public func close() throws {
         defer { lock?.release() }

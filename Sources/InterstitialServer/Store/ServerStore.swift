@@ -109,6 +109,11 @@ public protocol ServerStore: Sendable {
     /// Drops viewer counts past their expiry, and beyond the `limit` most recent ones those that
     /// expire first; returns how many were dropped.
     func pruneViewerRequests(limit: Int) async throws -> Int
+    /// The secret the beacon relay keys its URLs with, the same for every server that uses the store:
+    /// `proposed` is stored if the store has none yet (the first server to ask wins), and the stored
+    /// one is returned. Nil when the store keeps none: the server then uses `proposed` (a random
+    /// secret of its own process).
+    func relaySecret(proposing proposed: [UInt8]) async throws -> [UInt8]?
     /// Closes the store when the server stops (releasing what it holds, such as a file lock, or
     /// stopping a connection pool); nothing is read or written after.
     func close() throws
@@ -127,6 +132,47 @@ extension ServerStore {
     }
     /// Nothing kept, nothing dropped.
     public func pruneViewerRequests(limit: Int) async throws -> Int { 0 }
+    /// Nil: a store that keeps no secret leaves the server its random one.
+    public func relaySecret(proposing proposed: [UInt8]) async throws -> [UInt8]? { nil }
     /// Nothing to release.
     public func close() throws {}
+}
+
+/// The `settings` entry of the beacon relay's secret, as hexadecimal digits, in every store.
+enum RelaySecretSetting {
+    /// The key of the setting.
+    static let key = "beacon-relay-secret"
+
+    /// The text a secret is stored as.
+    static func text(_ secret: [UInt8]) -> String {
+        HexDigits.lowercase(secret)
+    }
+
+    /// The secret a stored text holds.
+    ///
+    /// - Throws: ``StoreError`` `relay-secret` when it is not at least 32 bytes in hexadecimal.
+    static func secret(_ text: String) throws(StoreError) -> [UInt8] {
+        let digits = Array(text.utf8)
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case 0x30...0x39: digit - 0x30
+            case 0x61...0x66: digit - 0x61 + 10
+            case 0x41...0x46: digit - 0x41 + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        var index = 0
+        while index + 1 < digits.count, let high = value(digits[index]), let low = value(digits[index + 1]) {
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        guard index == digits.count, bytes.count >= BeaconRelay.secretBytes else {
+            throw StoreError(
+                code: "relay-secret",
+                "the stored setting \(key) is not a secret of at least \(BeaconRelay.secretBytes) bytes in hexadecimal; delete it to have a new one made (beacon URLs already written stop verifying)"
+            )
+        }
+        return bytes
+    }
 }
