@@ -12,6 +12,10 @@ serves or grow without bound. The timeouts here only stop a hung test; no outcom
 6. Viewer IDs over the limit get 400.
 7. Upstream bodies that are not playlists get 502; a stalled upstream gets 504 within its deadline; a
    second server on the same database refuses to start.
+9. Ad servers (issue 37, items 4 and 5): VAST wrappers and redirects pointing at the server's own
+   admin API, another loopback port or a decimal-IP form of 127.0.0.1 are refused (only the ad
+   server's own host:port is allowed); a wrapper tree that fans out makes at most the decision's
+   request budget of requests.
 """
 
 import argparse
@@ -334,6 +338,125 @@ def upstream_attacks(hlsi, workdir):
         upstream.shutdown()
 
 
+class HostileAdServer(http.server.ThreadingHTTPServer):
+    """A VAST ad server that tries to make the origin request its own network, or fan out.
+
+    /ssrf: a pod of wrappers at the origin's admin API, the spy's port, a decimal-IP form of
+    127.0.0.1 and /redirect (a 302 to the spy). /fan/...: 8 pod wrappers, each to /fan/.../N.
+    Every request path is recorded; `spy` is another loopback port that must never be reached.
+    """
+
+    daemon_threads = True
+
+    def __init__(self, address, admin_port, spy_port):
+        self.admin_port, self.spy_port = admin_port, spy_port
+        self.paths = []
+        self.lock = threading.Lock()
+        super().__init__(address, HostileAdServer.Handler)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            server = self.server
+            path = self.path.split("?")[0]
+            with server.lock:
+                server.paths.append(path)
+            if path == "/ssrf":
+                targets = [f"http://127.0.0.1:{server.admin_port}/admin/v1/breaks",
+                           f"http://127.0.0.1:{server.spy_port}/other-port",
+                           f"http://2130706433:{server.spy_port}/decimal",
+                           f"http://0x7f.1:{server.admin_port}/admin/v1/schedules",
+                           f"http://127.0.0.1:{server.server_address[1]}/redirect"]
+                self.vast(targets)
+            elif path == "/redirect":
+                self.send_response(302)
+                self.send_header("Location", f"http://127.0.0.1:{server.spy_port}/redirected")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            elif path.startswith("/fan"):
+                self.vast([f"http://127.0.0.1:{server.server_address[1]}{path}/{n}" for n in range(8)])
+            else:
+                self.send_response(204)
+                self.end_headers()
+
+        def vast(self, targets):
+            ads = "".join(
+                f'<Ad id="w{n}" sequence="{n + 1}"><Wrapper allowMultipleAds="true"><AdSystem>x</AdSystem>'
+                f"<VASTAdTagURI><![CDATA[{url}]]></VASTAdTagURI></Wrapper></Ad>" for n, url in enumerate(targets))
+            body = f'<VAST version="4.2">{ads}</VAST>'.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+
+class Spy(http.server.ThreadingHTTPServer):
+    """A loopback listener the origin must never reach; counts what it gets."""
+
+    daemon_threads = True
+    hits = 0
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            type(self.server).hits += 1
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+
+def ad_server_attacks(hlsi, workdir):
+    print("9. ad servers: SSRF and wrapper fan-out", flush=True)
+    port = free_port()
+    spy = Spy(("127.0.0.1", 0), Spy.Handler)
+    threading.Thread(target=spy.serve_forever, daemon=True).start()
+    ads = HostileAdServer(("127.0.0.1", 0), port, spy.server_address[1])
+    threading.Thread(target=ads.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{ads.server_address[1]}"
+    config = base_config(port, os.path.join(workdir, "ads.sqlite"))
+    config["adServerFetch"] = {"allow": [f"127.0.0.1:{ads.server_address[1]}"]}
+    config["limits"] = {"adDecisionRequests": 32}
+    config["assetListDeadline"] = 5
+    primary = os.path.join(DEMO, "primary")
+    config["vod"] = [
+        {"id": "demo", "path": "/demo/vod", "directory": primary, "adServer": {"vast": origin + "/ssrf?cb=[CACHEBUSTING]"}},
+        {"id": "fan", "path": "/fan/vod", "directory": primary, "adServer": {"vast": origin + "/fan?cb=[CACHEBUSTING]"}},
+    ]
+    server = Server(hlsi, config, workdir, "ads")
+    try:
+        for target in ("vod/demo", "vod/fan"):
+            status, _, body = admin(server.base, "POST", "/breaks",
+                                    {"id": "b1", "target": target, "at": 10, "duration": 10})
+            check(status in (200, 201), f"a break on {target} (got {status} {body[:200]!r})")
+        status, _, body = request(server.base, "GET", "/demo/vod/asset-list.json?_HLS_interstitial_id=b1&_HLS_primary_id=v1")
+        check(status == 200 and b'"ASSETS":[]' in body.replace(b" ", b""),
+              f"wrappers at the admin API, other ports and decimal IPs give no ads (got {status} {body[:200]!r})")
+        check(spy.hits == 0, f"another loopback port, in any form or by redirect, is never requested ({spy.hits})")
+        check("/redirect" in ads.paths, "the redirect from the allowed ad server is followed to its check")
+        log = server.read_log()
+        check("refused" in log and "loopback" in log, "the refusals are logged with their reason")
+        status, _, breaks = admin(server.base, "GET", "/breaks")
+        check(status == 200 and b'"b1"' in breaks, "the admin API still answers, and no wrapper changed it")
+
+        before = len(ads.paths)
+        started = time.time()
+        status, _, body = request(server.base, "GET", "/fan/vod/asset-list.json?_HLS_interstitial_id=b1&_HLS_primary_id=v2")
+        made = len([p for p in ads.paths[before:] if p.startswith("/fan")])
+        check(status == 200, f"a fanning-out wrapper tree still gets an answer (got {status})")
+        check(made <= 32, f"a wrapper tree of 8 per level makes at most 32 requests (made {made})")
+        print(f"       ({made} requests in {time.time() - started:.1f} s)")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        ads.shutdown()
+        spy.shutdown()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlsi", required=True)
@@ -342,6 +465,7 @@ def main():
     try:
         attacks(os.path.abspath(args.hlsi), workdir)
         upstream_attacks(os.path.abspath(args.hlsi), workdir)
+        ad_server_attacks(os.path.abspath(args.hlsi), workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"attacks: {len(failures)} failed", flush=True)

@@ -51,7 +51,7 @@ final class CreativeConditioner: Service, Sendable {
 
     let directory: URL
     let maximumBytes: Int
-    private let client: HTTPClient
+    private let fetcher: AdServerFetcher
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
     private let stream: AsyncStream<Job>
@@ -59,10 +59,10 @@ final class CreativeConditioner: Service, Sendable {
 
     /// A conditioner over `directory` (created if missing); the assets already there are ready
     /// (``isReady(_:)`` looks on disk, so nothing is read at start).
-    init(directory: String, maximumBytes: Int, client: HTTPClient, logger: Logger) {
+    init(directory: String, maximumBytes: Int, fetcher: AdServerFetcher, logger: Logger) {
         self.directory = URL(fileURLWithPath: directory, isDirectory: true)
         self.maximumBytes = maximumBytes
-        self.client = client
+        self.fetcher = fetcher
         self.logger = logger
         (stream, continuation) = AsyncStream.makeStream(
             of: Job.self, bufferingPolicy: .bufferingOldest(Self.queueCapacity))
@@ -180,7 +180,7 @@ final class CreativeConditioner: Service, Sendable {
 
     private func download(_ url: String, to file: URL) async throws {
         guard ServerConfiguration.origin(of: url) != nil else { throw Failure(description: "\(url) is not http(s)") }
-        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(120))
+        let response = try await fetcher.get(url, deadline: .now() + .seconds(120))
         guard (200..<300).contains(response.status.code) else {
             throw Failure(description: "\(url) answered HTTP \(response.status.code)")
         }

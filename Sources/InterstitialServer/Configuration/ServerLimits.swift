@@ -61,6 +61,13 @@ public struct ServerLimits: Hashable, Sendable {
     /// database delays a new break; it never stops playback) and the record is retried.
     public var servedRecordTimeout = MediaTime(seconds: 2)
 
+    /// The most VAST documents one ad decision requests, the ad request and every wrapper of every
+    /// branch (`adDecisionRequests`, 32); a wrapper beyond it is not requested (VAST error 302).
+    public var adDecisionRequests = 32
+    /// The most bytes of VAST documents one ad decision receives, all branches together
+    /// (`adDecisionBytes`, 4 MiB); a document beyond it is cut off (VAST error 302).
+    public var adDecisionBytes = 4 * 1024 * 1024
+
     /// The defaults.
     public init() {}
 }
@@ -102,6 +109,8 @@ extension ServerLimits {
         try bytes("ledgerBytes", \.ledgerBytes, minimum: 4096)
         try seconds("viewerExpiry", \.viewerExpiry)
         try seconds("viewerStoreTimeout", \.viewerStoreTimeout)
+        try bytes("adDecisionRequests", \.adDecisionRequests, minimum: 1)
+        try bytes("adDecisionBytes", \.adDecisionBytes, minimum: 4096)
         try reader.finish()
         return limits
     }

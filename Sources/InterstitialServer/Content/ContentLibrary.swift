@@ -67,7 +67,9 @@ final class ContentLibrary: Sendable {
         self.logger = logger
         self.now = now
         upstream = UpstreamClient(configuration: configuration, client: client, logger: logger)
-        vmapPlans = VMAPPlans(client: adDecisions?.client ?? client, logger: logger)
+        vmapPlans = VMAPPlans(
+            fetcher: adDecisions?.fetcher ?? AdServerFetcher(client: client, policy: configuration.adServerFetch),
+            logger: logger)
         beaconRelay = BeaconRelay(secret: configuration.adminToken)
         dispatcher = adDecisions?.dispatcher
         assetLists = AssetListService(
