@@ -434,7 +434,8 @@ def ad_server_attacks(hlsi, workdir):
                                     {"id": "b1", "target": target, "at": 10, "duration": 10})
             check(status in (200, 201), f"a break on {target} (got {status} {body[:200]!r})")
         status, _, body = request(server.base, "GET", "/demo/vod/asset-list.json?_HLS_interstitial_id=b1&_HLS_primary_id=v1")
-        check(status == 200 and b'"ASSETS":[]' in body.replace(b" ", b""),
+        assets = json.loads(body).get("ASSETS") if status == 200 else None
+        check(assets == [],
               f"wrappers at the admin API, other ports and decimal IPs give no ads (got {status} {body[:200]!r})")
         check(spy.hits == 0, f"another loopback port, in any form or by redirect, is never requested ({spy.hits})")
         check("/redirect" in ads.paths, "the redirect from the allowed ad server is followed to its check")

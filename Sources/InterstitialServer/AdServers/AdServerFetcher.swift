@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HLSPlaylist
+import NIOConcurrencyHelpers
 import NIOCore
 
 #if canImport(Glibc)
@@ -57,6 +58,9 @@ struct AdServerFetcher: Sendable {
     let policy: AdServerFetchPolicy
     /// Where host names are resolved.
     let pool: BlockingWorkPool
+    /// The addresses of the hosts resolved lately (the checked address is the one connected to, so
+    /// keeping them changes nothing the policy decides).
+    let lookups = AddressCache()
 
     /// A fetcher using `client`, and `freshClient` for retries (by default `client`: retries then
     /// may reuse another pooled connection).
@@ -102,9 +106,16 @@ struct AdServerFetcher: Sendable {
         guard let target = Self.parse(url) else {
             throw Failure(kind: .refused, description: "\(url) is not an http(s) URL")
         }
-        guard let addresses = await pool.run({ Self.addresses(of: target.host) }) else {
-            try Task.checkCancellation()
-            throw Failure(kind: .lookup, description: "\(url): no thread was free to resolve \(target.host)")
+        let addresses: [[UInt8]]
+        if let known = lookups[target.host] {
+            addresses = known
+        } else {
+            guard let found = await pool.run({ Self.addresses(of: target.host) }) else {
+                try Task.checkCancellation()
+                throw Failure(kind: .lookup, description: "\(url): no thread was free to resolve \(target.host)")
+            }
+            addresses = found
+            lookups[target.host] = found
         }
         switch policy.check(host: target.host, port: target.port, addresses: addresses) {
         case .refused(let reason):
@@ -215,5 +226,28 @@ struct AdServerFetcher: Sendable {
         var unique: [[UInt8]] = []
         for address in result where !unique.contains(address) { unique.append(address) }
         return unique
+    }
+}
+
+/// The addresses of the hosts ``AdServerFetcher`` resolved lately: at most 1,024 hosts (emptied when
+/// full), each kept 30 s; a host that did not resolve is not kept.
+final class AddressCache: Sendable {
+    private let entries = NIOLockedValueBox<[String: (addresses: [[UInt8]], until: NIODeadline)]>([:])
+
+    /// The addresses of `host`, if resolved less than 30 s ago.
+    subscript(host: String) -> [[UInt8]]? {
+        get {
+            entries.withLockedValue { entries in
+                guard let entry = entries[host], entry.until > .now() else { return nil }
+                return entry.addresses
+            }
+        }
+        set {
+            guard let newValue, !newValue.isEmpty else { return }
+            entries.withLockedValue { entries in
+                if entries.count >= 1024 { entries.removeAll() }
+                entries[host] = (newValue, .now() + .seconds(30))
+            }
+        }
     }
 }
