@@ -12,23 +12,23 @@ serves or grow without bound. The timeouts here only stop a hung test; no outcom
 6. Viewer IDs over the limit get 400.
 7. Upstream bodies that are not playlists get 502; a stalled upstream gets 504 within its deadline; a
    second server on the same database refuses to start.
-
-Wave 3 (the security issue of the wave-2 surfaces):
-- an upstream live playlist whose PROGRAM-DATE-TIME steps back is served, and the server lives;
-- a hostile SCTE-35 upstream whose 500 markers change on every fetch is fetched and recognized once per
-  second for any number of viewers, and other channels keep serving;
-- `?shift=` of a segment larger than the kept-file limit is refused without being read;
-- HEAD of an asset list, a beacon or a hand-off changes nothing (a ONCE pre-roll still plays);
-- concurrent break-now calls make one break; breaks per target are capped;
-- a `javascript:` ad URI is refused; the Bearer scheme is case-insensitive.
 9. (Issue 37, item 2) Requests NIO's decoder refuses get 400 and a close, a body that never comes 408;
    connections over the per-peer and total caps are closed at once, and 600 sockets against a
    512-descriptor limit neither crash the server nor stop it answering.
-9. Issue 37, items 7 and 8: relay URLs are no offline oracle for the admin token, expire, and one
-   client's self-minted beacons stop at its address's budget (429) while the server's own impressions
-   all go out; a weak admin token is warned about at start.
-10. Issue 37, item 6: a "creative.mp4" that is really an HLS playlist of a local file is refused by the
-   creative conditioning and nothing is published under /creatives/ (needs ffmpeg).
+10-13. (Items 1, 9, 12-15) An upstream live playlist whose PROGRAM-DATE-TIME steps back is served; a hostile
+   SCTE-35 upstream whose 500 markers change on every fetch is fetched and recognized once per second for
+   any number of viewers, and other channels keep serving; `?shift=` of a segment larger than the
+   kept-file limit is refused without being read; HEAD of an asset list changes nothing (a ONCE pre-roll
+   still plays); concurrent break-now calls make one break; breaks per target are capped; a `javascript:`
+   ad URI is refused; the Bearer scheme is case-insensitive.
+14. (Items 7 and 8) Relay URLs are no offline oracle for the admin token, expire, and one client's
+   self-minted beacons stop at its address's budget (429) while the server's own impressions all go
+   out; a weak admin token is warned about at start.
+15. (Item 6) A "creative.mp4" that is really an HLS playlist of a local file is refused by the creative
+   conditioning and nothing is published under /creatives/ (needs ffmpeg).
+16. (Items 4 and 5) VAST wrappers and redirects pointing at the server's own admin API, another loopback
+   port or a decimal-IP form of 127.0.0.1 are refused (only the ad server's own host:port is allowed); a
+   wrapper tree that fans out makes at most the decision's request budget of requests.
 """
 
 import argparse
@@ -359,149 +359,6 @@ def upstream_attacks(hlsi, workdir):
         upstream.shutdown()
 
 
-class HostileUpstream(http.server.ThreadingHTTPServer):
-    """An upstream live origin that steps its dates back, or rewrites 500 SCTE-35 breaks on every fetch."""
-
-    daemon_threads = True
-    fetches = 0
-class AdServer(http.server.ThreadingHTTPServer):
-    """A VAST ad server: `/vast` an HLS ad with an impression and a start beacon, `/mp4` an ad whose
-    only media file is `/creative.mp4`, which is really an HLS playlist of `secret`; records the
-    beacons (`/t/...`)."""
-
-    daemon_threads = True
-
-    def __init__(self, secret):
-        super().__init__(("127.0.0.1", 0), AdServer.Handler)
-        self.secret = secret
-        self.beacons = []
-        self.lock = threading.Lock()
-        self.origin = f"http://127.0.0.1:{self.server_address[1]}"
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def do_GET(self):
-            path = self.path.split("?")[0]
-            now = time.time()
-            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
-            if path.endswith("/step/live.m3u8"):
-                earlier = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now - 1))
-                body = ("#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:7\n"
-                        f"#EXT-X-PROGRAM-DATE-TIME:{stamp}.000Z\n#EXTINF:2.0,\na.ts\n"
-                        f"#EXT-X-PROGRAM-DATE-TIME:{earlier}.500Z\n#EXTINF:0.1,\nb.ts\n")
-            elif path.endswith("/signals/live.m3u8"):
-                self.server.fetches += 1
-                # A new millisecond offset on every fetch: every break gets a new date, so a new ID.
-                offset = self.server.fetches % 1000
-                start = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now - 1000))
-                lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:1",
-                         f"#EXT-X-PROGRAM-DATE-TIME:{start}.{offset:03d}Z"]
-                for index in range(500):
-                    lines += ["#EXT-X-CUE-OUT:1", "#EXTINF:1.0,", f"o{index}.ts", "#EXT-X-CUE-IN", "#EXTINF:1.0,",
-                              f"i{index}.ts"]
-                body = "\n".join(lines) + "\n"
-            else:
-                self.send_error(404)
-                return
-            data = body.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/vnd.apple.mpegurl")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            try:
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-
-def wave3_attacks(hlsi, workdir):
-    print("9. upstream dates that step back; a hostile SCTE-35 upstream", flush=True)
-    upstream = HostileUpstream(("127.0.0.1", 0), HostileUpstream.Handler)
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
-    origin = f"http://127.0.0.1:{upstream.server_address[1]}"
-    # A loop channel whose folder holds a segment larger than the kept-file limit (8 MiB).
-    loop = os.path.join(workdir, "loop")
-    shutil.copytree(os.path.join(DEMO, "primary"), loop)
-    with open(os.path.join(loop, "video", "big.m4s"), "wb") as out:
-        out.truncate(60 * 1024 * 1024)
-    port = free_port()
-    config = base_config(port, os.path.join(workdir, "wave3.sqlite"), dict(LIMITS, breaksPerTarget=5))
-    config["allowedOrigins"] = [origin]
-    config["live"] = [
-        {"id": "demo", "path": "/demo/live", "loop": loop, "windowSegments": 6},
-        {"id": "step", "upstream": f"{origin}/step/live.m3u8"},
-        {"id": "signals", "upstream": f"{origin}/signals/live.m3u8", "signals": "scte35"},
-    ]
-    server = Server(hlsi, config, workdir, "wave3")
-    base = server.base
-    try:
-        for attempt in range(3):
-            status, _, body = request(base, "GET", "/live/step/live.m3u8")
-            check(status == 200 and b"b.ts" in body, f"a playlist whose dates step back is served (got {status})")
-        check(server.alive(), "the server lives after dates that step back")
-
-        results = []
-
-        def viewer():
-            for _ in range(5):
-                results.append(request(base, "GET", "/live/signals/live.m3u8", timeout=60)[0])
-
-        threads = [threading.Thread(target=viewer) for _ in range(8)]
-        started = time.time()
-        for thread in threads:
-            thread.start()
-        other = request(base, "GET", "/demo/live/video/main.m3u8", timeout=60)[0]
-        for thread in threads:
-            thread.join(120)
-        elapsed = time.time() - started
-        check(all(status == 200 for status in results) and len(results) == 40,
-              f"40 viewer requests of the hostile channel are answered: {sorted(set(results))}")
-        check(other == 200, f"another channel is served meanwhile (got {other})")
-        # Shared: one fetch per second at most (and one in flight), whatever the number of viewers.
-        check(upstream.fetches <= int(elapsed) + 2,
-              f"the hostile upstream was fetched {upstream.fetches} times for 40 requests in {elapsed:.1f} s")
-
-        print("10. ?shift= of a large file", flush=True)
-        started = time.time()
-        status, _, body = request(base, "GET", "/demo/live/video/big.m4s?shift=5")
-        check(status == 400 and b"bad-shift" in body, f"?shift= of a 60 MB segment gets 400 (got {status})")
-
-        print("11. HEAD changes nothing", flush=True)
-        status, _, body = admin(base, "POST", "/breaks", {
-            "id": "pre", "target": "vod/demo", "cue": ["PRE", "ONCE"], "duration": 6})
-        check(status == 201, f"a ONCE pre-roll is created (got {status} {body[:120]!r})")
-        path = "/demo/vod/asset-list.json?_HLS_interstitial_id=pre&_HLS_primary_id=head-viewer"
-        status, headers, body = request(base, "HEAD", path)
-        check(status == 200 and body == b"", f"HEAD of the asset list answers 200 without a body (got {status})")
-        status, _, body = request(base, "GET", path)
-        check(status == 200 and b"ad1" in body, f"the viewer's GET after HEAD still gets the pre-roll: {body[:160]!r}")
-        status, _, body = request(base, "GET", path)
-        check(status == 200 and b"ad1" not in body, "and ONCE holds for its second GET")
-
-        print("12. the admin API: break now does not stack; caps; URIs; the Bearer scheme", flush=True)
-        statuses = []
-        threads = [threading.Thread(target=lambda: statuses.append(
-            admin(base, "POST", "/channels/demo/breaks", {"duration": 30})[0])) for _ in range(20)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(60)
-        check(statuses.count(201) == 1 and statuses.count(409) == 19,
-              f"20 concurrent break-now calls make one break: {sorted(statuses)}")
-        created = [admin(base, "POST", "/breaks", {"id": f"cap{i}", "target": "vod/demo", "at": 10 + i,
-                                                   "duration": 1})[0] for i in range(6)]
-        check(created.count(201) == 4 and created[-1] == 409,
-              f"breaksPerTarget 5 caps the VOD's breaks (with the pre-roll): {created}")
-        status, _, body = admin(base, "POST", "/inventory", {"id": "evil", "uri": "javascript:alert(1)", "duration": 5})
-        check(status == 400, f"a javascript: ad URI is refused (got {status})")
-        status, _, _ = request(base, "GET", "/admin/v1/breaks", headers={"Authorization": f"bearer {TOKEN}"})
-        check(status == 200, f"the Bearer scheme is case-insensitive (got {status})")
-        check(server.alive(), "the server still serves")
-    finally:
-        server.stop()
-        upstream.shutdown()
 # Issue 37, item 2: connections never answered and never closed, then a crash at the descriptor limit.
 GUARD_SHAPES = {
     "lower-case method": b"get / HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -607,6 +464,159 @@ def guard_attacks(hlsi, workdir):
         check(server.alive() and answered_from(port, "127.0.0.1"), "once they close, requests are answered again")
     finally:
         server.stop()
+
+
+class HostileUpstream(http.server.ThreadingHTTPServer):
+    """An upstream live origin that steps its dates back, or rewrites 500 SCTE-35 breaks on every fetch."""
+
+    daemon_threads = True
+    fetches = 0
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            path = self.path.split("?")[0]
+            now = time.time()
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
+            if path.endswith("/step/live.m3u8"):
+                earlier = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now - 1))
+                body = ("#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:7\n"
+                        f"#EXT-X-PROGRAM-DATE-TIME:{stamp}.000Z\n#EXTINF:2.0,\na.ts\n"
+                        f"#EXT-X-PROGRAM-DATE-TIME:{earlier}.500Z\n#EXTINF:0.1,\nb.ts\n")
+            elif path.endswith("/signals/live.m3u8"):
+                self.server.fetches += 1
+                # A new millisecond offset on every fetch: every break gets a new date, so a new ID.
+                offset = self.server.fetches % 1000
+                start = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now - 1000))
+                lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:1",
+                         f"#EXT-X-PROGRAM-DATE-TIME:{start}.{offset:03d}Z"]
+                for index in range(500):
+                    lines += ["#EXT-X-CUE-OUT:1", "#EXTINF:1.0,", f"o{index}.ts", "#EXT-X-CUE-IN", "#EXTINF:1.0,",
+                              f"i{index}.ts"]
+                body = "\n".join(lines) + "\n"
+            else:
+                self.send_error(404)
+                return
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/vnd.apple.mpegurl")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+
+def wave3_attacks(hlsi, workdir):
+    print("10. upstream dates that step back; a hostile SCTE-35 upstream", flush=True)
+    upstream = HostileUpstream(("127.0.0.1", 0), HostileUpstream.Handler)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{upstream.server_address[1]}"
+    # A loop channel whose folder holds a segment larger than the kept-file limit (8 MiB).
+    loop = os.path.join(workdir, "loop")
+    shutil.copytree(os.path.join(DEMO, "primary"), loop)
+    with open(os.path.join(loop, "video", "big.m4s"), "wb") as out:
+        out.truncate(60 * 1024 * 1024)
+    port = free_port()
+    config = base_config(port, os.path.join(workdir, "wave3.sqlite"), dict(LIMITS, breaksPerTarget=5))
+    config["allowedOrigins"] = [origin]
+    config["live"] = [
+        {"id": "demo", "path": "/demo/live", "loop": loop, "windowSegments": 6},
+        {"id": "step", "upstream": f"{origin}/step/live.m3u8"},
+        {"id": "signals", "upstream": f"{origin}/signals/live.m3u8", "signals": "scte35"},
+    ]
+    server = Server(hlsi, config, workdir, "wave3")
+    base = server.base
+    try:
+        for attempt in range(3):
+            status, _, body = request(base, "GET", "/live/step/live.m3u8")
+            check(status == 200 and b"b.ts" in body, f"a playlist whose dates step back is served (got {status})")
+        check(server.alive(), "the server lives after dates that step back")
+
+        results = []
+
+        def viewer():
+            for _ in range(5):
+                results.append(request(base, "GET", "/live/signals/live.m3u8", timeout=60)[0])
+
+        threads = [threading.Thread(target=viewer) for _ in range(8)]
+        started = time.time()
+        for thread in threads:
+            thread.start()
+        other = request(base, "GET", "/demo/live/video/main.m3u8", timeout=60)[0]
+        for thread in threads:
+            thread.join(120)
+        elapsed = time.time() - started
+        check(all(status == 200 for status in results) and len(results) == 40,
+              f"40 viewer requests of the hostile channel are answered: {sorted(set(results))}")
+        check(other == 200, f"another channel is served meanwhile (got {other})")
+        # Shared: one fetch per second at most (and one in flight), whatever the number of viewers.
+        check(upstream.fetches <= int(elapsed) + 2,
+              f"the hostile upstream was fetched {upstream.fetches} times for 40 requests in {elapsed:.1f} s")
+
+        print("11. ?shift= of a large file", flush=True)
+        started = time.time()
+        status, _, body = request(base, "GET", "/demo/live/video/big.m4s?shift=5")
+        check(status == 400 and b"bad-shift" in body, f"?shift= of a 60 MB segment gets 400 (got {status})")
+
+        print("12. HEAD changes nothing", flush=True)
+        status, _, body = admin(base, "POST", "/breaks", {
+            "id": "pre", "target": "vod/demo", "cue": ["PRE", "ONCE"], "duration": 6})
+        check(status == 201, f"a ONCE pre-roll is created (got {status} {body[:120]!r})")
+        path = "/demo/vod/asset-list.json?_HLS_interstitial_id=pre&_HLS_primary_id=head-viewer"
+        status, headers, body = request(base, "HEAD", path)
+        check(status == 200 and body == b"", f"HEAD of the asset list answers 200 without a body (got {status})")
+        status, _, body = request(base, "GET", path)
+        check(status == 200 and b"ad1" in body, f"the viewer's GET after HEAD still gets the pre-roll: {body[:160]!r}")
+        status, _, body = request(base, "GET", path)
+        check(status == 200 and b"ad1" not in body, "and ONCE holds for its second GET")
+
+        print("13. the admin API: break now does not stack; caps; URIs; the Bearer scheme", flush=True)
+        statuses = []
+        threads = [threading.Thread(target=lambda: statuses.append(
+            admin(base, "POST", "/channels/demo/breaks", {"duration": 30})[0])) for _ in range(20)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        check(statuses.count(201) == 1 and statuses.count(409) == 19,
+              f"20 concurrent break-now calls make one break: {sorted(statuses)}")
+        created = [admin(base, "POST", "/breaks", {"id": f"cap{i}", "target": "vod/demo", "at": 10 + i,
+                                                   "duration": 1})[0] for i in range(6)]
+        check(created.count(201) == 4 and created[-1] == 409,
+              f"breaksPerTarget 5 caps the VOD's breaks (with the pre-roll): {created}")
+        status, _, body = admin(base, "POST", "/inventory", {"id": "evil", "uri": "javascript:alert(1)", "duration": 5})
+        check(status == 400, f"a javascript: ad URI is refused (got {status})")
+        status, _, _ = request(base, "GET", "/admin/v1/breaks", headers={"Authorization": f"bearer {TOKEN}"})
+        check(status == 200, f"the Bearer scheme is case-insensitive (got {status})")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        upstream.shutdown()
+
+
+class AdServer(http.server.ThreadingHTTPServer):
+    """A VAST ad server: `/vast` an HLS ad with an impression and a start beacon, `/mp4` an ad whose
+    only media file is `/creative.mp4`, which is really an HLS playlist of `secret`; records the
+    beacons (`/t/...`)."""
+
+    daemon_threads = True
+
+    def __init__(self, secret):
+        super().__init__(("127.0.0.1", 0), AdServer.Handler)
+        self.secret = secret
+        self.beacons = []
+        self.lock = threading.Lock()
+        self.origin = f"http://127.0.0.1:{self.server_address[1]}"
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
             server = self.server
             path = self.path.split("?")[0]
             origin = server.origin
@@ -661,7 +671,7 @@ def relay_urls(base, viewer, kind="impression"):
 
 def beacon_attacks(hlsi, workdir):
     # Issue 37, items 7 (relay URLs as an offline oracle for the admin token) and 8 (beacon flooding).
-    print("9. beacon relay: offline oracle, expiry, flooding", flush=True)
+    print("14. beacon relay: offline oracle, expiry, flooding", flush=True)
     ads = AdServer(os.path.join(workdir, "nothing.ts"))
     threading.Thread(target=ads.serve_forever, daemon=True).start()
     port = free_port()
@@ -722,7 +732,7 @@ def beacon_attacks(hlsi, workdir):
 
 def conditioning_attacks(hlsi, workdir):
     # Issue 37, item 6: local file disclosure through creative conditioning.
-    print("10. creative conditioning: a playlist posing as an MP4", flush=True)
+    print("15. creative conditioning: a playlist posing as an MP4", flush=True)
     if not shutil.which("ffmpeg") or not shutil.which("ffprobe"):
         print("       skipped: ffmpeg and ffprobe are needed (apt-get install ffmpeg)")
         return
@@ -757,6 +767,130 @@ def conditioning_attacks(hlsi, workdir):
         ads.shutdown()
 
 
+class HostileAdServer(http.server.ThreadingHTTPServer):
+    """A VAST ad server that tries to make the origin request its own network, or fan out.
+
+    /ssrf: a pod of wrappers at the origin's admin API, the spy's port, a decimal-IP form of
+    127.0.0.1 and /redirect (a 302 to the spy). /fan/...: 8 pod wrappers, each to /fan/.../N.
+    Every request path is recorded; `spy` is another loopback port that must never be reached.
+    """
+
+    daemon_threads = True
+
+    def __init__(self, address, admin_port, spy_port):
+        self.admin_port, self.spy_port = admin_port, spy_port
+        self.paths = []
+        self.lock = threading.Lock()
+        super().__init__(address, HostileAdServer.Handler)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            server = self.server
+            path = self.path.split("?")[0]
+            with server.lock:
+                server.paths.append(path)
+            if path == "/ssrf":
+                targets = [f"http://127.0.0.1:{server.admin_port}/admin/v1/breaks",
+                           f"http://127.0.0.1:{server.spy_port}/other-port",
+                           f"http://2130706433:{server.spy_port}/decimal",
+                           f"http://0x7f.1:{server.admin_port}/admin/v1/schedules",
+                           f"http://127.0.0.1:{server.server_address[1]}/redirect"]
+                self.vast(targets)
+            elif path == "/redirect":
+                self.send_response(302)
+                self.send_header("Location", f"http://127.0.0.1:{server.spy_port}/redirected")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            elif path.startswith("/fan"):
+                self.vast([f"http://127.0.0.1:{server.server_address[1]}{path}/{n}" for n in range(8)])
+            else:
+                self.send_response(204)
+                self.end_headers()
+
+        def vast(self, targets):
+            ads = "".join(
+                f'<Ad id="w{n}" sequence="{n + 1}"><Wrapper allowMultipleAds="true"><AdSystem>x</AdSystem>'
+                f"<VASTAdTagURI><![CDATA[{url}]]></VASTAdTagURI></Wrapper></Ad>" for n, url in enumerate(targets))
+            body = f'<VAST version="4.2">{ads}</VAST>'.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+
+class Spy(http.server.ThreadingHTTPServer):
+    """A loopback listener the origin must never reach; counts what it gets."""
+
+    daemon_threads = True
+    hits = 0
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            type(self.server).hits += 1
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+
+def ad_server_attacks(hlsi, workdir):
+    print("16. ad servers: SSRF and wrapper fan-out", flush=True)
+    port = free_port()
+    spy = Spy(("127.0.0.1", 0), Spy.Handler)
+    threading.Thread(target=spy.serve_forever, daemon=True).start()
+    ads = HostileAdServer(("127.0.0.1", 0), port, spy.server_address[1])
+    threading.Thread(target=ads.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{ads.server_address[1]}"
+    config = base_config(port, os.path.join(workdir, "ads.sqlite"))
+    config["adServerFetch"] = {"allow": [f"127.0.0.1:{ads.server_address[1]}"]}
+    config["limits"] = {"adDecisionRequests": 32}
+    config["assetListDeadline"] = 5
+    primary = os.path.join(DEMO, "primary")
+    config["vod"] = [
+        {"id": "demo", "path": "/demo/vod", "directory": primary, "adServer": {"vast": origin + "/ssrf?cb=[CACHEBUSTING]"}},
+        {"id": "fan", "path": "/fan/vod", "directory": primary, "adServer": {"vast": origin + "/fan?cb=[CACHEBUSTING]"}},
+    ]
+    server = Server(hlsi, config, workdir, "ads")
+    try:
+        for name in ("demo", "fan"):
+            target = f"vod/{name}"
+            status, _, body = admin(server.base, "POST", "/breaks",
+                                    {"id": f"b-{name}", "target": target, "at": 10, "duration": 10})
+            check(status in (200, 201), f"a break on {target} (got {status} {body[:200]!r})")
+        status, _, body = request(server.base, "GET", "/demo/vod/asset-list.json?_HLS_interstitial_id=b-demo&_HLS_primary_id=v1")
+        assets = json.loads(body).get("ASSETS") if status == 200 else None
+        check(assets == [],
+              f"wrappers at the admin API, other ports and decimal IPs give no ads (got {status} {body[:200]!r})")
+        check(spy.hits == 0, f"another loopback port, in any form or by redirect, is never requested ({spy.hits})")
+        check("/redirect" in ads.paths, "the redirect from the allowed ad server is followed to its check")
+        log = server.read_log()
+        refused = [line for line in log.splitlines() if "is refused" in line]
+        check(any(f"127.0.0.1:{port}/admin/v1/breaks" in line and "loopback" in line for line in refused)
+              and any("2130706433" in line for line in refused),
+              "the refusals (the admin API, the decimal form) are logged with their reason")
+        status, _, breaks = admin(server.base, "GET", "/breaks")
+        check(status == 200 and b'"b-demo"' in breaks, "the admin API still answers, and no wrapper changed it")
+
+        before = len(ads.paths)
+        started = time.time()
+        status, _, body = request(server.base, "GET", "/fan/vod/asset-list.json?_HLS_interstitial_id=b-fan&_HLS_primary_id=v2")
+        made = len([p for p in ads.paths[before:] if p.startswith("/fan")])
+        check(status == 200, f"a fanning-out wrapper tree still gets an answer (got {status})")
+        check(9 <= made <= 32, f"a wrapper tree of 8 per level is followed, with at most 32 requests (made {made})")
+        print(f"       ({made} requests in {time.time() - started:.1f} s)")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        ads.shutdown()
+        spy.shutdown()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlsi", required=True)
@@ -765,10 +899,11 @@ def main():
     try:
         attacks(os.path.abspath(args.hlsi), workdir)
         guard_attacks(os.path.abspath(args.hlsi), workdir)
-        upstream_attacks(os.path.abspath(args.hlsi), workdir)
         wave3_attacks(os.path.abspath(args.hlsi), workdir)
         beacon_attacks(os.path.abspath(args.hlsi), workdir)
         conditioning_attacks(os.path.abspath(args.hlsi), workdir)
+        ad_server_attacks(os.path.abspath(args.hlsi), workdir)
+        upstream_attacks(os.path.abspath(args.hlsi), workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"attacks: {len(failures)} failed", flush=True)

@@ -223,4 +223,93 @@ struct WrapperResolverTests {
         }
         #expect(failure.code == .xmlParsing)
     }
+
+    // MARK: - Budgets (issue 37, item 5: one viewer request made 962-1,356 ad-server requests)
+
+    /// A wrapper response of `fanOut` pod wrappers under `url` (`url/0`, `url/1`...), each with an
+    /// `<Error>` URL, or an InLine ad when `inline`.
+    static func fanOutDocument(_ url: String, fanOut: Int, inline: Bool) throws -> WrapperResolver.Response {
+        let ads = (0..<fanOut).map { index in
+            inline
+                ? """
+                <Ad id="i\(index)" sequence="\(index + 1)"><InLine><AdSystem>t</AdSystem><AdTitle>i</AdTitle>
+                <Impression>\(url)/imp</Impression><Creatives><Creative><Linear><Duration>00:00:05</Duration>
+                <MediaFiles><MediaFile delivery="streaming" type="application/x-mpegURL">\(url)/m.m3u8</MediaFile></MediaFiles>
+                </Linear></Creative></Creatives></InLine></Ad>
+                """
+                : """
+                <Ad id="w\(index)" sequence="\(index + 1)"><Wrapper allowMultipleAds="true"><AdSystem>t</AdSystem>
+                <VASTAdTagURI>\(url)/\(index)</VASTAdTagURI><Error>\(url)/err?code=[ERRORCODE]</Error>
+                </Wrapper></Ad>
+                """
+        }
+        return .document(try VASTReader().read("<VAST version=\"4.2\">" + ads.joined() + "</VAST>"))
+    }
+
+    /// Drives a resolver over a wrapper tree that fans out `fanOut` ways at every level (InLine ads at
+    /// `leafDepth`), each document counted as `bytes`; every fetch is answered in order.
+    static func runFanOut(
+        configuration: WrapperResolver.Configuration, fanOut: Int = 8, leafDepth: Int = 5, bytes: Int = 100
+    ) throws -> (final: WrapperResolver.Action?, reports: [VASTErrorReport], fetched: [WrapperResolver.FetchRequest]) {
+        var resolver = WrapperResolver(rootURL: "https://ads.example.com/r", configuration: configuration)
+        var queue = resolver.start()
+        var reports: [VASTErrorReport] = []
+        var fetched: [WrapperResolver.FetchRequest] = []
+        var final: WrapperResolver.Action?
+        while !queue.isEmpty {
+            switch queue.removeFirst() {
+            case .fetch(let request):
+                fetched.append(request)
+                let response = try fanOutDocument(
+                    request.url, fanOut: fanOut, inline: request.depth >= leafDepth)
+                queue += resolver.receive(response, for: request.id, bytes: bytes)
+            case .reportError(let report): reports.append(report)
+            case let action: final = action
+            }
+        }
+        #expect(resolver.fetches == fetched.count)
+        return (final, reports, fetched)
+    }
+
+    @Test func aFanningOutTreeMakesAtMostTheRequestBudget() throws {
+        // 8 wrappers at each of 5 levels would be 37,449 requests.
+        let result = try Self.runFanOut(configuration: .init(maximumFetches: 32))
+        #expect(result.fetched.count == 32)
+        #expect(result.reports.contains { $0.code == .wrapperLimit && $0.reason == "request-budget" })
+        #expect(result.reports.flatMap(\.urls).count <= 64)
+        guard case .fail(let failure) = result.final else {
+            Issue.record("expected a failure: no branch reaches an InLine ad within 32 requests")
+            return
+        }
+        #expect(failure.code == .wrapperLimit)
+    }
+
+    @Test func theBudgetKeepsTheAdsResolvedWithinIt() throws {
+        // Root, 4 wrappers, 16 InLine responses of 4 ads: 21 requests would resolve all; 10 allowed.
+        let result = try Self.runFanOut(configuration: .init(maximumFetches: 10), fanOut: 4, leafDepth: 2)
+        #expect(result.fetched.count == 10)
+        guard case .done(let ads) = result.final else {
+            Issue.record("expected ads: \(String(describing: result.final))")
+            return
+        }
+        // 5 InLine responses (requests 6 to 10) of 4 ads each.
+        #expect(ads.count == 20)
+        #expect(result.reports.filter { $0.reason == "request-budget" }.count == 11)
+    }
+
+    @Test func documentBytesAreBoundedAcrossBranches() throws {
+        let result = try Self.runFanOut(
+            configuration: .init(maximumFetches: 1000, maximumDocumentBytes: 1000), bytes: 300)
+        // 3 documents of 300 bytes fit; the 4th is refused, and nothing is requested once 100 are left.
+        #expect(result.fetched.map(\.maximumBytes).prefix(4) == [1000, 700, 700, 700])
+        #expect(result.reports.contains { $0.code == .wrapperLimit && $0.reason == "byte-budget" })
+        #expect(result.fetched.count < 40)
+        #expect(result.fetched.last.map(\.maximumBytes).map { $0 <= 100 } == true)
+    }
+
+    @Test func errorURLsReportedAreBounded() throws {
+        let result = try Self.runFanOut(
+            configuration: .init(maximumDepth: 1, maximumFetches: 1000, maximumReportedURLs: 5), fanOut: 8)
+        #expect(result.reports.flatMap(\.urls).count == 5)
+    }
 }

@@ -99,7 +99,8 @@ struct BeaconFloodTests {
         try await TestOrigin.withOrigin(routes: { _ in .init(contentType: "text/plain", body: []) }) { origin in
             let metrics = ServerMetrics()
             let dispatcher = TrackingDispatcher(
-                client: HTTPClient.shared, logger: Self.logger, metrics: metrics, capacity: 16, relayedCapacity: 16)
+                fetcher: AdServerFetcher(client: HTTPClient.shared, policy: .allowingLoopback), logger: Self.logger,
+                metrics: metrics, capacity: 16, relayedCapacity: 16)
             // Queued before the dispatcher runs: the impressions are the oldest waiting.
             dispatcher.send((0..<10).map { origin.origin + "/imp/\($0)" }, kind: "impression")
             dispatcher.send((0..<200).map { origin.origin + "/relayed/\($0)" }, kind: "relayed")

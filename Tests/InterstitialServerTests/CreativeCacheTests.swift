@@ -19,7 +19,8 @@ struct CreativeCacheTests {
 
     static func conditioner(_ directory: URL, maximumBytes: Int = 1 << 30) -> CreativeConditioner {
         CreativeConditioner(
-            directory: directory.path, maximumBytes: maximumBytes, client: HTTPClient.shared,
+            directory: directory.path, maximumBytes: maximumBytes,
+            fetcher: AdServerFetcher(client: HTTPClient.shared, policy: .allowingLoopback),
             logger: Logger(label: "hlsi.test.creatives"))
     }
 

@@ -22,6 +22,12 @@
 ///   every pod ad fails, or the choice when there is no pod (the first that resolves).
 ///
 /// Every wrapper's error URLs are reported with the failures below it, once per failure.
+///
+/// A resolution's cost is bounded across all its branches, however far a wrapper tree fans out:
+/// at most ``Configuration/maximumFetches`` requests and ``Configuration/maximumDocumentBytes``
+/// bytes of documents received; a wrapper beyond either budget is not requested and fails with
+/// error 302 (reason `request-budget` or `byte-budget`), and the resolution settles with the ads it
+/// has. At most ``Configuration/maximumReportedURLs`` error URLs are reported.
 public struct WrapperResolver: Hashable, Sendable {
     /// How far to follow wrappers.
     public struct Configuration: Hashable, Sendable {
@@ -29,11 +35,24 @@ public struct WrapperResolver: Hashable, Sendable {
         public var maximumDepth: Int
         /// The most ads a resolution returns.
         public var maximumAds: Int
+        /// The most documents requested in one resolution, the ad-decision request included, across
+        /// every wrapper branch.
+        public var maximumFetches: Int
+        /// The most bytes of documents received in one resolution.
+        public var maximumDocumentBytes: Int
+        /// The most error URLs reported in one resolution (each is a request to an ad server).
+        public var maximumReportedURLs: Int
 
         /// Creates a configuration.
-        public init(maximumDepth: Int = 5, maximumAds: Int = 32) {
+        public init(
+            maximumDepth: Int = 5, maximumAds: Int = 32, maximumFetches: Int = 32,
+            maximumDocumentBytes: Int = 4 << 20, maximumReportedURLs: Int = 64
+        ) {
             self.maximumDepth = maximumDepth
             self.maximumAds = maximumAds
+            self.maximumFetches = maximumFetches
+            self.maximumDocumentBytes = maximumDocumentBytes
+            self.maximumReportedURLs = maximumReportedURLs
         }
     }
 
@@ -45,6 +64,9 @@ public struct WrapperResolver: Hashable, Sendable {
         public var url: String
         /// The number of wrappers followed to reach it (0 for the ad-decision request itself).
         public var depth: Int
+        /// The most bytes its document may have: what is left of
+        /// ``Configuration/maximumDocumentBytes`` when it is requested.
+        public var maximumBytes: Int
     }
 
     /// The outcome of a fetch.
@@ -80,6 +102,11 @@ public struct WrapperResolver: Hashable, Sendable {
     private var nextID = 0
     private var expired = false
     private var firstFailure: VASTErrorReport?
+    /// The documents requested so far.
+    public private(set) var fetches = 0
+    /// The bytes of documents received so far.
+    public private(set) var documentBytes = 0
+    private var reportedURLs = 0
 
     /// Creates a resolver for the ad-decision request `rootURL`.
     public init(rootURL: String, configuration: Configuration = Configuration()) {
@@ -93,7 +120,8 @@ public struct WrapperResolver: Hashable, Sendable {
         let id = allocate()
         let chain = Chain(wrappers: [], urls: [rootURL], follow: true)
         nodes[id] = .fetch(Fetch(parent: nil, ad: nil, chain: chain, url: rootURL))
-        return [.fetch(FetchRequest(id: id, url: rootURL, depth: 0))]
+        fetches += 1
+        return [.fetch(FetchRequest(id: id, url: rootURL, depth: 0, maximumBytes: remainingBytes))]
     }
 
     /// The ids of the fetches still open.
@@ -104,12 +132,26 @@ public struct WrapperResolver: Hashable, Sendable {
         }.sorted()
     }
 
-    /// Feeds the outcome of the fetch `id`; unknown or already answered ids are ignored.
-    public mutating func receive(_ response: Response, for id: Int) -> [Action] {
+    /// What is left of ``Configuration/maximumDocumentBytes``.
+    public var remainingBytes: Int { max(0, configuration.maximumDocumentBytes - documentBytes) }
+
+    /// Feeds the outcome of the fetch `id`, a document of `bytes` bytes (counted against
+    /// ``Configuration/maximumDocumentBytes``: a document beyond it fails as error 302); unknown or
+    /// already answered ids are ignored.
+    public mutating func receive(_ response: Response, for id: Int, bytes: Int = 0) -> [Action] {
         guard !isFinished, case .fetch(var fetch) = nodes[id], fetch.open else { return [] }
         fetch.open = false
         nodes[id] = .fetch(fetch)
         var actions: [Action] = []
+        if case .document = response {
+            guard bytes <= remainingBytes else {
+                settleFetchFailure(
+                    id, fetch, code: .wrapperLimit, reason: "byte-budget", message: byteBudgetMessage, actions: &actions
+                )
+                return actions
+            }
+            documentBytes += max(0, bytes)
+        }
         switch response {
         case .failed(let code, let message):
             let reason = code == .wrapperTimeout ? "wrapper-timeout" : "fetch-failed"
@@ -175,8 +217,15 @@ public struct WrapperResolver: Hashable, Sendable {
         return nextID
     }
 
+    private var byteBudgetMessage: String {
+        "the resolution's documents would exceed \(configuration.maximumDocumentBytes) bytes"
+    }
+
     private mutating func report(_ report: VASTErrorReport, _ actions: inout [Action]) {
         if firstFailure == nil { firstFailure = report }
+        var report = report
+        report.urls = Array(report.urls.prefix(max(0, configuration.maximumReportedURLs - reportedURLs)))
+        reportedURLs += report.urls.count
         if !report.urls.isEmpty { actions.append(.reportError(report)) }
     }
 
@@ -268,6 +317,16 @@ public struct WrapperResolver: Hashable, Sendable {
                         reason: "wrapper-loop",
                         message: "the wrapper chain requests \(url) a second time"), &actions)
                 state = .failed(fallback: wrapper.fallbackOnNoAd)
+            } else if fetches >= configuration.maximumFetches || remainingBytes == 0 {
+                let requests = fetches >= configuration.maximumFetches
+                report(
+                    VASTErrorReport(
+                        code: .wrapperLimit, urls: chain.errorURLs, depth: chain.depth, url: url,
+                        reason: requests ? "request-budget" : "byte-budget",
+                        message: requests
+                            ? "the resolution has made its \(configuration.maximumFetches) requests"
+                            : byteBudgetMessage), &actions)
+                state = .failed(fallback: wrapper.fallbackOnNoAd)
             } else if expired {
                 report(
                     VASTErrorReport(
@@ -278,7 +337,9 @@ public struct WrapperResolver: Hashable, Sendable {
                 chain.urls.append(url)
                 let id = allocate()
                 nodes[id] = .fetch(Fetch(parent: groupID, ad: ad, chain: chain, url: url))
-                actions.append(.fetch(FetchRequest(id: id, url: url, depth: chain.depth)))
+                fetches += 1
+                actions.append(
+                    .fetch(FetchRequest(id: id, url: url, depth: chain.depth, maximumBytes: remainingBytes)))
                 state = .pending(id)
             }
         } else {

@@ -56,7 +56,7 @@ final class CreativeConditioner: Service, Sendable {
     let timeout: Duration
     /// The CPU time one ffmpeg or ffprobe run may use (RLIMIT_CPU), in seconds.
     let cpuSeconds: Int
-    private let client: HTTPClient
+    private let fetcher: AdServerFetcher
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
     private let stream: AsyncStream<Job>
@@ -66,7 +66,7 @@ final class CreativeConditioner: Service, Sendable {
     /// (``isReady(_:)`` looks on disk, so nothing is read at start). Each ffmpeg run is killed
     /// past `timeout` or `cpuSeconds` of CPU time.
     init(
-        directory: String, maximumBytes: Int, client: HTTPClient, logger: Logger,
+        directory: String, maximumBytes: Int, fetcher: AdServerFetcher, logger: Logger,
         timeout: Duration = ServerLimits().conditioningTimeout.duration,
         cpuSeconds: Int = ServerLimits().conditioningCPUSeconds
     ) {
@@ -74,7 +74,7 @@ final class CreativeConditioner: Service, Sendable {
         self.maximumBytes = maximumBytes
         self.timeout = timeout
         self.cpuSeconds = cpuSeconds
-        self.client = client
+        self.fetcher = fetcher
         self.logger = logger
         (stream, continuation) = AsyncStream.makeStream(
             of: Job.self, bufferingPolicy: .bufferingOldest(Self.queueCapacity))
@@ -208,7 +208,7 @@ final class CreativeConditioner: Service, Sendable {
 
     private func download(_ url: String, to file: URL) async throws {
         guard ServerConfiguration.origin(of: url) != nil else { throw Failure(description: "\(url) is not http(s)") }
-        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(120))
+        let response = try await fetcher.get(url, deadline: .now() + .seconds(120))
         guard (200..<300).contains(response.status.code) else {
             throw Failure(description: "\(url) answered HTTP \(response.status.code)")
         }

@@ -40,7 +40,6 @@ final class TrackingDispatcher: Service, Sendable {
     /// Each request's timeout.
     static let timeout: TimeAmount = .seconds(5)
 
-    private let client: HTTPClient
     private let logger: Logger
     /// The server's own requests.
     private let own: Queue
@@ -48,14 +47,16 @@ final class TrackingDispatcher: Service, Sendable {
     private let relayed: Queue
     private let counts = NIOLockedValueBox(Counts())
     private let metrics: ServerMetrics
+    /// The same requests through the ad-server fetch policy, redirects and retry.
+    private let fetcher: AdServerFetcher
 
     /// A dispatcher whose queues hold `capacity` of the server's own requests and
     /// `relayedCapacity` relayed beacons.
     init(
-        client: HTTPClient, logger: Logger, metrics: ServerMetrics = ServerMetrics(),
+        fetcher: AdServerFetcher, logger: Logger, metrics: ServerMetrics = ServerMetrics(),
         capacity: Int = TrackingDispatcher.capacity, relayedCapacity: Int = TrackingDispatcher.relayedCapacity
     ) {
-        self.client = client
+        self.fetcher = fetcher
         self.logger = logger
         self.metrics = metrics
         own = AsyncStream.makeStream(
@@ -122,9 +123,8 @@ final class TrackingDispatcher: Service, Sendable {
 
     private func request(_ url: String, kind: String) async {
         do {
-            var request = HTTPClientRequest(url: url)
-            request.headers.add(name: "User-Agent", value: "hlsi")
-            let response = try await client.execute(request, timeout: Self.timeout)
+            let response = try await fetcher.get(
+                url, headers: [("User-Agent", "hlsi")], deadline: .now() + Self.timeout)
             _ = try? await response.body.collect(upTo: 64 * 1024)
             let ok = (200..<400).contains(response.status.code)
             counts.withLockedValue { ok ? ($0.sent += 1) : ($0.failed += 1) }

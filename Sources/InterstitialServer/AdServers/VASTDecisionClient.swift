@@ -3,14 +3,19 @@ import AsyncHTTPClient
 import HLSInterstitials
 import HLSPlaylist
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Asks a VAST ad decision server for a break's ads: the request, its wrappers (``WrapperResolver``,
 /// concurrently) and the `<Error>` URLs, all within a deadline.
 ///
-/// It drives the pure ``WrapperResolver``: each `fetch` action is a GET in a child task; at the
-/// deadline the resolver expires (open fetches fail as VAST error 301) and whatever InLine ads were
-/// resolved are used. Error reports go to the ``TrackingDispatcher`` with `[ERRORCODE]` filled.
+/// It drives the pure ``WrapperResolver``: each `fetch` action is a GET (``AdServerFetcher``: the
+/// fetch policy, redirects, one retry) in a child task; at the deadline the resolver expires (open
+/// fetches fail as VAST error 301) and whatever InLine ads were resolved are used. A decision makes at
+/// most ``maximumRequests`` requests and holds at most ``maximumBytes`` bytes of documents, all
+/// branches together. Documents are read on ``BlockingWorkPool``, never on the cooperative pool,
+/// and a read still running at the deadline is no longer waited for. Error reports go to the
+/// ``TrackingDispatcher`` with `[ERRORCODE]` filled.
 struct VASTDecisionClient: Sendable {
     /// What a decision gave.
     struct Outcome: Sendable {
@@ -26,10 +31,17 @@ struct VASTDecisionClient: Sendable {
         var timedOut = false
     }
 
-    let client: HTTPClient
+    /// How ad servers are requested.
+    let fetcher: AdServerFetcher
     let dispatcher: TrackingDispatcher
     let reader = VASTReader()
     let logger: Logger
+    /// The most documents one decision requests (``ServerLimits/adDecisionRequests``).
+    var maximumRequests = 32
+    /// The most bytes of documents one decision holds (``ServerLimits/adDecisionBytes``).
+    var maximumBytes = 4 * 1024 * 1024
+    /// Where documents are read.
+    var pool = BlockingWorkPool.adServers
 
     /// Resolves the ad request `url` within `deadline`, with `headers` on every request (the viewer's
     /// user agent as VAST 4.1's `X-Device-User-Agent`); with `root`, the answer to `url` is that
@@ -40,11 +52,16 @@ struct VASTDecisionClient: Sendable {
         cacheBuster: String
     ) async -> Outcome {
         var resolver = WrapperResolver(
-            rootURL: url, configuration: WrapperResolver.Configuration(maximumDepth: settings.maximumWrapperDepth))
+            rootURL: url,
+            configuration: WrapperResolver.Configuration(
+                maximumDepth: settings.maximumWrapperDepth, maximumFetches: maximumRequests,
+                maximumDocumentBytes: maximumBytes))
         var outcome = Outcome()
         let limit = reader.limits.xml.maximumBytes
-        let timeout = TimeAmount.nanoseconds(max(1, deadline.nanoseconds))
-        await withTaskGroup(of: (Int, WrapperResolver.Response)?.self) { group in
+        let due = NIODeadline.now() + .nanoseconds(max(1, deadline.nanoseconds))
+        // The bytes left to the documents of all branches, taken as they arrive.
+        let budget = NIOLockedValueBox(maximumBytes)
+        await withTaskGroup(of: (id: Int, response: WrapperResolver.Response, bytes: Int)?.self) { group in
             group.addTask {
                 try? await Task.sleep(nanoseconds: UInt64(max(0, deadline.nanoseconds)))
                 return nil
@@ -60,13 +77,12 @@ struct VASTDecisionClient: Sendable {
                         }
                         outcome.requests += 1
                         let target = URIReference.resolve(request.url, against: url)
+                        let document = Document(
+                            url: target, limit: min(limit, request.maximumBytes), budget: budget, deadline: due,
+                            headers: headers)
                         group.addTask {
-                            (
-                                request.id,
-                                await Self.fetch(
-                                    target, client: self.client, reader: self.reader, limit: limit, timeout: timeout,
-                                    headers: headers)
-                            )
+                            let (response, bytes) = await fetch(document)
+                            return (request.id, response, bytes)
                         }
                     case .reportError(let report):
                         outcome.errors.append(report)
@@ -80,7 +96,7 @@ struct VASTDecisionClient: Sendable {
                 }
                 guard !resolver.isFinished, let next = await group.next() else { break }
                 if let answer = next {
-                    actions = resolver.receive(answer.1, for: answer.0)
+                    actions = resolver.receive(answer.response, for: answer.id, bytes: answer.bytes)
                 } else {
                     outcome.timedOut = true
                     actions = resolver.expire()
@@ -99,34 +115,74 @@ struct VASTDecisionClient: Sendable {
         dispatcher.send(report.urls.map { VASTMacros.fill($0, with: values) }, kind: "error")
     }
 
-    /// One VAST request: an http(s) GET, 2xx, at most `limit` bytes, read with ``VASTReader``.
-    static func fetch(
-        _ url: String, client: HTTPClient, reader: VASTReader, limit: Int, timeout: TimeAmount,
-        headers: [(String, String)]
-    ) async -> WrapperResolver.Response {
-        guard ServerConfiguration.origin(of: url) != nil else {
-            return .failed(.wrapperGeneral, "\(url) is not an http(s) URL")
-        }
-        let bytes: [UInt8]
+    /// One document to request.
+    struct Document: Sendable {
+        /// Its URL.
+        var url: String
+        /// The most bytes it may have.
+        var limit: Int
+        /// The bytes left to the decision's documents, taken as the body arrives.
+        var budget: NIOLockedValueBox<Int>
+        /// When the decision ends.
+        var deadline: NIODeadline
+        /// The header fields of the request.
+        var headers: [(String, String)]
+    }
+
+    /// One VAST request: an http(s) GET, 2xx, at most `document.limit` bytes and no more than the
+    /// decision's budget has left, read with ``VASTReader`` on ``pool``; and the bytes it holds.
+    func fetch(_ document: Document) async -> (WrapperResolver.Response, Int) {
+        let url = document.url
+        var bytes: [UInt8] = []
+        func release() { document.budget.withLockedValue { $0 += bytes.count } }
         do {
-            var request = HTTPClientRequest(url: url)
-            for (name, value) in headers { request.headers.add(name: name, value: value) }
-            let response = try await client.execute(request, timeout: timeout)
+            let response = try await fetcher.get(url, headers: document.headers, deadline: document.deadline)
             guard (200..<300).contains(response.status.code) else {
-                return .failed(.wrapperTimeout, "\(url) answered HTTP \(response.status.code)")
+                return (.failed(.wrapperTimeout, "\(url) answered HTTP \(response.status.code)"), 0)
             }
-            let body = try await response.body.collect(upTo: limit)
-            bytes = Array(body.readableBytesView)
-        } catch let error as NIOTooManyBytesError {
-            _ = error
-            return .failed(.xmlParsing, "\(url) sent more than \(limit) bytes")
+            for try await chunk in response.body {
+                let count = chunk.readableBytes
+                guard bytes.count + count <= document.limit else {
+                    release()
+                    return (.failed(.xmlParsing, "\(url) sent more than \(document.limit) bytes"), 0)
+                }
+                let granted = document.budget.withLockedValue { left in
+                    guard left >= count else { return false }
+                    left -= count
+                    return true
+                }
+                guard granted else {
+                    release()
+                    return (
+                        .failed(
+                            .wrapperLimit, "\(url): the decision's documents would exceed \(maximumBytes) bytes"), 0
+                    )
+                }
+                bytes += chunk.readableBytesView
+            }
+        } catch let failure as AdServerFetcher.Failure {
+            release()
+            if failure.kind == .refused { logger.warning("ad-server fetch: \(failure)") }
+            return (.failed(.wrapperTimeout, failure.description), 0)
         } catch {
-            return .failed(.wrapperTimeout, "\(url): \(error)")
+            release()
+            return (.failed(.wrapperTimeout, "\(url): \(error)"), 0)
         }
-        do {
-            return .document(try reader.read(bytes))
-        } catch {
-            return .failed(error.vastErrorCode, "\(url): \(error.description)")
+        let reader = reader
+        let received = bytes
+        guard let result = await pool.run({ Result { () throws(VASTError) in try reader.read(received) } }) else {
+            release()
+            return (
+                .failed(
+                    .wrapperTimeout, "\(url): the document was not read (the deadline passed, or every reader was busy)"
+                ), 0
+            )
+        }
+        switch result {
+        case .success(let parsed): return (.document(parsed), bytes.count)
+        case .failure(let error):
+            release()
+            return (.failed(error.vastErrorCode, "\(url): \(error.description)"), 0)
         }
     }
 }

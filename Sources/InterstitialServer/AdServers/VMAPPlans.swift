@@ -41,12 +41,12 @@ final class VMAPPlans: Sendable {
     static let retryDelay: Duration = .seconds(30)
 
     private let entries = NIOLockedValueBox<[Key: Entry]>([:])
-    private let client: HTTPClient
+    private let fetcher: AdServerFetcher
     private let logger: Logger
     private let reader = VASTReader()
 
-    init(client: HTTPClient, logger: Logger) {
-        self.client = client
+    init(fetcher: AdServerFetcher, logger: Logger) {
+        self.fetcher = fetcher
         self.logger = logger
     }
 
@@ -135,8 +135,7 @@ final class VMAPPlans: Sendable {
 
     private func fetch(_ url: String, deadline: MediaTime) async throws -> VMAPDocument {
         guard ServerConfiguration.origin(of: url) != nil else { throw Failure(description: "\(url) is not http(s)") }
-        let response = try await client.execute(
-            HTTPClientRequest(url: url), timeout: .nanoseconds(max(1, deadline.nanoseconds)))
+        let response = try await fetcher.get(url, deadline: .now() + .nanoseconds(max(1, deadline.nanoseconds)))
         guard (200..<300).contains(response.status.code) else {
             throw Failure(description: "\(url) answered HTTP \(response.status.code)")
         }

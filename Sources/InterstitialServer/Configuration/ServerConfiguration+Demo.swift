@@ -6,8 +6,8 @@ extension ServerConfiguration {
     /// The demo: the committed demo media as a VOD asset at `/demo/vod` (a pre-roll, a restricted
     /// mid-roll, a mid-roll filled by an asset list, a post-roll, all `X-TIMELINE-OCCUPIES="RANGE"`) and a looped live channel at
     /// `/demo/live` with a 10 s break every minute, the same loop at `/demo/live-scte35` whose breaks come from
-    /// the SCTE-35 markers it writes into its own playlists (``SignalInserter``), three ads, and an
-    /// in-memory database.
+    /// the SCTE-35 markers it writes into its own playlists (``SignalInserter``), three ads, an
+    /// in-memory database, and ad servers allowed on loopback (``AdServerFetchPolicy/allowingLoopback``).
     public static func demo() throws(APIError) -> ServerConfiguration {
         guard let root = Bundle.module.resourceURL?.appendingPathComponent("demo").path,
             FileManager.default.fileExists(atPath: root + "/primary/master.m3u8")
@@ -29,6 +29,8 @@ extension ServerConfiguration {
                     form: .dateRange)),
         ]
         configuration.adDirectory = root + "/ads"
+        // The demo's ad servers run on this machine (E2E/ad_server.py); a deployment's are public.
+        configuration.adServerFetch = .allowingLoopback
         configuration.creativeCache =
             FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-demo-creatives").path
         configuration.seed.inventory = [

@@ -15,11 +15,12 @@ import HLSPlaylist
 ///           {"id": "sports", "upstream": "https://upstream.example.com/sports/master.m3u8"}],
 ///  "ads": "media/ads",
 ///  "limits": {"idleTimeout": 30, "upstreamConcurrency": 16},
+///  "adServerFetch": {"allowPrivate": false, "allow": ["10.1.2.0/24", "ads.internal"], "deny": []},
 ///  "seed": {"inventory": [...], "schedules": [...], "breaks": [...]}}
 /// ```
 /// Relative directories are resolved against the configuration file's folder. `seed` entries are
 /// stored on the first start with a new database; after that the admin API owns them. `limits`
-/// holds any of the ``ServerLimits``. `publicURL` is required unless `host` is a loopback address.
+/// holds any of the ``ServerLimits``; `adServerFetch` the ``AdServerFetchPolicy``. `publicURL` is required unless `host` is a loopback address.
 public struct ServerConfiguration: Sendable {
     /// Where primary content comes from.
     public enum Origin: Hashable, Sendable {
@@ -133,6 +134,9 @@ public struct ServerConfiguration: Sendable {
     public var assetListDeadline = MediaTime(seconds: 1)
     /// Sizes, timeouts and counts that bound what clients and upstream origins may cost.
     public var limits = ServerLimits()
+    /// Which addresses ad-server URLs (VAST, wrappers, redirects, creatives, tracking) may be fetched
+    /// from (`adServerFetch`); by default only public ones.
+    public var adServerFetch = AdServerFetchPolicy()
 
     /// Entries stored when the database lacks them.
     public struct Seed: Hashable, Sendable {
@@ -216,6 +220,9 @@ extension ServerConfiguration {
         if let deadline = try reader.seconds("assetListDeadline") { configuration.assetListDeadline = deadline }
         if let limits = reader.take("limits") {
             configuration.limits = try ServerLimits.decode(limits, path: reader.at("limits"))
+        }
+        if let policy = reader.take("adServerFetch") {
+            configuration.adServerFetch = try AdServerFetchPolicy.decode(policy, path: reader.at("adServerFetch"))
         }
         if let seed = reader.take("seed") {
             var inner = try JSONObjectReader(seed, path: "seed")

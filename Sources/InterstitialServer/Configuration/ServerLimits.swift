@@ -91,6 +91,12 @@ public struct ServerLimits: Hashable, Sendable {
     /// The most CPU time one ffmpeg run that conditions a creative may use (its ffprobe: 60 s), all its threads
     /// together (`conditioningCPUSeconds`, 300; RLIMIT_CPU of the process); then it is killed.
     public var conditioningCPUSeconds = 300
+    /// The most VAST documents one ad decision requests, the ad request and every wrapper of every
+    /// branch (`adDecisionRequests`, 32); a wrapper beyond it is not requested (VAST error 302).
+    public var adDecisionRequests = 32
+    /// The most bytes of VAST documents one ad decision receives, all branches together
+    /// (`adDecisionBytes`, 4 MiB); a document beyond it is cut off (VAST error 302).
+    public var adDecisionBytes = 4 * 1024 * 1024
 
     /// The defaults.
     public init() {}
@@ -146,6 +152,8 @@ extension ServerLimits {
         try bytes("beaconsPerViewer", \.beaconsPerViewer, minimum: 1)
         try seconds("conditioningTimeout", \.conditioningTimeout)
         try bytes("conditioningCPUSeconds", \.conditioningCPUSeconds, minimum: 1)
+        try bytes("adDecisionRequests", \.adDecisionRequests, minimum: 1)
+        try bytes("adDecisionBytes", \.adDecisionBytes, minimum: 4096)
         try reader.finish()
         return limits
     }

@@ -74,7 +74,9 @@ final class ContentLibrary: Sendable {
         self.logger = logger
         self.now = now
         upstream = UpstreamClient(configuration: configuration, client: client, logger: logger)
-        vmapPlans = VMAPPlans(client: adDecisions?.client ?? client, logger: logger)
+        vmapPlans = VMAPPlans(
+            fetcher: adDecisions?.fetcher ?? AdServerFetcher(client: client, policy: configuration.adServerFetch),
+            logger: logger)
         // A random key until the server shares the store's (``BeaconRelay/share(through:)``).
         beaconRelay = BeaconRelay(
             lifetime: configuration.limits.beaconLifetime,

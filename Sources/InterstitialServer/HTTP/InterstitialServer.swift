@@ -62,28 +62,34 @@ public struct InterstitialServer: Service {
     public func run() async throws {
         let client = makeHTTPClient()
         let adClient = makeAdServerClient()
+        let freshAdClient = makeAdServerClient(fresh: true)
+        let fetcher = AdServerFetcher(
+            client: adClient, freshClient: freshAdClient, policy: configuration.adServerFetch)
         do {
-            try await application(client: client, adClient: adClient).run()
+            try await application(client: client, adFetcher: fetcher).run()
         } catch {
             try? await client.shutdown()
             try? await adClient.shutdown()
+            try? await freshAdClient.shutdown()
             throw error
         }
         try await client.shutdown()
         try await adClient.shutdown()
+        try await freshAdClient.shutdown()
     }
 
-    /// The HTTP client for VAST ad servers and tracking URLs: redirects followed (at most 5, no
-    /// cycles), as ad servers use them; up to 256 connections per ad server; each request is bounded
-    /// by its own deadline.
-    func makeAdServerClient() -> HTTPClient {
+    /// An HTTP client for VAST ad servers and tracking URLs (``AdServerFetcher``, which follows
+    /// redirects itself, each checked by the ``AdServerFetchPolicy``: this client follows none); up to
+    /// 256 connections per ad server; each request is bounded by its own deadline. With `fresh`, the
+    /// client for retries: its connections are not kept (every request on it asks to close).
+    func makeAdServerClient(fresh: Bool = false) -> HTTPClient {
         var clientConfiguration = HTTPClient.Configuration()
-        clientConfiguration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        clientConfiguration.redirectConfiguration = .disallow
         clientConfiguration.timeout.connect = .seconds(2)
         clientConfiguration.timeout.read = .seconds(5)
         // Ad servers answer every viewer's break: many requests in flight to one host at once.
         clientConfiguration.connectionPool = .init(
-            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
+            idleTimeout: fresh ? .seconds(1) : .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 
@@ -102,19 +108,24 @@ public struct InterstitialServer: Service {
     }
 
     /// The Hummingbird application, for running inside another service group or testing.
-    func application(client: HTTPClient, adClient: HTTPClient? = nil) -> some ApplicationProtocol {
+    /// Without `adFetcher`, ad servers are requested with `client` under the configuration's policy.
+    func application(client: HTTPClient, adFetcher: AdServerFetcher? = nil) -> some ApplicationProtocol {
         let metrics = ServerMetrics()
-        let dispatcher = TrackingDispatcher(client: adClient ?? client, logger: logger, metrics: metrics)
+        let fetcher = adFetcher ?? AdServerFetcher(client: client, policy: configuration.adServerFetch)
+        let dispatcher = TrackingDispatcher(fetcher: fetcher, logger: logger, metrics: metrics)
         let conditioner = self.configuration.creativeCache.map { directory in
             CreativeConditioner(
-                directory: directory, maximumBytes: self.configuration.creativeCacheBytes, client: adClient ?? client,
+                directory: directory, maximumBytes: self.configuration.creativeCacheBytes, fetcher: fetcher,
                 logger: self.logger, timeout: self.configuration.limits.conditioningTimeout.duration,
                 cpuSeconds: self.configuration.limits.conditioningCPUSeconds)
         }
         let library = ContentLibrary(
             configuration: configuration, state: state, inventory: inventory ?? StoredInventory(state: state),
             client: client, logger: logger, now: now,
-            adDecisions: VASTDecisionClient(client: adClient ?? client, dispatcher: dispatcher, logger: logger),
+            adDecisions: VASTDecisionClient(
+                fetcher: fetcher, dispatcher: dispatcher, logger: logger,
+                maximumRequests: configuration.limits.adDecisionRequests,
+                maximumBytes: configuration.limits.adDecisionBytes),
             metrics: metrics, conditioner: conditioner)
         let mailbox = HandoffMailbox(
             capacity: configuration.limits.handoffSessions, expiry: configuration.limits.handoffExpiry.duration)
