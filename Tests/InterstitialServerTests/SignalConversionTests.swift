@@ -52,6 +52,8 @@ struct SignalConversionTests {
         let origin = "http://127.0.0.1:\(port)"
         configuration.allowedOrigins = [origin]
         configuration.database = database
+        // The upstream file changes between requests that follow each other at once.
+        configuration.limits.upstreamPlaylistReuse = .zero
         configuration.live = [
             .init(
                 id: "news", path: "/live/news", origin: .upstream(origin + "/live.m3u8"), signals: .scte35,

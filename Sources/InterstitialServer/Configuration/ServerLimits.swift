@@ -98,6 +98,10 @@ public struct ServerLimits: Hashable, Sendable {
     /// (`adDecisionBytes`, 4 MiB); a document beyond it is cut off (VAST error 302).
     public var adDecisionBytes = 4 * 1024 * 1024
 
+    /// How long an upstream playlist's answer (fetched and rendered once) serves the other requests
+    /// for the same URL (`upstreamPlaylistReuse`, 1 s; 0 shares only a fetch in flight).
+    public var upstreamPlaylistReuse = MediaTime(seconds: 1)
+
     /// The defaults.
     public init() {}
 }
@@ -131,6 +135,12 @@ extension ServerLimits {
         try bytes("maxConnectionsPerPeer", \.maxConnectionsPerPeer, minimum: 1)
         try seconds("upstreamTimeout", \.upstreamTimeout)
         try seconds("upstreamTransferTimeout", \.upstreamTransferTimeout)
+        if let reuse = try reader.seconds("upstreamPlaylistReuse") {
+            guard reuse >= .zero, reuse <= MediaTime(seconds: 60) else {
+                throw reader.error("upstreamPlaylistReuse", "must be 0 to 60 seconds")
+            }
+            limits.upstreamPlaylistReuse = reuse
+        }
         try seconds("servedRecordTimeout", \.servedRecordTimeout)
         try bytes("upstreamConcurrency", \.upstreamConcurrency, minimum: 1)
         try bytes("upstreamPlaylistBytes", \.upstreamPlaylistBytes, minimum: 1024)

@@ -31,7 +31,7 @@ final class ContentLibrary: Sendable {
     let upstream: UpstreamClient
     private let files = PlaylistFileCache()
     /// Upstream playlists, fetched and rendered once for the viewers asking at about the same time.
-    private let sharedPlaylists = UpstreamPlaylistShare<ContentResponse>()
+    private let sharedPlaylists: UpstreamPlaylistShare<ContentResponse>
     /// The bytes of the media files served most, shared with the routes' ``FileResponder``.
     let fileBodies: FileBodyCache
     private let loops = LiveLoopCache()
@@ -68,6 +68,7 @@ final class ContentLibrary: Sendable {
     ) {
         self.metrics = metrics
         self.fileBodies = fileBodies
+        sharedPlaylists = UpstreamPlaylistShare(reuse: configuration.limits.upstreamPlaylistReuse.duration)
         self.configuration = configuration
         self.rendered = rendered
         self.state = state
