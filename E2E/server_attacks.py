@@ -439,9 +439,11 @@ def guard_attacks(hlsi, workdir):
         # Over the per-peer cap: the extra connections are answered 503 and closed; others are served.
         held = hold(port, 40)
         try:
-            extra = held[16:]
-            check(len(extra) == 24 and all(refused_at_once(s) for s in extra),
-                  "connections over the per-peer cap get 503 and are closed at once")
+            # Connections are admitted on two event loops, not always in the order they were made:
+            # count the refused ones (the admitted stay open until the idle timeout closes them).
+            refused = sum(refused_at_once(s) for s in held)
+            check(len(held) == 40 and refused == 24,
+                  f"connections over the per-peer cap get 503 and are closed at once ({refused} of {len(held)})")
             check(answered_from(port, "127.0.0.2"), "another address is still answered")
         finally:
             for s in held:
@@ -680,6 +682,8 @@ def beacon_attacks(hlsi, workdir):
     config["vod"][0]["adServer"] = {"vast": ads.origin + "/vast?cb=[CACHEBUSTING]", "tracking": "relay"}
     config["seed"]["breaks"] = [{"id": "pre", "target": "vod/demo", "cue": ["PRE"], "duration": 6}]
     config["creativeCache"] = None
+    # The ad server is on loopback, which ad-server fetches refuse unless allowed.
+    config["adServerFetch"] = {"allow": [f"127.0.0.1:{ads.server_address[1]}"]}
     server = Server(hlsi, config, workdir, "beacons")
     try:
         check("the admin token is weak" in server.read_log(), "a short admin token is warned about at start")
@@ -748,6 +752,7 @@ def conditioning_attacks(hlsi, workdir):
     config["vod"][0]["adServer"] = {"vast": ads.origin + "/mp4"}
     config["seed"]["breaks"] = [{"id": "pre", "target": "vod/demo", "cue": ["PRE"], "duration": 6}]
     config["creativeCache"] = cache
+    config["adServerFetch"] = {"allow": [f"127.0.0.1:{ads.server_address[1]}"]}
     server = Server(hlsi, config, workdir, "conditioning")
     try:
         request(server.base, "GET", "/demo/vod/asset-list.json?_HLS_interstitial_id=pre&_HLS_primary_id=v")

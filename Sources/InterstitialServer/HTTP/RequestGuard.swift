@@ -70,6 +70,9 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var headStarted: NIODeadline?
     /// When the body being read began (after its head).
     private var bodyStarted: NIODeadline?
+    /// After a refusal inside a request's body: how many answers to earlier requests may still go
+    /// out before the handlers' answer to the refused one, which is dropped; nil before a refusal.
+    private var earlierAnswers: Int?
     /// Requests passed on to the handlers behind whose answers have not ended.
     private var inFlight = 0
     /// Files the fast lane is still sending.
@@ -119,6 +122,14 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if earlierAnswers == 0 {
+            promise?.succeed(())
+            return
+        }
+        context.write(data, promise: promise)
+    }
+
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         guard let response = pending else {
             context.close(mode: mode, promise: promise)
@@ -138,6 +149,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// An answer from the handlers behind has ended.
     func answerEnded() {
+        if let earlier = earlierAnswers, earlier > 0 { earlierAnswers = earlier - 1 }
         inFlight = max(0, inFlight - 1)
         lastActivity = now
     }
@@ -302,6 +314,11 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func refuse(_ refusal: Refusal, context: ChannelHandlerContext, retryAfter: Int? = nil) {
         logger.debug("refused a request: \(refusal.status) \(refusal.message)")
+        if bodyStarted != nil {
+            // Refused inside a body the handlers behind already have the head of: the refusal is
+            // that request's one answer; theirs (to a body that ended early) is dropped.
+            earlierAnswers = max(0, inFlight - 1)
+        }
         end(context, answering: Self.response(refusal, retryAfter: retryAfter, allocator: context.channel.allocator))
     }
 
