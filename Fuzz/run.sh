@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds four libFuzzer targets with AddressSanitizer and fuzzes each for a quarter of a bounded time:
+# Builds five libFuzzer targets with AddressSanitizer and fuzzes each for a fifth of a bounded time:
 # - playlist-fuzzer (Fuzz/PlaylistFuzzer.swift): the playlist parser, the validators, the schedule,
 #   the integrated timeline and the SCTE-35 signal recognizer, over the test fixtures and Fuzz/seeds;
 # - admin-fuzzer (Fuzz/AdminFuzzer.swift): the admin API's JSON bodies (Break, BreakSchedule, Ad,
@@ -7,15 +7,17 @@
 #   query parameters, over Fuzz/admin-seeds;
 # - scte35-fuzzer (Fuzz/SCTE35Fuzzer.swift): the SCTE-35 decoder and encoder, over Fuzz/scte35-seeds;
 # - media-fuzzer (Fuzz/MediaTimingFuzzer.swift): the media timing reader (fMP4, MPEG-TS, packed
-#   audio), over Fuzz/media-seeds.
-# Usage: Fuzz/run.sh [SECONDS]   (default 60; each target gets a quarter). Exits non-zero on a crash; each
+#   audio), over Fuzz/media-seeds;
+# - vast-fuzzer (Fuzz/VASTFuzzer.swift): the XML pre-scan, Foundation's XMLParser (libxml2) and the VAST
+#   and VMAP readers, over Tests/Fixtures/vast and Fuzz/vast-seeds.
+# Usage: Fuzz/run.sh [SECONDS]   (default 60; each target gets a fifth). Exits non-zero on a crash; each
 # target is limited to 2 GB of RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-part=$(((seconds + 3) / 4))
+part=$(((seconds + 4) / 5))
 out=.build/fuzz
-mkdir -p "$out" Fuzz/corpus-run Fuzz/corpus-admin Fuzz/corpus-scte35 Fuzz/corpus-media
+mkdir -p "$out" Fuzz/corpus-run Fuzz/corpus-admin Fuzz/corpus-scte35 Fuzz/corpus-media Fuzz/corpus-vast
 # One module per target: the sources lose their imports of the package's own modules.
 strip() {
     local directory="$1"
@@ -42,11 +44,15 @@ swiftc "${flags[@]}" -module-name SCTE35Fuzz $(find Sources/SCTE35 -name '*.swif
     -o "$out/scte35-fuzzer"
 swiftc "${flags[@]}" -module-name MediaTimingFuzz $(find Sources/MediaTiming -name '*.swift') \
     Fuzz/MediaTimingFuzzer.swift -o "$out/media-fuzzer"
+swiftc "${flags[@]}" -module-name VASTFuzz \
+    $(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') "$out"/interstitials/*.swift "$out"/ads/*.swift \
+    Fuzz/VASTFuzzer.swift -o "$out/vast-fuzzer"
 cp Tests/Fixtures/playlists/*.m3u8 Tests/Fixtures/invalid/*.m3u8 Tests/Fixtures/scte35-playlists/literal/*.m3u8 \
     Fuzz/seeds/* Fuzz/corpus-run/
 cp Fuzz/admin-seeds/* Fuzz/corpus-admin/
 cp Fuzz/scte35-seeds/* Fuzz/corpus-scte35/
 cp Fuzz/media-seeds/* Fuzz/corpus-media/
+cp Tests/Fixtures/vast/*.xml Tests/Fixtures/vast/follow/*.xml Fuzz/vast-seeds/* Fuzz/corpus-vast/
 "$out/playlist-fuzzer" Fuzz/corpus-run -max_total_time="$part" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix=Fuzz/
 "$out/admin-fuzzer" Fuzz/corpus-admin -max_total_time="$part" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
@@ -55,3 +61,5 @@ cp Fuzz/media-seeds/* Fuzz/corpus-media/
     -print_final_stats=1 -artifact_prefix=Fuzz/scte35-
 "$out/media-fuzzer" Fuzz/corpus-media -max_total_time="$part" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix=Fuzz/media-
+"$out/vast-fuzzer" Fuzz/corpus-vast -max_total_time="$part" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix=Fuzz/vast-
