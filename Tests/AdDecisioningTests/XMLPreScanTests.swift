@@ -50,7 +50,8 @@ struct XMLPreScanTests {
         let prefix = "<VAST version=\"4.2\"><Ad".utf8.count
         #expect(error.byteOffset == prefix + 64 * 7 + 1)
         #expect(error.location == XMLLocation(line: 1, column: prefix + 64 * 7 + 2))
-        #expect(error.description.hasPrefix("1:\(prefix + 64 * 7 + 2) (byte \(prefix + 64 * 7 + 1)): error: [vast-limit]"))
+        #expect(
+            error.description.hasPrefix("1:\(prefix + 64 * 7 + 2) (byte \(prefix + 64 * 7 + 1)): error: [vast-limit]"))
     }
 
     @Test("64 attributes on one element are read, 65 are refused")
@@ -178,7 +179,8 @@ struct XMLPreScanTests {
         #expect(Self.error([0xFF, 0xFE] + utf16)?.byteOffset == 0)
         #expect(Self.error(utf16)?.code == .xml)
         #expect(try VASTReader().read([0xEF, 0xBB, 0xBF] + Array("<VAST version=\"4.2\"/>".utf8)).version == "4.2")
-        let latin1 = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><VAST version=\"4.2\"><Ad><InLine><AdTitle>".utf8)
+        let latin1 =
+            Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><VAST version=\"4.2\"><Ad><InLine><AdTitle>".utf8)
             + [0x43, 0x61, 0x66, 0xE9] + Array("</AdTitle></InLine></Ad></VAST>".utf8)
         #expect(try VASTReader().read(latin1).ads.first?.adTitle == "Café")
     }

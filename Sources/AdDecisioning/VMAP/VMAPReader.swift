@@ -55,7 +55,9 @@ public struct VMAPReader: Sendable {
             }
             if let adBreak = adBreak(child, notes: &document.notes) { document.breaks.append(adBreak) }
         }
-        if document.notes.count > Self.maximumNotes { document.notes.removeLast(document.notes.count - Self.maximumNotes) }
+        if document.notes.count > Self.maximumNotes {
+            document.notes.removeLast(document.notes.count - Self.maximumNotes)
+        }
         if let skipped {
             document.notes.append(
                 VASTNote(

@@ -235,7 +235,8 @@ private struct Scanner {
             index += 1
             if index - start > limits.maximumNameBytes {
                 throw failure(
-                    .limit, at: start, "the name of \(what) has more than \(limits.maximumNameBytes) bytes (maximumNameBytes)")
+                    .limit, at: start,
+                    "the name of \(what) has more than \(limits.maximumNameBytes) bytes (maximumNameBytes)")
             }
         }
         guard index > start else { throw failure(.xml, at: start, "\(what) without a name") }
