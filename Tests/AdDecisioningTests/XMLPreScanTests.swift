@@ -43,7 +43,10 @@ struct XMLPreScanTests {
     func attributeFlood() throws {
         let bytes = Self.document(attributes: 149_000)
         #expect(bytes.count > 1_040_000 && bytes.count <= XMLLimits.standard.maximumBytes)
-        let error = try #require(Self.error(bytes))
+        guard let error = Self.error(bytes) else {
+            Issue.record("the document with 149,000 attributes was read")
+            return
+        }
         #expect(error.code == .limit && error.vastErrorCode == .xmlParsing)
         #expect(error.message.contains("maximumAttributesPerElement") && error.message.contains("<Ad>"))
         // The work: the scan stopped at the 65th attribute, 23 + 64 × 7 bytes in; the parser never ran.
@@ -138,13 +141,13 @@ struct XMLPreScanTests {
         let text = """
             <?xml version="1.0" encoding="UTF-8"?>
             <?stylesheet <x\(crowded)> ?>
-            <!-- <Ad\(crowded)> -- -->
+            <!-- <Ad\(crowded)> - -->
             <VAST version="4.2" note='a > b' other="c/>d">
               <Error><![CDATA[https://e.example/?<Ad\(crowded)>]]></Error>
             </VAST>
             """
         let summary = try XMLPreScanner.scan(Array(text.utf8), limits: .standard)
-        #expect(summary.elements == 2 && summary.attributes == 2)
+        #expect(summary.elements == 2 && summary.attributes == 3)
         let document = try VASTReader().read(text)
         #expect(document.errorURLs == ["https://e.example/?<Ad\(crowded)>"])
     }
@@ -176,7 +179,8 @@ struct XMLPreScanTests {
     @Test("UTF-16 (with or without a byte order mark) is refused; a UTF-8 byte order mark and ISO-8859-1 are read")
     func encodings() throws {
         let utf16 = Array("<VAST version=\"4.2\"/>".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
-        #expect(Self.error([0xFF, 0xFE] + utf16)?.byteOffset == 0)
+        #expect(Self.error([0xFF, 0xFE] + utf16)?.code == .xml)
+        #expect(Self.error([0xFE, 0xFF] + Array("<VAST version=\"4.2\"/>".utf8))?.byteOffset == 0)
         #expect(Self.error(utf16)?.code == .xml)
         #expect(try VASTReader().read([0xEF, 0xBB, 0xBF] + Array("<VAST version=\"4.2\"/>".utf8)).version == "4.2")
         let latin1 =
