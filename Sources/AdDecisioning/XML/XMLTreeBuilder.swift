@@ -36,7 +36,7 @@ enum XMLTreeBuilder {
         return root
     }
 
-    private static func reason(_ error: any Error) -> String {
+    fileprivate static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
         if let description = nsError.userInfo[NSLocalizedDescriptionKey] as? String, !description.isEmpty {
             return description.trimmingXMLWhitespace()
@@ -81,6 +81,17 @@ enum XMLTreeBuilder {
             } else {
                 stack[stack.count - 1].children.append(node)
             }
+        }
+
+        /// Stops at the first error: libxml2 would go on and report every later one, and
+        /// swift-corelibs-foundation leaks a string for each error it reports (72 bytes; 10,000
+        /// undeclared entity references would leak 720 KB per document).
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+            guard failure == nil else { return }
+            failure = VASTError(
+                .xml, at: XMLLocation(line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1)),
+                "not well-formed XML: \(XMLTreeBuilder.reason(parseError))")
+            parser.abortParsing()
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {
