@@ -63,5 +63,5 @@ cp Tests/Fixtures/vast/*.xml Tests/Fixtures/vast/follow/*.xml Fuzz/vast-seeds/* 
     -print_final_stats=1 -artifact_prefix=Fuzz/media-
 # Leaks are not checked here: swift-corelibs-foundation's XMLParser leaks a string for each error it
 # reports (XMLTreeBuilder stops at the first, so one per unreadable document).
-"$out/vast-fuzzer" Fuzz/corpus-vast -max_total_time="$part" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-    -detect_leaks=0 -print_final_stats=1 -artifact_prefix=Fuzz/vast-
+ASAN_OPTIONS=detect_leaks=0 "$out/vast-fuzzer" Fuzz/corpus-vast -max_total_time="$part" -max_len=65536 -timeout=10 \
+    -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 -artifact_prefix=Fuzz/vast-

@@ -169,6 +169,9 @@ struct XMLPreScanTests {
             ("<VAST version=4.2/>", 6),
             ("<VAST version=\"4.2\">< x/></VAST>", 21),
             ("<VAST version=\"4.2\"></VAST x>", 20),
+            // Found by the fuzzer: Foundation's XMLParser dereferences NULL on a PI without data.
+            ("<?i?>\n<VAST version=\"4.2\"/>", 0),
+            ("<VAST version=\"4.2\"><?xml-stylesheet?></VAST>", 20),
         ] as [(String, Int)])
     func refusedConstructs(_ text: String, _ offset: Int) throws {
         let error = try #require(Self.error(Array(text.utf8)))

@@ -11,7 +11,8 @@
 /// every tag the parser sees was counted: a document type declaration (so no entity is ever
 /// declared), an encoding other than UTF-8, ASCII, ISO-8859-n or Windows-1252, NUL bytes, a start
 /// other than `<` or white space (UTF-16, UCS-4, EBCDIC), and tag syntax the parser would only
-/// recover from (attributes not separated by white space, `<` in an attribute value).
+/// recover from (attributes not separated by white space, `<` in an attribute value). A processing
+/// instruction without data is refused too: Foundation's parser crashes on it.
 package enum XMLPreScanner {
     /// What a scan counted.
     package struct Summary: Hashable, Sendable {
@@ -121,6 +122,13 @@ private struct Scanner {
         guard index + 1 < bytes.count else { throw failure(.xml, at: start, "'<' at the end of the document") }
         switch bytes[index + 1] {
         case UInt8(ascii: "?"):
+            // `<?target?>` reaches Foundation's XMLParser with no data, which it reads as a C string:
+            // a NULL dereference that kills the process (swift-corelibs-foundation, Linux).
+            var end = index + 2
+            while end < bytes.count, !isSpace(bytes[end]), bytes[end] != UInt8(ascii: "?") { end += 1 }
+            if hasPrefix(Array("?>".utf8), at: end) {
+                throw failure(.xml, at: start, "a processing instruction without data ('<?target?>')")
+            }
             index = try skip(past: "?>", from: index + 2, start: start, "a processing instruction")
         case UInt8(ascii: "!"):
             if hasPrefix(Array("<!--".utf8), at: index) {
