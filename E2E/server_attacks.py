@@ -29,6 +29,9 @@ serves or grow without bound. The timeouts here only stop a hung test; no outcom
 16. (Items 4 and 5) VAST wrappers and redirects pointing at the server's own admin API, another loopback
    port or a decimal-IP form of 127.0.0.1 are refused (only the ad server's own host:port is allowed); a
    wrapper tree that fans out makes at most the decision's request budget of requests.
+17. (Item 3) A hostile VAST ad server answers a 1 MB document with 149,000 attributes on one
+   element: the reader refuses it at its 65th attribute, the asset lists are answered and a playlist
+   requested meanwhile is served.
 """
 
 import argparse
@@ -896,6 +899,85 @@ def ad_server_attacks(hlsi, workdir):
         spy.shutdown()
 
 
+def attribute_flood():
+    """The issue's VAST document: 149,000 attributes (3-byte names) on one <Ad>, 1,043,032 bytes."""
+    first = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    rest = first + "0123456789_-"
+    names = (a + b + c for a in first for b in rest for c in rest)
+    attributes = "".join(f' {next(names)}=""' for _ in range(149_000))
+    return ('<VAST version="4.2"><Ad' + attributes + "/></VAST>").encode()
+
+
+class AttributeFloodAdServer(http.server.ThreadingHTTPServer):
+    """A VAST ad server whose every answer is the attribute flood; counts the requests."""
+
+    daemon_threads = True
+    body = attribute_flood()
+    requests = 0
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            type(self.server).requests += 1
+            self.send_response(200)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(AttributeFloodAdServer.body)))
+            self.end_headers()
+            try:
+                self.wfile.write(AttributeFloodAdServer.body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+
+def vast_attribute_flood(hlsi, workdir):
+    print("17. a VAST document with 149,000 attributes on one element", flush=True)
+    ads = AttributeFloodAdServer(("127.0.0.1", 0), AttributeFloodAdServer.Handler)
+    threading.Thread(target=ads.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{ads.server_address[1]}"
+    port = free_port()
+    config = base_config(port, os.path.join(workdir, "flood.sqlite"), LIMITS)
+    config["vod"][0]["adServer"] = {"vast": origin + "/vast?brk=[BREAKID]"}
+    config["adServerFetch"] = {"allow": [f"127.0.0.1:{ads.server_address[1]}"]}
+    server = Server(hlsi, config, workdir, "flood")
+    try:
+        status, _, body = admin(server.base, "POST", "/breaks",
+                                {"id": "flood", "target": "vod/demo", "at": 10, "duration": 10})
+        check(status == 201, f"a break on vod/demo is created (got {status} {body[:120]!r})")
+        answers = []
+
+        def asset_list(viewer):
+            path = f"/demo/vod/asset-list.json?_HLS_interstitial_id=flood&_HLS_primary_id=v{viewer}"
+            began = time.time()
+            status, _, body = request(server.base, "GET", path, timeout=60)
+            answers.append((status, body, time.time() - began))
+
+        threads = [threading.Thread(target=asset_list, args=(viewer,)) for viewer in range(4)]
+        for thread in threads:
+            thread.start()
+        began = time.time()
+        status, _, _ = request(server.base, "GET", "/demo/live/video/main.m3u8", timeout=60)
+        playlist_seconds = time.time() - began
+        for thread in threads:
+            thread.join(90)
+        check(status == 200, f"a live playlist requested meanwhile is served (got {status})")
+        lists = [json.loads(body) for (code, body, _) in answers if code == 200]
+        check(len(lists) == 4 and all(isinstance(item.get("ASSETS"), list) for item in lists),
+              f"the four asset lists are answered, empty or filled ({[code for (code, _, _) in answers]})")
+        check(ads.requests >= 1, f"the hostile ad server was asked ({ads.requests} requests)")
+        log = server.read_log()
+        check("maximumAttributesPerElement" in log,
+              "the document is refused by the XML pre-scan (vast-limit, maximumAttributesPerElement in the log)")
+        slowest = max((seconds for (_, _, seconds) in answers), default=0)
+        print(f"       (asset lists answered within {slowest:.1f} s, the playlist after {playlist_seconds:.1f} s; "
+              f"the deadline is 1 s)")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        ads.shutdown()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlsi", required=True)
@@ -908,6 +990,7 @@ def main():
         beacon_attacks(os.path.abspath(args.hlsi), workdir)
         conditioning_attacks(os.path.abspath(args.hlsi), workdir)
         ad_server_attacks(os.path.abspath(args.hlsi), workdir)
+        vast_attribute_flood(os.path.abspath(args.hlsi), workdir)
         upstream_attacks(os.path.abspath(args.hlsi), workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -1,9 +1,10 @@
-/// A VAST or VMAP document that cannot be read: a stable code, the line and column, the message and
-/// the VAST error code a player reports for it.
+/// A VAST or VMAP document that cannot be read: a stable code, the line and column (and the byte
+/// offset, when the pre-scan found it), the message and the VAST error code a player reports for it.
 public struct VASTError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The stable codes.
     public enum Code: String, Hashable, Sendable, CaseIterable {
-        /// Not well-formed XML, or a construct refused for safety (entity declarations).
+        /// Not well-formed XML, or a construct refused for safety (a document type declaration, an
+        /// encoding other than UTF-8, ASCII or ISO-8859).
         case xml = "vast-xml"
         /// Over a limit of ``XMLLimits`` or of ``VASTReader/Limits``.
         case limit = "vast-limit"
@@ -17,13 +18,17 @@ public struct VASTError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: Code
     /// Where the problem is.
     public var location: XMLLocation
+    /// The offset (from 0) of the byte where the problem is, when it is known: the XML pre-scan
+    /// gives it, the parser gives only ``location``.
+    public var byteOffset: Int?
     /// What is wrong.
     public var message: String
 
     /// Creates an error.
-    public init(_ code: Code, at location: XMLLocation, _ message: String) {
+    public init(_ code: Code, at location: XMLLocation, byteOffset: Int? = nil, _ message: String) {
         self.code = code
         self.location = location
+        self.byteOffset = byteOffset
         self.message = message
     }
 
@@ -37,9 +42,11 @@ public struct VASTError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `line:column: error: [code] message (VAST error N)`.
+    /// `line:column: error: [code] message (VAST error N)`, with ` (byte N)` after the column when
+    /// the byte offset is known.
     public var description: String {
-        "\(location): error: [\(code.rawValue)] \(message) (VAST error \(vastErrorCode))"
+        let place = byteOffset.map { "\(location) (byte \($0))" } ?? location.description
+        return "\(place): error: [\(code.rawValue)] \(message) (VAST error \(vastErrorCode))"
     }
 }
 

@@ -7,6 +7,10 @@ import HLSPlaylist
 /// other than 2, 3 or 4 (102), a document over a limit (100). Everything else is read leniently,
 /// as players do: unknown elements, bad attribute values, an ad with neither `<InLine>` nor
 /// `<Wrapper>` are skipped with a ``VASTNote``.
+///
+/// Reading is synchronous and bounded: a linear pre-scan enforces ``XMLLimits`` before the parser
+/// runs, so one read costs at most ``XMLLimits/workBound`` steps of ``Limits/xml``. The reader is a
+/// value with no shared state; a caller with a deadline may run it on any thread.
 public struct VASTReader: Sendable {
     /// Bounds on what one document may hold.
     public struct Limits: Hashable, Sendable {
@@ -108,15 +112,20 @@ private struct Context {
     }
 
     mutating func appendURL(_ node: XMLNode, to list: inout [String]) {
+        if let url = acceptedURL(node, count: list.count) { list.append(url) }
+    }
+
+    /// The URL of `node` when it has one and a list of `count` URLs has room for it; else a note.
+    mutating func acceptedURL(_ node: XMLNode, count: Int) -> String? {
         guard let url = node.value else {
             note("vast-empty-url", node, "<\(node.name)> has no URL; ignored")
-            return
+            return nil
         }
-        guard list.count < limits.maximumURLs else {
+        guard count < limits.maximumURLs else {
             note("vast-limit", node, "more than \(limits.maximumURLs) URLs in one list; <\(node.name)> ignored")
-            return
+            return nil
         }
-        list.append(url)
+        return url
     }
 
     mutating func integer(_ node: XMLNode, _ name: String) -> Int? {
@@ -202,11 +211,8 @@ private struct Context {
                         value: value, model: child.attribute("model"), currency: child.attribute("currency"))
                 }
             case "Impression":
-                var urls: [String] = ad.impressions.map(\.url)
-                let before = urls.count
-                appendURL(child, to: &urls)
-                if urls.count > before {
-                    ad.impressions.append(VASTImpression(url: urls[before], id: child.attribute("id")))
+                if let url = acceptedURL(child, count: ad.impressions.count) {
+                    ad.impressions.append(VASTImpression(url: url, id: child.attribute("id")))
                 }
             case "Error":
                 appendURL(child, to: &ad.errorURLs)

@@ -7,11 +7,15 @@ import HLSPlaylist
 public struct VMAPReader: Sendable {
     /// The VAST reader for inline VAST, with its limits (also used for the XML).
     public var vastReader: VASTReader
-    /// The most breaks read.
+    /// The most `<vmap:AdBreak>` elements read (100 by default); the others are skipped with one
+    /// `vast-limit` note that says how many.
     public var maximumBreaks: Int
 
+    /// The most notes kept for one document.
+    static let maximumNotes = 1000
+
     /// Creates a reader.
-    public init(vastReader: VASTReader = VASTReader(), maximumBreaks: Int = 256) {
+    public init(vastReader: VASTReader = VASTReader(), maximumBreaks: Int = VMAPPlacement.defaultMaximumBreaks) {
         self.vastReader = vastReader
         self.maximumBreaks = maximumBreaks
     }
@@ -34,6 +38,7 @@ public struct VMAPReader: Sendable {
             throw VASTError(.version, at: root.location, "VMAP version '\(version)' is not supported (1.0 is)")
         }
         var document = VMAPDocument(version: version)
+        var skipped: (first: XMLNode, count: Int)?
         for child in root.children {
             guard child.localName == "AdBreak" else {
                 if child.localName != "Extensions" {
@@ -45,11 +50,20 @@ public struct VMAPReader: Sendable {
                 continue
             }
             guard document.breaks.count < maximumBreaks else {
-                document.notes.append(
-                    VASTNote("vast-limit", at: child.location, "more than \(maximumBreaks) breaks; skipped"))
+                skipped = (skipped?.first ?? child, (skipped?.count ?? 0) + 1)
                 continue
             }
             if let adBreak = adBreak(child, notes: &document.notes) { document.breaks.append(adBreak) }
+        }
+        if document.notes.count > Self.maximumNotes {
+            document.notes.removeLast(document.notes.count - Self.maximumNotes)
+        }
+        if let skipped {
+            document.notes.append(
+                VASTNote(
+                    "vast-limit", at: skipped.first.location,
+                    "more than \(maximumBreaks) breaks (maximumBreaks); this one and the \(skipped.count - 1) after it "
+                        + "are skipped"))
         }
         return document
     }

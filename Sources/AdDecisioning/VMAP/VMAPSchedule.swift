@@ -36,10 +36,24 @@ extension VMAPDocument {
     ///
     /// Breaks past the end, `#m` without an m-th cue point and non-linear breaks are left out;
     /// `repeatAfter` (VMAP 1.0 §2.4: "repeat the ad break every N seconds") repeats a break until the
-    /// end, at most `maximumRepeats` times.
+    /// end, at most `maximumRepeats` times. At most `maximumBreaks` are kept, the earliest (see
+    /// ``placement(duration:cuePoints:maximumRepeats:maximumBreaks:)`` for how many were left out).
     public func placedBreaks(
-        duration: MediaTime, cuePoints: [MediaTime] = [], maximumRepeats: Int = 100
+        duration: MediaTime, cuePoints: [MediaTime] = [], maximumRepeats: Int = 100,
+        maximumBreaks: Int = VMAPPlacement.defaultMaximumBreaks
     ) -> [PlacedBreak] {
+        placement(
+            duration: duration, cuePoints: cuePoints, maximumRepeats: maximumRepeats, maximumBreaks: maximumBreaks
+        ).breaks
+    }
+
+    /// The breaks ``placedBreaks(duration:cuePoints:maximumRepeats:maximumBreaks:)`` gives, and how
+    /// many more this VMAP would place on the asset past `maximumBreaks` (repetitions included): a
+    /// VMAP of 100 breaks that each repeat every second would otherwise place thousands.
+    public func placement(
+        duration: MediaTime, cuePoints: [MediaTime] = [], maximumRepeats: Int = 100,
+        maximumBreaks: Int = VMAPPlacement.defaultMaximumBreaks
+    ) -> VMAPPlacement {
         var placed: [(PlacedBreak, Int)] = []
         for (index, adBreak) in breaks.enumerated() where adBreak.isLinear {
             let baseID = adBreak.breakId ?? "vmap-\(index + 1)"
@@ -76,9 +90,11 @@ extension VMAPDocument {
             case .post: (2, .zero)
             }
         }
-        return placed.sorted { lhs, rhs in
+        let sorted = placed.sorted { lhs, rhs in
             let (left, right) = (rank(lhs.0.position), rank(rhs.0.position))
             return left.0 != right.0 ? left.0 < right.0 : left.1 != right.1 ? left.1 < right.1 : lhs.1 < rhs.1
         }.map(\.0)
+        let kept = max(0, maximumBreaks)
+        return VMAPPlacement(breaks: Array(sorted.prefix(kept)), dropped: max(0, sorted.count - kept))
     }
 }

@@ -63,7 +63,8 @@ public struct XMLNode: Hashable, Sendable {
     }
 
     /// The element written back as XML text: the same names, attributes and children; text is
-    /// escaped, so CDATA sections come back as escaped character data with the same content.
+    /// escaped, so CDATA sections come back as escaped character data with the same content, and
+    /// parsing the text gives the same tree (CR, and tab and LF in attributes, as character references).
     public var xmlText: String {
         var output = ""
         write(to: &output)
@@ -88,13 +89,17 @@ public struct XMLNode: Hashable, Sendable {
 
     private static func escaped(_ text: String, attribute: Bool) -> String {
         var result = ""
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": result += "&amp;"
             case "<": result += "&lt;"
             case ">": result += "&gt;"
             case "\"" where attribute: result += "&quot;"
-            default: result.append(character)
+            // As references: the parser reads a written CR as LF, and tab or LF in an attribute as a space.
+            case "\r": result += "&#13;"
+            case "\n" where attribute: result += "&#10;"
+            case "\t" where attribute: result += "&#9;"
+            default: result.unicodeScalars.append(scalar)
             }
         }
         return result

@@ -6,20 +6,21 @@ import Foundation
 
 /// Builds an ``XMLNode`` tree with Foundation's `XMLParser`, within ``XMLLimits``.
 ///
-/// External entities are never resolved and a document type declaration is refused, so a
-/// document cannot make the parser read files or expand entities without bound.
+/// ``XMLPreScanner`` checks the bytes first, so the parser only sees documents within the limits,
+/// without a document type declaration, in an encoding whose markup is ASCII. With no DTD no entity
+/// can be declared: the parser expands only the five predefined entities (`&lt;` `&gt;` `&amp;`
+/// `&quot;` `&apos;`) and character references; a reference to any other entity is not well-formed.
+/// External entities are never resolved (`shouldResolveExternalEntities` is false as well).
 enum XMLTreeBuilder {
     /// Parses `bytes` into the tree of the root element.
     ///
-    /// - Throws: ``VASTError`` with `vast-xml` (not well-formed, VAST error 100) or `vast-limit`
-    ///   (over a limit, also 100), located at the parser's line and column.
+    /// - Throws: ``VASTError`` with `vast-xml` (not well-formed or a refused construct, VAST error 100)
+    ///   or `vast-limit` (over a limit, also 100), located at the byte (pre-scan) or at the parser's
+    ///   line and column.
     static func parse(_ bytes: some Collection<UInt8>, limits: XMLLimits) throws(VASTError) -> XMLNode {
-        if bytes.count > limits.maximumBytes {
-            throw VASTError(
-                .limit, at: XMLLocation(line: 1, column: 1),
-                "the document has \(bytes.count) bytes; at most \(limits.maximumBytes) are read")
-        }
-        let parser = XMLParser(data: Data(bytes))
+        let array = Array(bytes)
+        _ = try XMLPreScanner.scan(array, limits: limits)
+        let parser = XMLParser(data: Data(array))
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
         parser.shouldReportNamespacePrefixes = false
@@ -35,7 +36,7 @@ enum XMLTreeBuilder {
         return root
     }
 
-    private static func reason(_ error: any Error) -> String {
+    fileprivate static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
         if let description = nsError.userInfo[NSLocalizedDescriptionKey] as? String, !description.isEmpty {
             return description.trimmingXMLWhitespace()
@@ -48,7 +49,6 @@ enum XMLTreeBuilder {
         var stack: [XMLNode] = []
         var root: XMLNode?
         var failure: VASTError?
-        var elements = 0
         var textCharacters = 0
 
         init(limits: XMLLimits) {
@@ -66,16 +66,8 @@ enum XMLTreeBuilder {
             _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
             qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
         ) {
+            // The pre-scan bounded the elements, their depth and their attributes.
             guard failure == nil else { return }
-            elements += 1
-            if elements > limits.maximumElements {
-                fail(parser, .limit, "more than \(limits.maximumElements) elements")
-                return
-            }
-            if stack.count >= limits.maximumDepth {
-                fail(parser, .limit, "elements nested deeper than \(limits.maximumDepth)")
-                return
-            }
             let location = XMLLocation(line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1))
             stack.append(XMLNode(name: elementName, attributes: attributeDict, location: location))
         }
@@ -89,6 +81,17 @@ enum XMLTreeBuilder {
             } else {
                 stack[stack.count - 1].children.append(node)
             }
+        }
+
+        /// Stops at the first error: libxml2 would go on and report every later one, and
+        /// swift-corelibs-foundation leaks a string for each error it reports (72 bytes; 10,000
+        /// undeclared entity references would leak 720 KB per document).
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+            guard failure == nil else { return }
+            failure = VASTError(
+                .xml, at: XMLLocation(line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1)),
+                "not well-formed XML: \(XMLTreeBuilder.reason(parseError))")
+            parser.abortParsing()
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {
@@ -107,17 +110,6 @@ enum XMLTreeBuilder {
                 return
             }
             stack[stack.count - 1].text += string
-        }
-
-        func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
-            fail(parser, .xml, "entity declarations are not accepted (entity '\(name)')")
-        }
-
-        func parser(
-            _ parser: XMLParser, foundExternalEntityDeclarationWithName name: String, publicID: String?,
-            systemID: String?
-        ) {
-            fail(parser, .xml, "external entities are not accepted (entity '\(name)')")
         }
     }
 }

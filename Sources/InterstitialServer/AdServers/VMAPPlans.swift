@@ -25,6 +25,8 @@ final class VMAPPlans: Sendable {
         /// Each break's own tracking (`breakStart`, `breakEnd`, `error`), by break ID: the pod-level
         /// tracking of its asset lists.
         var tracking: [String: [AdCreativeSignaling.Tracking]] = [:]
+        /// What was left out over a limit, each naming the VMAP: logged as warnings when it loads.
+        var warnings: [String] = []
     }
 
     private struct Key: Hashable {
@@ -84,9 +86,10 @@ final class VMAPPlans: Sendable {
         let url = template.url(for: request)
         do {
             let document = try await fetch(url, deadline: deadline)
-            let plan = Self.plan(document, target: target, settings: settings, duration: duration)
+            let plan = Self.plan(document, source: url, target: target, settings: settings, duration: duration)
             entries.withLockedValue { $0[key] = .loaded(plan) }
             logger.info("VMAP of \(target): \(plan.breaks.count) breaks from \(url)")
+            for warning in plan.warnings { logger.warning("VMAP of \(target): \(warning)") }
         } catch {
             entries.withLockedValue { $0[key] = .failed(now) }
             logger.warning("VMAP of \(target) failed; no VMAP breaks for 30 s: \(error)")
@@ -97,12 +100,25 @@ final class VMAPPlans: Sendable {
     /// of the target with ID `vmap-` and its `breakId` (letters, digits, `-`, `_`, `.`; others become
     /// `-`), a pre-roll `CUE="PRE"`, a post-roll `CUE="POST"`, a mid-roll at its time; all with
     /// X-RESUME-OFFSET=0 (the ads take no content time) and the configured duration.
+    ///
+    /// At most ``VMAPPlacement/defaultMaximumBreaks`` breaks are planned (the earliest), repetitions
+    /// included; the plan's warnings name the VMAP (`source`, its URL) and say what was left out, by
+    /// this cap or by the reader's (`vast-limit` notes).
     static func plan(
-        _ document: VMAPDocument, target: Target, settings: AdServerSettings, duration: MediaTime
+        _ document: VMAPDocument, source: String, target: Target, settings: AdServerSettings, duration: MediaTime
     ) -> Plan {
         var plan = Plan(breaks: [], sources: [:])
+        let limited = document.notes.filter { $0.code == VASTError.Code.limit.rawValue }
+        for note in limited.prefix(8) { plan.warnings.append("VMAP \(source): \(note)") }
+        if limited.count > 8 { plan.warnings.append("VMAP \(source): \(limited.count - 8) more limit notes") }
+        let placement = document.placement(duration: duration)
+        if placement.dropped > 0 {
+            plan.warnings.append(
+                "VMAP \(source) places \(placement.breaks.count + placement.dropped) breaks on the asset; the first "
+                    + "\(placement.breaks.count) are planned, the \(placement.dropped) later ones dropped")
+        }
         var used: Set<String> = []
-        for placed in document.placedBreaks(duration: duration) {
+        for placed in placement.breaks {
             var id =
                 "vmap-"
                 + String(
