@@ -20,7 +20,7 @@ extension PlaybackStateMachine {
             request(.primary, url: tagged(timeline.url))
         }
         guard bufferLoad == nil, case .now(let key, let url, let origin)? = nextBufferStep() else { return }
-        if let hint = timeline?.preloads.first(where: { preloadTarget($0).map { $0.0 == key } == true }) {
+        if let hint = timeline?.preloads.first(where: { hint in preloadTarget(hint).map { $0.0 == key } == true }) {
             preloaded[hint.id] = hint.targetID
         }
         bufferLoad = key
@@ -134,7 +134,14 @@ extension PlaybackStateMachine {
             lists.removeValue(forKey: id)
             listURLs.removeValue(forKey: id)
             assets.removeValue(forKey: id)
-            emit(.warning, [("message", .string("preload hint \"\(hint)\" was removed: what it loaded for \"\(id)\" is discarded"))])
+            emit(
+                .warning,
+                [
+                    (
+                        "message",
+                        .string("preload hint \"\(hint)\" was removed: what it loaded for \"\(id)\" is discarded")
+                    )
+                ])
         }
     }
 

@@ -11,8 +11,7 @@ struct PeerAgreementTests {
 
     /// A VOD primary of ten 6 s segments from 2026-01-01T00:00:00Z with these date ranges (attributes
     /// after the common ID, CLASS and START-DATE at `at` seconds).
-    static func playlist(_ ranges: [(id: String, at: Int, attributes: String)], endList: Bool = true) -> MediaPlaylist
-    {
+    static func playlist(_ ranges: [(id: String, at: Int, attributes: String)], endList: Bool = true) -> MediaPlaylist {
         var text = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
         for range in ranges {
             let date = "2026-01-01T00:00:\(range.at < 10 ? "0" : "")\(range.at).000Z"

@@ -66,7 +66,9 @@ struct PeerAgreementEngineTests {
 
     /// When the asset list of `e` was asked for, as `clock @primary`.
     static func requested(_ harness: Harness) -> [String] {
-        harness.lines([.assetListRequested], fields: []).map { $0.replacingOccurrences(of: " assetListRequested", with: "") }
+        harness.lines([.assetListRequested], fields: []).map {
+            $0.replacingOccurrences(of: " assetListRequested", with: "")
+        }
     }
 
     /// A live harness from the start of the window, with a preload source that draws half the range.

@@ -17,7 +17,8 @@ extension InterstitialEvent {
                 "it has neither X-ASSET-URI nor X-ASSET-LIST; App. D.2: it \"MUST have either the X-ASSET-URI attribute or the X-ASSET-LIST attribute\""
             case .bothAssets:
                 "it has both X-ASSET-URI and X-ASSET-LIST; App. D.2: it \"MUST NOT have both\""
-            case .cuePreAndPost: "its CUE includes both PRE and POST; §4.4.5.1: \"A CUE attribute MUST NOT include both\""
+            case .cuePreAndPost:
+                "its CUE includes both PRE and POST; §4.4.5.1: \"A CUE attribute MUST NOT include both\""
             }
         }
     }

@@ -164,7 +164,8 @@ private struct Checker {
             case .noExtent:
                 report(
                     .preloadDuration, line: range.lines[0] - 1,
-                    "preload date range \"\(range.id)\" has neither DURATION nor END-DATE; \(Rule.preloadDuration.quote)")
+                    "preload date range \"\(range.id)\" has neither DURATION nor END-DATE; \(Rule.preloadDuration.quote)"
+                )
             case .cueOrEndOnNext:
                 report(
                     .preloadCue, range, attribute: attribute ?? "CUE",

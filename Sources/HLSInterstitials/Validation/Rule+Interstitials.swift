@@ -187,7 +187,8 @@ extension Rule {
     /// `preload-attribute`: a Preload date range lacks X-URI, X-TARGET-ID or X-TARGET-CLASS.
     public static let preloadAttribute = Rule(
         id: "preload-attribute", severity: .error,
-        summary: "A Preload date range lacks X-URI, X-TARGET-ID or X-TARGET-CLASS as a quoted-string; clients ignore it.",
+        summary:
+            "A Preload date range lacks X-URI, X-TARGET-ID or X-TARGET-CLASS as a quoted-string; clients ignore it.",
         reference:
             "App. F: the com.apple.hls.preload attributes X-URI, X-TARGET-ID and X-TARGET-CLASS are quoted-strings and REQUIRED."
     )
