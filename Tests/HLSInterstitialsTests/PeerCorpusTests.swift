@@ -199,8 +199,7 @@ enum PeerComparison {
         case (is NSNull, is NSNull): return true
         case (let text as String, let nanoseconds as Int64):
             return DateTime(iso8601: text)?.nanosecondsSinceEpoch == nanoseconds
-        case (let number as NSNumber, let flag as Bool) where CFGetTypeID(number) == CFBooleanGetTypeID():
-            return number.boolValue == flag
+        case (_, let flag as Bool): return (expected as? Bool) == flag
         case (let number as NSNumber, let value as Double): return abs(number.doubleValue - value) < 0.001
         case (let text as String, let value as String): return text == value
         case (let list as [String], let value as [String]): return Set(list) == Set(value)
