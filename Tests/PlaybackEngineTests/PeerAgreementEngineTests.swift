@@ -135,7 +135,10 @@ struct PeerAgreementEngineTests {
                 event("pre", at: 0, "CUE=\"PRE\",X-ASSET-URI=\"t.m3u8\""),
                 event("mid", at: 5, "DURATION=5,X-ASSET-URI=\"b.m3u8\",X-RESUME-OFFSET=0")),
             assets: Self.assets)
-        harness.play(until: 40)
+        // Play is asked for before anything loads, as a player does: the PRE starts before its
+        // asset's playlist (and so its length) is known.
+        harness.record(harness.machine.handle(.command(.play), at: .zero).actions)
+        harness.run(until: 40)
         #expect(Self.started(harness) == ["pre", "mid"])
         #expect(harness.lines([.primaryResumed]) == ["15.0 primaryResumed @10.0"])
     }
