@@ -110,7 +110,8 @@ enum PeerComparison {
             return compared ? differences : nil
         }
         let schedule = InterstitialSchedule.resolve(
-            ScheduleInput(primary: playlist, events: ScheduleInput.events(of: playlist)))
+            ScheduleInput(
+                primary: playlist, events: ScheduleInput.events(of: playlist), playbackStart: liveStart(playlist)))
         if let events = normalized["events"] as? [[String: Any]] {
             compared = true
             differences += compare(events: events, schedule)
@@ -131,6 +132,16 @@ enum PeerComparison {
             differences += compare(adGroups: groups, schedule)
         }
         return compared ? differences : nil
+    }
+
+    /// Where the toolkit's player joins a live playlist (`hlsi play`): the hold-back (three target
+    /// durations by default) before the end, at the start of its segment; nil for VOD.
+    static func liveStart(_ playlist: MediaPlaylist) -> MediaTime? {
+        guard playlist.isLive, let last = playlist.segments.last else { return nil }
+        let target = MediaTime(seconds: Int(clamping: playlist.targetDuration ?? 6))
+        let holdBack = playlist.serverControl?.holdBack ?? MediaTime(nanoseconds: target.nanoseconds * 3)
+        let point = last.endTime - holdBack
+        return playlist.segments.last { $0.startTime <= point }?.startTime ?? playlist.segments.first?.startTime
     }
 
     // MARK: Events
@@ -238,8 +249,11 @@ enum PeerComparison {
             ]
             for (name, range) in ranges {
                 guard let expected = entry[name] as? [Any], expected.count == 2 else { continue }
+                let last = index == ours.count - 1
                 let agree = zip(expected, range).allSatisfy { value, ours in
-                    (value as? NSNumber).map { abs($0.doubleValue - ours) < 0.001 } ?? false
+                    // An open live end: the toolkit's last item ends at the known end (R23).
+                    if value as? String == "Infinity" { return schedule.isLive && last }
+                    return (value as? NSNumber).map { abs($0.doubleValue - ours) < 0.001 } ?? false
                 }
                 if !agree {
                     differences.append(
