@@ -46,7 +46,7 @@ struct ScheduleStartCLITests {
 
     @Test("--start refuses a negative time")
     func negative() throws {
-        let run = try CLITests.run(["schedule", "--start", "-1", "Tests/Fixtures/playlists/interstitials-vod.m3u8"])
+        let run = try CLITests.run(["schedule", "--start=-1", "Tests/Fixtures/playlists/interstitials-vod.m3u8"])
         #expect(run.status != 0)
         #expect(run.standardError.contains("--start must be a non-negative number"))
     }
