@@ -153,4 +153,39 @@ struct PeerAgreementTests {
         // VOD keeps the offset 0 of R7.
         #expect(times(endList: true) == ["e 24→24"])
     }
+
+    /// A Preload date range as App. F writes it, with `change` applied to its attributes.
+    static func preload(_ change: (String) -> String = { $0 }) -> String {
+        change(
+            "ID=\"hint\",CLASS=\"com.apple.hls.preload\",START-DATE=\"2026-01-01T00:00:02.000Z\",DURATION=6,"
+                + "X-URI=\"https://ads.example.com/ad/main.m3u8?_HLS_interstitial_id=ad\",X-TARGET-ID=\"ad\","
+                + "X-TARGET-CLASS=\"com.apple.hls.interstitial\"")
+    }
+
+    @Test("Item 6: a Preload tag as App. F writes it is read and valid")
+    func preloadValid() throws {
+        let text = Sample.media([Self.preload(), Sample.interstitial])
+        #expect(Sample.validate(text).isEmpty, "\(Sample.validate(text).map(\.description))")
+        let range = Sample.mediaPlaylist(text).dateRanges[0]
+        let hint = try #require(PreloadDateRange(dateRange: range))
+        #expect(hint.targetID == "ad" && hint.targetClass == InterstitialEvent.className)
+        #expect(hint.end == DateTime(iso8601: "2026-01-01T00:00:08.000Z"))
+    }
+
+    @Test(
+        "Item 6: each App. F requirement of a Preload tag has its rule, and the player ignores a tag that breaks one",
+        arguments: [
+            ("preload-attribute", ",X-TARGET-ID=\"ad\"", ""),
+            ("preload-attribute", "X-URI=", "X-ASSET-LIST="),
+            ("preload-duration", "DURATION=6,", ""),
+            ("preload-cue", "DURATION=6,", "DURATION=6,CUE=\"ONCE\","),
+            ("preload-cue", "DURATION=6,", "DURATION=6,END-ON-NEXT=YES,"),
+        ])
+    func preloadRules(rule: String, replacing: String, with replacement: String) {
+        let text = Sample.media([
+            Self.preload { $0.replacingOccurrences(of: replacing, with: replacement) }, Sample.interstitial,
+        ])
+        #expect(Sample.validate(text).contains { $0.rule.rawValue == rule })
+        #expect(PreloadDateRange(dateRange: Sample.mediaPlaylist(text).dateRanges[0]) == nil)
+    }
 }
