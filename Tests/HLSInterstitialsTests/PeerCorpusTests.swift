@@ -127,6 +127,13 @@ enum PeerComparison {
             compared = true
             differences += compare(items: items, schedule)
         }
+        // The asset-list request of a live join: its _HLS_start_offset is the schedule's start offset
+        // of the event that covers the join point (R11, R26).
+        let join = (normalized["liveJoin"] as? [String: Any])?["assetListRequestQuery"] as? String
+        if let query = join ?? (normalized["assetListRequest"] as? String) {
+            compared = true
+            differences += compare(startOffsetIn: query, schedule)
+        }
         if let groups = normalized["adGroups"] as? [[String: Any]] {
             compared = true
             differences += compare(adGroups: groups, schedule)
@@ -223,6 +230,25 @@ enum PeerComparison {
         case is NSNull: "null"
         case let list as [String]: "[\(list.joined(separator: ","))]"
         default: "\(value)"
+        }
+    }
+
+    // MARK: Asset-list requests
+
+    static func compare(startOffsetIn query: String, _ schedule: InterstitialSchedule) -> [String] {
+        let expected = query.split(separator: "&").first {
+            $0.hasSuffix("_HLS_start_offset") || $0.contains("_HLS_start_offset=")
+        }
+        .flatMap { Double($0.split(separator: "=").last ?? "") }
+        let covering = schedule.events.first { $0.isScheduled && $0.startOffset > .zero }
+        let ours = covering.map { $0.startOffset.seconds }
+        switch (expected, ours) {
+        case (nil, nil): return []
+        case (let expected?, let ours?) where abs(expected - ours) < 0.001: return []
+        default:
+            return [
+                "assetListRequest: expected _HLS_start_offset \(expected.map { "\($0)" } ?? "absent"), got \(ours.map { "\($0) (\(covering?.id ?? ""))" } ?? "absent")"
+            ]
         }
     }
 
