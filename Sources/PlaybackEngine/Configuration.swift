@@ -13,6 +13,9 @@ extension PlaybackStateMachine {
         package var loadsSegments: Bool
         /// Where primary starts (from its first segment); nil: the default start point.
         package var startTime: MediaTime?
+        /// The random source of preload points (App. F): a number in `0..<bound`; nil: a
+        /// pseudo-random number derived from the session's primary ID and the hint's ID.
+        package var random: (@Sendable (_ bound: UInt64) -> UInt64)?
 
         /// Creates the settings.
         package init(

@@ -173,10 +173,22 @@ extension PlaybackStateMachine {
             }
             run.skipControl = run.event.skipControl.overridden(by: list.skipControl)
             let skip = max(run.joinOffset, run.seekOffset ?? .zero)
+            var timed = list
+            if skip > .zero, run.event.assetURI != nil, run.event.assetList == nil {
+                // Where to start inside an X-ASSET-URI asset needs its real duration (the tag may
+                // give none, only X-PLAYOUT-LIMIT): wait for its playlist (R11, R26).
+                switch assets[id]?[0] {
+                case .loaded(let media)?: timed.assets[0].duration = media.duration
+                case .failed?: break
+                default:
+                    run.waiting = true
+                    return false
+                }
+            }
             run.seekOffset = nil
             if skip > .zero {
-                if let start = list.startPosition(at: skip) {
-                    run.plan = Array(start.index..<list.assets.count)
+                if let start = timed.startPosition(at: skip) {
+                    run.plan = Array(start.index..<timed.assets.count)
                     run.startOffsetInFirstAsset = start.offset
                 } else {
                     run.plan = []
@@ -277,6 +289,16 @@ extension PlaybackStateMachine {
         }
         self.run = run
         recompute()
+        // Events that joined the group once this member's length became known (a PRE without
+        // DURATION, R3, R5) play after it instead of being skipped with the primary it covers.
+        if let group = groups.first(where: { $0.members.contains(id) }), let own = group.members.firstIndex(of: id),
+            ending != .cancelled, ending != .seek
+        {
+            for member in group.members[(own + 1)...]
+            where !run.members.contains(member) && !exhausted.contains(member) && activeEvent(member) != nil {
+                run.members.append(member)
+            }
+        }
         run.resume = scheduledEvent(id)?.resumeTime ?? run.resume
         let last = run.memberIndex + 1 >= run.members.count || ending == .cancelled || ending == .seek
         let resume = last ? resumePoint(run) : run.resume
@@ -340,6 +362,14 @@ extension PlaybackStateMachine {
             playing = false
             emit(.ended)
             return
+        }
+        // After the PRE, a group that covers the playback start plays from there (R9, R26); primary
+        // then resumes at that group's resumption point.
+        if run.group.cue == .join, run.resumeOverride == nil, let (group, member) = startInside() {
+            position = startPoint ?? position
+            state = .primary(PrimaryState(started: true))
+            startRun(group, from: member.id, joinOffset: member.startOffset)
+            if self.run != nil { return }
         }
         var resume = resumePoint(run)
         var primary = PrimaryState(started: true)

@@ -20,6 +20,9 @@ extension PlaybackStateMachine {
             request(.primary, url: tagged(timeline.url))
         }
         guard bufferLoad == nil, case .now(let key, let url, let origin)? = nextBufferStep() else { return }
+        if let hint = timeline?.preloads.first(where: { hint in preloadTarget(hint).map { $0.0 == key } == true }) {
+            preloaded[hint.id] = hint.targetID
+        }
         bufferLoad = key
         request(key, url: url, origin: origin)
         if case .asset(let id, let index) = key { assets[id, default: [:]][index] = .requested }
@@ -51,45 +54,94 @@ extension PlaybackStateMachine {
         }
     }
 
-    /// The asset list of an upcoming event that a `com.apple.hls.preload` hint names, once the
-    /// playhead passes the hint's point (App. F): never later than without the hint.
+    /// The load a `com.apple.hls.preload` hint asks for, once the playhead passes the hint's point
+    /// (App. F): never later than without the hint.
     func preloadStep() -> BufferStep? {
         guard mode == .primary, started, let timeline else { return nil }
         var wait: MediaTime?
         for hint in timeline.preloads {
-            guard let point = preloadPoints[hint.id] else { continue }
-            let target = URIReference.resolve(hint.uri, against: timeline.url)
-            guard
-                let event = activeEvents.first(where: { event in
-                    event.assetListURI.map { URIReference.resolve($0, against: timeline.url) == target } == true
-                        && lists[event.identifier] == nil && !exhausted.contains(event.identifier)
-                        && (scheduledEvent(event.identifier)?.start ?? .zero) > position
-                })
-            else { continue }
-            if point <= position {
-                return .now(.assetList(event.identifier), tagged(target))
-            }
+            guard let point = preloadPoints[hint.id], let (key, url) = preloadTarget(hint) else { continue }
+            if point <= position { return .now(key, url) }
             wait = min(wait ?? point - position, point - position)
         }
         return wait.map { .later($0) }
     }
 
-    /// Picks the point of each new preload hint: a pseudo-random point of its range (stable for a
-    /// session), its start clamped to the playhead.
+    /// What a hint preloads: the asset list or the X-ASSET-URI asset of its target, an upcoming
+    /// interstitial not loaded yet. Nothing when X-TARGET-CLASS is not the target's class or
+    /// X-URI is not the URL the target loads (App. F: such a result is not used), or while the target
+    /// is not in the playlist.
+    func preloadTarget(_ hint: PrimaryTimeline.Preload) -> (LoadKey, String)? {
+        guard hint.targetClass == InterstitialEvent.className, let timeline,
+            let event = activeEvents.first(where: { $0.identifier == hint.targetID }), event.assetList == nil,
+            !exhausted.contains(event.identifier), let scheduled = scheduledEvent(event.identifier),
+            scheduled.isScheduled, scheduled.start > position
+        else { return nil }
+        let id = event.identifier
+        let uri = URIReference.resolve(hint.uri, against: timeline.url)
+        if let list = event.assetListURI, event.assetURI == nil, lists[id] == nil,
+            URIReference.resolve(list, against: timeline.url) == uri
+        {
+            return (.assetList(id), tagged(uri))
+        }
+        if let asset = event.assetURI, event.assetListURI == nil, assets[id]?[0] == nil,
+            URIReference.resolve(asset, against: timeline.url) == uri
+        {
+            return (.asset(id, 0), tagged(uri))
+        }
+        return nil
+    }
+
+    /// Picks the point of each new preload hint whose target is known: a random point (the
+    /// configured source, else stable for a session) of its range, clamped to start at the playhead
+    /// and to end before the target's normal request time (R18, App. F).
     mutating func placePreloads() {
         guard let timeline else { return }
         for hint in timeline.preloads where preloadPoints[hint.id] == nil {
+            guard let target = scheduledEvent(hint.targetID) else { continue }
             let start = max(hint.start, position)
-            guard hint.end > start else {
+            let end = min(hint.end, target.start - template.lookahead)
+            guard end > start else {
                 preloadPoints[hint.id] = start
                 continue
             }
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in (configuration.primaryID + "/" + hint.id).utf8 {
-                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+            let span = UInt64(end.nanoseconds - start.nanoseconds)
+            let draw: UInt64
+            if let random = configuration.random {
+                draw = random(span) % span
+            } else {
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                for byte in (configuration.primaryID + "/" + hint.id).utf8 {
+                    hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+                }
+                draw = hash % span
             }
-            let span = hint.end.nanoseconds - start.nanoseconds
-            preloadPoints[hint.id] = start + MediaTime(nanoseconds: Int64(hash % UInt64(span)))
+            preloadPoints[hint.id] = start + MediaTime(nanoseconds: Int64(draw))
+        }
+    }
+
+    /// Discards what removed preload hints loaded for events that have not started (App. F: "the
+    /// client SHOULD discard" it), so that they load again when due.
+    mutating func discardRemovedPreloads() {
+        let current = Set(timeline?.preloads.map(\.id) ?? [])
+        for (hint, id) in preloaded where !current.contains(hint) {
+            preloaded.removeValue(forKey: hint)
+            preloadPoints.removeValue(forKey: hint)
+            guard run?.members.contains(id) != true, !played.keys.contains(id) else { continue }
+            if inFlight.contains(.assetList(id)) || inFlight.contains(.asset(id, 0)) {
+                discardOnArrival.insert(id)
+            }
+            lists.removeValue(forKey: id)
+            listURLs.removeValue(forKey: id)
+            assets.removeValue(forKey: id)
+            emit(
+                .warning,
+                [
+                    (
+                        "message",
+                        .string("preload hint \"\(hint)\" was removed: what it loaded for \"\(id)\" is discarded")
+                    )
+                ])
         }
     }
 
@@ -113,21 +165,27 @@ extension PlaybackStateMachine {
                 }
                 let resume = next.cue == .join ? position : next.resume
                 if let step = primarySegment(from: resume, to: resume + MediaTime(nanoseconds: 1)) { return step }
-            } else if timeline.isLive || position + forward < timeline.end {
-                if let segment = timeline.playlist.segments.first(where: { $0.startTime >= position + forward }),
-                    configuration.loadsSegments
-                {
-                    return .later(segment.startTime - forward - position)
+            }
+            // The POST's asset list: the look-ahead before the end, like any other event's (R18).
+            var postWait: MediaTime?
+            if let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }) {
+                let distance = timeline.end - position
+                if distance <= template.lookahead {
+                    for id in post.members where !exhausted.contains(id) {
+                        if let step = eventStep(id, joinOffset: .zero) { return step }
+                    }
+                } else {
+                    postWait = distance - template.lookahead
                 }
             }
-            if let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }),
-                timeline.end - position <= template.lookahead
+            if next == nil, timeline.isLive || position + forward < timeline.end,
+                let segment = timeline.playlist.segments.first(where: { $0.startTime >= position + forward }),
+                configuration.loadsSegments
             {
-                for id in post.members where !exhausted.contains(id) {
-                    if let step = eventStep(id, joinOffset: .zero) { return step }
-                }
+                let wait = segment.startTime - forward - position
+                return .later(postWait.map { min($0, wait) } ?? wait)
             }
-            return nil
+            return next == nil ? postWait.map { .later($0) } : nil
         case .interstitial:
             guard let run else { return nil }
             for (offset, id) in run.members.enumerated().dropFirst(run.memberIndex) {
@@ -239,6 +297,11 @@ extension PlaybackStateMachine {
     mutating func assetListLoaded(_ id: String, _ list: AssetList) {
         inFlight.remove(.assetList(id))
         finishBufferLoad(.assetList(id))
+        if discardOnArrival.remove(id) != nil {
+            lists.removeValue(forKey: id)
+            listURLs.removeValue(forKey: id)
+            return
+        }
         lists[id] = .loaded(list)
         emit(
             .assetListLoaded,

@@ -98,7 +98,7 @@ extension PlaybackStateMachine {
         }
         let update = timeline.merge(presentation)
         self.timeline = timeline
-        placePreloads()
+        discardRemovedPreloads()
         for conflict in update.conflicts { emit(.warning, [("message", .string(conflict))]) }
         if update.newSegments > 0 { primary?.stalled = false }
         if update.eventsChanged {
@@ -132,6 +132,7 @@ extension PlaybackStateMachine {
         } else {
             recompute()
         }
+        placePreloads()
         let interval = timeline.targetDuration
         nextReload =
             timeline.isLive
@@ -188,9 +189,11 @@ extension PlaybackStateMachine {
     }
 
     /// The group that plays at the playback start point although it starts before it (R11, R26),
-    /// and the member that plays first: the schedule gives it a playout from there.
+    /// and the member that plays first: the schedule gives it a playout from there. It plays after
+    /// the PRE group, if any (R9).
     func startInside() -> (Group, InterstitialSchedule.Event)? {
-        for group in groups where group.cue == .none && group.start < position && group.playout > .zero {
+        let point = startPoint ?? position
+        for group in groups where group.cue == .none && group.start < point && group.playout > .zero {
             let members = group.members.compactMap { scheduledEvent($0) }
             if let member = members.first(where: { $0.playoutDuration > .zero && !exhausted.contains($0.id) }) {
                 return (group, member)

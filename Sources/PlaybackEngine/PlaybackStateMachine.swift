@@ -191,6 +191,11 @@ package struct PlaybackStateMachine: Sendable {
     var failedSegments: Set<String> = []
     /// The point of each preload hint at which its load starts (App. F: a random point of its range).
     var preloadPoints: [String: MediaTime] = [:]
+    /// The target event of each preload hint whose load was issued, by hint ID: discarded if the
+    /// hint is removed before the event plays (App. F).
+    var preloaded: [String: String] = [:]
+    /// Events whose preloaded content is discarded when its load completes (the hint was removed).
+    var discardOnArrival: Set<String> = []
     /// The primary's selected renditions.
     package internal(set) var tracks = TrackSelection()
     /// The renditions the primary offers.
@@ -251,8 +256,12 @@ package struct PlaybackStateMachine: Sendable {
         case .assetLoaded(let id, let index, let media):
             inFlight.remove(.asset(id, index))
             finishBufferLoad(.asset(id, index))
-            assets[id, default: [:]][index] = .loaded(media)
-            recompute()
+            if index == 0, discardOnArrival.remove(id) != nil {
+                assets[id]?.removeValue(forKey: 0)
+            } else {
+                assets[id, default: [:]][index] = .loaded(media)
+                recompute()
+            }
         case .segmentLoaded(let url):
             inFlight.remove(.segment(url))
             finishBufferLoad(.segment(url))

@@ -47,27 +47,30 @@ package struct PrimaryTimeline: Sendable {
         preloads = Self.preloads(of: presentation.media, in: playlist)
     }
 
-    /// A preload hint: load `uri` at a point of [start, end) of primary time.
+    /// A preload hint: load `uri` (for the date range `targetID` of class `targetClass`) at a point of
+    /// [start, end) of primary time.
     struct Preload: Sendable, Hashable {
         var id: String
         var start: MediaTime
         var end: MediaTime
         var uri: String
+        var targetID: String
+        var targetClass: String
     }
 
-    /// The preload hints of a playlist, placed on the accumulated timeline; none once the playlist
-    /// has EXT-X-ENDLIST ("clients SHOULD ignore preload tags" then, App. F).
+    /// The valid preload hints of a playlist (``PreloadDateRange``, App. F: X-URI, X-TARGET-ID,
+    /// X-TARGET-CLASS), placed on the accumulated timeline; none once the playlist has EXT-X-ENDLIST
+    /// ("clients SHOULD ignore preload tags" then).
     static func preloads(of media: MediaPlaylist, in timeline: MediaPlaylist) -> [Preload] {
         guard !media.hasEndList else { return [] }
         return media.dateRanges.compactMap { range in
-            guard range.className == "com.apple.hls.preload", let date = range.startDate,
-                let uri = range.attributes["X-ASSET-LIST"]?.quotedString
-                    ?? range.attributes["X-ASSET-URI"]?.quotedString,
-                let start = timeline.time(at: date)
-            else { return nil }
-            let end =
-                range.endDate.flatMap { timeline.time(at: $0) } ?? range.resolvedDuration.map { start + $0 } ?? start
-            return Preload(id: range.id, start: start, end: max(start, end), uri: uri)
+            guard let hint = PreloadDateRange(dateRange: range), let start = timeline.time(at: hint.startDate) else {
+                return nil
+            }
+            let end = timeline.time(at: hint.end) ?? start
+            return Preload(
+                id: hint.identifier, start: start, end: max(start, end), uri: hint.uri, targetID: hint.targetID,
+                targetClass: hint.targetClass)
         }
     }
 

@@ -115,7 +115,8 @@ struct ModelTests {
         #expect(control.partHoldBack == MediaTime(decimal: "3.012"))
         #expect(control.holdBack == MediaTime(seconds: 12))
         #expect(playlist.skip == Skip(skippedSegments: 3, recentlyRemovedDateRanges: ["old-1", "old-2"]))
-        #expect(playlist.segments.map(\.mediaSequence) == [266, 267])
+        // §4.4.5.2: after SKIPPED-SEGMENTS=3, numbering continues from MEDIA-SEQUENCE + 3 (issue 33).
+        #expect(playlist.segments.map(\.mediaSequence) == [269, 270])
         #expect(playlist.segments[1].parts.count == 4)
         #expect(playlist.segments[1].parts[0].independent)
         #expect(playlist.trailingParts.count == 2)

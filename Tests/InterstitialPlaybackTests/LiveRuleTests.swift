@@ -115,10 +115,11 @@ struct LiveRuleTests {
 
 @Suite("Playback rules: preload hints")
 struct PreloadTests {
-    @Test("R18: a com.apple.hls.preload range moves the asset-list request earlier, to a point inside it")
+    @Test("R18: a com.apple.hls.preload range (App. F) moves the asset-list request earlier, to a point inside it")
     func preload() async throws {
         let preload =
-            "#EXT-X-DATERANGE:ID=\"pre-brk\",CLASS=\"com.apple.hls.preload\",START-DATE=\"\(Content.date(70))\",END-DATE=\"\(Content.date(80))\",X-ASSET-LIST=\"/pair.json\""
+            "#EXT-X-DATERANGE:ID=\"pre-brk\",CLASS=\"com.apple.hls.preload\",START-DATE=\"\(Content.date(70))\",END-DATE=\"\(Content.date(80))\",X-URI=\"/pair.json\",X-TARGET-ID=\"brk\","
+            + "X-TARGET-CLASS=\"com.apple.hls.interstitial\""
         let (hinted, _) = try await playLive(
             { _ in [Content.interstitial("brk", at: 100, "DURATION=12,X-ASSET-LIST=\"/pair.json\""), preload] },
             until: 40)

@@ -56,7 +56,26 @@ public struct AssetList: Hashable, Sendable {
     }
 
     /// Reads an asset list from a decoded JSON value.
+    ///
+    /// A SKIP-CONTROL field whose value breaks App. D.3's type (OFFSET and DURATION whole seconds,
+    /// LABEL-ID of [a-zA-Z-_]) is ignored, as the same X-SKIP-CONTROL-* attribute of the tag is
+    /// (``SkipControl/wholeSeconds(_:)``); ``ignoredSkipControlFields(_:)`` names them.
     public static func decode(_ value: JSONValue) throws(AssetListError) -> AssetList {
+        var ignored: [AssetListError.Problem] = []
+        return try decode(value, ignored: &ignored)
+    }
+
+    /// The SKIP-CONTROL fields of an asset list that ``decode(_:)`` ignores because their values
+    /// break App. D.3's types, each with its path and why (for the validator).
+    public static func ignoredSkipControlFields(_ value: JSONValue) -> [AssetListError.Problem] {
+        var ignored: [AssetListError.Problem] = []
+        _ = try? decode(value, ignored: &ignored)
+        return ignored
+    }
+
+    private static func decode(
+        _ value: JSONValue, ignored: inout [AssetListError.Problem]
+    ) throws(AssetListError) -> AssetList {
         var problems: [AssetListError.Problem] = []
         func problem(_ path: String, _ message: String) { problems.append(.init(path: path, message: message)) }
         func duration(_ value: JSONValue, _ path: String) -> MediaTime? {
@@ -106,16 +125,27 @@ public struct AssetList: Hashable, Sendable {
         case nil: break
         case .object(var fields)?:
             var control = SkipControl()
-            if let value = fields.removeValue(forKey: "OFFSET") {
-                control.offset = duration(value, "SKIP-CONTROL.OFFSET")
+            // The keys have the X-SKIP-CONTROL-* attributes' types (App. D.3): one rule for both.
+            func seconds(_ key: String) -> MediaTime? {
+                guard let value = fields.removeValue(forKey: key) else { return nil }
+                if let number = value.number, let seconds = SkipControl.wholeSeconds(number) { return seconds }
+                ignored.append(
+                    .init(
+                        path: "SKIP-CONTROL.\(key)",
+                        message: "\(value) is not a decimal-integer (whole seconds, App. D.3); ignored"))
+                return nil
             }
-            if let value = fields.removeValue(forKey: "DURATION") {
-                control.duration = duration(value, "SKIP-CONTROL.DURATION")
-            }
-            switch fields.removeValue(forKey: "LABEL-ID") {
-            case nil: break
-            case .string(let text)?: control.labelID = text
-            case let other?: problem("SKIP-CONTROL.LABEL-ID", "expected a string, found \(other.typeName)")
+            control.offset = seconds("OFFSET")
+            control.duration = seconds("DURATION")
+            if let value = fields.removeValue(forKey: "LABEL-ID") {
+                if case .string(let text) = value, let label = SkipControl.labelID(text) {
+                    control.labelID = label
+                } else {
+                    ignored.append(
+                        .init(
+                            path: "SKIP-CONTROL.LABEL-ID",
+                            message: "\(value) is not a string of the characters [a-zA-Z-_] (App. D.3); ignored"))
+                }
             }
             for key in fields.keys.sorted() {
                 problem("SKIP-CONTROL.\(key)", "unknown key (OFFSET, DURATION, LABEL-ID)")

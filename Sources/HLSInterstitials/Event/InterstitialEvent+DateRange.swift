@@ -89,9 +89,8 @@ extension InterstitialEvent {
     private mutating func read(_ attribute: Attribute) -> Bool {
         let value = attribute.value
         func tokens() -> [String]? { value.enumeratedStringList }
-        func seconds() -> MediaTime? {
-            value.decimalInteger.flatMap { $0 <= 9_000_000_000 ? MediaTime(seconds: Int(clamping: $0)) : nil }
-        }
+        // SKIP-CONTROL fields: the rule the asset list's SKIP-CONTROL object is read with too.
+        func seconds() -> MediaTime? { value.decimalInteger.flatMap { SkipControl.wholeSeconds(Double($0)) } }
         switch attribute.name {
         case AttributeName.id, AttributeName.className: return true
         case AttributeName.startDate: date = value.quotedString.flatMap { DateTime(iso8601: $0) }; return date != nil
@@ -114,7 +113,7 @@ extension InterstitialEvent {
         case AttributeName.skipControlOffset: skipControl.offset = seconds(); return skipControl.offset != nil
         case AttributeName.skipControlDuration: skipControl.duration = seconds(); return skipControl.duration != nil
         case AttributeName.skipControlLabelID:
-            skipControl.labelID = value.quotedString; return skipControl.labelID != nil
+            skipControl.labelID = value.quotedString.flatMap(SkipControl.labelID); return skipControl.labelID != nil
         default: return false
         }
     }

@@ -27,6 +27,21 @@ public struct SkipControl: Hashable, Sendable {
             }
     }
 
+    /// OFFSET or DURATION as App. D.3 types them, from the tag (X-SKIP-CONTROL-OFFSET,
+    /// X-SKIP-CONTROL-DURATION) or the asset list's SKIP-CONTROL object (whose keys have the
+    /// attributes' types): a decimal-integer, so whole seconds, not negative. Nil when `seconds`
+    /// breaks that: the field is then ignored in both places, and the validator reports it.
+    public static func wholeSeconds(_ seconds: Double) -> MediaTime? {
+        guard seconds.isFinite, seconds >= 0, seconds <= 9_000_000_000, seconds.rounded(.towardZero) == seconds else {
+            return nil
+        }
+        return MediaTime(seconds: Int(seconds))
+    }
+
+    /// LABEL-ID as App. D.3 types it, from the tag or the asset list: `text` when it has the
+    /// characters [a-zA-Z-_] only (``isValidLabelID(_:)``), else nil (ignored, and reported).
+    public static func labelID(_ text: String) -> String? { isValidLabelID(text) ? text : nil }
+
     /// Whether no field is set.
     public var isEmpty: Bool { offset == nil && duration == nil && labelID == nil }
 

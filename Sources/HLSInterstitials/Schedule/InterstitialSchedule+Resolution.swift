@@ -9,13 +9,15 @@ extension InterstitialSchedule {
     ///   (``InterstitialEvent/effectiveDuration(played:)``); client events default to 0, and an
     ///   indefinite offset is the time played.
     /// - R5: events sharing a start (PRE and POST included), or starting inside the primary range
-    ///   their group skips, form one group whose offsets add up, scheduled or not. X-SNAP OUT of the
-    ///   first member moves the group's start; X-SNAP IN of the last member moves the point where
-    ///   primary resumes; the members' offsets add up unsnapped.
+    ///   their group skips, form one group whose offsets add up, scheduled or not; starts are
+    ///   compared after X-SNAP OUT, and members are ordered by snapped start, then tag order. X-SNAP
+    ///   IN of the last member moves the point where primary resumes; the members' offsets add up
+    ///   unsnapped.
     /// - R6: snapping goes to the nearest segment boundary (OUT: ties earlier, several playlists the
     ///   earliest; IN: ties later, several the latest).
     /// - R7: an empty asset list plays nothing and resumes at X-RESUME-OFFSET or 0; a failed load
-    ///   plays nothing and resumes at 0.
+    ///   plays nothing and resumes at 0, or on live at the playback start point when playback started
+    ///   inside the event.
     /// - R9: PRE plays before primary, POST after its end (and resumes nowhere: it adds no offset).
     /// - R21: an interstitial item's `primary` span runs from the resumption point before it to its
     ///   own `resumeTime`, backwards for a negative offset.
@@ -50,6 +52,8 @@ extension InterstitialSchedule {
                         : "its START-DATE cannot be placed: the playlist has no EXT-X-PROGRAM-DATE-TIME"
                 }
             }
+            // An event the schema forbids is listed but never scheduled (one rule with the validator).
+            if let violation = event.schemaViolations.first { problem = violation.message }
             let id = event.identifier
             let failed = input.failedEvents.contains(id)
             let nothing = failed || event.assetList.map { $0.assets.isEmpty } == true
@@ -57,12 +61,15 @@ extension InterstitialSchedule {
             // so every range below has lowerBound <= upperBound whatever the input.
             let length =
                 nothing ? .zero : max(event.effectiveDuration(played: input.playedDurations[id]) ?? .zero, .zero)
-            let offset: MediaTime
+            var offset: MediaTime
             switch event.resumptionOffset {
             case .time(let value)?: offset = failed ? .zero : value
             case .indefinite?: offset = failed ? .zero : length
             case nil: offset = length
             }
+            // R7 on live: a failed event that playback started inside resumes at the start point, so
+            // a live viewer never moves further behind the live edge than it started.
+            if failed, input.isLive, start < playbackStart { offset = playbackStart - start }
             events.append(
                 Event(
                     event: event, start: start, resumeTime: start + offset, resumptionOffset: offset,
@@ -72,7 +79,7 @@ extension InterstitialSchedule {
         let lengths = events.map(\.playoutDuration)
         let cues = input.events.map(\.cue)
 
-        // Groups: PRE first, then by start (tag order among equal starts). Events after the end of a
+        // Groups: by start (tag order among equal starts). Events after the end of a
         // VOD primary group among themselves; so do POST events of a live primary.
         func afterEnd(_ index: Int) -> Bool {
             switch cues[index] {
@@ -81,11 +88,17 @@ extension InterstitialSchedule {
             case .none: !input.isLive && events[index].start > endOfPrimary
             }
         }
+        // X-SNAP OUT moves each event's start first (R6): groups form and sort by the snapped starts.
+        for index in events.indices where cues[index] == .none && events[index].problem == nil {
+            guard input.events[index].alignsStartWithPrimarySegmentBoundary,
+                let snapped = snap(events[index].start, in: playlists, preferLater: false)
+            else { continue }
+            events[index].start = snapped
+        }
         let starts = events.map(\.start)
+        // By start, then tag order (App. D.2): a PRE, placed at the playback start, plays in tag order
+        // with the events that share its start.
         let order = events.indices.filter { events[$0].problem == nil }.sorted { a, b in
-            let preA = cues[a] == .join
-            let preB = cues[b] == .join
-            if preA != preB { return preA }
             if starts[a] != starts[b] { return starts[a] < starts[b] }
             return a < b
         }
@@ -94,19 +107,18 @@ extension InterstitialSchedule {
         for index in order {
             let eventStart = events[index].start
             let cue = cues[index]
+            // A PRE or POST joins only events that share its start: a PRE plays before primary, not
+            // inside a group that started earlier (that group may cover the playback start, R26).
             if let last = groups.last, afterEnd(last.members[0]) == afterEnd(index),
-                eventStart == firstStart || (eventStart > last.start && eventStart < last.resumeTime)
+                eventStart == firstStart
+                    || (cue == .none && eventStart > last.start && eventStart < last.resumeTime)
             {
                 groups[groups.count - 1].members.append(index)
+                // A group that holds a PRE plays before primary; one that holds a POST, after it (R9).
+                if cue != .none, groups[groups.count - 1].cue != .join { groups[groups.count - 1].cue = cue }
             } else {
                 firstStart = eventStart
-                var start = eventStart
-                if cue == .none, input.events[index].alignsStartWithPrimarySegmentBoundary,
-                    let snapped = snap(start, in: playlists, preferLater: false)
-                {
-                    start = snapped
-                }
-                events[index].start = start
+                let start = eventStart
                 groups.append(
                     Group(
                         members: [index], cue: cue, start: start, resumeTime: start, playoutDuration: .zero,
@@ -163,6 +175,8 @@ extension InterstitialSchedule {
         var playout = MediaTime.zero
         var integrated = MediaTime.zero
         func addPrimary(to end: MediaTime) {
+            // No primary before the playlist starts: an event before it may resume there.
+            cursor = max(cursor, startOfPrimary)
             guard end > cursor else { return }
             let length = end - cursor
             items.append(
@@ -173,7 +187,10 @@ extension InterstitialSchedule {
             integrated = integrated + length
             cursor = end
         }
-        for group in groups where group.isScheduled {
+        // Playout order: the PRE group first (R9), then the others by start; a group that covers the
+        // playback start plays after the PRE (R26).
+        let playoutOrder = groups.filter { $0.cue == .join } + groups.filter { $0.cue != .join }
+        for group in playoutOrder where group.isScheduled {
             if group.cue == .leave { addPrimary(to: endOfPrimary) } else { addPrimary(to: group.start) }
             var from = group.cue == .leave ? max(cursor, group.start) : group.start
             for index in group.members {

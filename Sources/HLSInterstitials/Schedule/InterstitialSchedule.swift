@@ -32,7 +32,8 @@ public struct InterstitialSchedule: Sendable {
         /// start of primary unless they cover the playback start point (R26), or POST events of a live
         /// primary.
         public var isScheduled: Bool
-        /// Why the event could not be placed at all, when it could not (then it is not scheduled).
+        /// Why the event could not be placed at all, or why the schema forbids it
+        /// (``InterstitialEvent/schemaViolations``); then it is not scheduled.
         public var problem: String?
     }
 
@@ -101,9 +102,10 @@ public struct InterstitialSchedule: Sendable {
 
     /// Every event, in input order, resolved.
     public var events: [Event]
-    /// The groups of coinciding events (R5): the PRE group first, then by start (tag order among
-    /// equal starts). Groups that are not scheduled (after the end of a VOD, R22) are listed too and
-    /// still report cumulative resumption points; events that cannot be placed have no group.
+    /// The groups of coinciding events (R5), by start (tag order among equal starts; a PRE is placed
+    /// at the playback start and plays in tag order with the events there). Groups that are not
+    /// scheduled (after the end of a VOD, R22) are listed too and still report cumulative
+    /// resumption points; events that cannot be placed have no group.
     public var groups: [Group]
     /// The items in playout order.
     public var items: [Item]

@@ -14,6 +14,13 @@ public enum AssetValidator {
         do {
             let list = try AssetList.decode(bytes)
             var diagnostics: [Diagnostic] = []
+            if let value = try? JSONValue.parse(bytes, code: "asset-list-json") {
+                for problem in AssetList.ignoredSkipControlFields(value) {
+                    diagnostics.append(
+                        Rule.interstitialAttributeType.diagnostic(
+                            at: location, "asset list \(url) of interstitial \"\(eventID)\": \(problem)"))
+                }
+            }
             for (index, asset) in list.assets.enumerated() where !URIReference.isAbsolute(asset.uri) {
                 diagnostics.append(
                     Rule.assetListURI.diagnostic(

@@ -28,6 +28,7 @@ public enum InterstitialValidator {
         for range in playlist.dateRanges {
             checker.checkDateRange(range)
             if range.className == InterstitialEvent.className { checker.checkInterstitial(range) }
+            if range.className == PreloadDateRange.className { checker.checkPreload(range) }
         }
         return checker.diagnostics + SignalValidator.validate(playlist, in: document)
     }
@@ -147,22 +148,50 @@ private struct Checker {
         }
     }
 
+    // MARK: App. F
+
+    /// Each App. F requirement a Preload date range breaks (the rule the player applies too).
+    mutating func checkPreload(_ range: DateRange) {
+        for (violation, attribute) in PreloadDateRange.violations(of: range) {
+            switch violation {
+            case .missingAttribute:
+                let name = attribute ?? ""
+                let present = range.attributes.contains(name)
+                report(
+                    .preloadAttribute, line: range.lines[0] - 1,
+                    "preload date range \"\(range.id)\" \(present ? "has \(name) but not as a quoted-string" : "lacks \(name)"); \(Rule.preloadAttribute.quote)"
+                )
+            case .noExtent:
+                report(
+                    .preloadDuration, line: range.lines[0] - 1,
+                    "preload date range \"\(range.id)\" has neither DURATION nor END-DATE; \(Rule.preloadDuration.quote)"
+                )
+            case .cueOrEndOnNext:
+                report(
+                    .preloadCue, range, attribute: attribute ?? "CUE",
+                    "preload date range \"\(range.id)\" has \(attribute ?? "CUE"); \(Rule.preloadCue.quote)")
+            }
+        }
+    }
+
     // MARK: App. D
 
     mutating func checkInterstitial(_ range: DateRange) {
         typealias Name = InterstitialEvent.AttributeName
         let id = range.id
         let attributes = range.attributes
-        switch (attributes.contains(Name.assetURI), attributes.contains(Name.assetList)) {
-        case (false, false):
+        // The rule the schedule and the player apply too (they never schedule such an event).
+        let violations = InterstitialEvent(dateRange: range)?.schemaViolations ?? []
+        if violations.contains(.noAsset) {
             report(
                 .interstitialAsset, line: range.lines[0] - 1,
-                "interstitial \"\(id)\" has neither X-ASSET-URI nor X-ASSET-LIST; \(Rule.interstitialAsset.quote)")
-        case (true, true):
+                "interstitial \"\(id)\" has neither X-ASSET-URI nor X-ASSET-LIST; \(Rule.interstitialAsset.quote)"
+            )
+        } else if violations.contains(.bothAssets) {
             report(
                 .interstitialAsset, range, attribute: Name.assetList,
-                "interstitial \"\(id)\" has both X-ASSET-URI and X-ASSET-LIST; \(Rule.interstitialAsset.quote)")
-        default: break
+                "interstitial \"\(id)\" has both X-ASSET-URI and X-ASSET-LIST; \(Rule.interstitialAsset.quote)"
+            )
         }
         for attribute in attributes {
             checkType(range, attribute)

@@ -182,6 +182,27 @@ extension Rule {
             "App. D.1: it is RECOMMENDED that interstitial assets offer the same languages as the primary asset."
     )
 
+    // MARK: App. F
+
+    /// `preload-attribute`: a Preload date range lacks X-URI, X-TARGET-ID or X-TARGET-CLASS.
+    public static let preloadAttribute = Rule(
+        id: "preload-attribute", severity: .error,
+        summary:
+            "A Preload date range lacks X-URI, X-TARGET-ID or X-TARGET-CLASS as a quoted-string; clients ignore it.",
+        reference:
+            "App. F: the com.apple.hls.preload attributes X-URI, X-TARGET-ID and X-TARGET-CLASS are quoted-strings and REQUIRED."
+    )
+    /// `preload-duration`: a Preload date range has neither DURATION nor END-DATE.
+    public static let preloadDuration = Rule(
+        id: "preload-duration", severity: .error,
+        summary: "A Preload date range has neither DURATION nor END-DATE; clients ignore it.",
+        reference: "App. F: a com.apple.hls.preload Date Range \"MUST have a DURATION or END-DATE attribute\".")
+    /// `preload-cue`: a Preload date range has CUE or END-ON-NEXT.
+    public static let preloadCue = Rule(
+        id: "preload-cue", severity: .error,
+        summary: "A Preload date range has CUE or END-ON-NEXT; clients ignore it.",
+        reference: "App. F: a com.apple.hls.preload Date Range \"MUST NOT have a CUE or END-ON-NEXT attribute\".")
+
     // MARK: Live reloads (--watch)
 
     /// `reload-daterange-changed`: a date range changes or loses a value between reloads.
@@ -208,7 +229,7 @@ extension Rule {
         .renditionsInterstitialOrder, .renditionsProgramDateTime, .renditionsLoad, .interstitialLoad, .assetListSchema,
         .assetListURI,
         .interstitialVOD, .interstitialNested, .interstitialCompatibility, .interstitialLanguage,
-        .reloadDateRangeChanged, .reloadDateRangeRemoved,
+        .preloadAttribute, .preloadDuration, .preloadCue, .reloadDateRangeChanged, .reloadDateRangeRemoved,
     ]
 
     /// Every rule `hlsi validate` applies, parser rules first, then the SCTE-35 signal rules, the

@@ -176,6 +176,7 @@ struct MediaPlaylistBuilder {
                     separator: "\t"
                 )
                 .map(String.init) ?? [])
+            contextChanged = true
         case .preloadHint:
             if let uri = interpreter.string(attributes, "URI", line: index) {
                 playlist.preloadHints.append(
@@ -213,7 +214,9 @@ struct MediaPlaylistBuilder {
         if pending.discontinuity { discontinuities += 1 }
         // EXT-X-MEDIA-SEQUENCE and EXT-X-DISCONTINUITY-SEQUENCE MUST appear before the first segment.
         let position = segmentCount
-        let sequence = playlist.mediaSequence &+ UInt64(position)
+        // §4.4.5.2: the segments after EXT-X-SKIP:SKIPPED-SEGMENTS=N are numbered from MEDIA-SEQUENCE + N.
+        let firstSequence = playlist.mediaSequence &+ (playlist.skip?.skippedSegments ?? 0)
+        let sequence = firstSequence &+ UInt64(position)
         let date = pending.programDateTime ?? nextDate
         if let targetDuration = playlist.targetDuration,
             duration.nanoseconds / 1_000_000_000 + (duration.nanoseconds % 1_000_000_000 >= 500_000_000 ? 1 : 0)
@@ -229,7 +232,7 @@ struct MediaPlaylistBuilder {
             if contextChanged {
                 compact.contexts.append(
                     CompactSegments.Context(
-                        keys: keys, map: map, bitrate: bitrate, mediaSequence: playlist.mediaSequence,
+                        keys: keys, map: map, bitrate: bitrate, mediaSequence: firstSequence,
                         discontinuitySequence: playlist.discontinuitySequence))
                 contextChanged = false
             }

@@ -36,9 +36,23 @@ struct ScheduleCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Load the asset lists before computing.")
     var resolve = false
 
+    @Option(
+        name: .long,
+        help:
+            "Where playback starts (a VOD start position or a live join point), in seconds from the first segment: events before it play only if they cover it (R26), PRE plays there (R9)."
+    )
+    var start: Double?
+
+    func validate() throws {
+        // Under a billion seconds (about 31 years): times are nanoseconds in 64 bits.
+        if let start, !(start >= 0 && start < 1e9) {
+            throw ValidationError("--start must be a non-negative number of seconds, under 1e9")
+        }
+    }
+
     func run() async throws {
         guard json else {
-            let computed = try await Self.load(location, resolve: resolve)
+            let computed = try await Self.load(location, resolve: resolve, start: start)
             Output.standardOutput(ScheduleTable(schedule: computed.schedule).text)
             if computed.hasErrors { throw ExitCode(1) }
             return
@@ -46,7 +60,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         // JSON is printed whatever happens, a failure to load included.
         do {
             let computed = try await PlaylistLoader.withLoader { loader in
-                try await Self.compute(location, resolve: resolve, loader: loader)
+                try await Self.compute(location, resolve: resolve, start: start, loader: loader)
             }
             try ScheduleReport(
                 location: location, document: ScheduleDocument(computed.schedule), warnings: computed.warnings,
@@ -65,12 +79,12 @@ struct ScheduleCommand: AsyncParsableCommand {
     /// Computes the schedule for a command: load errors become command failures, warnings go to
     /// standard error.
     static func load(
-        _ location: String, resolve: Bool
+        _ location: String, resolve: Bool, start: Double? = nil
     ) async throws -> (schedule: InterstitialSchedule, hasErrors: Bool) {
         let computed: (schedule: InterstitialSchedule, warnings: [String], errors: [Diagnostic])
         do {
             computed = try await PlaylistLoader.withLoader { loader in
-                try await compute(location, resolve: resolve, loader: loader)
+                try await compute(location, resolve: resolve, start: start, loader: loader)
             }
         } catch let error as LoadError {
             throw CommandFailure(error)
@@ -97,9 +111,10 @@ struct ScheduleCommand: AsyncParsableCommand {
     }
 
     /// Loads the presentation (and with `resolve`, the asset lists) with ``PresentationLoader`` and
-    /// computes the schedule.
+    /// computes the schedule for playback that starts `start` seconds after the first segment (nil:
+    /// at the first segment).
     static func compute(
-        _ location: String, resolve: Bool, loader: PlaylistLoader
+        _ location: String, resolve: Bool, start: Double? = nil, loader: PlaylistLoader
     ) async throws
         -> (schedule: InterstitialSchedule, warnings: [String], errors: [Diagnostic])
     {
@@ -113,7 +128,11 @@ struct ScheduleCommand: AsyncParsableCommand {
                 "asset list \(failure.url) of \"\(failure.eventID ?? "")\" failed, so it plays nothing (R7): \(failure.error)"
             )
         }
-        let schedule = InterstitialSchedule.resolve(presentation.scheduleInput)
+        var input = presentation.scheduleInput
+        if let start {
+            input.playbackStart = (input.primary.segments.first?.startTime ?? .zero) + MediaTime(seconds: start)
+        }
+        let schedule = InterstitialSchedule.resolve(input)
         for event in schedule.events {
             if let problem = event.problem { warnings.append("\"\(event.id)\" is not scheduled: \(problem)") }
         }
