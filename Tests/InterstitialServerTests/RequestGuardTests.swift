@@ -154,6 +154,24 @@ struct RequestGuardTests {
         }
     }
 
+    @Test("Playlist files are read through the same open: missing or a folder is a 404, a file its bytes")
+    func playlistReads() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-read-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("a.m3u8").path
+        try "#EXTM3U\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try PlaylistFileCache.read(file, name: "/a.m3u8", limit: 100) == Array("#EXTM3U\n".utf8))
+        for (path, limit) in [(directory.path, 100), (file + ".none", 100), (file, 4)] {
+            do {
+                _ = try PlaylistFileCache.read(path, name: "/p.m3u8", limit: limit)
+                Issue.record("read \(path)")
+            } catch {
+                #expect(error.statusCode == 404)
+            }
+        }
+    }
+
     @Test("The new limits are read from the configuration file")
     func configuration() throws {
         let text = #"{"limits":{"bodyTimeout":5,"maxConnections":100,"maxConnectionsPerPeer":10}}"#

@@ -112,6 +112,15 @@ final class FileBodyCache: Sendable {
         return body
     }
 
+    /// The whole regular file at `path`, at most `limit` bytes (nil when larger, missing or not a
+    /// regular file); throws when it exists but cannot be opened (never trapping at the descriptor
+    /// limit, where Foundation's readers return nil as for a missing file).
+    static func readWhole(_ path: String, limit: Int) throws(OpenFailure) -> [UInt8]? {
+        guard let identity = identity(of: path), identity.size <= limit else { return nil }
+        guard let body = try load(path, identity: identity) else { return nil }
+        return Array(body.readableBytesView)
+    }
+
     /// Opens `path` and closes it again: whether it can be opened now.
     static func checkOpen(_ path: String) throws(OpenFailure) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

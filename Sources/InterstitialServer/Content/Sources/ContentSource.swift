@@ -31,11 +31,8 @@ struct ContentSource: PresentationFetcher {
     func fetchBytes(_ location: String) async throws -> [UInt8] {
         switch content.origin {
         case .directory(let directory):
-            let file = try file(location, in: directory)
-            guard PlaylistFileCache.isFile(file), let data = FileManager.default.contents(atPath: file),
-                data.count <= upstream.configuration.limits.upstreamPlaylistBytes
-            else { throw APIError.notFound(location) }
-            return Array(data)
+            return try PlaylistFileCache.read(
+                file(location, in: directory), name: location, limit: upstream.configuration.limits.upstreamPlaylistBytes)
         case .upstream: return try await upstream.fetchBytes(location)
         }
     }
