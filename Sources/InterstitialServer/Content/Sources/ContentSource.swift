@@ -32,7 +32,8 @@ struct ContentSource: PresentationFetcher {
         switch content.origin {
         case .directory(let directory):
             return try PlaylistFileCache.read(
-                file(location, in: directory), name: location, limit: upstream.configuration.limits.upstreamPlaylistBytes)
+                file(location, in: directory), name: location,
+                limit: upstream.configuration.limits.upstreamPlaylistBytes)
         case .upstream: return try await upstream.fetchBytes(location)
         }
     }
