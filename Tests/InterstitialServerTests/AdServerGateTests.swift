@@ -45,6 +45,7 @@ struct AdServerGateTests {
         #expect(gate.request(2, deadline: Self.seconds(2), now: now) == .queued)
         #expect(gate.request(3, deadline: Self.seconds(2), now: now) == .shed(.queue))
         #expect(gate.request(4, deadline: now, now: now) == .shed(.deadline))
+        #expect(gate.request(5, deadline: now + MediaTime(nanoseconds: 10_000_000), now: now) == .shed(.deadline))
     }
 
     @Test("waiters are shed at their deadline, not started after it")
@@ -53,7 +54,8 @@ struct AdServerGateTests {
         #expect(gate.request(1, deadline: Self.seconds(5), now: Self.seconds(1)) == .start)
         #expect(gate.request(2, deadline: Self.seconds(2), now: Self.seconds(1)) == .queued)
         #expect(gate.request(3, deadline: Self.seconds(4), now: Self.seconds(1)) == .queued)
-        #expect(gate.nextWake(now: Self.seconds(1)) == Self.seconds(2))
+        // Woken, and shed, when less than `minimumRemaining` is left: too late to ask.
+        #expect(gate.nextWake(now: Self.seconds(1)) == Self.seconds(2) - MediaTime(nanoseconds: 50_000_000))
         #expect(gate.tick(now: Self.seconds(1.5)) == [])
         #expect(gate.tick(now: Self.seconds(2)) == [.shed(2, .deadline)])
         #expect(gate.finished(1, outcome: .success, now: Self.seconds(3)) == [.start(3)])

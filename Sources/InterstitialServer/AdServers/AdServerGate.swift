@@ -29,6 +29,8 @@ struct AdServerGate: Sendable {
         var breakerWindow = MediaTime(seconds: 10)
         /// How long the breaker stays open before it half-opens.
         var coolDown = MediaTime(seconds: 5)
+        /// The least time left to a viewer's deadline for its request to start; with less it is shed.
+        var minimumRemaining = MediaTime(nanoseconds: 50_000_000)
     }
 
     /// How a request ended, for the breaker.
@@ -128,7 +130,7 @@ struct AdServerGate: Sendable {
     mutating func request(_ id: Int, deadline: MediaTime, now: MediaTime) -> Admission {
         refill(now)
         halfOpenIfDue(now)
-        guard deadline > now else { return .shed(.deadline) }
+        guard deadline - now >= limits.minimumRemaining, deadline > now else { return .shed(.deadline) }
         switch breaker {
         case .open: return .breakerOpen
         case .halfOpen(let probe):
@@ -175,7 +177,8 @@ struct AdServerGate: Sendable {
         return tick(now: now)
     }
 
-    /// The time is `now`: waiters past their deadline are shed, the breaker half-opens after its
+    /// The time is `now`: waiters past their deadline (or with less than
+    /// ``Limits/minimumRemaining`` left to it) are shed, the breaker half-opens after its
     /// cool-down, and waiting requests start as the limits allow (all get the fallback while the
     /// breaker is open).
     mutating func tick(now: MediaTime) -> [Action] {
@@ -183,7 +186,7 @@ struct AdServerGate: Sendable {
         halfOpenIfDue(now)
         var actions: [Action] = []
         queue.removeAll { waiter in
-            guard waiter.deadline <= now else { return false }
+            guard waiter.deadline - now < limits.minimumRemaining || waiter.deadline <= now else { return false }
             actions.append(.shed(waiter.id, .deadline))
             return true
         }
@@ -207,7 +210,7 @@ struct AdServerGate: Sendable {
         var wakes: [MediaTime] = []
         if case .open(let until) = breaker { wakes.append(until) }
         if !queue.isEmpty {
-            wakes += queue.map(\.deadline)
+            wakes += queue.map { $0.deadline - limits.minimumRemaining }
             if tokens < 1, inFlight.count < limits.maximumConcurrent {
                 let rate = Double(max(1, limits.maximumPerSecond))
                 wakes.append(now + MediaTime(nanoseconds: Int64(((1 - tokens) / rate * 1e9).rounded(.up))))

@@ -198,7 +198,8 @@ struct VASTDecisionClient: Sendable {
         } catch let failure as AdServerFetcher.Failure {
             release()
             if failure.kind == .refused { logger.warning("ad-server fetch: \(failure)") }
-            return (.failed(.wrapperTimeout, failure.description), 0, .failure)
+            // A URL the policy refuses was never sent: no failure of the ad server's.
+            return (.failed(.wrapperTimeout, failure.description), 0, failure.kind == .refused ? .success : .failure)
         } catch {
             release()
             let timedOut = NIODeadline.now() >= document.deadline || Task.isCancelled
