@@ -88,7 +88,9 @@ struct AdServerGateTests {
     }
 
     /// Fails `count` requests starting at `id` at `now`.
-    static func fail(_ gate: inout AdServerGate, from id: Int, count: Int, now: MediaTime, outcome: AdServerGate.Outcome) {
+    static func fail(
+        _ gate: inout AdServerGate, from id: Int, count: Int, now: MediaTime, outcome: AdServerGate.Outcome
+    ) {
         for next in id..<(id + count) {
             #expect(gate.request(next, deadline: now + seconds(1), now: now) == .start)
             _ = gate.finished(next, outcome: outcome, now: now)

@@ -44,7 +44,9 @@ struct AdServerProtectionTests {
         }
     }
 
-    @Test("an ad server that answers 500: the breaker opens after its failures, the ad server hears no more, viewers get the inventory")
+    @Test(
+        "an ad server that answers 500: the breaker opens after its failures, the ad server hears no more, viewers get the inventory"
+    )
     func failingAdServer() async throws {
         try await TestOrigin.withOrigin(routes: { _ in .init(status: .internalServerError, body: []) }) { adServer in
             let configuration = try Self.configuration(
@@ -93,7 +95,9 @@ struct AdServerProtectionTests {
         }
     }
 
-    @Test("a slow ad server limited to one request a second: the queue sheds at the deadline, every viewer gets the fallback")
+    @Test(
+        "a slow ad server limited to one request a second: the queue sheds at the deadline, every viewer gets the fallback"
+    )
     func slowAdServerSheds() async throws {
         try await TestOrigin.withOrigin(routes: { _ in
             .init(contentType: "application/xml", body: Array("<VAST>".utf8), stallAfter: 0)

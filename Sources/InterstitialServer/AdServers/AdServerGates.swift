@@ -139,28 +139,27 @@ final class AdServerGates: Sendable {
     private func apply(
         _ key: String, _ input: (inout AdServerGate, MediaTime) -> [AdServerGate.Action]
     ) {
-        let (resumed, gauges):
-            ([(CheckedContinuation<Admission, Never>, Admission)], (inFlight: Int, breaker: Int)?) =
-                state.withLockedValue { state in
-                    guard var gate = state.gates[key] else { return ([], nil) }
-                    let actions = input(&gate, Self.now())
-                    state.gates[key] = gate
-                    var resumed: [(CheckedContinuation<Admission, Never>, Admission)] = []
-                    for action in actions {
-                        let (id, admission): (Int, Admission)
-                        switch action {
-                        case .start(let started): (id, admission) = (started, .start(Ticket(key: key, id: started)))
-                        case .shed(let shed, let reason): (id, admission) = (shed, .shed(reason))
-                        case .breakerOpen(let refused): (id, admission) = (refused, .breakerOpen)
-                        }
-                        if let waiter = state.waiters.removeValue(forKey: id) {
-                            resumed.append((waiter, admission))
-                        } else if state.early[id] == nil, state.early.count < 65536 {
-                            state.early[id] = admission
-                        }
-                    }
-                    return (resumed, (gate.inFlight.count, gate.breaker.gauge))
+        typealias Resumed = (waiter: CheckedContinuation<Admission, Never>, admission: Admission)
+        let (resumed, gauges): ([Resumed], (inFlight: Int, breaker: Int)?) = state.withLockedValue { state in
+            guard var gate = state.gates[key] else { return ([], nil) }
+            let actions = input(&gate, Self.now())
+            state.gates[key] = gate
+            var resumed: [Resumed] = []
+            for action in actions {
+                let (id, admission): (Int, Admission)
+                switch action {
+                case .start(let started): (id, admission) = (started, .start(Ticket(key: key, id: started)))
+                case .shed(let shed, let reason): (id, admission) = (shed, .shed(reason))
+                case .breakerOpen(let refused): (id, admission) = (refused, .breakerOpen)
                 }
+                if let waiter = state.waiters.removeValue(forKey: id) {
+                    resumed.append((waiter, admission))
+                } else if state.early[id] == nil, state.early.count < 65536 {
+                    state.early[id] = admission
+                }
+            }
+            return (resumed, (gate.inFlight.count, gate.breaker.gauge))
+        }
         for (waiter, admission) in resumed { waiter.resume(returning: admission) }
         if let gauges { metrics?.adServerGate(key, inFlight: gauges.inFlight, breaker: gauges.breaker) }
         schedule(key)

@@ -154,9 +154,11 @@ struct VASTDecisionClient: Sendable {
             switch await gates.admit(url, limits: document.limits, deadline: document.deadline) {
             case .start(let started): ticket = started
             case .shed(let reason):
-                return (.failed(.wrapperTimeout, "\(url): not requested, the ad server's queue shed it (\(reason))"), 0, false)
+                let why = "\(url): not requested, the ad server's queue shed it (\(reason))"
+                return (.failed(.wrapperTimeout, why), 0, false)
             case .breakerOpen:
-                return (.failed(.wrapperTimeout, "\(url): not requested, the ad server's circuit breaker is open"), 0, false)
+                let why = "\(url): not requested, the ad server's circuit breaker is open"
+                return (.failed(.wrapperTimeout, why), 0, false)
             }
         }
         let (response, bytes, outcome) = await gatedFetch(document)
