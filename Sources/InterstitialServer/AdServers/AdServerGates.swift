@@ -91,7 +91,7 @@ final class AdServerGates: Sendable {
             schedule(key)
             answer = await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
-                    let early = state.withLockedValue { state in
+                    let early: Admission? = state.withLockedValue { state in
                         if let early = state.early.removeValue(forKey: id) { return early }
                         state.waiters[id] = continuation
                         return nil
