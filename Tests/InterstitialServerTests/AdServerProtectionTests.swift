@@ -110,13 +110,16 @@ struct AdServerProtectionTests {
                 try await withThrowingTaskGroup(of: [String].self) { group in
                     // Each on a connection of its own: the test client sends one after another.
                     let port = try #require(client.port)
-                    for _ in 0..<3 {
-                        group.addTask {
-                            let (status, body) = try await get(port: port, Self.list)
-                            #expect(status == 200)
-                            return try AssetList.decode(Array(body.utf8)).assets.map(\.uri)
-                        }
+                    @Sendable func viewer() async throws -> [String] {
+                        let (status, body) = try await get(port: port, Self.list)
+                        #expect(status == 200)
+                        return try AssetList.decode(Array(body.utf8)).assets.map(\.uri)
                     }
+                    // The first takes the one token of this second; the two others wait for the next,
+                    // which comes after their deadline.
+                    group.addTask { try await viewer() }
+                    #expect(try await eventually { adServer.count("/vast") == 1 })
+                    for _ in 0..<2 { group.addTask { try await viewer() } }
                     for try await ads in group { #expect(!ads.isEmpty, "the fallback fills the break") }
                 }
                 // Only bounds a loaded machine: the waiting requests were shed at the 0.5 s deadline.
