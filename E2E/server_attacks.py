@@ -1029,20 +1029,23 @@ def metric(base, prefix):
 
 def herd_attacks(hlsi, workdir):
     print("18. a herd against a failing and a slow ad server: breaker, shedding, fallback", flush=True)
-    ads = HerdAdServer(("127.0.0.1", 0), HerdAdServer.Handler)
-    threading.Thread(target=ads.serve_forever, daemon=True).start()
-    origin = f"http://127.0.0.1:{ads.server_address[1]}"
+    # Two ad servers: a breaker is per ad server (scheme://host:port).
+    failing = HerdAdServer(("127.0.0.1", 0), HerdAdServer.Handler)
+    slow = HerdAdServer(("127.0.0.1", 0), HerdAdServer.Handler)
+    for ads in (failing, slow):
+        threading.Thread(target=ads.serve_forever, daemon=True).start()
     port = free_port()
     config = base_config(port, os.path.join(workdir, "herd.sqlite"), LIMITS)
-    config["adServerFetch"] = {"allow": [f"127.0.0.1:{ads.server_address[1]}"]}
+    config["adServerFetch"] = {"allow": [f"127.0.0.1:{ads.server_address[1]}" for ads in (failing, slow)]}
     config["assetListDeadline"] = 1
     primary = os.path.join(DEMO, "primary")
     config["vod"] = [
         {"id": "fail", "path": "/fail/vod", "directory": primary,
-         "adServer": {"vast": origin + "/fail?cb=[CACHEBUSTING]",
+         "adServer": {"vast": f"http://127.0.0.1:{failing.server_address[1]}/fail?cb=[CACHEBUSTING]",
                       "maxConcurrent": 2, "breaker": {"failures": 5, "window": 10, "coolDown": 600}}},
         {"id": "slow", "path": "/slow/vod", "directory": primary,
-         "adServer": {"vast": origin + "/slow?cb=[CACHEBUSTING]", "maxConcurrent": 2}},
+         "adServer": {"vast": f"http://127.0.0.1:{slow.server_address[1]}/slow?cb=[CACHEBUSTING]",
+                      "maxConcurrent": 2}},
     ]
     server = Server(hlsi, config, workdir, "herd")
     try:
@@ -1071,20 +1074,24 @@ def herd_attacks(hlsi, workdir):
                   f"{name}: every viewer gets the fallback fill ({len(filled)} of {viewers}, "
                   f"{sorted({status for (status, _, _) in answers})})")
             slowest = max((seconds for (_, _, seconds) in answers), default=0)
+            ads = failing if name == "fail" else slow
             print(f"       ({name}: {ads.count('/' + name)} ad-server requests for {viewers} viewers, "
                   f"the slowest answer after {slowest:.1f} s; the deadline is 1 s)")
-        made = ads.count("/fail")
+        made = failing.count("/fail")
         check(made <= 12, f"the failing ad server hears a few requests, not the herd ({made} for 60 viewers)")
-        key = f"http://127.0.0.1:{ads.server_address[1]}"
-        state = metric(server.base, f'hlsi_ad_server_breaker_state{{ad_server="{key}"}}')
+        failing_key = f"http://127.0.0.1:{failing.server_address[1]}"
+        state = metric(server.base, f'hlsi_ad_server_breaker_state{{ad_server="{failing_key}"}}')
         check(state is not None and float(state) == 2, f"/metrics shows the breaker open (got {state})")
-        check(ads.count("/slow") <= 10, f"the slow ad server hears at most half the herd ({ads.count('/slow')} of 20)")
+        check(0 < slow.count("/slow") <= 10,
+              f"the slow ad server hears at most half the herd ({slow.count('/slow')} of 20)")
+        key = f"http://127.0.0.1:{slow.server_address[1]}"
         shed = metric(server.base, f'hlsi_ad_server_shed_total{{ad_server="{key}",reason="deadline"}}')
         check(shed is not None and int(shed) >= 10, f"/metrics counts the requests shed at the deadline (got {shed})")
         check(server.alive(), "the server still serves")
     finally:
         server.stop()
-        ads.shutdown()
+        failing.shutdown()
+        slow.shutdown()
 
 
 def main():
