@@ -151,6 +151,34 @@ struct AdServerProtectionTests {
         }
     }
 
+    @Test("the protection settings are read with their bounds and written back")
+    func settings() throws {
+        let settings = try AdServerSettings.decode(
+            .object([
+                "vast": .string("https://ads.example/v?brk=[BREAKID]"), "maxConcurrent": .integer(8),
+                "maxPerSecond": .integer(50), "slate": .string("house-ad"),
+                "breaker": .object(["failures": .integer(4), "window": .integer(20), "coolDown": .integer(2)]),
+            ]))
+        #expect(settings.maximumConcurrent == 8 && settings.maximumPerSecond == 50 && settings.slate == "house-ad")
+        #expect(settings.breaker == .init(failures: 4, window: MediaTime(seconds: 20), coolDown: MediaTime(seconds: 2)))
+        #expect(try AdServerSettings.decode(settings.jsonValue) == settings)
+        let defaults = try AdServerSettings.decode(.object(["vast": .string("https://ads.example/v")]))
+        #expect(defaults.gateLimits == AdServerGate.Limits())
+        for (key, value, path) in [
+            ("maxConcurrent", JSONValue.integer(0), "maxConcurrent"),
+            ("maxPerSecond", .integer(100_001), "maxPerSecond"),
+            ("breaker", .object(["coolDown": .integer(0)]), "breaker.coolDown"),
+            ("breaker", .object(["failures": .integer(1), "probe": .integer(1)]), "breaker.probe"),
+            ("slate", .string("a b"), "slate"),
+        ] {
+            #expect {
+                try AdServerSettings.decode(.object(["vast": .string("https://ads.example/v"), key: value]))
+            } throws: { error in
+                (error as? APIError)?.path == path
+            }
+        }
+    }
+
     @Test("identical decisions in flight share one: the followers wait for the first and take its outcome")
     func coalescing() async throws {
         let coalescer = DecisionCoalescer()
