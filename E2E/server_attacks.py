@@ -32,6 +32,10 @@ serves or grow without bound. The timeouts here only stop a hung test; no outcom
 17. (Item 3) A hostile VAST ad server answers a 1 MB document with 149,000 attributes on one
    element: the reader refuses it at its 65th attribute, the asset lists are answered and a playlist
    requested meanwhile is served.
+18. (Issue 32, item 3) A herd of asset-list requests against a failing ad server opens its breaker:
+   the ad server hears a few requests, not the herd, and every viewer gets the fallback (the
+   inventory); against a slow one, limited to 2 requests at a time, the queue is shed at the viewers'
+   deadline and every viewer still gets the fallback.
 """
 
 import argparse
@@ -978,6 +982,118 @@ def vast_attribute_flood(hlsi, workdir):
         ads.shutdown()
 
 
+class HerdAdServer(http.server.ThreadingHTTPServer):
+    """An ad server that answers 503 (`/fail`) or answers after 5 s (`/slow`); counts the requests."""
+
+    daemon_threads = True
+
+    def __init__(self, address, handler):
+        super().__init__(address, handler)
+        self.paths = []
+        self.lock = threading.Lock()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            with self.server.lock:
+                self.server.paths.append(self.path)
+            if self.path.startswith("/slow"):
+                time.sleep(5)
+            body = b"<VAST version=\"4.2\"/>"
+            self.send_response(503 if self.path.startswith("/fail") else 200)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+    def count(self, prefix):
+        with self.lock:
+            return len([path for path in self.paths if path.startswith(prefix)])
+
+
+def metric(base, prefix):
+    """The value of the /metrics line starting with `prefix`, or None."""
+    status, _, body = request(base, "GET", "/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
+    if status != 200:
+        return None
+    for line in body.decode().splitlines():
+        if line.startswith(prefix + " "):
+            return line[len(prefix) + 1:]
+    return None
+
+
+def herd_attacks(hlsi, workdir):
+    print("18. a herd against a failing and a slow ad server: breaker, shedding, fallback", flush=True)
+    # Two ad servers: a breaker is per ad server (scheme://host:port).
+    failing = HerdAdServer(("127.0.0.1", 0), HerdAdServer.Handler)
+    slow = HerdAdServer(("127.0.0.1", 0), HerdAdServer.Handler)
+    for ads in (failing, slow):
+        threading.Thread(target=ads.serve_forever, daemon=True).start()
+    port = free_port()
+    config = base_config(port, os.path.join(workdir, "herd.sqlite"), LIMITS)
+    config["adServerFetch"] = {"allow": [f"127.0.0.1:{ads.server_address[1]}" for ads in (failing, slow)]}
+    config["assetListDeadline"] = 1
+    primary = os.path.join(DEMO, "primary")
+    config["vod"] = [
+        {"id": "fail", "path": "/fail/vod", "directory": primary,
+         "adServer": {"vast": f"http://127.0.0.1:{failing.server_address[1]}/fail?cb=[CACHEBUSTING]",
+                      "maxConcurrent": 2, "breaker": {"failures": 5, "window": 10, "coolDown": 600}}},
+        {"id": "slow", "path": "/slow/vod", "directory": primary,
+         "adServer": {"vast": f"http://127.0.0.1:{slow.server_address[1]}/slow?cb=[CACHEBUSTING]",
+                      "maxConcurrent": 2}},
+    ]
+    server = Server(hlsi, config, workdir, "herd")
+    try:
+        for name in ("fail", "slow"):
+            status, _, body = admin(server.base, "POST", "/breaks",
+                                    {"id": f"h-{name}", "target": f"vod/{name}", "at": 10, "duration": 10})
+            check(status in (200, 201), f"a break on vod/{name} (got {status} {body[:200]!r})")
+        for name, viewers in (("fail", 60), ("slow", 20)):
+            answers = []
+            lock = threading.Lock()
+
+            def asset_list(viewer, name=name, answers=answers, lock=lock):
+                path = f"/{name}/vod/asset-list.json?_HLS_interstitial_id=h-{name}&_HLS_primary_id=v{viewer}"
+                began = time.time()
+                status, _, body = request(server.base, "GET", path, timeout=60)
+                with lock:
+                    answers.append((status, body, time.time() - began))
+
+            threads = [threading.Thread(target=asset_list, args=(viewer,)) for viewer in range(viewers)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(90)
+            filled = [1 for (status, body, _) in answers if status == 200 and json.loads(body).get("ASSETS")]
+            check(len(filled) == viewers,
+                  f"{name}: every viewer gets the fallback fill ({len(filled)} of {viewers}, "
+                  f"{sorted({status for (status, _, _) in answers})})")
+            slowest = max((seconds for (_, _, seconds) in answers), default=0)
+            ads = failing if name == "fail" else slow
+            print(f"       ({name}: {ads.count('/' + name)} ad-server requests for {viewers} viewers, "
+                  f"the slowest answer after {slowest:.1f} s; the deadline is 1 s)")
+        made = failing.count("/fail")
+        check(made <= 12, f"the failing ad server hears a few requests, not the herd ({made} for 60 viewers)")
+        failing_key = f"http://127.0.0.1:{failing.server_address[1]}"
+        state = metric(server.base, f'hlsi_ad_server_breaker_state{{ad_server="{failing_key}"}}')
+        check(state is not None and float(state) == 2, f"/metrics shows the breaker open (got {state})")
+        check(0 < slow.count("/slow") <= 10,
+              f"the slow ad server hears at most half the herd ({slow.count('/slow')} of 20)")
+        key = f"http://127.0.0.1:{slow.server_address[1]}"
+        shed = metric(server.base, f'hlsi_ad_server_shed_total{{ad_server="{key}",reason="deadline"}}')
+        check(shed is not None and int(shed) >= 10, f"/metrics counts the requests shed at the deadline (got {shed})")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        failing.shutdown()
+        slow.shutdown()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlsi", required=True)
@@ -991,6 +1107,7 @@ def main():
         conditioning_attacks(os.path.abspath(args.hlsi), workdir)
         ad_server_attacks(os.path.abspath(args.hlsi), workdir)
         vast_attribute_flood(os.path.abspath(args.hlsi), workdir)
+        herd_attacks(os.path.abspath(args.hlsi), workdir)
         upstream_attacks(os.path.abspath(args.hlsi), workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

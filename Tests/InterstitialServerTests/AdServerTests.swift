@@ -297,7 +297,7 @@ struct AdServerTests {
     }
 
     @Test(
-        "a slow, broken or empty ad server gives an empty asset list within the deadline, and hears the error code",
+        "a slow ad server gives the fallback, a broken or empty one an empty asset list, within the deadline; each hears the error code",
         arguments: [("/slow", 301), ("/broken", 100), ("/empty", 303)])
     func failures(path: String, code: Int) async throws {
         try await Self.withAdServer { adServer in
@@ -312,7 +312,10 @@ struct AdServerTests {
                 // keeps a loaded machine from failing the test).
                 #expect(ContinuousClock.now - started < .seconds(60))
                 #expect(response.status == .ok)
-                #expect(try AssetList.decode(Array(response.text.utf8)).assets.isEmpty, "\(response.text)")
+                // An ad server that did not answer in time leaves the break to the fallback fill (the
+                // inventory); one that answered without usable ads leaves it empty.
+                let assets = try AssetList.decode(Array(response.text.utf8)).assets
+                #expect(path == "/slow" ? !assets.isEmpty : assets.isEmpty, "\(response.text)")
                 if path == "/empty" {
                     #expect(try await eventually { !adServer.requests("/err-empty").isEmpty })
                     #expect(adServer.requests("/err-empty") == ["/err-empty?code=\(code)"])

@@ -49,6 +49,18 @@ public struct AdTagTemplate: Hashable, Sendable {
     /// The server's own macros, known in addition to VAST's.
     public static let serverMacros: Set<String> = ["BREAKID", "BREAKDURATION", "SESSIONID", "CONTENTID"]
 
+    /// The macros whose value is the same for every viewer of a break (the break, the content, the
+    /// server): a template that uses no other macro gives identical URLs that may share one request.
+    public static let sharedMacros: Set<String> = [
+        "BREAKID", "BREAKDURATION", "CONTENTID", "SERVERUA", "SERVERSIDE", "BREAKMAXDURATION", "BREAKPOSITION",
+    ]
+
+    /// Whether every viewer of a break gets the same URL: the template uses only ``sharedMacros``
+    /// (none of `[SESSIONID]`, `[DEVICEIP]`, `[DEVICEUA]`, `[CACHEBUSTING]`, `[TIMESTAMP]`…).
+    public var isShared: Bool {
+        VASTMacros.names(in: template).allSatisfy { Self.sharedMacros.contains($0) }
+    }
+
     /// Creates a template.
     public init(_ template: String, serverUA: String? = nil) {
         self.template = template

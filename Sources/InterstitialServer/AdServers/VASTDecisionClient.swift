@@ -29,6 +29,11 @@ struct VASTDecisionClient: Sendable {
         var requests = 0
         /// Whether the deadline ended the resolution.
         var timedOut = false
+        /// Whether a request failed, timed out or was not made (the ad server's gate shed it or
+        /// its breaker is open): the break may take the fallback fill.
+        var unanswered = false
+        /// Whether the outcome is another identical request's (coalesced).
+        var coalesced = false
     }
 
     /// How ad servers are requested.
@@ -42,6 +47,10 @@ struct VASTDecisionClient: Sendable {
     var maximumBytes = 4 * 1024 * 1024
     /// Where documents are read.
     var pool = BlockingWorkPool.adServers
+    /// Shares the decisions of identical URLs in flight.
+    let coalescer = DecisionCoalescer()
+    /// The limits, queues and breakers of the ad servers; nil: requests are not gated (tests).
+    var gates: AdServerGates? = nil
 
     /// Resolves the ad request `url` within `deadline`, with `headers` on every request (the viewer's
     /// user agent as VAST 4.1's `X-Device-User-Agent`); with `root`, the answer to `url` is that
@@ -61,6 +70,7 @@ struct VASTDecisionClient: Sendable {
         let due = NIODeadline.now() + .nanoseconds(max(1, deadline.nanoseconds))
         // The bytes left to the documents of all branches, taken as they arrive.
         let budget = NIOLockedValueBox(maximumBytes)
+        let unanswered = NIOLockedValueBox(false)
         await withTaskGroup(of: (id: Int, response: WrapperResolver.Response, bytes: Int)?.self) { group in
             group.addTask {
                 try? await Task.sleep(nanoseconds: UInt64(max(0, deadline.nanoseconds)))
@@ -79,9 +89,10 @@ struct VASTDecisionClient: Sendable {
                         let target = URIReference.resolve(request.url, against: url)
                         let document = Document(
                             url: target, limit: min(limit, request.maximumBytes), budget: budget, deadline: due,
-                            headers: headers)
+                            headers: headers, limits: settings.gateLimits)
                         group.addTask {
-                            let (response, bytes) = await fetch(document)
+                            let (response, bytes, answered) = await fetch(document)
+                            if !answered { unanswered.withLockedValue { $0 = true } }
                             return (request.id, response, bytes)
                         }
                     case .reportError(let report):
@@ -104,6 +115,7 @@ struct VASTDecisionClient: Sendable {
             }
             group.cancelAll()
         }
+        outcome.unanswered = outcome.timedOut || unanswered.withLockedValue { $0 }
         return outcome
     }
 
@@ -127,24 +139,48 @@ struct VASTDecisionClient: Sendable {
         var deadline: NIODeadline
         /// The header fields of the request.
         var headers: [(String, String)]
+        /// The limits of its ad server.
+        var limits = AdServerGate.Limits()
     }
 
-    /// One VAST request: an http(s) GET, 2xx, at most `document.limit` bytes and no more than the
-    /// decision's budget has left, read with ``VASTReader`` on ``pool``; and the bytes it holds.
-    func fetch(_ document: Document) async -> (WrapperResolver.Response, Int) {
+    /// One VAST request once its ad server's gate lets it go (``gates``): an http(s) GET, 2xx, at
+    /// most `document.limit` bytes and no more than the decision's budget has left, read with
+    /// ``VASTReader`` on ``pool``; the bytes it holds, and whether the ad server answered it (false:
+    /// it failed, timed out or was not made).
+    func fetch(_ document: Document) async -> (WrapperResolver.Response, Int, Bool) {
+        let url = document.url
+        var ticket: AdServerGates.Ticket?
+        if let gates {
+            switch await gates.admit(url, limits: document.limits, deadline: document.deadline) {
+            case .start(let started): ticket = started
+            case .shed(let reason):
+                let why = "\(url): not requested, the ad server's queue shed it (\(reason))"
+                return (.failed(.wrapperTimeout, why), 0, false)
+            case .breakerOpen:
+                let why = "\(url): not requested, the ad server's circuit breaker is open"
+                return (.failed(.wrapperTimeout, why), 0, false)
+            }
+        }
+        let (response, bytes, outcome) = await gatedFetch(document)
+        gates?.finished(ticket, outcome: outcome)
+        return (response, bytes, outcome == .success)
+    }
+
+    /// ``fetch(_:)`` once admitted, with how the request ended for the breaker.
+    private func gatedFetch(_ document: Document) async -> (WrapperResolver.Response, Int, AdServerGate.Outcome) {
         let url = document.url
         var bytes: [UInt8] = []
         func release() { document.budget.withLockedValue { $0 += bytes.count } }
         do {
             let response = try await fetcher.get(url, headers: document.headers, deadline: document.deadline)
             guard (200..<300).contains(response.status.code) else {
-                return (.failed(.wrapperTimeout, "\(url) answered HTTP \(response.status.code)"), 0)
+                return (.failed(.wrapperTimeout, "\(url) answered HTTP \(response.status.code)"), 0, .failure)
             }
             for try await chunk in response.body {
                 let count = chunk.readableBytes
                 guard bytes.count + count <= document.limit else {
                     release()
-                    return (.failed(.xmlParsing, "\(url) sent more than \(document.limit) bytes"), 0)
+                    return (.failed(.xmlParsing, "\(url) sent more than \(document.limit) bytes"), 0, .success)
                 }
                 let granted = document.budget.withLockedValue { left in
                     guard left >= count else { return false }
@@ -155,7 +191,8 @@ struct VASTDecisionClient: Sendable {
                     release()
                     return (
                         .failed(
-                            .wrapperLimit, "\(url): the decision's documents would exceed \(maximumBytes) bytes"), 0
+                            .wrapperLimit, "\(url): the decision's documents would exceed \(maximumBytes) bytes"), 0,
+                        .success
                     )
                 }
                 bytes += chunk.readableBytesView
@@ -163,10 +200,12 @@ struct VASTDecisionClient: Sendable {
         } catch let failure as AdServerFetcher.Failure {
             release()
             if failure.kind == .refused { logger.warning("ad-server fetch: \(failure)") }
-            return (.failed(.wrapperTimeout, failure.description), 0)
+            // A URL the policy refuses was never sent: no failure of the ad server's.
+            return (.failed(.wrapperTimeout, failure.description), 0, failure.kind == .refused ? .success : .failure)
         } catch {
             release()
-            return (.failed(.wrapperTimeout, "\(url): \(error)"), 0)
+            let timedOut = NIODeadline.now() >= document.deadline || Task.isCancelled
+            return (.failed(.wrapperTimeout, "\(url): \(error)"), 0, timedOut ? .timeout : .failure)
         }
         let reader = reader
         let received = bytes
@@ -175,14 +214,14 @@ struct VASTDecisionClient: Sendable {
             return (
                 .failed(
                     .wrapperTimeout, "\(url): the document was not read (the deadline passed, or every reader was busy)"
-                ), 0
+                ), 0, .success
             )
         }
         switch result {
-        case .success(let parsed): return (.document(parsed), bytes.count)
+        case .success(let parsed): return (.document(parsed), bytes.count, .success)
         case .failure(let error):
             release()
-            return (.failed(error.vastErrorCode, "\(url): \(error.description)"), 0)
+            return (.failed(error.vastErrorCode, "\(url): \(error.description)"), 0, .success)
         }
     }
 }

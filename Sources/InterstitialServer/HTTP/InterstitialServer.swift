@@ -125,7 +125,7 @@ public struct InterstitialServer: Service {
             adDecisions: VASTDecisionClient(
                 fetcher: fetcher, dispatcher: dispatcher, logger: logger,
                 maximumRequests: configuration.limits.adDecisionRequests,
-                maximumBytes: configuration.limits.adDecisionBytes),
+                maximumBytes: configuration.limits.adDecisionBytes, gates: AdServerGates(metrics: metrics)),
             metrics: metrics, conditioner: conditioner)
         let mailbox = HandoffMailbox(
             capacity: configuration.limits.handoffSessions, expiry: configuration.limits.handoffExpiry.duration)

@@ -13,6 +13,12 @@ final class MetricLabels: Sendable {
     static let targetLimit = 1000
     /// Where an asset list's ads came from.
     static let sources: Set<String> = ["inventory", "vast"]
+    /// The most distinct `ad_server` values one registry keeps before it writes ``other``.
+    static let adServerLimit = 100
+    /// How an asset list of an ad-server break was decided (`prefetched` comes with prefetch).
+    static let decisionPaths: Set<String> = ["live", "coalesced", "fallback", "empty"]
+    /// Why a request to an ad server was not made.
+    static let shedReasons: Set<String> = ["deadline", "queue", "breaker"]
     /// What the server fires itself.
     static let trackingKinds: Set<String> = ["error", "impression", "relayed"]
     /// Why the relay did not pass a beacon on.
@@ -28,6 +34,18 @@ final class MetricLabels: Sendable {
     ]
 
     private let targets = NIOLockedValueBox<Set<String>>([])
+    private let adServers = NIOLockedValueBox<Set<String>>([])
+
+    /// An ad server (`scheme://host:port`) if it is one of the first ``adServerLimit`` seen;
+    /// ``other`` otherwise (wrappers may name any host).
+    func adServer(_ key: String) -> String {
+        adServers.withLockedValue { seen in
+            if seen.contains(key) { return key }
+            guard seen.count < Self.adServerLimit else { return Self.other }
+            seen.insert(key)
+            return key
+        }
+    }
 
     /// `target` if it is written `vod/ID` or `live/ID` and is one of the first ``targetLimit``
     /// targets seen; ``other`` otherwise.

@@ -51,6 +51,21 @@ final class ServerMetrics: Sendable {
         static var beaconsDropped: MetricNameDescriptor {
             name("beacons_dropped", "total", "Relayed beacons not passed on, by reason.")
         }
+        static var adDecisions: MetricNameDescriptor {
+            name(
+                "ad_decisions", "total",
+                "Asset lists of ad-server breaks, by path: live, coalesced, fallback, empty (prefetched and prefetch come later)."
+            )
+        }
+        static var adServerInFlight: MetricNameDescriptor {
+            name("ad_server_in_flight", "", "Requests in flight to each ad server.")
+        }
+        static var adServerBreaker: MetricNameDescriptor {
+            name("ad_server_breaker_state", "", "Each ad server's circuit breaker: 0 closed, 1 half-open, 2 open.")
+        }
+        static var adServerShed: MetricNameDescriptor {
+            name("ad_server_shed", "total", "Requests to each ad server not made, by reason: deadline, queue, breaker.")
+        }
         static var fastAnswers: MetricNameDescriptor {
             name("fast_answers", "total", "Requests answered from memory on the connection's event loop.")
         }
@@ -119,6 +134,34 @@ final class ServerMetrics: Sendable {
         }
         let timeouts = counter(Name.vastTimeouts, series)
         if timedOut { timeouts.increment() }
+    }
+
+    /// Counts an asset list of `target`'s ad-server break by `path`: `live` (the ad server's ads),
+    /// `coalesced` (another viewer's identical request's ads), `fallback` (the inventory or the
+    /// slate, the ad server having failed, timed out or refused) or `empty`.
+    func adDecision(target: String, path: String) {
+        counter(
+            Name.adDecisions,
+            [("target", labels.target(target)), ("path", MetricLabels.member(path, of: MetricLabels.decisionPaths))]
+        ).increment()
+    }
+
+    /// Sets ad server `key`'s gauges: requests in flight, and its breaker (0 closed, 1 half-open, 2 open).
+    func adServerGate(_ key: String, inFlight: Int, breaker: Int) {
+        let series = [("ad_server", labels.adServer(key))]
+        registry.makeGauge(descriptor: Name.adServerInFlight, labels: series).set(Int64(inFlight))
+        registry.makeGauge(descriptor: Name.adServerBreaker, labels: series).set(Int64(breaker))
+    }
+
+    /// Counts a request to ad server `key` not made, for `reason`: `deadline`, `queue` or `breaker`.
+    func adServerShed(_ key: String, reason: String) {
+        counter(
+            Name.adServerShed,
+            [
+                ("ad_server", labels.adServer(key)),
+                ("reason", MetricLabels.member(reason, of: MetricLabels.shedReasons)),
+            ]
+        ).increment()
     }
 
     /// Counts a tracking request the server fired itself: `kind` is `error` or `impression`,

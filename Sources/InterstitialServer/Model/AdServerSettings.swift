@@ -21,6 +21,26 @@ public struct AdServerSettings: Hashable, Sendable {
         case relay
     }
 
+    /// The circuit breaker of an ad server (``AdServerGate``).
+    public struct Breaker: Hashable, Sendable {
+        /// The failures (errors, timeouts) within the window that open it, when they are more than
+        /// half of the requests finished.
+        public var failures: Int
+        /// The window over which failures are counted.
+        public var window: MediaTime
+        /// How long it stays open before one probe goes.
+        public var coolDown: MediaTime
+
+        /// Creates breaker settings: by default 20 failures within 10 s, 5 s open.
+        public init(
+            failures: Int = 20, window: MediaTime = MediaTime(seconds: 10), coolDown: MediaTime = MediaTime(seconds: 5)
+        ) {
+            self.failures = failures
+            self.window = window
+            self.coolDown = coolDown
+        }
+    }
+
     /// The largest tag template accepted, in bytes.
     public static let maximumTemplateBytes = 4096
 
@@ -36,6 +56,15 @@ public struct AdServerSettings: Hashable, Sendable {
     public var tracking: Tracking
     /// How many wrappers are followed (IAB recommends at most 5).
     public var maximumWrapperDepth: Int
+    /// The most requests in flight to each ad server.
+    public var maximumConcurrent = 64
+    /// The most requests started per second to each ad server.
+    public var maximumPerSecond = 200
+    /// Each ad server's circuit breaker.
+    public var breaker = Breaker()
+    /// The inventory ad that fills a break the ad server did not fill in time (failed, timed out,
+    /// shed, breaker open); nil: the target's whole inventory.
+    public var slate: String?
 
     /// Creates settings.
     public init(
@@ -49,7 +78,8 @@ public struct AdServerSettings: Hashable, Sendable {
         self.maximumWrapperDepth = maximumWrapperDepth
     }
 
-    /// `{"vast", "vmap", "vmapBreakDuration", "tracking", "maxWrapperDepth"}`.
+    /// `{"vast", "vmap", "vmapBreakDuration", "tracking", "maxWrapperDepth", "maxConcurrent",
+    /// "maxPerSecond", "breaker", "slate"}` (the last four when not the defaults).
     public var jsonValue: JSONValue {
         var fields: [String: JSONValue] = [
             "tracking": .string(tracking.rawValue), "maxWrapperDepth": .integer(Int64(maximumWrapperDepth)),
@@ -59,12 +89,24 @@ public struct AdServerSettings: Hashable, Sendable {
             fields["vmap"] = .string(vmap.template)
             fields["vmapBreakDuration"] = .seconds(vmapBreakDuration)
         }
+        if maximumConcurrent != 64 { fields["maxConcurrent"] = .integer(Int64(maximumConcurrent)) }
+        if maximumPerSecond != 200 { fields["maxPerSecond"] = .integer(Int64(maximumPerSecond)) }
+        if breaker != Breaker() {
+            fields["breaker"] = .object([
+                "failures": .integer(Int64(breaker.failures)), "window": .seconds(breaker.window),
+                "coolDown": .seconds(breaker.coolDown),
+            ])
+        }
+        if let slate { fields["slate"] = .string(slate) }
         return .object(fields)
     }
 
     /// Reads settings: `vast` and/or `vmap`, http(s) URL templates of at most 4 KiB (at least one;
     /// `vmap` only for a VOD asset), a VMAP break duration from 1 to 600 s (default 30), `client` or
-    /// `server` or `relay` tracking, a wrapper depth from 0 to 10.
+    /// `server` or `relay` tracking, a wrapper depth from 0 to 10; per ad server at most 1 to 10,000
+    /// requests in flight (`maxConcurrent`, default 64) and 1 to 100,000 per second (`maxPerSecond`,
+    /// default 200), a breaker `{"failures": 1-10000, "window": 1-600 s, "coolDown": 1-600 s}`
+    /// (default 20, 10, 5), and a `slate` (an inventory ad's ID).
     public static func decode(
         _ value: JSONValue, path: String = "", allowsVMAP: Bool = true
     ) throws(APIError) -> AdServerSettings {
@@ -93,9 +135,29 @@ public struct AdServerSettings: Hashable, Sendable {
             tracking = value
         }
         let depth = try reader.integer("maxWrapperDepth", in: 0...10) ?? 5
-        try reader.finish()
-        return AdServerSettings(
+        var settings = AdServerSettings(
             vast: vast, vmap: vmap, vmapBreakDuration: breakDuration, tracking: tracking, maximumWrapperDepth: depth)
+        settings.maximumConcurrent = try reader.integer("maxConcurrent", in: 1...10_000) ?? 64
+        settings.maximumPerSecond = try reader.integer("maxPerSecond", in: 1...100_000) ?? 200
+        if var breaker = try reader.object("breaker") {
+            settings.breaker.failures = try breaker.integer("failures", in: 1...10_000) ?? 20
+            for (key, path) in [("window", \Breaker.window), ("coolDown", \Breaker.coolDown)] {
+                guard let seconds = try breaker.seconds(key) else { continue }
+                guard seconds >= MediaTime(seconds: 1), seconds <= MediaTime(seconds: 600) else {
+                    throw breaker.error(key, "expected 1 to 600 seconds")
+                }
+                settings.breaker[keyPath: path] = seconds
+            }
+            try breaker.finish()
+        }
+        if let slate = try reader.string("slate") {
+            guard JSONObjectReader.isIdentifier(slate) else {
+                throw reader.error("slate", "\"\(slate)\" is not an ad ID: use 1 to 64 of A-Z a-z 0-9 - _ .")
+            }
+            settings.slate = slate
+        }
+        try reader.finish()
+        return settings
     }
 
     /// An http(s) URL template of at most 4 KiB at `key`, if there is one.

@@ -64,6 +64,7 @@ struct AssetListService: Sendable {
         let id = request.interstitialID
         let offset = request.startOffset ?? .zero
         let viewer = request.primaryID
+        let asked = request
         let attempt = await state.attempt(viewer: viewer, target: target, id: id, logger: logger)
         let once = planned.event.willPlayOnce
         if let settings = AdServerSettings.of(target, configuration: configuration, state: state.snapshot), let vast {
@@ -81,14 +82,19 @@ struct AssetListService: Sendable {
             request.viewerIP = viewerIP
             // A VMAP break asks its own ad source; any other break the target's VAST template.
             var url = settings.vast?.url(for: request)
+            var shared = settings.vast?.isShared ?? false
             var root: VASTDocument?
             let vmapPlan = vmapPlans?.plan(content: target.id, settings: settings)
             if let source = vmapPlan?.sources[id] {
                 switch source.content {
-                case .adTagURI(let template, _): url = AdTagTemplate(template, serverUA: "hlsi").url(for: request)
+                case .adTagURI(let template, _):
+                    let tag = AdTagTemplate(template, serverUA: "hlsi")
+                    url = tag.url(for: request)
+                    shared = tag.isShared
                 case .vast(let document):
                     url = "vmap:" + id
                     root = document
+                    shared = false
                 case .custom: break
                 }
             }
@@ -96,11 +102,21 @@ struct AssetListService: Sendable {
                 metrics.assetListAnswered(target: target.description, source: "vast", ads: 0, filled: false)
                 return .json(AssetList(assets: [], skipControl: planned.source?.assetListSkipControl).encoded())
             }
-            let outcome = await vast.decide(
-                url: url, root: root, settings: settings,
-                headers: (userAgent.map { [("X-Device-User-Agent", $0)] } ?? [])
-                    + (viewerIP.map { [("X-Device-IP", $0)] } ?? []),
-                deadline: configuration.assetListDeadline, cacheBuster: request.cacheBuster)
+            let headers =
+                (userAgent.map { [("X-Device-User-Agent", $0)] } ?? [])
+                + (viewerIP.map { [("X-Device-IP", $0)] } ?? [])
+            let deadline = configuration.assetListDeadline
+            let cacheBuster = request.cacheBuster
+            // A URL the same for every viewer is asked once for all the viewers asking together.
+            let outcome =
+                shared
+                ? await vast.coalescer.share(url) {
+                    await vast.decide(
+                        url: url, settings: settings, headers: headers, deadline: deadline, cacheBuster: cacheBuster)
+                }
+                : await vast.decide(
+                    url: url, root: root, settings: settings, headers: headers, deadline: deadline,
+                    cacheBuster: cacheBuster)
             let fill = VASTFill.assetList(
                 ads: outcome.ads, duration: duration, startOffset: offset, tracking: settings.tracking,
                 skipControl: planned.source?.assetListSkipControl, podTracking: vmapPlan?.tracking[id] ?? [],
@@ -125,6 +141,20 @@ struct AssetListService: Sendable {
                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
                 requests: outcome.requests, errorCodes: (outcome.errors + fill.rejected).map(\.code.rawValue),
                 timedOut: outcome.timedOut)
+            // The ad server failed, timed out or was not asked: the inventory (or the slate) fills.
+            if fill.adCount == 0, outcome.unanswered {
+                var ads = await candidates(for: target, breakID: id)
+                if let slate = settings.slate, let ad = ads.first(where: { $0.id == slate }) { ads = [ad] }
+                if !ads.isEmpty {
+                    metrics.adDecision(target: target.description, path: "fallback")
+                    return inventoryList(
+                        asked, target: target, planned: planned, duration: duration, ads: ads,
+                        attempt: attempt, publicBase: publicBase)
+                }
+            }
+            metrics.adDecision(
+                target: target.description,
+                path: fill.adCount == 0 ? "empty" : outcome.coalesced ? "coalesced" : "live")
             metrics.assetListAnswered(
                 target: target.description, source: "vast", ads: fill.adCount, filled: fill.adCount > 0)
             logger.debug(

@@ -1,0 +1,267 @@
+import HLSPlaylist
+
+/// What stands between the viewers and one ad server (pure, a state machine as a value): a cap on
+/// requests in flight, a token bucket on requests per second, a bounded FIFO of waiting requests
+/// each with its viewer's deadline, and a circuit breaker on errors and timeouts.
+///
+/// Time is given with each input (``MediaTime`` on any monotonic origin); nothing here reads a
+/// clock. ``request(_:deadline:now:)`` answers at once whether a request starts, waits, is shed or
+/// gets the fallback; ``finished(_:outcome:now:)``, ``cancel(_:now:)`` and ``tick(now:)`` return the
+/// waiting requests that start or are shed. ``nextWake`` says when ``tick(now:)`` has work to do.
+///
+/// The breaker opens when, within ``Limits/breakerWindow``, at least ``Limits/breakerFailures``
+/// requests failed or timed out and they are more than half of the requests finished; while open
+/// every request gets the fallback at once. After ``Limits/coolDown`` it half-opens: the next
+/// request is the one probe, the others get the fallback; the probe's success closes it, its
+/// failure opens it again.
+struct AdServerGate: Sendable {
+    /// The limits of one ad server.
+    struct Limits: Hashable, Sendable {
+        /// The most requests in flight.
+        var maximumConcurrent = 64
+        /// The most requests started per second (the bucket holds one second of them).
+        var maximumPerSecond = 200
+        /// The most requests waiting; more are shed.
+        var maximumQueued = 1024
+        /// The failures (errors, timeouts) within the window that open the breaker.
+        var breakerFailures = 20
+        /// The window over which failures are counted.
+        var breakerWindow = MediaTime(seconds: 10)
+        /// How long the breaker stays open before it half-opens.
+        var coolDown = MediaTime(seconds: 5)
+        /// The least time left to a viewer's deadline for its request to start; with less it is shed.
+        var minimumRemaining = MediaTime(nanoseconds: 50_000_000)
+    }
+
+    /// How a request ended, for the breaker.
+    enum Outcome: Sendable {
+        /// The ad server answered (2xx, or an answer the server refused to read).
+        case success
+        /// An error: the connection failed, or a status other than 2xx.
+        case failure
+        /// The deadline passed first.
+        case timeout
+    }
+
+    /// Why a request was not made.
+    enum ShedReason: String, Sendable, CaseIterable {
+        /// Its viewer's deadline passed while it waited (or before it asked).
+        case deadline
+        /// The queue was full.
+        case queue
+    }
+
+    /// The answer to a request.
+    enum Admission: Equatable, Sendable {
+        /// Make the request now.
+        case start
+        /// Wait: an action of a later input starts or sheds it.
+        case queued
+        /// Do not make it.
+        case shed(ShedReason)
+        /// Do not make it: the breaker is open.
+        case breakerOpen
+    }
+
+    /// What a waiting request is told by a later input.
+    enum Action: Equatable, Sendable {
+        /// Make request `id` now.
+        case start(Int)
+        /// Do not make request `id`.
+        case shed(Int, ShedReason)
+        /// Do not make request `id`: the breaker opened while it waited.
+        case breakerOpen(Int)
+    }
+
+    /// The breaker, with its data.
+    enum Breaker: Equatable, Sendable {
+        /// Requests go through; the finished ones of the window, by second.
+        case closed([Second])
+        /// Every request gets the fallback until then.
+        case open(until: MediaTime)
+        /// One probe may go; `probe` is its ID once it started.
+        case halfOpen(probe: Int?)
+
+        /// The metric value: 0 closed, 1 half-open, 2 open.
+        var gauge: Int {
+            switch self {
+            case .closed: 0
+            case .halfOpen: 1
+            case .open: 2
+            }
+        }
+    }
+
+    /// The requests finished within one second of the breaker's window.
+    struct Second: Equatable, Sendable {
+        /// The second (whole seconds of the clock).
+        var index: Int64
+        /// The requests finished in it.
+        var total = 0
+        /// Those that failed or timed out.
+        var failures = 0
+    }
+
+    /// A waiting request.
+    struct Waiter: Equatable, Sendable {
+        var id: Int
+        var deadline: MediaTime
+    }
+
+    /// The limits (may change between inputs).
+    var limits: Limits
+    /// The requests in flight.
+    private(set) var inFlight: Set<Int> = []
+    /// The waiting requests, oldest first.
+    private(set) var queue: [Waiter] = []
+    /// The breaker.
+    private(set) var breaker: Breaker = .closed([])
+    /// The tokens of the rate bucket, and when they were counted.
+    private var tokens: Double
+    private var counted: MediaTime?
+
+    /// A gate with `limits`, its bucket full.
+    init(limits: Limits) {
+        self.limits = limits
+        tokens = Double(max(1, limits.maximumPerSecond))
+    }
+
+    /// Request `id`, whose viewer waits until `deadline`.
+    mutating func request(_ id: Int, deadline: MediaTime, now: MediaTime) -> Admission {
+        refill(now)
+        halfOpenIfDue(now)
+        guard deadline - now >= limits.minimumRemaining, deadline > now else { return .shed(.deadline) }
+        switch breaker {
+        case .open: return .breakerOpen
+        case .halfOpen(let probe):
+            guard probe == nil, inFlight.count < limits.maximumConcurrent, tokens >= 1 else { return .breakerOpen }
+            breaker = .halfOpen(probe: id)
+            begin(id)
+            return .start
+        case .closed:
+            if queue.isEmpty, canStart {
+                begin(id)
+                return .start
+            }
+            guard queue.count < limits.maximumQueued else { return .shed(.queue) }
+            queue.append(Waiter(id: id, deadline: deadline))
+            return .queued
+        }
+    }
+
+    /// Request `id` ended with `outcome`: the breaker learns it, and waiting requests may start.
+    mutating func finished(_ id: Int, outcome: Outcome, now: MediaTime) -> [Action] {
+        guard inFlight.remove(id) != nil else { return tick(now: now) }
+        switch breaker {
+        case .halfOpen(let probe) where probe == id:
+            breaker = outcome == .success ? .closed([]) : .open(until: now + limits.coolDown)
+        case .closed(var seconds):
+            let index = now.nanoseconds / 1_000_000_000
+            if seconds.last?.index != index { seconds.append(Second(index: index)) }
+            seconds[seconds.count - 1].total += 1
+            if outcome != .success { seconds[seconds.count - 1].failures += 1 }
+            seconds = window(seconds, now: now)
+            let total = seconds.reduce(0) { $0 + $1.total }
+            let failures = seconds.reduce(0) { $0 + $1.failures }
+            breaker =
+                failures >= limits.breakerFailures && failures * 2 > total
+                ? .open(until: now + limits.coolDown) : .closed(seconds)
+        default: break
+        }
+        return tick(now: now)
+    }
+
+    /// Waiting request `id` gave up (its viewer's deadline passed): it leaves the queue.
+    mutating func cancel(_ id: Int, now: MediaTime) -> [Action] {
+        queue.removeAll { $0.id == id }
+        return tick(now: now)
+    }
+
+    /// The time is `now`: waiters past their deadline (or with less than
+    /// ``Limits/minimumRemaining`` left to it) are shed, the breaker half-opens after its
+    /// cool-down, and waiting requests start as the limits allow (all get the fallback while the
+    /// breaker is open).
+    mutating func tick(now: MediaTime) -> [Action] {
+        refill(now)
+        halfOpenIfDue(now)
+        var actions: [Action] = []
+        queue.removeAll { waiter in
+            guard waiter.deadline - now < limits.minimumRemaining || waiter.deadline <= now else { return false }
+            actions.append(.shed(waiter.id, .deadline))
+            return true
+        }
+        switch breaker {
+        case .open, .halfOpen:
+            actions += queue.map { .breakerOpen($0.id) }
+            queue.removeAll()
+        case .closed:
+            while !queue.isEmpty, canStart {
+                let waiter = queue.removeFirst()
+                begin(waiter.id)
+                actions.append(.start(waiter.id))
+            }
+        }
+        return actions
+    }
+
+    /// When ``tick(now:)`` next has something to do: the next token for a waiting request, the
+    /// earliest waiter's deadline, the end of the cool-down; nil when nothing waits on time.
+    func nextWake(now: MediaTime) -> MediaTime? {
+        var wakes: [MediaTime] = []
+        if case .open(let until) = breaker { wakes.append(until) }
+        if !queue.isEmpty {
+            wakes += queue.map { $0.deadline - limits.minimumRemaining }
+            if tokens < 1, inFlight.count < limits.maximumConcurrent {
+                let rate = Double(max(1, limits.maximumPerSecond))
+                wakes.append(now + MediaTime(nanoseconds: Int64(((1 - tokens) / rate * 1e9).rounded(.up))))
+            }
+        }
+        return wakes.min()
+    }
+
+    /// Whether nothing is in flight or waiting and the breaker is closed (the gate may be dropped).
+    var isIdle: Bool {
+        guard inFlight.isEmpty, queue.isEmpty, case .closed = breaker else { return false }
+        return true
+    }
+
+    private var canStart: Bool { inFlight.count < limits.maximumConcurrent && tokens >= 1 }
+
+    private mutating func begin(_ id: Int) {
+        inFlight.insert(id)
+        tokens -= 1
+    }
+
+    private mutating func refill(_ now: MediaTime) {
+        let rate = Double(max(1, limits.maximumPerSecond))
+        if let counted, now > counted {
+            tokens = min(rate, tokens + Double((now - counted).nanoseconds) / 1e9 * rate)
+        }
+        tokens = min(tokens, rate)
+        if counted.map({ now > $0 }) ?? true { counted = now }
+    }
+
+    private mutating func halfOpenIfDue(_ now: MediaTime) {
+        if case .open(let until) = breaker, now >= until { breaker = .halfOpen(probe: nil) }
+    }
+
+    /// The seconds still inside the window at `now`.
+    private func window(_ seconds: [Second], now: MediaTime) -> [Second] {
+        let first = (now - limits.breakerWindow).nanoseconds / 1_000_000_000
+        return seconds.filter { $0.index > first }
+    }
+}
+
+extension AdServerSettings {
+    /// The limits each ad server these settings ask is held to.
+    var gateLimits: AdServerGate.Limits {
+        var limits = AdServerGate.Limits()
+        limits.maximumConcurrent = maximumConcurrent
+        limits.maximumPerSecond = maximumPerSecond
+        limits.maximumQueued = max(1024, 4 * maximumConcurrent)
+        limits.breakerFailures = breaker.failures
+        limits.breakerWindow = breaker.window
+        limits.coolDown = breaker.coolDown
+        return limits
+    }
+}

@@ -1,0 +1,180 @@
+import HLSPlaylist
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Applies an ``AdServerGate`` to each ad server (`scheme://host:port`): a request waits for the
+/// gate's start until its viewer's deadline, is shed or gets the breaker's refusal, and reports how
+/// it ended. Lock-protected; the gates' time is the uptime clock of `NIODeadline`.
+///
+/// At most ``maximumGates`` ad servers are gated at once; when full, an idle gate (nothing in
+/// flight or waiting, breaker closed) makes room, else the request goes ungated.
+final class AdServerGates: Sendable {
+    /// What a request may do.
+    enum Admission: Sendable {
+        /// Make it, then call ``finished(_:outcome:)`` with the ticket (nil: not gated).
+        case start(Ticket?)
+        /// Do not make it.
+        case shed(AdServerGate.ShedReason)
+        /// Do not make it: the ad server's breaker is open.
+        case breakerOpen
+    }
+
+    /// A started request.
+    struct Ticket: Sendable {
+        /// Its ad server.
+        var key: String
+        /// Its ID in that server's gate.
+        var id: Int
+    }
+
+    /// The most ad servers gated at once.
+    static let maximumGates = 1024
+
+    private struct State {
+        var gates: [String: AdServerGate] = [:]
+        var waiters: [Int: CheckedContinuation<Admission, Never>] = [:]
+        /// Answers given before their waiter was stored.
+        var early: [Int: Admission] = [:]
+        /// The time each gate's timer is set for.
+        var timers: [String: MediaTime] = [:]
+        var nextID = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let metrics: ServerMetrics?
+
+    /// Gates counting on `metrics` (in flight, breaker state, shed requests).
+    init(metrics: ServerMetrics? = nil) {
+        self.metrics = metrics
+    }
+
+    /// The ad server of `url` (`scheme://host:port`), nil for a URL that is not http(s).
+    static func key(of url: String) -> String? {
+        guard let target = AdServerFetcher.parse(url) else { return nil }
+        let host = target.host.contains(":") ? "[\(target.host)]" : target.host
+        return (target.secure ? "https://" : "http://") + host + ":\(target.port)"
+    }
+
+    /// Now, on the gates' clock.
+    static func now() -> MediaTime { time(of: .now()) }
+
+    private static func time(of deadline: NIODeadline) -> MediaTime {
+        MediaTime(nanoseconds: Int64(clamping: deadline.uptimeNanoseconds))
+    }
+
+    /// Waits until a request to `url`, under `limits`, may be made, at most until `deadline`.
+    func admit(_ url: String, limits: AdServerGate.Limits, deadline: NIODeadline) async -> Admission {
+        guard let key = Self.key(of: url) else { return .start(nil) }
+        let due = Self.time(of: deadline)
+        let (id, first): (Int, AdServerGate.Admission?) = state.withLockedValue { state in
+            if state.gates[key] == nil {
+                if state.gates.count >= Self.maximumGates,
+                    let idle = state.gates.first(where: { $0.value.isIdle })?.key
+                {
+                    state.gates[idle] = nil
+                }
+                guard state.gates.count < Self.maximumGates else { return (0, nil) }
+                state.gates[key] = AdServerGate(limits: limits)
+            }
+            state.nextID += 1
+            let id = state.nextID
+            state.gates[key]?.limits = limits
+            return (id, state.gates[key]?.request(id, deadline: due, now: Self.now()))
+        }
+        guard let first else { return .start(nil) }
+        let answer: Admission
+        switch first {
+        case .start: answer = .start(Ticket(key: key, id: id))
+        case .shed(let reason): answer = .shed(reason)
+        case .breakerOpen: answer = .breakerOpen
+        case .queued:
+            schedule(key)
+            answer = await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let early: Admission? = state.withLockedValue { state in
+                        if let early = state.early.removeValue(forKey: id) { return early }
+                        state.waiters[id] = continuation
+                        return nil
+                    }
+                    if let early { continuation.resume(returning: early) }
+                }
+            } onCancel: {
+                apply(key) { gate, now in
+                    let waiting = gate.queue.contains { $0.id == id }
+                    let actions = gate.cancel(id, now: now)
+                    return waiting ? actions + [.shed(id, .deadline)] : actions
+                }
+            }
+        }
+        report(key, answer)
+        return answer
+    }
+
+    /// A started request ended with `outcome`.
+    func finished(_ ticket: Ticket?, outcome: AdServerGate.Outcome) {
+        guard let ticket else { return }
+        apply(ticket.key) { gate, now in gate.finished(ticket.id, outcome: outcome, now: now) }
+    }
+
+    /// Ticks `key`'s gate at its next wake.
+    private func schedule(_ key: String) {
+        let wake: MediaTime? = state.withLockedValue { state in
+            guard let gate = state.gates[key], let wake = gate.nextWake(now: Self.now()) else { return nil }
+            if let set = state.timers[key], set <= wake { return nil }
+            state.timers[key] = wake
+            return wake
+        }
+        guard let wake else { return }
+        Task {
+            let delay = max(0, (wake - Self.now()).nanoseconds)
+            try? await Task.sleep(nanoseconds: UInt64(delay) + 1_000_000)
+            state.withLockedValue { state in
+                if state.timers[key] == wake { state.timers[key] = nil }
+            }
+            apply(key) { gate, now in gate.tick(now: now) }
+        }
+    }
+
+    /// Runs `input` on `key`'s gate and answers the waiters its actions name.
+    private func apply(
+        _ key: String, _ input: (inout AdServerGate, MediaTime) -> [AdServerGate.Action]
+    ) {
+        typealias Resumed = (waiter: CheckedContinuation<Admission, Never>, admission: Admission)
+        let (resumed, gauges): ([Resumed], (inFlight: Int, breaker: Int)?) = state.withLockedValue { state in
+            guard var gate = state.gates[key] else { return ([], nil) }
+            let actions = input(&gate, Self.now())
+            state.gates[key] = gate
+            var resumed: [Resumed] = []
+            for action in actions {
+                let (id, admission): (Int, Admission)
+                switch action {
+                case .start(let started): (id, admission) = (started, .start(Ticket(key: key, id: started)))
+                case .shed(let shed, let reason): (id, admission) = (shed, .shed(reason))
+                case .breakerOpen(let refused): (id, admission) = (refused, .breakerOpen)
+                }
+                if let waiter = state.waiters.removeValue(forKey: id) {
+                    resumed.append((waiter, admission))
+                } else if state.early[id] == nil, state.early.count < 65536 {
+                    state.early[id] = admission
+                }
+            }
+            return (resumed, (gate.inFlight.count, gate.breaker.gauge))
+        }
+        for (waiter, admission) in resumed { waiter.resume(returning: admission) }
+        if let gauges { metrics?.adServerGate(key, inFlight: gauges.inFlight, breaker: gauges.breaker) }
+        schedule(key)
+    }
+
+    /// Counts a request's admission on `/metrics`.
+    private func report(_ key: String, _ answer: Admission) {
+        let gauges = state.withLockedValue { state in
+            state.gates[key].map { (inFlight: $0.inFlight.count, breaker: $0.breaker.gauge) }
+        }
+        if let gauges { metrics?.adServerGate(key, inFlight: gauges.inFlight, breaker: gauges.breaker) }
+        switch answer {
+        case .start: break
+        case .shed(let reason): metrics?.adServerShed(key, reason: reason.rawValue)
+        case .breakerOpen: metrics?.adServerShed(key, reason: "breaker")
+        }
+    }
+}
