@@ -97,14 +97,14 @@ struct AdServerProtectionTests {
     }
 
     @Test(
-        "a slow ad server limited to one request a second: the queue sheds at the deadline, every viewer gets the fallback"
+        "a slow ad server limited to one request a second: what the rate does not start is shed at the deadline, every viewer gets the fallback"
     )
     func slowAdServerSheds() async throws {
         try await TestOrigin.withOrigin(routes: { _ in
             .init(contentType: "application/xml", body: Array("<VAST>".utf8), stallAfter: 0)
         }) { adServer in
             let configuration = try Self.configuration(
-                vast: adServer.origin + "/vast?cb=[CACHEBUSTING]", deadline: 0.5, ["maxPerSecond": .integer(1)])
+                vast: adServer.origin + "/vast?cb=[CACHEBUSTING]", deadline: 2, ["maxPerSecond": .integer(1)])
             try await Harness.withServer(configuration) { client in
                 let started = ContinuousClock.now
                 try await withThrowingTaskGroup(of: [String].self) { group in
@@ -115,21 +115,25 @@ struct AdServerProtectionTests {
                         #expect(status == 200)
                         return try AssetList.decode(Array(body.utf8)).assets.map(\.uri)
                     }
-                    // The first takes the one token of this second; the two others wait for the next,
-                    // which comes after their deadline.
-                    group.addTask { try await viewer() }
-                    #expect(try await eventually { adServer.count("/vast") == 1 })
-                    for _ in 0..<2 { group.addTask { try await viewer() } }
+                    // One token a second and a 2 s deadline: of five viewers at once, at most three
+                    // requests start (how many depends on the machine's pace); the others are shed at
+                    // their deadline. The ad server never answers: every viewer gets the fallback.
+                    for _ in 0..<5 { group.addTask { try await viewer() } }
                     for try await ads in group { #expect(!ads.isEmpty, "the fallback fills the break") }
                 }
-                // Only bounds a loaded machine: the waiting requests were shed at the 0.5 s deadline.
-                #expect(ContinuousClock.now - started < .seconds(30))
-                #expect(adServer.count("/vast") == 1)
+                // Only bounds a loaded machine: nothing waited past its deadline for long.
+                #expect(ContinuousClock.now - started < .seconds(60))
                 let key = "http://127.0.0.1:\(adServer.port)"
-                #expect(
+                let requests = adServer.count("/vast")
+                let shed = Int(
                     try await Self.metric(client, "hlsi_ad_server_shed_total{ad_server=\"\(key)\",reason=\"deadline\"}")
-                        == "2")
-                #expect(try await Self.metric(client, "hlsi_ad_server_in_flight{ad_server=\"\(key)\"}") == "0.0")
+                        ?? "0") ?? -1
+                #expect((1...3).contains(requests), "\(requests) requests")
+                #expect(requests + shed == 5, "\(requests) started, \(shed) shed")
+                #expect(
+                    try await eventually {
+                        try await Self.metric(client, "hlsi_ad_server_in_flight{ad_server=\"\(key)\"}") == "0.0"
+                    })
             }
         }
     }
