@@ -125,9 +125,11 @@ struct AdServerProtectionTests {
                 #expect(ContinuousClock.now - started < .seconds(60))
                 let key = "http://127.0.0.1:\(adServer.port)"
                 let requests = adServer.count("/vast")
-                let shed = Int(
-                    try await Self.metric(client, "hlsi_ad_server_shed_total{ad_server=\"\(key)\",reason=\"deadline\"}")
-                        ?? "0") ?? -1
+                let shed =
+                    Int(
+                        try await Self.metric(
+                            client, "hlsi_ad_server_shed_total{ad_server=\"\(key)\",reason=\"deadline\"}")
+                            ?? "0") ?? -1
                 #expect((1...3).contains(requests), "\(requests) requests")
                 #expect(requests + shed == 5, "\(requests) started, \(shed) shed")
                 #expect(
