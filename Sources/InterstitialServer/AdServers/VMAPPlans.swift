@@ -156,7 +156,12 @@ final class VMAPPlans: Sendable {
             throw Failure(description: "\(url) answered HTTP \(response.status.code)")
         }
         let body = try await response.body.collect(upTo: reader.limits.xml.maximumBytes)
-        switch try AdDocument.read(Array(body.readableBytesView), reader: reader) {
+        // Read on the ad servers' threads, never on the cooperative pool (as VAST documents are).
+        let bytes = Array(body.readableBytesView)
+        let reader = reader
+        guard let read = await BlockingWorkPool.adServers.run({ Result { try AdDocument.read(bytes, reader: reader) } })
+        else { throw Failure(description: "\(url): the document was not read (every reader was busy)") }
+        switch try read.get() {
         case .vmap(let document): return document
         case .vast: throw Failure(description: "\(url) answered a VAST document, not a VMAP")
         }
