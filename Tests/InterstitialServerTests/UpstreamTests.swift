@@ -136,6 +136,36 @@ struct UpstreamTests {
         }
     }
 
+    @Test("Two channels on one upstream playlist share nothing of what they serve: each has its own breaks")
+    func channelsShareAnUpstream() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-two-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-MEDIA-SEQUENCE:1\n"
+        text += "#EXT-X-PROGRAM-DATE-TIME:2026-06-01T11:59:40.000Z\n"
+        for index in 0..<5 { text += "#EXTINF:4.0,\ns\(index).ts\n" }
+        try text.write(to: directory.appendingPathComponent("live.m3u8"), atomically: true, encoding: .utf8)
+        let clock = TestClock(DateTime(iso8601: "2026-06-01T12:00:00.000Z")!)
+        try await withUpstream(directory: directory.path) { port in
+            var configuration = try Harness.demo()
+            let origin = "http://127.0.0.1:\(port)"
+            configuration.allowedOrigins = [origin]
+            configuration.live = ["a", "b"].map {
+                .init(id: $0, path: "/live/\($0)", origin: .upstream(origin + "/live.m3u8"))
+            }
+            try await Harness.withServer(configuration, clock: clock) { client in
+                let created = try await client.admin(
+                    .post, "breaks",
+                    #"{"id":"only-a","target":"live/a","date":"2026-06-01T11:59:50.000Z","duration":4}"#)
+                #expect(created.status == .created, "\(created.text)")
+                let a = try await client.text("/live/a/live.m3u8")
+                let b = try await client.text("/live/b/live.m3u8")
+                #expect(a.contains("ID=\"only-a\""))
+                #expect(!b.contains("only-a"), "\(b)")
+            }
+        }
+    }
+
     @Test("An upstream that is down is a 502 with a reason; an origin outside the allow-list is refused at start")
     func upstreamFailures() async throws {
         var configuration = try Harness.demo()

@@ -163,8 +163,10 @@ final class ContentLibrary: Sendable {
         case .upstream(let entry):
             let url = UpstreamClient.upstreamURL(entry: entry, path: path, query: query)
             if isPlaylist {
-                // One fetch and one rendering per URL serve every viewer asking within a second.
-                return try await sharedPlaylists.playlist(url) { () async throws(APIError) -> ContentResponse in
+                // One fetch and one rendering per content and URL serve every viewer asking within a
+                // second (two contents on one upstream have their own breaks).
+                let key = mounted.content.id + "\n" + url
+                return try await sharedPlaylists.playlist(key) { () async throws(APIError) -> ContentResponse in
                     guard case .playlist(let result) = try await self.upstream.fetch(url, playlist: true) else {
                         throw APIError(status: 502, code: "upstream-failed", "\(url) was not read whole")
                     }

@@ -29,8 +29,8 @@ final class UpstreamPlaylistShare<Value: Sendable>: Sendable {
         self.countLimit = countLimit
     }
 
-    /// The answer for `url`: that of a fetch in flight or ended less than ``reuse`` ago, or of a
-    /// new `fetch`.
+    /// The answer for `url` (any key that names what is fetched and how it is served): that of a
+    /// fetch in flight or ended less than ``reuse`` ago, or of a new `fetch`.
     func playlist(
         _ url: String, fetch: @escaping @Sendable () async throws(APIError) -> Value
     ) async throws(APIError) -> Value {
