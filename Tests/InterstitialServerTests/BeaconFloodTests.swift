@@ -58,6 +58,8 @@ struct BeaconFloodTests {
             try await Harness.withServer(configuration, clock: clock) { client in
                 let urls = try await Self.impressions(client, viewer: "viewer-1")
                 clock.advance(600)
+                // HEAD says the same, and counts nothing.
+                #expect(try await client.execute(uri: urls[0], method: .head).status.code == 410)
                 let response = try await client.get(urls[0])
                 #expect(response.status.code == 410)
                 #expect(response.text.contains(#""code":"beacon-expired""#), "\(response.text)")

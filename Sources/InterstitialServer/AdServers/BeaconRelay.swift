@@ -125,13 +125,18 @@ final class BeaconRelay: Sendable {
             viewer: viewer.isEmpty ? nil : viewer, expires: expires, mac: expected)
     }
 
+    /// Whether `beacon` has expired now (a request for it is a 410).
+    func isExpired(_ beacon: Beacon) -> Bool {
+        Self.seconds(now()) >= beacon.expires
+    }
+
     /// What to do with a request for `path` (under ``prefix``) from a client at `address` (the
     /// viewer's address, ``ViewerAddress``): a beacon is passed on the first time its URL is
     /// requested before it expires, within the budget of the address and the viewer.
     func receive(_ path: Substring, address: String?) -> Outcome {
         guard let beacon = verify(path) else { return .unknown }
         let time = now()
-        guard Self.seconds(time) < beacon.expires else { return .expired(beacon) }
+        guard !isExpired(beacon) else { return .expired(beacon) }
         let first = passed.withLockedValue { memory -> Bool in
             if memory.current.contains(beacon.mac) || memory.previous.contains(beacon.mac) { return false }
             if memory.current.count >= Self.memory / 2 {

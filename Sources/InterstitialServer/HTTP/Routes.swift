@@ -133,9 +133,15 @@ struct Routes {
             let path = request.uri.path.dropFirst(BeaconRelay.prefix.count)
             var headers = HTTPFields()
             headers[.cacheControl] = CachePolicy.noStore
-            // HEAD checks the URL and changes nothing: it neither counts nor relays (RFC 9110 §9.3.2).
+            // HEAD checks the URL and its expiry and changes nothing: it neither counts nor relays
+            // (RFC 9110 §9.3.2).
             if request.method == .head {
-                guard relay.verify(path) != nil else { throw APIError.notFound(request.uri.path) }
+                guard let beacon = relay.verify(path) else { throw APIError.notFound(request.uri.path) }
+                guard !relay.isExpired(beacon) else {
+                    throw APIError(
+                        status: 410, code: "beacon-expired", path: request.uri.path,
+                        "the beacon URL expired; it is not passed on")
+                }
                 return Response(status: .noContent, headers: headers)
             }
             switch relay.receive(path, address: address) {
