@@ -168,15 +168,30 @@ def closed_within(port, send, seconds):
         return False
 
 
+class QuietHandler(http.server.BaseHTTPRequestHandler):
+    """A request handler of the scripts' own servers: logs nothing, answers whole bodies."""
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, body, content_type, status=200):
+        """A `status` answer with `body`; a client that stopped reading (the server past a cap) is fine."""
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
 class Upstream(http.server.ThreadingHTTPServer):
     """A hostile upstream origin: junk bodies, huge bodies, headers then silence."""
 
     daemon_threads = True
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
+    class Handler(QuietHandler):
         def do_GET(self):
             path = self.path.split("?")[0]
             if path.endswith("/junk.m3u8"):
@@ -197,16 +212,6 @@ class Upstream(http.server.ThreadingHTTPServer):
                 time.sleep(30)
             else:
                 self.send_error(404)
-
-        def answer(self, body, content_type):
-            self.send_response(200)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            try:
-                self.wfile.write(body)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the server stops reading past its size cap
 
 
 def base_config(port, database, limits=None):
@@ -481,10 +486,7 @@ class HostileUpstream(http.server.ThreadingHTTPServer):
     daemon_threads = True
     fetches = 0
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
+    class Handler(QuietHandler):
         def do_GET(self):
             path = self.path.split("?")[0]
             now = time.time()
@@ -508,15 +510,7 @@ class HostileUpstream(http.server.ThreadingHTTPServer):
             else:
                 self.send_error(404)
                 return
-            data = body.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/vnd.apple.mpegurl")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            try:
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
+            self.answer(body.encode(), "application/vnd.apple.mpegurl")
 
 
 def wave3_attacks(hlsi, workdir):
@@ -621,10 +615,7 @@ class AdServer(http.server.ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.origin = f"http://127.0.0.1:{self.server_address[1]}"
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
+    class Handler(QuietHandler):
         def do_GET(self):
             server = self.server
             path = self.path.split("?")[0]
@@ -647,13 +638,6 @@ class AdServer(http.server.ThreadingHTTPServer):
                 with server.lock:
                     server.beacons.append(path)
                 self.answer(b"", "text/plain")
-
-        def answer(self, body, content_type):
-            self.send_response(200)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
 
 
 def relay_urls(base, viewer, kind="impression"):
@@ -795,10 +779,7 @@ class HostileAdServer(http.server.ThreadingHTTPServer):
         self.lock = threading.Lock()
         super().__init__(address, HostileAdServer.Handler)
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
+    class Handler(QuietHandler):
         def do_GET(self):
             server = self.server
             path = self.path.split("?")[0]
@@ -826,12 +807,7 @@ class HostileAdServer(http.server.ThreadingHTTPServer):
             ads = "".join(
                 f'<Ad id="w{n}" sequence="{n + 1}"><Wrapper allowMultipleAds="true"><AdSystem>x</AdSystem>'
                 f"<VASTAdTagURI><![CDATA[{url}]]></VASTAdTagURI></Wrapper></Ad>" for n, url in enumerate(targets))
-            body = f'<VAST version="4.2">{ads}</VAST>'.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/xml")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.answer(f'<VAST version="4.2">{ads}</VAST>'.encode(), "application/xml")
 
 
 class Spy(http.server.ThreadingHTTPServer):
@@ -840,10 +816,7 @@ class Spy(http.server.ThreadingHTTPServer):
     daemon_threads = True
     hits = 0
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
+    class Handler(QuietHandler):
         def do_GET(self):
             type(self.server).hits += 1
             self.send_response(200)
@@ -919,20 +892,10 @@ class AttributeFloodAdServer(http.server.ThreadingHTTPServer):
     body = attribute_flood()
     requests = 0
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
+    class Handler(QuietHandler):
         def do_GET(self):
             type(self.server).requests += 1
-            self.send_response(200)
-            self.send_header("Content-Type", "application/xml")
-            self.send_header("Content-Length", str(len(AttributeFloodAdServer.body)))
-            self.end_headers()
-            try:
-                self.wfile.write(AttributeFloodAdServer.body)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
+            self.answer(AttributeFloodAdServer.body, "application/xml")
 
 
 def vast_attribute_flood(hlsi, workdir):
@@ -992,10 +955,7 @@ class HerdAdServer(http.server.ThreadingHTTPServer):
         self.paths = []
         self.lock = threading.Lock()
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
+    class Handler(QuietHandler):
         def do_GET(self):
             with self.server.lock:
                 self.server.paths.append(self.path)

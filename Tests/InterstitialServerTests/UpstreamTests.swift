@@ -32,6 +32,15 @@ struct UpstreamTests {
         }
     }
 
+    /// Runs `body` with an upstream origin serving `playlist` as `live.m3u8` from a folder of its own.
+    func withUpstreamPlaylist(_ playlist: String, _ body: @Sendable (Int) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-up-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try playlist.write(to: directory.appendingPathComponent("live.m3u8"), atomically: true, encoding: .utf8)
+        try await withUpstream(directory: directory.path, body)
+    }
+
     @Test("A proxied VOD gets date ranges in its media playlists; everything else passes through")
     func proxiedVOD() async throws {
         try await withUpstream { port in
@@ -97,9 +106,6 @@ struct UpstreamTests {
             ["2026-06-01T11:59:58.000Z", "2026-06-01T10:59:00.000Z"],
         ])
     func liveDatesStepBack(dates: [String]) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-step-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         let text = """
             #EXTM3U
             #EXT-X-VERSION:3
@@ -113,9 +119,8 @@ struct UpstreamTests {
             b.ts
 
             """
-        try text.write(to: directory.appendingPathComponent("live.m3u8"), atomically: true, encoding: .utf8)
         let clock = TestClock(DateTime(iso8601: "2026-06-01T12:00:00.000Z")!)
-        try await withUpstream(directory: directory.path) { port in
+        try await withUpstreamPlaylist(text) { port in
             var configuration = try Harness.demo()
             let origin = "http://127.0.0.1:\(port)"
             configuration.allowedOrigins = [origin]
@@ -138,15 +143,11 @@ struct UpstreamTests {
 
     @Test("Two channels on one upstream playlist share nothing of what they serve: each has its own breaks")
     func channelsShareAnUpstream() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-two-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         var text = "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-MEDIA-SEQUENCE:1\n"
         text += "#EXT-X-PROGRAM-DATE-TIME:2026-06-01T11:59:40.000Z\n"
         for index in 0..<5 { text += "#EXTINF:4.0,\ns\(index).ts\n" }
-        try text.write(to: directory.appendingPathComponent("live.m3u8"), atomically: true, encoding: .utf8)
         let clock = TestClock(DateTime(iso8601: "2026-06-01T12:00:00.000Z")!)
-        try await withUpstream(directory: directory.path) { port in
+        try await withUpstreamPlaylist(text) { port in
             var configuration = try Harness.demo()
             let origin = "http://127.0.0.1:\(port)"
             configuration.allowedOrigins = [origin]

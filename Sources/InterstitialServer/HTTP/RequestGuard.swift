@@ -418,28 +418,24 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func timerFired(_ context: ChannelHandlerContext) {
         guard !ended, !reader.upgraded else { return }
         let now = self.now
-        if let headStarted {
-            guard now >= headStarted + limits.headerTimeout else {
-                arm(context, at: headStarted + limits.headerTimeout)
+        /// Refuses with 408 once `deadline` has passed, else waits for it.
+        func timeOut(at deadline: NIODeadline, code: String, part: String, limit: String) {
+            guard now >= deadline else {
+                arm(context, at: deadline)
                 return
             }
             refuse(
                 Refusal(
-                    status: 408, reason: "Request Timeout", code: "header-timeout",
-                    message: "the request head did not arrive within the header timeout"),
+                    status: 408, reason: "Request Timeout", code: code,
+                    message: "the request \(part) did not arrive within the \(limit) timeout"),
                 context: context)
+        }
+        if let headStarted {
+            timeOut(at: headStarted + limits.headerTimeout, code: "header-timeout", part: "head", limit: "header")
             return
         }
         if let bodyStarted {
-            guard now >= bodyStarted + limits.bodyTimeout else {
-                arm(context, at: bodyStarted + limits.bodyTimeout)
-                return
-            }
-            refuse(
-                Refusal(
-                    status: 408, reason: "Request Timeout", code: "body-timeout",
-                    message: "the request body did not arrive within the body timeout"),
-                context: context)
+            timeOut(at: bodyStarted + limits.bodyTimeout, code: "body-timeout", part: "body", limit: "body")
             return
         }
         guard inFlight == 0, sending == 0, context.channel.isWritable else {
