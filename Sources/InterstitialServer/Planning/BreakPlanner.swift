@@ -85,6 +85,19 @@ public struct BreakPlanner: Sendable {
         }
     }
 
+    /// The breaks of a live `timeline` that start after its window, up to `horizon` past its end
+    /// (further than the timeline's own lookahead, for what is prepared before its date range is
+    /// written: preload hints, decisions made ahead). Their ``Planned/firstServing`` is not a
+    /// serving: it must not be recorded. Empty for a VOD timeline.
+    public func upcoming(_ timeline: Timeline, horizon: MediaTime) -> [Planned] {
+        guard case .live(let epoch, let window, let lookahead) = timeline else { return [] }
+        let extended = Timeline.live(epoch: epoch, window: window, lookahead: max(lookahead, horizon))
+        return plan(extended).filter { item in
+            guard let start = item.event.date else { return false }
+            return start >= window.upperBound
+        }
+    }
+
     /// The served signalled breaks to withdraw on `timeline`: cancelled (splice_event_cancel_indicator
     /// or segmentation_event_cancel_indicator) after their first serving but before they start, that
     /// is after the live edge. R12: "A removed event that has not started is unscheduled; one that is
