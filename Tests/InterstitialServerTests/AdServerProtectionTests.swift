@@ -72,14 +72,16 @@ struct AdServerProtectionTests {
         }
     }
 
-    @Test("an ad server that is down: the breaker opens and viewers get the configured slate at once")
+    @Test(
+        "an ad server that is down: its requests fail at once (none waits for the deadline), the breaker opens and viewers get the configured slate"
+    )
     func downAdServerSlate() async throws {
         // A port nothing listens on: an origin bound, then closed.
         var port = 0
         try await TestOrigin.withOrigin(routes: { _ in .init() }) { origin in port = origin.port }
         let closed = port
         let configuration = try Self.configuration(
-            vast: "http://127.0.0.1:\(closed)/vast?brk=[BREAKID]", deadline: 1,
+            vast: "http://127.0.0.1:\(closed)/vast?brk=[BREAKID]", deadline: 1.5,
             ["breaker": .object(["failures": .integer(2), "coolDown": .integer(600)]), "slate": .string("ad2")])
         try await Harness.withServer(configuration) { client in
             for _ in 0..<6 {
@@ -89,6 +91,9 @@ struct AdServerProtectionTests {
                 #expect(!ads.isEmpty && ads.allSatisfy { $0 == "ad2" }, "\(ads)")
             }
             let key = "http://127.0.0.1:\(closed)"
+            // A refused connection is a failure at once: retried inside the HTTP client until its 2 s
+            // connect timeout, each decision would run into the 1.5 s deadline.
+            #expect(try await Self.metric(client, "hlsi_vast_timeouts_total{target=\"vod/demo\"}") == "0")
             #expect(try await Self.metric(client, "hlsi_ad_server_breaker_state{ad_server=\"\(key)\"}") == "2.0")
             #expect(
                 try await Self.metric(client, "hlsi_ad_server_shed_total{ad_server=\"\(key)\",reason=\"breaker\"}")

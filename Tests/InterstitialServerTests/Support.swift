@@ -45,14 +45,24 @@ enum Harness {
         let server = try InterstitialServer(
             configuration: configuration, store: store, inventory: inventory, logger: logger,
             now: { clock?.now ?? DateTime(Date()) })
+        // The HTTP clients `run()` makes: ad servers are asked as in production.
         let client = server.makeHTTPClient()
+        let adClient = server.makeAdServerClient()
+        let freshAdClient = server.makeAdServerClient(fresh: true)
+        let fetcher = AdServerFetcher(
+            client: adClient, freshClient: freshAdClient, policy: configuration.adServerFetch)
+        func shutdown() async throws {
+            for each in [client, adClient, freshAdClient] { try await each.shutdown() }
+        }
         do {
-            try await server.application(client: client).test(.live) { client in try await body(client) }
+            try await server.application(client: client, adFetcher: fetcher).test(.live) { client in
+                try await body(client)
+            }
         } catch {
-            try? await client.shutdown()
+            try? await shutdown()
             throw error
         }
-        try await client.shutdown()
+        try await shutdown()
     }
 }
 

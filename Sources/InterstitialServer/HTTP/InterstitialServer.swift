@@ -80,7 +80,8 @@ public struct InterstitialServer: Service {
 
     /// An HTTP client for VAST ad servers and tracking URLs (``AdServerFetcher``, which follows
     /// redirects itself, each checked by the ``AdServerFetchPolicy``: this client follows none); up to
-    /// 256 connections per ad server; each request is bounded by its own deadline. With `fresh`, the
+    /// 256 connections per ad server; each request is bounded by its own deadline, and one whose
+    /// connection cannot be made fails at once (no retries inside the client). With `fresh`, the
     /// client for retries: its connections are not kept (every request on it asks to close).
     func makeAdServerClient(fresh: Bool = false) -> HTTPClient {
         var clientConfiguration = HTTPClient.Configuration()
@@ -90,6 +91,10 @@ public struct InterstitialServer: Service {
         // Ad servers answer every viewer's break: many requests in flight to one host at once.
         clientConfiguration.connectionPool = .init(
             idleTimeout: fresh ? .seconds(1) : .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
+        // A connection that cannot be made fails the request at once (the fetcher retries once on a
+        // fresh client): retried until the deadline, every viewer of a down ad server would wait for
+        // it, and the breaker would open only after the first viewers' deadlines.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 
