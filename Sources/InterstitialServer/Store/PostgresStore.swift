@@ -27,9 +27,11 @@ public final class PostgresStore: ServerStore {
     public var isShared: Bool { true }
     /// Where the database is (without its password).
     public let location: PostgresLocation
-    private let client: PostgresClient
+    /// The connection pool (the decision ledger shares it).
+    let client: PostgresClient
     private let runner: Task<Void, Never>
-    private let logger: Logger
+    /// Where the store logs.
+    let logger: Logger
     /// How long an operation may take, waiting for a connection included.
     public let timeout: Duration
     /// The migration, once started (a failed one is dropped, and the next use tries again).
@@ -200,6 +202,9 @@ public final class PostgresStore: ServerStore {
         }
     }
 
+    /// The ledger of decisions made ahead of breaks, in this database, shared by the replicas.
+    public var decisionLedger: (any DecisionLedger)? { PostgresDecisionLedger(store: self) }
+
     /// The beacon relay's secret every replica shares: `proposed` stored in `settings` unless a
     /// replica stored one first, then the stored one.
     public func relaySecret(proposing proposed: [UInt8]) async throws -> [UInt8]? {
@@ -244,7 +249,7 @@ public final class PostgresStore: ServerStore {
 
     /// Runs `body` within ``timeout``; its failures become ``StoreError``s that say whether the
     /// database is unavailable (`database-unavailable`) or refused a statement (`database-error`).
-    private func guarded<T: Sendable>(
+    func guarded<T: Sendable>(
         _ what: String, _ body: @escaping @Sendable () async throws -> T
     ) async throws(StoreError) -> T {
         let timeout = timeout
@@ -300,7 +305,7 @@ public final class PostgresStore: ServerStore {
     }
 
     /// Waits for the schema to be migrated, starting the migration if no one has.
-    private func migrated() async throws {
+    func migrated() async throws {
         let task = migration.withLockedValue { task in
             if let task { return task }
             let client = client

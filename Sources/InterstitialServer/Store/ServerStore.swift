@@ -114,6 +114,10 @@ public protocol ServerStore: Sendable {
     /// one is returned. Nil when the store keeps none: the server then uses `proposed` (a random
     /// secret of its own process).
     func relaySecret(proposing proposed: [UInt8]) async throws -> [UInt8]?
+    /// Where the replicas sharing the store claim and share the decisions made ahead of breaks
+    /// (``PostgresDecisionLedger``). Nil when the store is not shared: the server keeps them in its
+    /// memory.
+    var decisionLedger: (any DecisionLedger)? { get }
     /// Closes the store when the server stops (releasing what it holds, such as a file lock, or
     /// stopping a connection pool); nothing is read or written after.
     func close() throws
@@ -134,6 +138,8 @@ extension ServerStore {
     public func pruneViewerRequests(limit: Int) async throws -> Int { 0 }
     /// Nil: a store that keeps no secret leaves the server its random one.
     public func relaySecret(proposing proposed: [UInt8]) async throws -> [UInt8]? { nil }
+    /// Nil: a store only this server uses leaves decisions made ahead to the server's memory.
+    public var decisionLedger: (any DecisionLedger)? { nil }
     /// Nothing to release.
     public func close() throws {}
 }

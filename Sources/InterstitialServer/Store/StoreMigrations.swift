@@ -62,6 +62,19 @@ struct StoreMigrations: Sendable {
                 """,
                 "CREATE INDEX viewer_requests_expiry ON viewer_requests (expires_at)",
             ]),
+        // Unlogged for the same reason: decisions made ahead expire with their break, and a crash
+        // only means viewers get decisions made live. The sequence is logged: cursors stay valid.
+        Migration(
+            version: 4, name: "decisions made ahead of breaks, claimed and shared by replicas",
+            statements: [
+                "CREATE SEQUENCE decision_sequence",
+                """
+                CREATE UNLOGGED TABLE decisions (target text NOT NULL, break_id text NOT NULL, session text NOT NULL,
+                owner text NOT NULL, claimed_until timestamptz NOT NULL, body bytea, expires timestamptz, seq bigint,
+                PRIMARY KEY (target, break_id, session))
+                """,
+                "CREATE INDEX decisions_published ON decisions (target, break_id, seq) WHERE seq IS NOT NULL",
+            ]),
     ])
 
     /// Applies the migrations not yet recorded, in one transaction holding the advisory lock.
