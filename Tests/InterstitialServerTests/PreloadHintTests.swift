@@ -25,9 +25,10 @@ struct PreloadHintTests {
     final class Fixture: Sendable {
         let configuration: ServerConfiguration
         let state: ServerState
-        let clock = TestClock(PreloadHintTests.start)
-        let audience = NIOLockedValueBox(0)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let clock: TestClock
+        /// The active sessions the library is told of.
+        let audience: NIOLockedValueBox<Int>
+        let client: HTTPClient
         let library: ContentLibrary
         let recorder: Task<Void, Never>
 
@@ -46,8 +47,12 @@ struct PreloadHintTests {
             try await state.seed(configuration.seed)
             self.state = state
             recorder = Task { await state.recordServed(logger: Harness.logger) }
-            let clock = clock
-            let audience = audience
+            let clock = TestClock(PreloadHintTests.start)
+            let audience = NIOLockedValueBox(0)
+            let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            self.clock = clock
+            self.audience = audience
+            self.client = client
             library = ContentLibrary(
                 configuration: configuration, state: state, inventory: StoredInventory(state: state), client: client,
                 logger: Harness.logger, now: { clock.now },
@@ -230,7 +235,7 @@ struct PreloadHintTests {
         try await second.close()
     }
 
-    @Test("A preload entry of the served map is never an interstitial: planning, lookup and early returns skip it")
+    @Test("A preload entry of the served map is never an interstitial: planning, lookup and asset lists skip it")
     func servedWalksSkipHints() async throws {
         let fixture = try await Fixture()
         _ = try await fixture.playlist(at: "2026-03-01T12:00:08.000Z")

@@ -135,7 +135,8 @@ public enum InterstitialInserter {
                     code: "insert-request", path: "id",
                     "date range \"\(Diagnostic.clipped(id))\" cannot be written: \(error)")
             }
-            let date = attributes[InterstitialEvent.AttributeName.startDate]?.quotedString.flatMap { DateTime(iso8601: $0) }
+            let start = attributes[InterstitialEvent.AttributeName.startDate]?.quotedString
+            let date = start.flatMap { DateTime(iso8601: $0) }
             insertions.append((line(at: date), .tag(Tag(.dateRange, attributes: attributes))))
         }
         // Bottom up, so earlier indices stay valid; lines for one place keep their order.

@@ -77,7 +77,8 @@ public struct PreloadSettings: Hashable, Sendable {
         }
         guard settings.minimum <= settings.maximum else {
             throw reader.error(
-                "maximum", "the longest range (\(settings.maximum) s) is shorter than the shortest (\(settings.minimum) s)")
+                "maximum",
+                "the longest range (\(settings.maximum) s) is shorter than the shortest (\(settings.minimum) s)")
         }
         try reader.finish(known: "endsBefore, minimum, maximum")
         return settings

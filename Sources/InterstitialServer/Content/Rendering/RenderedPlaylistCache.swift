@@ -1,3 +1,4 @@
+import HLSPlaylist
 import NIOConcurrencyHelpers
 import NIOCore
 
