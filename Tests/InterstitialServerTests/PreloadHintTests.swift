@@ -100,7 +100,7 @@ struct PreloadHintTests {
     }
 
     @Test(
-        "A cadence break's hint appears before its interstitial, with exact attributes; X-URI is its X-ASSET-LIST; gone once it starts"
+        "A cadence break's hint appears before its interstitial, with exact attributes; X-URI is its X-ASSET-LIST; it goes with the break"
     )
     func cadenceBreak() async throws {
         let fixture = try await Fixture()
@@ -131,10 +131,14 @@ struct PreloadHintTests {
         let reference = InterstitialValidator.validate(PlaylistParser.parse(Array(without.utf8))).map { "\($0.rule)" }
         #expect(findings == reference)
         #expect(!findings.contains { $0.contains("preload") })
-        // Once the break has started at the live edge, the hint is gone; its interstitial stays.
-        let started = try await fixture.playlist(at: "2026-03-01T12:00:30.000Z")
-        #expect(Self.hintLines(started).isEmpty)
+        // It stays while the break is in the window (players behind the edge would discard what
+        // it loaded, App. F), and goes with it.
+        let started = try await fixture.playlist(at: "2026-03-01T12:00:52.000Z")
+        #expect(Self.hintLines(started) == Self.hintLines(first))
         #expect(Self.interstitials(started).contains { $0.identifier == Self.breakID })
+        let past = try await fixture.playlist(at: "2026-03-01T12:00:54.000Z")
+        #expect(Self.hintLines(past).isEmpty)
+        #expect(!Self.interstitials(past).contains { $0.identifier == Self.breakID })
         try await fixture.close()
     }
 

@@ -143,22 +143,26 @@ public struct BreakPlanner: Sendable {
 
     /// The preload hints of a live `timeline` (App. F, ``PreloadHint``), in their breaks' start order.
     ///
-    /// One for each break filled by the server's asset list (its X-ASSET-LIST is ``assetListURI``)
-    /// that starts after the live edge (the window's end): from the first playlist in which its range
-    /// (``BreakWindows/hint(start:sessions:perSecond:)``) starts at most two target durations after the
-    /// edge, also before the break's own date range is written (``upcoming(_:horizon:)``), until the
-    /// break starts or is gone (deleted, withdrawn). A hint served before keeps its recorded values.
+    /// One for each break filled by the server's asset list (its X-ASSET-LIST is ``assetListURI``):
+    /// from the first playlist in which its range (``BreakWindows/hint(start:sessions:perSecond:)``)
+    /// starts at most two target durations after the live edge, also before the break's own date
+    /// range is written (as ``upcoming(_:horizon:)`` sees it), while the break has not started at
+    /// the edge; once written, it stays with its recorded values while the break is in the window
+    /// (players behind the edge discard what a removed hint loaded, App. F, and would ask again),
+    /// and goes when the break is gone (deleted, withdrawn).
     /// None without ``preload`` or on a VOD timeline; none whose ID is in `occupied` (the playlist's
     /// own date ranges), a stored break's, or recorded for another date range.
     public func hints(_ timeline: Timeline, occupied: Set<String> = []) -> [Hint] {
-        guard let preload, case .live(_, let window, _) = timeline else { return [] }
+        guard let preload, case .live(let epoch, let window, let lookahead) = timeline else { return [] }
         let edge = window.upperBound
         let twoTargets = preload.targetDuration + preload.targetDuration
         let longest = max(preload.windows.minimum, preload.windows.maximum)
         var hints: [Hint] = []
-        for item in upcoming(timeline, horizon: preload.windows.endsBefore + longest + twoTargets) {
+        // As `upcoming`, with the breaks in the window too; their first servings are not recorded.
+        let horizon = preload.windows.endsBefore + longest + twoTargets
+        for item in plan(.live(epoch: epoch, window: window, lookahead: max(lookahead, horizon))) {
             let event = item.event
-            guard let start = event.date, start > edge, event.cue == .none, event.assetURI == nil,
+            guard let start = event.date, event.cue == .none, event.assetURI == nil,
                 let uri = event.assetListURI, uri.split(separator: "?", maxSplits: 1).first == Substring(assetListURI)
             else { continue }
             let id = PreloadHint.identifier(of: event.identifier)
@@ -172,7 +176,7 @@ public struct BreakPlanner: Sendable {
                 continue
             }
             let range = preload.windows.hint(start: start, sessions: preload.sessions, perSecond: preload.perSecond)
-            guard range.lowerBound <= edge + twoTargets,
+            guard start > edge, range.lowerBound <= edge + twoTargets,
                 let attributes = try? PreloadHint(breakID: event.identifier, uri: uri, range: range).attributes
             else { continue }
             hints.append(Hint(identifier: id, attributes: attributes, firstServing: attributes))
