@@ -53,16 +53,21 @@ public enum InterstitialInserter {
         return try write(events, into: result, playlist: playlist, addPDT: addPDT)
     }
 
-    /// Inserts events that are already built (each with a START-DATE) into a parsed media playlist.
+    /// Inserts events that are already built (each with a START-DATE) into a parsed media playlist,
+    /// and other date ranges (`dateRanges`, attribute lists with a START-DATE, such as preload
+    /// hints, App. F) placed the same way after the events.
     ///
     /// Servers use it to write date ranges whose values were fixed when first served. The events are
     /// written as they are; checking them is the caller's job (``InsertionRequest/event(mapping:path:)``).
     ///
     /// - Throws: ``InsertionError`` when the input is not a media playlist with segments, or an event
-    ///   cannot be written without breaking the tag grammar (``InterstitialEvent/dateRangeAttributes``).
-    public static func insert(events: [InterstitialEvent], into result: ParseResult) throws(InsertionError) -> Output {
+    ///   or date range cannot be written without breaking the tag grammar
+    ///   (``InterstitialEvent/dateRangeAttributes``, ``AttributeList/checkWritable()``).
+    public static func insert(
+        events: [InterstitialEvent], dateRanges: [AttributeList] = [], into result: ParseResult
+    ) throws(InsertionError) -> Output {
         let (playlist, addPDT) = try prepare(result)
-        return try write(events, into: result, playlist: playlist, addPDT: addPDT)
+        return try write(events, dateRanges: dateRanges, into: result, playlist: playlist, addPDT: addPDT)
     }
 
     /// The media playlist of `result`, with dates on every segment, and whether they were added.
@@ -93,7 +98,8 @@ public enum InterstitialInserter {
     }
 
     private static func write(
-        _ events: [InterstitialEvent], into result: ParseResult, playlist: MediaPlaylist, addPDT: Bool
+        _ events: [InterstitialEvent], dateRanges: [AttributeList] = [], into result: ParseResult,
+        playlist: MediaPlaylist, addPDT: Bool
     ) throws(InsertionError) -> Output {
         let first = playlist.segments[0]
         var document = result.document
@@ -102,23 +108,36 @@ public enum InterstitialInserter {
         if addPDT {
             insertions.append((firstLine, .tag(Tag(.programDateTime, .dateTime(defaultEpoch)))))
         }
-        for event in events {
-            let time = event.date.flatMap { playlist.time(at: $0) } ?? first.startTime
-            let line: Int
-            if time < first.startTime {
-                line = firstLine
-            } else if let segment = playlist.segments.last(where: { $0.startTime <= time }), time < segment.endTime {
-                line = extinfLine(of: segment, in: document)
-            } else {
-                line = playlist.segments[playlist.segments.count - 1].line
+        /// The line a date range starting at `date` goes before.
+        func line(at date: DateTime?) -> Int {
+            let time = date.flatMap { playlist.time(at: $0) } ?? first.startTime
+            if time < first.startTime { return firstLine }
+            if let segment = playlist.segments.last(where: { $0.startTime <= time }), time < segment.endTime {
+                return extinfLine(of: segment, in: document)
             }
+            return playlist.segments[playlist.segments.count - 1].line
+        }
+        for event in events {
             do {
-                insertions.append((line, .tag(try event.dateRangeTag)))
+                insertions.append((line(at: event.date), .tag(try event.dateRangeTag)))
             } catch {
                 throw InsertionError(
                     code: "insert-request", path: "id",
                     "interstitial \"\(Diagnostic.clipped(event.identifier))\" cannot be written: \(error)")
             }
+        }
+        for attributes in dateRanges {
+            let id = attributes[InterstitialEvent.AttributeName.id]?.quotedString ?? ""
+            do {
+                try attributes.checkWritable()
+            } catch {
+                throw InsertionError(
+                    code: "insert-request", path: "id",
+                    "date range \"\(Diagnostic.clipped(id))\" cannot be written: \(error)")
+            }
+            let start = attributes[InterstitialEvent.AttributeName.startDate]?.quotedString
+            let date = start.flatMap { DateTime(iso8601: $0) }
+            insertions.append((line(at: date), .tag(Tag(.dateRange, attributes: attributes))))
         }
         // Bottom up, so earlier indices stay valid; lines for one place keep their order.
         let grouped = Dictionary(grouping: insertions.enumerated(), by: { $0.element.line })

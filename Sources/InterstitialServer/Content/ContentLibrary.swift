@@ -58,14 +58,18 @@ final class ContentLibrary: Sendable {
     private let profiles = NIOLockedValueBox<[String: ConditioningProfile]>([:])
     /// The start of the absolute URLs written (``ServerConfiguration/publicBase(boundPort:)``).
     private let base: NIOLockedValueBox<String>
+    /// The active audience of a live target (the sessions seen recently), which sizes its preload
+    /// hints (``PreloadHint``); it must be cheap, as it is asked for every live playlist request.
+    let activeSessions: @Sendable (Target) -> Int
 
     init(
         configuration: ServerConfiguration, state: ServerState, inventory: any AdInventory, client: HTTPClient,
         logger: Logger, now: @escaping @Sendable () -> DateTime,
         rendered: RenderedPlaylistCache = RenderedPlaylistCache(), adDecisions: VASTDecisionClient? = nil,
         metrics: ServerMetrics = ServerMetrics(), conditioner: CreativeConditioner? = nil,
-        fileBodies: FileBodyCache = FileBodyCache()
+        fileBodies: FileBodyCache = FileBodyCache(), activeSessions: @escaping @Sendable (Target) -> Int = { _ in 0 }
     ) {
+        self.activeSessions = activeSessions
         self.metrics = metrics
         self.fileBodies = fileBodies
         sharedPlaylists = UpstreamPlaylistShare(reuse: configuration.limits.upstreamPlaylistReuse.duration)
@@ -228,9 +232,11 @@ final class ContentLibrary: Sendable {
             return rendered.entry(key).map { .playlist($0, live: false) }
         case .live:
             guard let loop = loops.kept(for: mounted.content, path: path) else { return nil }
-            let key = Self.renderedKey(
-                mounted, path: path, version: state.versioned.version, sequence: loop.range(at: now()).upperBound,
-                base: publicBase)
+            let (snapshot, version) = state.versioned
+            var key = Self.renderedKey(
+                mounted, path: path, version: version, sequence: loop.range(at: now()).upperBound, base: publicBase)
+            // A looped window never ends (no EXT-X-ENDLIST), whatever its source file has.
+            key.hintLength = preload(mounted.target, snapshot, targetDuration: playlist.targetDuration)?.length
             return rendered.entry(key).map { .playlist($0, live: true, targetDuration: playlist.targetDuration) }
         }
     }
@@ -352,17 +358,21 @@ final class ContentLibrary: Sendable {
             // Kept by the upstream playlist's bytes: its signals are recognized and its breaks
             // planned once per origin answer and state, not once per viewer.
             let (snapshot, version) = state.versioned
+            let preload = preload(
+                mounted.target, snapshot, targetDuration: dated.targetDuration, ended: dated.hasEndList)
             var key = Self.renderedKey(mounted, path: path, version: version, base: base)
             key.source = Array(SHA256.hash(data: sourceBytes))
+            key.hintLength = preload?.length
             if let entry = rendered.entry(key) {
                 return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
             }
             var planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
+            planner.preload = preload
             let fromPrimary = await signals(dated, document: source.document, content: mounted.content, into: &planner)
-            let served = await served(planner, timeline)
+            let served = await served(planner, timeline, occupied: Set(dated.dateRanges.map(\.id)))
             let entry = RenderedPlaylistCache.Entry(
                 try PlaylistRenderer.render(
-                    served.planned, into: source, removingSignals: mounted.content.removesSignals))
+                    served.planned, hints: served.hints, into: source, removingSignals: mounted.content.removesSignals))
             if served.isPure, !fromPrimary { rendered.keep(entry, for: key) }
             return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
         case .live:
@@ -373,7 +383,9 @@ final class ContentLibrary: Sendable {
             // The window, and so the playlist, is the same for every time with this last segment.
             let sequence = loop.range(at: at).upperBound
             let (snapshot, version) = state.versioned
-            let key = Self.renderedKey(mounted, path: path, version: version, sequence: sequence, base: base)
+            let preload = preload(mounted.target, snapshot, targetDuration: playlist.targetDuration)
+            var key = Self.renderedKey(mounted, path: path, version: version, sequence: sequence, base: base)
+            key.hintLength = preload?.length
             if let entry = rendered.entry(key) {
                 return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
             }
@@ -382,13 +394,16 @@ final class ContentLibrary: Sendable {
             let timeline = BreakPlanner.Timeline.live(
                 epoch: mounted.content.epoch, window: window.start..<window.end, lookahead: mounted.content.lookahead)
             var planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
+            planner.preload = preload
+            var occupied: Set<String> = []
             if case .media(let looped) = result.playlist {
                 await signals(looped, document: result.document, content: mounted.content, into: &planner)
+                occupied = Set(looped.dateRanges.map(\.id))
             }
-            let served = await served(planner, timeline)
+            let served = await served(planner, timeline, occupied: occupied)
             let entry = RenderedPlaylistCache.Entry(
                 try PlaylistRenderer.render(
-                    served.planned, into: result, removingSignals: mounted.content.removesSignals))
+                    served.planned, hints: served.hints, into: result, removingSignals: mounted.content.removesSignals))
             if served.isPure { rendered.keep(entry, for: key) }
             return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
         }
@@ -459,24 +474,30 @@ final class ContentLibrary: Sendable {
     /// ``ServerLimits/servedRecordTimeout``: a stuck database delays a new break, it does not stop
     /// playback).
     ///
+    /// The preload hints (``BreakPlanner/hints(_:occupied:)``, none whose ID is in `occupied`) are
+    /// decided and recorded with them.
+    ///
     /// `isPure` says that the date ranges are what `planner` plans on its state with nothing decided
     /// or recorded on the way (no first serving, no early return, no withdrawal): a function of that state alone,
     /// which a cache may keep by the state's version.
     private func served(
-        _ planner: BreakPlanner, _ timeline: BreakPlanner.Timeline
-    ) async -> (planned: [BreakPlanner.Planned], isPure: Bool) {
+        _ planner: BreakPlanner, _ timeline: BreakPlanner.Timeline, occupied: Set<String> = []
+    ) async -> (planned: [BreakPlanner.Planned], hints: [BreakPlanner.Hint], isPure: Bool) {
         var planner = planner
         for attempt in 0..<4 {
             let planned = planner.plan(timeline)
+            let hints = planner.hints(timeline, occupied: occupied)
             if attempt == 0, planned.allSatisfy({ $0.firstServing == nil && $0.earlyReturn == nil }),
-                planner.withdrawals(timeline).isEmpty
+                hints.allSatisfy({ $0.firstServing == nil }), planner.withdrawals(timeline).isEmpty
             {
-                return (planned, true)
+                return (planned, hints, true)
             }
             let target = planner.target
-            let entries = planned.compactMap { entry in
-                entry.firstServing.map { (ServedKey(target, entry.event.identifier), $0) }
-            }
+            let entries =
+                planned.compactMap { entry in
+                    entry.firstServing.map { (ServedKey(target, entry.event.identifier), $0) }
+                }
+                + hints.compactMap { hint in hint.firstServing.map { (ServedKey(target, hint.identifier), $0) } }
             if let unsettled = state.claimServed(entries) {
                 let timeout = configuration.limits.servedRecordTimeout.duration
                 if !(await state.awaitRecorded(unsettled, timeout: timeout)) {
@@ -488,11 +509,27 @@ final class ContentLibrary: Sendable {
                     continue
                 }
                 await recordSignalOutcomes(planned, withdrawals: planner.withdrawals(timeline), target: target)
-                return (planned, false)
+                return (planned, hints, false)
             }
             planner.state = state.snapshot
         }
-        return (planner.plan(timeline), false)
+        return (planner.plan(timeline), planner.hints(timeline, occupied: occupied), false)
+    }
+
+    /// The inputs of the preload hints of a media playlist of `target` (``BreakPlanner/Preload``): a
+    /// live channel whose breaks a VAST ad server fills, with hints on, and a playlist that has not
+    /// `ended` (EXT-X-ENDLIST: App. F, clients ignore hints there); nil otherwise.
+    private func preload(
+        _ target: Target, _ state: StoredState, targetDuration: UInt64?, ended: Bool = false
+    ) -> BreakPlanner.Preload? {
+        guard target.kind == .live, !ended,
+            let settings = AdServerSettings.of(target, configuration: configuration, state: state),
+            settings.vast != nil, settings.preload.isEnabled
+        else { return nil }
+        return BreakPlanner.Preload(
+            windows: settings.preload.windows(), sessions: max(0, activeSessions(target)),
+            perSecond: settings.maximumPerSecond,
+            targetDuration: MediaTime(seconds: Int(clamping: targetDuration ?? 6)))
     }
 
     /// Records the early returns signalled for breaks served with their planned duration (R12), so the

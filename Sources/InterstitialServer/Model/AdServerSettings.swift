@@ -65,6 +65,8 @@ public struct AdServerSettings: Hashable, Sendable {
     /// The inventory ad that fills a break the ad server did not fill in time (failed, timed out,
     /// shed, breaker open); nil: the target's whole inventory.
     public var slate: String?
+    /// The preload hints written for its live breaks (`preload`).
+    public var preload = PreloadSettings()
 
     /// Creates settings.
     public init(
@@ -79,7 +81,7 @@ public struct AdServerSettings: Hashable, Sendable {
     }
 
     /// `{"vast", "vmap", "vmapBreakDuration", "tracking", "maxWrapperDepth", "maxConcurrent",
-    /// "maxPerSecond", "breaker", "slate"}` (the last four when not the defaults).
+    /// "maxPerSecond", "breaker", "slate", "preload"}` (the last five when not the defaults).
     public var jsonValue: JSONValue {
         var fields: [String: JSONValue] = [
             "tracking": .string(tracking.rawValue), "maxWrapperDepth": .integer(Int64(maximumWrapperDepth)),
@@ -98,6 +100,7 @@ public struct AdServerSettings: Hashable, Sendable {
             ])
         }
         if let slate { fields["slate"] = .string(slate) }
+        if preload != PreloadSettings() { fields["preload"] = preload.jsonValue }
         return .object(fields)
     }
 
@@ -106,7 +109,7 @@ public struct AdServerSettings: Hashable, Sendable {
     /// `server` or `relay` tracking, a wrapper depth from 0 to 10; per ad server at most 1 to 10,000
     /// requests in flight (`maxConcurrent`, default 64) and 1 to 100,000 per second (`maxPerSecond`,
     /// default 200), a breaker `{"failures": 1-10000, "window": 1-600 s, "coolDown": 1-600 s}`
-    /// (default 20, 10, 5), and a `slate` (an inventory ad's ID).
+    /// (default 20, 10, 5), a `slate` (an inventory ad's ID), and `preload` (``PreloadSettings``).
     public static func decode(
         _ value: JSONValue, path: String = "", allowsVMAP: Bool = true
     ) throws(APIError) -> AdServerSettings {
@@ -155,6 +158,9 @@ public struct AdServerSettings: Hashable, Sendable {
                 throw reader.error("slate", "\"\(slate)\" is not an ad ID: use 1 to 64 of A-Z a-z 0-9 - _ .")
             }
             settings.slate = slate
+        }
+        if let preload = reader.take("preload") {
+            settings.preload = try PreloadSettings.decode(preload, path: reader.at("preload"))
         }
         try reader.finish()
         return settings

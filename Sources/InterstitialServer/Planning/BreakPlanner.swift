@@ -30,6 +30,45 @@ public struct BreakPlanner: Sendable {
         public var earlyReturn: MediaTime? = nil
     }
 
+    /// A preload hint to write (``PreloadHint``): its attributes as written, and as to record when
+    /// it has not been served yet.
+    public struct Hint: Sendable {
+        /// The hint's date range ID (``PreloadHint/identifier(of:)``).
+        public var identifier: String
+        /// Its attributes as written.
+        public var attributes: AttributeList
+        /// The attributes to record as served, when it has not been served yet.
+        public var firstServing: AttributeList?
+    }
+
+    /// What the preload hints of a live channel are sized from (``hints(_:occupied:)``).
+    public struct Preload: Sendable {
+        /// The hint's range (``BreakWindows/hint(start:sessions:perSecond:)``).
+        public var windows: BreakWindows
+        /// The active audience of the channel.
+        public var sessions: Int
+        /// The decisions the ad server makes a second (``AdServerSettings/maximumPerSecond``).
+        public var perSecond: Int
+        /// The playlist's target duration: a hint is written from the first playlist whose live
+        /// edge is at most two target durations before its range starts.
+        public var targetDuration: MediaTime
+
+        /// Creates the inputs of preload hints.
+        public init(windows: BreakWindows, sessions: Int, perSecond: Int, targetDuration: MediaTime) {
+            self.windows = windows
+            self.sessions = sessions
+            self.perSecond = perSecond
+            self.targetDuration = targetDuration
+        }
+
+        /// The length of a hint's range not served yet: what a rendered playlist depends on besides
+        /// the state and the live edge.
+        public var length: MediaTime {
+            let range = windows.hint(start: InterstitialInserter.defaultEpoch, sessions: sessions, perSecond: perSecond)
+            return range.upperBound - range.lowerBound
+        }
+    }
+
     /// The asset or channel.
     public var target: Target
     /// The stored state.
@@ -45,6 +84,9 @@ public struct BreakPlanner: Sendable {
     public var snapSignals = false
     /// Breaks a VMAP places on a VOD asset, planned besides the stored ones (``VMAPPlans``).
     public var vmapBreaks: [Break] = []
+    /// The inputs of the preload hints of a live channel whose breaks a VAST ad server fills
+    /// (``hints(_:occupied:)``); nil writes none.
+    public var preload: Preload?
 
     /// Creates a planner.
     public init(target: Target, state: StoredState, assetListURI: String, adURI: @escaping @Sendable (Ad) -> String) {
@@ -67,7 +109,8 @@ public struct BreakPlanner: Sendable {
         {
             if let entry = self.planned(signalled: item, timeline) { planned[item.id] = entry }
         }
-        // Served date ranges whose break is gone stay while their range is in a live window.
+        // Served date ranges whose break is gone stay while their range is in a live window. Preload
+        // hints are served too, but are no interstitials (`InterstitialEvent(attributes:)` is nil).
         if case .live(_, let window, _) = timeline {
             for (key, attributes) in state.served
             where key.target == target && planned[key.id] == nil && !state.withdrawn.contains(key)
@@ -96,6 +139,49 @@ public struct BreakPlanner: Sendable {
             guard let start = item.event.date else { return false }
             return start >= window.upperBound
         }
+    }
+
+    /// The preload hints of a live `timeline` (App. F, ``PreloadHint``), in their breaks' start order.
+    ///
+    /// One for each break filled by the server's asset list (its X-ASSET-LIST is ``assetListURI``):
+    /// from the first playlist in which its range (``BreakWindows/hint(start:sessions:perSecond:)``)
+    /// starts at most two target durations after the live edge, also before the break's own date
+    /// range is written (as ``upcoming(_:horizon:)`` sees it), while the break has not started at
+    /// the edge; once written, it stays with its recorded values while the break is in the window
+    /// (players behind the edge discard what a removed hint loaded, App. F, and would ask again),
+    /// and goes when the break is gone (deleted, withdrawn).
+    /// None without ``preload`` or on a VOD timeline; none whose ID is in `occupied` (the playlist's
+    /// own date ranges), a stored break's, or recorded for another date range.
+    public func hints(_ timeline: Timeline, occupied: Set<String> = []) -> [Hint] {
+        guard let preload, case .live(let epoch, let window, let lookahead) = timeline else { return [] }
+        let edge = window.upperBound
+        let twoTargets = preload.targetDuration + preload.targetDuration
+        let longest = max(preload.windows.minimum, preload.windows.maximum)
+        var hints: [Hint] = []
+        // As `upcoming`, with the breaks in the window too; their first servings are not recorded.
+        let horizon = preload.windows.endsBefore + longest + twoTargets
+        for item in plan(.live(epoch: epoch, window: window, lookahead: max(lookahead, horizon))) {
+            let event = item.event
+            guard let start = event.date, event.cue == .none, event.assetURI == nil,
+                let uri = event.assetListURI, uri.split(separator: "?", maxSplits: 1).first == Substring(assetListURI)
+            else { continue }
+            let id = PreloadHint.identifier(of: event.identifier)
+            guard !occupied.contains(id), state.breaks[id] == nil else { continue }
+            if let served = state.served[ServedKey(target, id)] {
+                // As first served, while it still names this break and ends before it.
+                guard let hint = PreloadHint(attributes: served), hint.breakID == event.identifier, hint.uri == uri,
+                    hint.range.upperBound <= start
+                else { continue }
+                hints.append(Hint(identifier: id, attributes: served))
+                continue
+            }
+            let range = preload.windows.hint(start: start, sessions: preload.sessions, perSecond: preload.perSecond)
+            guard start > edge, range.lowerBound <= edge + twoTargets,
+                let attributes = try? PreloadHint(breakID: event.identifier, uri: uri, range: range).attributes
+            else { continue }
+            hints.append(Hint(identifier: id, attributes: attributes, firstServing: attributes))
+        }
+        return hints
     }
 
     /// The served signalled breaks to withdraw on `timeline`: cancelled (splice_event_cancel_indicator

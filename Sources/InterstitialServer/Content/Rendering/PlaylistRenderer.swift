@@ -46,14 +46,17 @@ enum PlaylistRenderer {
         return .live(epoch: content.epoch, window: earliest..<latest, lookahead: content.lookahead)
     }
 
-    /// `result` with the planned date ranges in, written; 502 when they cannot go in. With
-    /// `removingSignals`, the SCTE-35 markers (``removingSignals(from:)``) are left out.
+    /// `result` with the planned date ranges and the preload `hints` in, written; 502 when they
+    /// cannot go in. With `removingSignals`, the SCTE-35 markers (``removingSignals(from:)``) are
+    /// left out.
     static func render(
-        _ planned: [BreakPlanner.Planned], into result: ParseResult, removingSignals: Bool = false
+        _ planned: [BreakPlanner.Planned], hints: [BreakPlanner.Hint] = [], into result: ParseResult,
+        removingSignals: Bool = false
     ) throws(APIError) -> [UInt8] {
         let output: InterstitialInserter.Output
         do {
-            output = try InterstitialInserter.insert(events: planned.map(\.event), into: result)
+            output = try InterstitialInserter.insert(
+                events: planned.map(\.event), dateRanges: hints.map(\.attributes), into: result)
         } catch {
             throw APIError(status: 502, code: "playlist", "cannot add interstitials: \(error.message)")
         }

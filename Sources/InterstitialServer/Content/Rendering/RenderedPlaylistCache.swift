@@ -1,3 +1,4 @@
+import HLSPlaylist
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -6,8 +7,8 @@ import NIOCore
 ///
 /// A rendered playlist is a pure function of its ``Key``: the content and path, the stored state's
 /// version (``ServerState/versioned``, which every admin write, early return and first serving of
-/// a date range moves on), the live window's media sequence (the time bucket), and the public base
-/// of absolute URLs. The content library keeps only renders that depended on nothing else (no
+/// a date range moves on), the live window's media sequence (the time bucket), the public base
+/// of absolute URLs, and the length of preload hints (from the audience). The content library keeps only renders that depended on nothing else (no
 /// value was served for the first time while rendering, no early return was recorded), so a kept
 /// playlist is byte for byte what a fresh render gives. Bounded: at most ``countLimit`` playlists
 /// and ``byteLimit`` bytes; beyond either, the least recently used go first.
@@ -25,6 +26,9 @@ final class RenderedPlaylistCache: Sendable {
         var publicBase: String
         /// For an upstream playlist, the SHA-256 of the playlist it was rendered from (as dated).
         var source: [UInt8]? = nil
+        /// For a live channel with preload hints, the length of a hint not served yet
+        /// (``BreakPlanner/Preload/length``): a larger audience starts hints earlier.
+        var hintLength: MediaTime? = nil
     }
 
     /// A rendered playlist: its bytes and their entity tag (``EntityTag/of(_:)``), computed once.
