@@ -174,7 +174,14 @@ public struct InterstitialServer: Service {
             server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName),
-            services: [StateService(state: state, logger: logger), dispatcher] + (conditioner.map { [$0] } ?? []),
+            services: [StateService(state: state, logger: logger), dispatcher] + (conditioner.map { [$0] } ?? [])
+                + (library.adDecisions.map {
+                    [
+                        PrefetchService(
+                            library: library, vast: $0, metrics: metrics, logger: logger, owner: library.replica,
+                            now: now)
+                    ]
+                } ?? []),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 library.serverBound(port: port)

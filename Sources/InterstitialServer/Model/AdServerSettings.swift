@@ -65,6 +65,8 @@ public struct AdServerSettings: Hashable, Sendable {
     /// The inventory ad that fills a break the ad server did not fill in time (failed, timed out,
     /// shed, breaker open); nil: the target's whole inventory.
     public var slate: String?
+    /// Whether the breaks of a live channel are decided before its viewers ask, and how far ahead.
+    public var prefetch = PrefetchSettings()
 
     /// Creates settings.
     public init(
@@ -98,6 +100,7 @@ public struct AdServerSettings: Hashable, Sendable {
             ])
         }
         if let slate { fields["slate"] = .string(slate) }
+        if let prefetch = prefetch.jsonValue { fields["prefetch"] = prefetch }
         return .object(fields)
     }
 
@@ -106,7 +109,7 @@ public struct AdServerSettings: Hashable, Sendable {
     /// `server` or `relay` tracking, a wrapper depth from 0 to 10; per ad server at most 1 to 10,000
     /// requests in flight (`maxConcurrent`, default 64) and 1 to 100,000 per second (`maxPerSecond`,
     /// default 200), a breaker `{"failures": 1-10000, "window": 1-600 s, "coolDown": 1-600 s}`
-    /// (default 20, 10, 5), and a `slate` (an inventory ad's ID).
+    /// (default 20, 10, 5), a `slate` (an inventory ad's ID), and `prefetch` (``PrefetchSettings``).
     public static func decode(
         _ value: JSONValue, path: String = "", allowsVMAP: Bool = true
     ) throws(APIError) -> AdServerSettings {
@@ -155,6 +158,9 @@ public struct AdServerSettings: Hashable, Sendable {
                 throw reader.error("slate", "\"\(slate)\" is not an ad ID: use 1 to 64 of A-Z a-z 0-9 - _ .")
             }
             settings.slate = slate
+        }
+        if let prefetch = reader.take("prefetch") {
+            settings.prefetch = try PrefetchSettings.decode(prefetch, path: reader.at("prefetch"))
         }
         try reader.finish()
         return settings
