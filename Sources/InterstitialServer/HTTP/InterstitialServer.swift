@@ -22,6 +22,9 @@ public struct InterstitialServer: Service {
     public let configuration: ServerConfiguration
     let state: ServerState
     let inventory: (any AdInventory)?
+    /// Where replicas claim and share the decisions made ahead of live breaks; nil: in this
+    /// replica alone.
+    let decisionLedger: (any DecisionLedger)?
     let logger: Logger
     let now: @Sendable () -> DateTime
     let onServerRunning: @Sendable (Int) async -> Void
@@ -34,12 +37,15 @@ public struct InterstitialServer: Service {
     ///     (SQLite, which fails with ``StoreError`` when another server holds that file; PostgreSQL;
     ///     memory if `nil`), closed when the server stops. A store given here stays open.
     ///   - inventory: Where ads come from; by default the stored inventory.
+    ///   - decisionLedger: Where replicas claim and share the decisions made ahead of live breaks
+    ///     (``DecisionLedger``); nil keeps them in this replica.
     ///   - logger: Where the server logs.
     ///   - now: The wall clock, for live windows and early returns.
     ///   - onServerRunning: Called with the bound port once the server listens.
     public init(
         configuration: ServerConfiguration, store: (any ServerStore)? = nil, inventory: (any AdInventory)? = nil,
-        logger: Logger, now: @escaping @Sendable () -> DateTime = { DateTime(Date()) },
+        decisionLedger: (any DecisionLedger)? = nil, logger: Logger,
+        now: @escaping @Sendable () -> DateTime = { DateTime(Date()) },
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws {
         try configuration.check()
@@ -48,6 +54,7 @@ public struct InterstitialServer: Service {
             store: store ?? StoreLocation(configuration.database).open(logger: logger), ownsStore: store == nil,
             limits: configuration.limits)
         self.inventory = inventory
+        self.decisionLedger = decisionLedger
         self.logger = logger
         self.now = now
         self.onServerRunning = onServerRunning
@@ -126,7 +133,7 @@ public struct InterstitialServer: Service {
                 fetcher: fetcher, dispatcher: dispatcher, logger: logger,
                 maximumRequests: configuration.limits.adDecisionRequests,
                 maximumBytes: configuration.limits.adDecisionBytes, gates: AdServerGates(metrics: metrics)),
-            metrics: metrics, conditioner: conditioner)
+            metrics: metrics, conditioner: conditioner, ledger: decisionLedger)
         let mailbox = HandoffMailbox(
             capacity: configuration.limits.handoffSessions, expiry: configuration.limits.handoffExpiry.duration)
         let routes = Routes(
