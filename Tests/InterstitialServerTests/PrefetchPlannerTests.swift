@@ -113,6 +113,23 @@ struct PrefetchPlannerTests {
         #expect(Self.decided(planner.tick(now: Self.at(44.5))).count == 2)
     }
 
+    @Test("a flood of new sessions during the window: at most maximumSessions are queued for a break")
+    func sessionBound() {
+        var planner = PrefetchPlanner(claims: false)
+        planner.maximumSessions = 100
+        let item = Self.upcoming(inFlight: 1, perSecond: 1)
+        _ = planner.update([item], now: Self.at(40))
+        for round in 0..<50 {
+            planner.sessions((0..<1000).map { "r\(round)-\($0)" }, for: item.key, now: Self.at(40))
+        }
+        guard case .deciding(let progress) = planner.breaks[item.key]?.phase else {
+            Issue.record("not deciding")
+            return
+        }
+        #expect(
+            progress.known.count == 100 && progress.queue.count + progress.ready.count + progress.inFlight.count == 100)
+    }
+
     @Test("a shared ad tag is decided once per break, with session \"\"")
     func sharedTag() {
         var planner = PrefetchPlanner(claims: false)

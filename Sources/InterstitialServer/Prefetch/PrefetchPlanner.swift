@@ -110,6 +110,9 @@ struct PrefetchPlanner: Sendable {
     var claims: Bool
     /// The most keys claimed at once for one break.
     var claimBatch = 256
+    /// The most sessions queued for one break over its window (``ServerLimits/prefetchDecisions``):
+    /// a flood of new session IDs during a window cannot grow what the planner holds.
+    var maximumSessions = 200_000
     /// The breaks followed.
     private(set) var breaks: [PrefetchCache.BreakKey: Tracked] = [:]
     /// The ad servers' buckets.
@@ -146,8 +149,9 @@ struct PrefetchPlanner: Sendable {
     /// the break is in its window (a shared tag queues `""` alone).
     mutating func sessions(_ sessions: [String], for key: PrefetchCache.BreakKey, now: DateTime) {
         guard let tracked = breaks[key], case .deciding(var progress) = tracked.phase else { return }
-        for session in tracked.upcoming.shared ? [""] : sessions where progress.known.insert(session).inserted {
-            progress.queue.append(session)
+        for session in tracked.upcoming.shared ? [""] : sessions {
+            guard progress.known.count < maximumSessions else { break }
+            if progress.known.insert(session).inserted { progress.queue.append(session) }
         }
         breaks[key]?.phase = .deciding(progress)
     }

@@ -56,14 +56,17 @@ struct PrefetchService: Service {
         /// The ledger's cursor per target.
         let cursors = NIOLockedValueBox<[Target: Int64]>([:])
 
-        init(claims: Bool) {
-            planner = NIOLockedValueBox(PrefetchPlanner(claims: claims))
+        init(claims: Bool, maximumSessions: Int) {
+            var planner = PrefetchPlanner(claims: claims)
+            planner.maximumSessions = maximumSessions
+            self.planner = NIOLockedValueBox(planner)
         }
     }
 
     /// The loop: ticks, and the decisions and claims it starts in child tasks.
     func loop() async {
-        let shared = Shared(claims: library.ledger?.isShared ?? false)
+        let shared = Shared(
+            claims: library.ledger?.isShared ?? false, maximumSessions: library.configuration.limits.prefetchDecisions)
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await withDiscardingTaskGroup { group in
             group.addTask {
