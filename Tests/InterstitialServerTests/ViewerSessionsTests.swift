@@ -1,6 +1,8 @@
 import HLSInterstitials
 import HLSPlaylist
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
 import Testing
 
 @testable import InterstitialServer
@@ -95,6 +97,31 @@ struct ViewerSessionsTests {
     func cost() {
         #expect(ViewerSessions.cost(of: String(repeating: "x", count: 128)) < 1024)
         #expect(ServerLimits().prefetchSessionBytes / ServerLimits().prefetchSessions <= 1024)
+    }
+
+    @Test("the request guard hands its fast lane the session header of a playlist request, of nothing else")
+    func fastLane() throws {
+        let seen = NIOLockedValueBox<[String?]>([])
+        let lane = FastLane(serverName: "test") { _, session in
+            seen.withLockedValue { $0.append(session) }
+            return nil
+        }
+        let requestGuard = RequestGuard(
+            limits: RequestGuard.Limits(ServerLimits()), logger: Harness.logger, fastLane: lane)
+        let channel = EmbeddedChannel()
+        defer { _ = try? channel.finish() }
+        try channel.pipeline.syncOperations.addHandler(requestGuard)
+        requestGuard.trackerAdded()
+        for (path, field) in [
+            ("/demo/live/video/main.m3u8", "X-Playback-Session-ID: s-1\r\n"),
+            ("/demo/live/video/seg1.m4s", "X-Playback-Session-ID: s-2\r\n"),
+            ("/demo/live/video/main.m3u8", ""),
+        ] {
+            try channel.writeInbound(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: x\r\n\(field)\r\n"))
+            while try channel.readInbound(as: ByteBuffer.self) != nil {}
+            requestGuard.answerEnded()
+        }
+        #expect(seen.withLockedValue { $0 } == ["s-1", nil, nil])
     }
 
     @Test("the session header is found in a request head, any case, trimmed; only for playlists")
