@@ -36,6 +36,8 @@ serves or grow without bound. The timeouts here only stop a hung test; no outcom
    the ad server hears a few requests, not the herd, and every viewer gets the fallback (the
    inventory); against a slow one, limited to 2 requests at a time, the queue is shed at the viewers'
    deadline and every viewer still gets the fallback.
+19. (Issue 32, item 2) A flood of new viewer session IDs on a live playlist keeps at most
+   `prefetchSessions` sessions within `prefetchSessionBytes`; over-long and non-ASCII IDs are ignored.
 """
 
 import argparse
@@ -1054,6 +1056,62 @@ def herd_attacks(hlsi, workdir):
         slow.shutdown()
 
 
+def session_flood(hlsi, workdir):
+    # Issue 32, item 2 (and 5): the sessions kept for decisions made ahead are bounded. A flood of new
+    # X-PLAYBACK-SESSION-ID values (and _HLS_primary_id ones) on the live playlist, over-long IDs and IDs
+    # with bytes outside visible ASCII: the server keeps at most `prefetchSessions` sessions within
+    # `prefetchSessionBytes`, ignores the bad IDs, and keeps serving.
+    print("19. a flood of new viewer session IDs on a live channel with an ad server", flush=True)
+    port = free_port()
+    limits = dict(LIMITS, prefetchSessions=1000, prefetchSessionBytes=65536)
+    config = base_config(port, os.path.join(workdir, "sessions.sqlite"), limits)
+    config["live"][0]["adServer"] = {"vast": "http://127.0.0.1:9/vast?sid=[SESSIONID]"}
+    server = Server(hlsi, config, workdir, "sessions")
+    try:
+        count = 6000
+        errors = []
+
+        def flood(first):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            for index in range(first, count, 4):
+                path = "/demo/live/video/main.m3u8"
+                headers = {"X-PLAYBACK-SESSION-ID": f"flood-{index:08d}"}
+                if index % 2:
+                    path += f"?_HLS_primary_id=primary-{index:08d}"
+                    headers = {}
+                connection.request("GET", path, headers=headers)
+                response = connection.getresponse()
+                response.read()
+                if response.status != 200:
+                    errors.append(response.status)
+            connection.close()
+
+        threads = [threading.Thread(target=flood, args=(first,)) for first in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        check(not errors, f"every flooded playlist request is answered ({len(errors)} not)")
+        for bad in ("x" * 300, "caf\u00e9".encode().decode("latin-1")):
+            status, _, _ = request(server.base, "GET", "/demo/live/video/main.m3u8",
+                                   headers={"X-PLAYBACK-SESSION-ID": bad})
+            check(status == 200, f"a playlist with a bad session ID is still served (got {status})")
+        sessions = None
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            sessions = metric(server.base, "hlsi_viewer_sessions")
+            if sessions is not None and float(sessions) > 0:
+                break
+            time.sleep(0.2)
+        held = metric(server.base, "hlsi_viewer_session_bytes")
+        check(sessions is not None and 0 < float(sessions) <= 1000,
+              f"at most prefetchSessions sessions are kept (got {sessions} of {count} flooded)")
+        check(held is not None and float(held) <= 65536, f"within prefetchSessionBytes (got {held})")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlsi", required=True)
@@ -1068,6 +1126,7 @@ def main():
         ad_server_attacks(os.path.abspath(args.hlsi), workdir)
         vast_attribute_flood(os.path.abspath(args.hlsi), workdir)
         herd_attacks(os.path.abspath(args.hlsi), workdir)
+        session_flood(os.path.abspath(args.hlsi), workdir)
         upstream_attacks(os.path.abspath(args.hlsi), workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

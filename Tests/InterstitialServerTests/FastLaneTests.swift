@@ -323,7 +323,7 @@ struct FastLaneTests {
 
     /// A guard whose fast lane answers `/kept` with "hello".
     static func channel() throws -> (EmbeddedChannel, RequestGuard) {
-        let lane = FastLane(serverName: "test") { path in
+        let lane = FastLane(serverName: "test") { path, _ in
             guard path == "/kept" else { return nil }
             return FastLane.Answer(fields: [.contentLength: "5"], body: .bytes(ByteBuffer(string: "hello")))
         }

@@ -82,6 +82,21 @@ public struct AdCreativeSignaling: Hashable, Sendable {
         /// When a skip control may show, in seconds from the start of the slot.
         public var skipOffset: MediaTime?
 
+        /// Creates a slot.
+        public init(
+            start: MediaTime = .zero, duration: MediaTime, identifiers: [VASTUniversalAdId] = [],
+            tracking: [Tracking] = [], verifications: [VASTVerification] = [], clickThrough: String? = nil,
+            skipOffset: MediaTime? = nil
+        ) {
+            self.start = start
+            self.duration = duration
+            self.identifiers = identifiers
+            self.tracking = tracking
+            self.verifications = verifications
+            self.clickThrough = clickThrough
+            self.skipOffset = skipOffset
+        }
+
         /// The slot's JSON.
         public var json: JSONValue {
             var object: [String: JSONValue] = [

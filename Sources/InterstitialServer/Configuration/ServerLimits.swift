@@ -98,6 +98,22 @@ public struct ServerLimits: Hashable, Sendable {
     /// (`adDecisionBytes`, 4 MiB); a document beyond it is cut off (VAST error 302).
     public var adDecisionBytes = 4 * 1024 * 1024
 
+    /// How long a live viewer's session is kept for decisions made ahead after its last playlist
+    /// request (`prefetchSessionIdle`, 30 s; forgotten between this and twice this).
+    public var prefetchSessionIdle = MediaTime(seconds: 30)
+    /// The most live viewer sessions kept for decisions made ahead, all channels together
+    /// (`prefetchSessions`, 200,000); more evict the least recently seen.
+    public var prefetchSessions = 200_000
+    /// The most bytes of live viewer sessions kept (`prefetchSessionBytes`, 48 MiB; a session is
+    /// counted as its ID and 96 bytes); more evict the least recently seen.
+    public var prefetchSessionBytes = 48 * 1024 * 1024
+    /// The most decisions made ahead of live breaks kept, all breaks together (`prefetchDecisions`,
+    /// 200,000); more are not made (those viewers are decided when they ask).
+    public var prefetchDecisions = 200_000
+    /// The most bytes of decisions made ahead kept (`prefetchBytes`, 64 MiB; identical decisions are
+    /// kept once); more are not made.
+    public var prefetchBytes = 64 * 1024 * 1024
+
     /// How long an upstream playlist's answer (fetched and rendered once) serves the other requests
     /// for the same URL (`upstreamPlaylistReuse`, 1 s; 0 shares only a fetch in flight).
     public var upstreamPlaylistReuse = MediaTime(seconds: 1)
@@ -164,6 +180,11 @@ extension ServerLimits {
         try bytes("conditioningCPUSeconds", \.conditioningCPUSeconds, minimum: 1)
         try bytes("adDecisionRequests", \.adDecisionRequests, minimum: 1)
         try bytes("adDecisionBytes", \.adDecisionBytes, minimum: 4096)
+        try seconds("prefetchSessionIdle", \.prefetchSessionIdle)
+        try bytes("prefetchSessions", \.prefetchSessions, minimum: 16)
+        try bytes("prefetchSessionBytes", \.prefetchSessionBytes, minimum: 4096)
+        try bytes("prefetchDecisions", \.prefetchDecisions, minimum: 16)
+        try bytes("prefetchBytes", \.prefetchBytes, minimum: 4096)
         try reader.finish()
         return limits
     }

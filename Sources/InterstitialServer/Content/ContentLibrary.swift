@@ -58,18 +58,41 @@ final class ContentLibrary: Sendable {
     private let profiles = NIOLockedValueBox<[String: ConditioningProfile]>([:])
     /// The start of the absolute URLs written (``ServerConfiguration/publicBase(boundPort:)``).
     private let base: NIOLockedValueBox<String>
-    /// The active audience of a live target (the sessions seen recently), which sizes its preload
-    /// hints (``PreloadHint``); it must be cheap, as it is asked for every live playlist request.
+    /// The viewers seen on each live channel's playlists.
+    let sessions: ViewerSessions
+    /// The active audience of a live target, which sizes its preload hints (``PreloadHint``): the
+    /// sessions seen (``ViewerSessions/count(_:)``) unless the library was made with another count.
     let activeSessions: @Sendable (Target) -> Int
+    /// The decisions made ahead of live breaks.
+    let prefetched: PrefetchCache
+    /// The live decisions started, for the pacing of decisions made ahead.
+    let liveDecisions = LiveDecisions()
+    /// Asks the targets' VAST ad servers; nil when the server was made without one (tests).
+    let adDecisions: VASTDecisionClient?
+    /// Where replicas claim and share decisions made ahead; nil: this replica alone (SQLite).
+    let ledger: (any DecisionLedger)?
+    /// This replica's name in the ledger's claims.
+    let replica = UUID().uuidString
 
     init(
         configuration: ServerConfiguration, state: ServerState, inventory: any AdInventory, client: HTTPClient,
         logger: Logger, now: @escaping @Sendable () -> DateTime,
         rendered: RenderedPlaylistCache = RenderedPlaylistCache(), adDecisions: VASTDecisionClient? = nil,
         metrics: ServerMetrics = ServerMetrics(), conditioner: CreativeConditioner? = nil,
-        fileBodies: FileBodyCache = FileBodyCache(), activeSessions: @escaping @Sendable (Target) -> Int = { _ in 0 }
+        fileBodies: FileBodyCache = FileBodyCache(), ledger: (any DecisionLedger)? = nil,
+        activeSessions: (@Sendable (Target) -> Int)? = nil
     ) {
-        self.activeSessions = activeSessions
+        let limits = configuration.limits
+        let sessions = ViewerSessions(
+            limits: ViewerSessions.Limits(
+                idle: limits.prefetchSessionIdle, count: limits.prefetchSessions, bytes: limits.prefetchSessionBytes,
+                idBytes: limits.viewerIDBytes))
+        self.sessions = sessions
+        self.activeSessions = activeSessions ?? { sessions.count($0) }
+        prefetched = PrefetchCache(
+            limits: PrefetchCache.Limits(count: limits.prefetchDecisions, bytes: limits.prefetchBytes))
+        self.adDecisions = adDecisions
+        self.ledger = ledger
         self.metrics = metrics
         self.fileBodies = fileBodies
         sharedPlaylists = UpstreamPlaylistShare(reuse: configuration.limits.upstreamPlaylistReuse.duration)
@@ -91,7 +114,8 @@ final class ContentLibrary: Sendable {
         dispatcher = adDecisions?.dispatcher
         assetLists = AssetListService(
             configuration: configuration, state: state, inventory: inventory, logger: logger, metrics: metrics,
-            vast: adDecisions, now: now, vmapPlans: vmapPlans, conditioner: conditioner, relay: beaconRelay)
+            vast: adDecisions, now: now, vmapPlans: vmapPlans, conditioner: conditioner, relay: beaconRelay,
+            prefetched: prefetched, ledger: ledger, liveDecisions: liveDecisions, owner: replica)
         base = NIOLockedValueBox(configuration.publicBase(boundPort: configuration.port))
     }
 

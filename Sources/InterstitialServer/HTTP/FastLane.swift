@@ -32,8 +32,49 @@ struct FastLane: Sendable {
     /// Told of each answer written (the server counts them).
     var answered: @Sendable () -> Void = {}
     /// The answer for a request target (an absolute path and its query, without percent escapes),
-    /// or nil for the full path.
-    let answer: @Sendable (_ target: String) -> Answer?
+    /// or nil for the full path; `session` is the request's `X-PLAYBACK-SESSION-ID` for a playlist
+    /// (``isPlaylist(_:)``), nil otherwise.
+    let answer: @Sendable (_ target: String, _ session: String?) -> Answer?
+
+    /// Whether a request target names a playlist (its path ends in `.m3u8`): only then is the
+    /// session header looked for.
+    static func isPlaylist(_ target: ArraySlice<UInt8>) -> Bool {
+        let path = target.prefix { $0 != 0x3F }
+        return path.count > 5 && path.suffix(5).elementsEqual(".m3u8".utf8)
+    }
+
+    /// The value of the `X-PLAYBACK-SESSION-ID` field of a whole request head (`head`, its fields
+    /// from `fieldsStart`), trimmed; nil without one. One pass over the fields' bytes.
+    static func sessionID(in head: [UInt8], fieldsStart: Int) -> String? {
+        let name = Self.sessionField
+        var index = fieldsStart
+        while index < head.count {
+            var end = index
+            while end < head.count, head[end] != 0x0A { end += 1 }
+            // `x-playback-session-id:` (22 bytes) at the line's start, any case.
+            if end - index > name.count, head[index + name.count] == 0x3A {
+                var matches = true
+                for offset in 0..<name.count where head[index + offset] | 0x20 != name[offset] {
+                    matches = false
+                    break
+                }
+                if matches {
+                    var start = index + name.count + 1
+                    var stop = end
+                    while start < stop, head[start] == 0x20 || head[start] == 0x09 { start += 1 }
+                    while stop > start, head[stop - 1] == 0x0D || head[stop - 1] == 0x20 || head[stop - 1] == 0x09 {
+                        stop -= 1
+                    }
+                    return String(decoding: head[start..<stop], as: UTF8.self)
+                }
+            }
+            index = end + 1
+        }
+        return nil
+    }
+
+    /// `x-playback-session-id`, lowercased (`-` is unchanged by `| 0x20`).
+    private static let sessionField = Array("x-playback-session-id".utf8)
 
     /// The response head of `answer`, with `date` (an IMF-fixdate, ``httpDate(_:)``).
     func head(_ answer: Answer, date: String, allocator: ByteBufferAllocator) -> ByteBuffer {

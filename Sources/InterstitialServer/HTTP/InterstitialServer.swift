@@ -22,6 +22,9 @@ public struct InterstitialServer: Service {
     public let configuration: ServerConfiguration
     let state: ServerState
     let inventory: (any AdInventory)?
+    /// Where replicas claim and share the decisions made ahead of live breaks; nil: in this
+    /// replica alone (SQLite).
+    let decisionLedger: (any DecisionLedger)?
     let logger: Logger
     let now: @Sendable () -> DateTime
     let onServerRunning: @Sendable (Int) async -> Void
@@ -34,12 +37,16 @@ public struct InterstitialServer: Service {
     ///     (SQLite, which fails with ``StoreError`` when another server holds that file; PostgreSQL;
     ///     memory if `nil`), closed when the server stops. A store given here stays open.
     ///   - inventory: Where ads come from; by default the stored inventory.
+    ///   - decisionLedger: Where replicas claim and share the decisions made ahead of live breaks
+    ///     (``DecisionLedger``); by default the store's (PostgreSQL's, shared by the replicas on its
+    ///     database; none for SQLite: this replica alone).
     ///   - logger: Where the server logs.
     ///   - now: The wall clock, for live windows and early returns.
     ///   - onServerRunning: Called with the bound port once the server listens.
     public init(
         configuration: ServerConfiguration, store: (any ServerStore)? = nil, inventory: (any AdInventory)? = nil,
-        logger: Logger, now: @escaping @Sendable () -> DateTime = { DateTime(Date()) },
+        decisionLedger: (any DecisionLedger)? = nil, logger: Logger,
+        now: @escaping @Sendable () -> DateTime = { DateTime(Date()) },
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws {
         try configuration.check()
@@ -48,6 +55,7 @@ public struct InterstitialServer: Service {
             store: store ?? StoreLocation(configuration.database).open(logger: logger), ownsStore: store == nil,
             limits: configuration.limits)
         self.inventory = inventory
+        self.decisionLedger = decisionLedger ?? state.store.decisionLedger
         self.logger = logger
         self.now = now
         self.onServerRunning = onServerRunning
@@ -131,7 +139,7 @@ public struct InterstitialServer: Service {
                 fetcher: fetcher, dispatcher: dispatcher, logger: logger,
                 maximumRequests: configuration.limits.adDecisionRequests,
                 maximumBytes: configuration.limits.adDecisionBytes, gates: AdServerGates(metrics: metrics)),
-            metrics: metrics, conditioner: conditioner)
+            metrics: metrics, conditioner: conditioner, ledger: decisionLedger)
         let mailbox = HandoffMailbox(
             capacity: configuration.limits.handoffSessions, expiry: configuration.limits.handoffExpiry.duration)
         let routes = Routes(
@@ -179,7 +187,14 @@ public struct InterstitialServer: Service {
             server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName),
-            services: [StateService(state: state, logger: logger), dispatcher] + (conditioner.map { [$0] } ?? []),
+            services: [StateService(state: state, logger: logger), dispatcher] + (conditioner.map { [$0] } ?? [])
+                + (library.adDecisions.map {
+                    [
+                        PrefetchService(
+                            library: library, vast: $0, metrics: metrics, logger: logger, owner: library.replica,
+                            now: now)
+                    ]
+                } ?? []),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 library.serverBound(port: port)

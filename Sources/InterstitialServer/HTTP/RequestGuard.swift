@@ -282,7 +282,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         else { return nil }
         let target = line[..<space]
         guard !target.contains(0x25), !target.contains(0x23) else { return nil }
-        return fastLane.answer(String(decoding: target, as: UTF8.self))
+        let session = FastLane.isPlaylist(target) ? FastLane.sessionID(in: head, fieldsStart: read.requestLineEnd) : nil
+        return fastLane.answer(String(decoding: target, as: UTF8.self), session)
     }
 
     private func write(

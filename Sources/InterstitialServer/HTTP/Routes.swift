@@ -1,5 +1,6 @@
 import Foundation
 import HLSInterstitials
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import NIOCore
@@ -30,11 +31,13 @@ struct Routes {
         let library = library
         let files = files
         let metrics = metrics
-        return FastLane(serverName: serverName, answered: { metrics.fastAnswered() }) { target in
+        return FastLane(serverName: serverName, answered: { metrics.fastAnswered() }) { target, session in
             let uri = URI(target)
-            guard let mounted = library.mounted(uri.path),
-                let response = library.kept(mounted, query: uri.queryDictionary)
-            else { return nil }
+            let query = uri.queryDictionary
+            guard let mounted = library.mounted(uri.path), let response = library.kept(mounted, query: query) else {
+                return nil
+            }
+            library.sawPlaylist(mounted, session: session, query: query)
             var answer: FastLane.Answer
             switch response.body {
             case .bytes(let bytes):
@@ -59,6 +62,9 @@ struct Routes {
             return answer
         }
     }
+
+    /// `X-PLAYBACK-SESSION-ID`: the field in which a player sends the ID of its playback session.
+    static let sessionField = HTTPField.Name("X-PLAYBACK-SESSION-ID")!
 
     /// The fields of a rendered playlist's answer.
     static func fields(_ entry: RenderedPlaylistCache.Entry, _ response: ContentResponse) -> HTTPFields {
@@ -175,8 +181,10 @@ struct Routes {
                     peer: context.remoteAddress?.ipAddress,
                     forwardedFor: request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value))
                 : nil
+            let query = request.queryDictionary
             let response = try await library.get(
-                mounted, query: request.queryDictionary, userAgent: request.headers[.userAgent], viewerIP: viewerIP)
+                mounted, query: query, userAgent: request.headers[.userAgent], viewerIP: viewerIP)
+            library.sawPlaylist(mounted, session: request.headers[Self.sessionField], query: query)
             switch response.body {
             case .bytes(let bytes):
                 return Response.bytes(bytes, contentType: response.contentType, cacheControl: response.cacheControl)

@@ -54,7 +54,7 @@ final class ServerMetrics: Sendable {
         static var adDecisions: MetricNameDescriptor {
             name(
                 "ad_decisions", "total",
-                "Asset lists of ad-server breaks, by path: live, coalesced, fallback, empty (prefetched and prefetch come later)."
+                "Ad-server decisions by path: live, coalesced, fallback, empty, prefetch (answered from a decision made ahead); prefetched (decided ahead)."
             )
         }
         static var adServerInFlight: MetricNameDescriptor {
@@ -65,6 +65,24 @@ final class ServerMetrics: Sendable {
         }
         static var adServerShed: MetricNameDescriptor {
             name("ad_server_shed", "total", "Requests to each ad server not made, by reason: deadline, queue, breaker.")
+        }
+        static var viewerSessions: MetricNameDescriptor {
+            name("viewer_sessions", "", "Live viewer sessions kept for decisions made ahead.")
+        }
+        static var viewerSessionBytes: MetricNameDescriptor {
+            name("viewer_session", "bytes", "Bytes of the live viewer sessions kept.")
+        }
+        static var prefetchEntries: MetricNameDescriptor {
+            name("prefetch_decisions", "", "Decisions made ahead of live breaks, kept.")
+        }
+        static var prefetchBytes: MetricNameDescriptor {
+            name("prefetch_decision", "bytes", "Bytes of the decisions made ahead kept (identical ones once).")
+        }
+        static var prefetchOther: MetricNameDescriptor {
+            name(
+                "prefetch_events", "total",
+                "Decisions made ahead not kept (unused: not answered or not ready; full: over the bounds), and ledger failures."
+            )
         }
         static var fastAnswers: MetricNameDescriptor {
             name("fast_answers", "total", "Requests answered from memory on the connection's event loop.")
@@ -136,14 +154,33 @@ final class ServerMetrics: Sendable {
         if timedOut { timeouts.increment() }
     }
 
-    /// Counts an asset list of `target`'s ad-server break by `path`: `live` (the ad server's ads),
-    /// `coalesced` (another viewer's identical request's ads), `fallback` (the inventory or the
-    /// slate, the ad server having failed, timed out or refused) or `empty`.
+    /// Counts an ad-server decision of `target` by `path`: for an asset list, `live` (the ad server's
+    /// ads), `coalesced` (another viewer's identical request's ads), `prefetch` (a decision made
+    /// ahead), `fallback` (the inventory or the slate, the ad server having failed, timed out or
+    /// refused) or `empty`; `prefetched` for a decision made ahead of a live break and kept.
     func adDecision(target: String, path: String) {
         counter(
             Name.adDecisions,
             [("target", labels.target(target)), ("path", MetricLabels.member(path, of: MetricLabels.decisionPaths))]
         ).increment()
+    }
+
+    /// Sets the gauges of the live viewer sessions kept: how many, and their bytes.
+    func viewerSessions(count: Int, bytes: Int) {
+        registry.makeGauge(descriptor: Name.viewerSessions, labels: []).set(Int64(count))
+        registry.makeGauge(descriptor: Name.viewerSessionBytes, labels: []).set(Int64(bytes))
+    }
+
+    /// Sets the gauges of the decisions made ahead kept: how many, and their bytes.
+    func prefetchCache(entries: Int, bytes: Int) {
+        registry.makeGauge(descriptor: Name.prefetchEntries, labels: []).set(Int64(entries))
+        registry.makeGauge(descriptor: Name.prefetchBytes, labels: []).set(Int64(bytes))
+    }
+
+    /// Counts a decision made ahead not kept (`unused`, `full`) or a ledger failure (`ledger-failure`).
+    func prefetch(result: String) {
+        counter(Name.prefetchOther, [("result", MetricLabels.member(result, of: MetricLabels.prefetchResults))])
+            .increment()
     }
 
     /// Sets ad server `key`'s gauges: requests in flight, and its breaker (0 closed, 1 half-open, 2 open).

@@ -67,6 +67,8 @@ public struct AdServerSettings: Hashable, Sendable {
     public var slate: String?
     /// The preload hints written for its live breaks (`preload`).
     public var preload = PreloadSettings()
+    /// Whether the breaks of a live channel are decided before its viewers ask, and how far ahead.
+    public var prefetch = PrefetchSettings()
 
     /// Creates settings.
     public init(
@@ -101,6 +103,7 @@ public struct AdServerSettings: Hashable, Sendable {
         }
         if let slate { fields["slate"] = .string(slate) }
         if preload != PreloadSettings() { fields["preload"] = preload.jsonValue }
+        if let prefetch = prefetch.jsonValue { fields["prefetch"] = prefetch }
         return .object(fields)
     }
 
@@ -109,7 +112,8 @@ public struct AdServerSettings: Hashable, Sendable {
     /// `server` or `relay` tracking, a wrapper depth from 0 to 10; per ad server at most 1 to 10,000
     /// requests in flight (`maxConcurrent`, default 64) and 1 to 100,000 per second (`maxPerSecond`,
     /// default 200), a breaker `{"failures": 1-10000, "window": 1-600 s, "coolDown": 1-600 s}`
-    /// (default 20, 10, 5), a `slate` (an inventory ad's ID), and `preload` (``PreloadSettings``).
+    /// (default 20, 10, 5), a `slate` (an inventory ad's ID), `preload` (``PreloadSettings``) and
+    /// `prefetch` (``PrefetchSettings``).
     public static func decode(
         _ value: JSONValue, path: String = "", allowsVMAP: Bool = true
     ) throws(APIError) -> AdServerSettings {
@@ -161,6 +165,9 @@ public struct AdServerSettings: Hashable, Sendable {
         }
         if let preload = reader.take("preload") {
             settings.preload = try PreloadSettings.decode(preload, path: reader.at("preload"))
+        }
+        if let prefetch = reader.take("prefetch") {
+            settings.prefetch = try PrefetchSettings.decode(prefetch, path: reader.at("prefetch"))
         }
         try reader.finish()
         return settings

@@ -37,12 +37,68 @@ enum VASTFill {
     }
 
     /// The asset list for `ads` in a break of `duration` joined `startOffset` into; `conditioned`
-    /// answers for creatives that have progressive media files only.
+    /// answers for creatives that have progressive media files only: ``prepare(ads:conditioned:)``
+    /// then ``assetList(_:duration:startOffset:tracking:skipControl:podTracking:relay:)``.
     static func assetList(
         ads: [ResolvedAd], duration: MediaTime, startOffset: MediaTime, tracking: AdServerSettings.Tracking,
         skipControl: SkipControl?, podTracking: [AdCreativeSignaling.Tracking] = [],
         relay: ((_ url: String, _ type: String) -> String)? = nil,
         conditioned: (CreativeSelection) -> Conditioned = { _ in .unavailable }
+    ) -> Result {
+        let prepared = prepare(ads: ads, conditioned: conditioned)
+        var result = assetList(
+            prepared, duration: duration, startOffset: startOffset, tracking: tracking, skipControl: skipControl,
+            podTracking: podTracking, relay: relay)
+        result.rejected = prepared.rejected
+        return result
+    }
+
+    /// What a decision's `ads` give, made when the ad server answers: the playable ads in the ad
+    /// server's order, each with its URI, duration and slot (tracking whole), and the ads left out
+    /// for want of a playable media file with their reports. `conditioned` answers for creatives
+    /// that have progressive media files only (a pending one is left out and counted).
+    static func prepare(
+        ads: [ResolvedAd], conditioned: (CreativeSelection) -> Conditioned = { _ in .unavailable }
+    ) -> PreparedDecision {
+        var prepared = PreparedDecision()
+        for resolved in ads {
+            let selection = CreativeSelection(ad: resolved)
+            let base = resolved.requestURLs.last ?? ""
+            var uri: String?
+            if let file = selection.hlsFiles.first {
+                uri = URIReference.resolve(file.url, against: base)
+            } else if !selection.progressiveFiles.isEmpty {
+                switch conditioned(selection) {
+                case .ready(let asset): uri = asset
+                case .pending:
+                    prepared.pending += 1
+                    continue
+                case .unavailable: break
+                }
+            }
+            guard let uri, ServerConfiguration.origin(of: uri) != nil, let length = selection.duration, length > .zero,
+                let slot = AdCreativeSignaling.Slot(resolved, duration: length)
+            else {
+                prepared.rejected.append(
+                    VASTErrorReport(
+                        code: .noSupportedMediaFile, urls: resolved.ad.errorURLs, depth: resolved.depth,
+                        url: resolved.requestURLs.last, reason: "no-hls-media-file",
+                        message: "ad \"\(resolved.ad.id ?? "-")\" has no usable media file with a duration"))
+                continue
+            }
+            prepared.entries.append(PreparedDecision.Entry(uri: uri, duration: length, slot: slot))
+        }
+        return prepared
+    }
+
+    /// The asset list of a prepared decision for a viewer who joined a break of `duration` at
+    /// `startOffset`, made when the viewer asks: the ads that fit what is left of the break, with
+    /// `tracking: server` impressions taken out to be fired now, and `tracking: relay` URLs made by
+    /// `relay` for this viewer. The ``Result/rejected`` reports stay with the prepared decision.
+    static func assetList(
+        _ prepared: PreparedDecision, duration: MediaTime, startOffset: MediaTime,
+        tracking: AdServerSettings.Tracking, skipControl: SkipControl?,
+        podTracking: [AdCreativeSignaling.Tracking] = [], relay: ((_ url: String, _ type: String) -> String)? = nil
     ) -> Result {
         // `tracking: relay`: every URL the player is given goes through the server's relay.
         func relayed(_ entries: [AdCreativeSignaling.Tracking]) -> [AdCreativeSignaling.Tracking] {
@@ -58,30 +114,10 @@ enum VASTFill {
         var assets: [AssetList.Asset] = []
         var slots: [AdCreativeSignaling.Slot] = []
         var result = Result(list: AssetList(assets: []))
-        for resolved in ads {
-            let selection = CreativeSelection(ad: resolved)
-            let base = resolved.requestURLs.last ?? ""
-            var uri: String?
-            if let file = selection.hlsFiles.first {
-                uri = URIReference.resolve(file.url, against: base)
-            } else if !selection.progressiveFiles.isEmpty {
-                switch conditioned(selection) {
-                case .ready(let asset): uri = asset
-                case .pending: continue
-                case .unavailable: break
-                }
-            }
-            guard let uri, ServerConfiguration.origin(of: uri) != nil, let length = selection.duration, length > .zero,
-                var slot = AdCreativeSignaling.Slot(resolved, duration: length)
-            else {
-                result.rejected.append(
-                    VASTErrorReport(
-                        code: .noSupportedMediaFile, urls: resolved.ad.errorURLs, depth: resolved.depth,
-                        url: resolved.requestURLs.last, reason: "no-hls-media-file",
-                        message: "ad \"\(resolved.ad.id ?? "-")\" has no usable media file with a duration"))
-                continue
-            }
+        for entry in prepared.entries {
+            let length = entry.duration
             guard length <= remaining + AdDecision.slack else { continue }
+            var slot = entry.slot
             if tracking == .server {
                 result.impressions += slot.tracking.filter { $0.type == "impression" }.flatMap(\.urls)
                 slot.tracking.removeAll { $0.type == "impression" }
@@ -91,7 +127,7 @@ enum VASTFill {
             slots.append(slot)
             assets.append(
                 AssetList.Asset(
-                    uri: uri, duration: length,
+                    uri: entry.uri, duration: length,
                     otherKeys: [AdCreativeSignaling.key: AdCreativeSignaling.slot(slot).json]))
         }
         var otherKeys: [String: JSONValue] = [:]

@@ -27,6 +27,15 @@ struct AssetListService: Sendable {
     var relay: BeaconRelay? = nil
     /// The lists made from the inventory, by what they depend on.
     var memo = AssetListMemo()
+    /// The decisions made ahead of live breaks (``PrefetchService``); nil: none.
+    var prefetched: PrefetchCache? = nil
+    /// Where replicas claim and share decisions; only a shared one (``DecisionLedger/isShared``) is
+    /// asked on the live path.
+    var ledger: (any DecisionLedger)? = nil
+    /// Counts the live decisions, for the pacing of decisions made ahead.
+    var liveDecisions: LiveDecisions? = nil
+    /// This replica's name in the ledger's claims.
+    var owner = ""
 
     /// The request's query, read, and the break it names with its effective duration; what an
     /// asset-list request is checked against before anything is decided (and all a `HEAD` does).
@@ -102,27 +111,59 @@ struct AssetListService: Sendable {
                 metrics.assetListAnswered(target: target.description, source: "vast", ads: 0, filled: false)
                 return .json(AssetList(assets: [], skipControl: planned.source?.assetListSkipControl).encoded())
             }
+            // The viewer's decision made ahead (the first attempt of a session, a break of the target's
+            // own tag): answered at once, fitted to this viewer as a live decision would be.
+            let relayURL = relay.map { relay in
+                { @Sendable (url: String, type: String) in
+                    relay.url(for: url, type: type, viewer: viewer, base: publicBase)
+                }
+            }
+            func answer(_ prepared: PreparedDecision, path: String) -> ContentResponse {
+                let fill = VASTFill.assetList(
+                    prepared, duration: duration, startOffset: offset, tracking: settings.tracking,
+                    skipControl: planned.source?.assetListSkipControl, podTracking: vmapPlan?.tracking[id] ?? [],
+                    relay: relayURL)
+                vast.dispatcher.send(fill.impressions, kind: "impression")
+                metrics.adDecision(target: target.description, path: path)
+                metrics.assetListAnswered(
+                    target: target.description, source: "vast", ads: fill.adCount, filled: fill.adCount > 0)
+                return .json(fill.list.encoded())
+            }
+            var claim: DecisionKey?
+            if attempt == 0, root == nil, vmapPlan?.sources[id] == nil, target.kind == .live,
+                shared || viewer != nil
+            {
+                let key = DecisionKey(target: target, breakID: id, session: shared ? "" : viewer ?? "")
+                if let prepared = await ahead(key) { return answer(prepared, path: "prefetch") }
+                claim = key
+            }
+            if let key = claim, let ledger, ledger.isShared,
+                let prepared = await claimOrWait(key, ledger: ledger, deadline: configuration.assetListDeadline)
+            {
+                return answer(prepared, path: "prefetch")
+            }
             let headers =
                 (userAgent.map { [("X-Device-User-Agent", $0)] } ?? [])
                 + (viewerIP.map { [("X-Device-IP", $0)] } ?? [])
             let deadline = configuration.assetListDeadline
             let cacheBuster = request.cacheBuster
             // A URL the same for every viewer is asked once for all the viewers asking together.
-            let outcome =
-                shared
-                ? await vast.coalescer.share(url) {
-                    await vast.decide(
+            let liveDecisions = liveDecisions
+            let outcome: VASTDecisionClient.Outcome
+            if shared {
+                outcome = await vast.coalescer.share(url) {
+                    liveDecisions?.started(url)
+                    return await vast.decide(
                         url: url, settings: settings, headers: headers, deadline: deadline, cacheBuster: cacheBuster)
                 }
-                : await vast.decide(
+            } else {
+                liveDecisions?.started(url)
+                outcome = await vast.decide(
                     url: url, root: root, settings: settings, headers: headers, deadline: deadline,
                     cacheBuster: cacheBuster)
-            let fill = VASTFill.assetList(
-                ads: outcome.ads, duration: duration, startOffset: offset, tracking: settings.tracking,
-                skipControl: planned.source?.assetListSkipControl, podTracking: vmapPlan?.tracking[id] ?? [],
-                relay: relay.map { relay in
-                    { url, type in relay.url(for: url, type: type, viewer: viewer, base: publicBase) }
-                },
+            }
+            let prepared = VASTFill.prepare(
+                ads: outcome.ads,
                 conditioned: { selection in
                     guard let conditioner, let profile, let file = selection.progressiveFiles.first else {
                         return .unavailable
@@ -133,6 +174,14 @@ struct AssetListService: Sendable {
                     conditioner.request(.init(key: key, url: url, profile: profile))
                     return .pending
                 })
+            if let key = claim, let ledger, ledger.isShared, !outcome.unanswered, prepared.pending == 0 {
+                await keep(prepared, for: key, until: planned.event.date.map { $0 + duration })
+            }
+            var fill = VASTFill.assetList(
+                prepared, duration: duration, startOffset: offset, tracking: settings.tracking,
+                skipControl: planned.source?.assetListSkipControl, podTracking: vmapPlan?.tracking[id] ?? [],
+                relay: relayURL)
+            fill.rejected = prepared.rejected
             for report in fill.rejected { vast.send(report, cacheBuster: request.cacheBuster) }
             vast.dispatcher.send(fill.impressions, kind: "impression")
             let elapsed = ContinuousClock.now - started
@@ -172,6 +221,71 @@ struct AssetListService: Sendable {
         return inventoryList(
             request, target: target, planned: planned, duration: duration, ads: ads, attempt: attempt,
             publicBase: publicBase)
+    }
+
+    /// The decision made ahead for `key`: kept here, else (with a shared ledger) published by
+    /// another replica, asked within a quarter of the deadline.
+    private func ahead(_ key: DecisionKey) async -> PreparedDecision? {
+        if let bytes = prefetched?.decision(key) { return PreparedDecision(encoded: bytes) }
+        guard let ledger, ledger.isShared else { return nil }
+        let wait = MediaTime(nanoseconds: configuration.assetListDeadline.nanoseconds / 4)
+        guard let found = await Self.within(wait, { try await ledger.decisions([key]) }), let bytes = found[key]
+        else { return nil }
+        return PreparedDecision(encoded: bytes)
+    }
+
+    /// Claims `key` before it is decided live, so that two replicas do not ask the ad server for one
+    /// viewer; when another replica holds the claim, waits for its decision (polling the ledger)
+    /// until half the deadline. Nil: decide live (won, failed or waited in vain).
+    private func claimOrWait(
+        _ key: DecisionKey, ledger: any DecisionLedger, deadline: MediaTime
+    ) async -> PreparedDecision? {
+        let at = now()
+        let half = MediaTime(nanoseconds: deadline.nanoseconds / 2)
+        let owner = owner
+        guard
+            let won = await Self.within(
+                half, { try await ledger.claim([key], owner: owner, until: at + deadline + deadline, now: at) }),
+            !won.contains(key)
+        else { return nil }
+        let until = ContinuousClock.now + half.duration
+        while ContinuousClock.now < until {
+            try? await Task.sleep(for: .milliseconds(50))
+            if let found = await Self.within(half, { try await ledger.decisions([key]) }), let bytes = found[key] {
+                return PreparedDecision(encoded: bytes)
+            }
+        }
+        return nil
+    }
+
+    /// Publishes a live decision made under a claim, for the replicas waiting for it (in the
+    /// background), and keeps it here too.
+    private func keep(_ prepared: PreparedDecision, for key: DecisionKey, until end: DateTime?) async {
+        guard let end, end > now(), let ledger else { return }
+        let bytes = prepared.encoded()
+        prefetched?.store(key, bytes, expires: end)
+        let logger = logger
+        Task {
+            do { try await ledger.publish([key: bytes], expires: end) } catch {
+                logger.debug("cannot publish the live decision of \(key): \(error)")
+            }
+        }
+    }
+
+    /// `operation`'s result, or nil when it fails or takes longer than `limit`.
+    private static func within<T: Sendable>(
+        _ limit: MediaTime, _ operation: @escaping @Sendable () async throws -> T
+    ) async -> T? {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { try? await operation() }
+            group.addTask {
+                try? await Task.sleep(for: limit.duration)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
     }
 
     /// The asset list a request gets at once, when that takes no waiting: the break is filled from

@@ -1,0 +1,278 @@
+import HLSInterstitials
+import HLSPlaylist
+
+/// When to decide ahead for which viewer of which live break (pure, a state machine as a value).
+///
+/// Each upcoming break of a live channel filled by a VAST ad server (``Upcoming``) waits until its
+/// retrieval window (``BreakWindows/retrieval(hintStart:sessions:perSecond:)``) opens; then the
+/// sessions seen on the channel are decided one by one, each once, until the break starts; the
+/// break's decisions expire when it ends, or at once when it is gone from the schedule before it
+/// starts. A shared ad tag (no session macro) is decided once for everyone, with session `""`.
+///
+/// Pacing keeps the ad server's capacity for live requests: per ad server, at most ``Pacing/inFlight``
+/// decisions in flight (half of its `maxConcurrent`) and a token bucket of ``Pacing/perSecond``
+/// (its `maxPerSecond`) from which the live requests seen (``live(server:started:)``) are taken too.
+/// With a shared ledger, keys are claimed before they are decided (``Action/claim(_:)``): a key
+/// another replica won is not decided here; when the ledger fails, this replica decides for its
+/// own sessions anyway.
+///
+/// Time is given with each input; nothing here reads a clock.
+struct PrefetchPlanner: Sendable {
+    /// The limits of one ad server for decisions made ahead.
+    struct Pacing: Hashable, Sendable {
+        /// The most decisions in flight (half of `maxConcurrent`).
+        var inFlight: Int
+        /// The most requests started per second, live ones included (`maxPerSecond`).
+        var perSecond: Int
+
+        /// The pacing of an ad server with these settings.
+        init(_ settings: AdServerSettings) {
+            inFlight = max(1, settings.maximumConcurrent / 2)
+            perSecond = settings.maximumPerSecond
+        }
+
+        /// Explicit limits.
+        init(inFlight: Int, perSecond: Int) {
+            self.inFlight = inFlight
+            self.perSecond = perSecond
+        }
+    }
+
+    /// An upcoming break, as the planner is told of it.
+    struct Upcoming: Hashable, Sendable {
+        /// The break.
+        var key: PrefetchCache.BreakKey
+        /// When it starts.
+        var start: DateTime
+        /// When it ends: its decisions expire then.
+        var end: DateTime
+        /// Its retrieval window.
+        var window: Range<DateTime>
+        /// Whether its ad tag is the same for every viewer (one decision, session `""`).
+        var shared: Bool
+        /// Its ad server (``AdServerGates/key(of:)``), whose capacity it shares.
+        var server: String
+        /// That ad server's pacing.
+        var pacing: Pacing
+    }
+
+    /// What to do.
+    enum Action: Hashable, Sendable {
+        /// Claim these keys in the shared ledger; answer with ``claimed(_:won:now:)``.
+        case claim([DecisionKey])
+        /// Ask the ad server for this key's decision; answer with ``decided(_:now:)``.
+        case decide(DecisionKey)
+        /// Drop the decisions of this break.
+        case expire(PrefetchCache.BreakKey)
+    }
+
+    /// The progress of a break in its window.
+    struct Progress: Hashable, Sendable {
+        /// Every session queued here (decided, being decided, claimed or to come).
+        var known: Set<String> = []
+        /// The sessions to claim (with a shared ledger) or decide, oldest first.
+        var queue: [String] = []
+        /// The sessions being claimed.
+        var claiming: Set<String> = []
+        /// The sessions claimed (or needing no claim), to decide.
+        var ready: [String] = []
+        /// The sessions being decided.
+        var inFlight: Set<String> = []
+    }
+
+    /// Where a break is.
+    enum Phase: Hashable, Sendable {
+        /// Before its window.
+        case waiting
+        /// In its window or after it, before the break starts.
+        case deciding(Progress)
+        /// Started: its decisions are served until it ends.
+        case started
+    }
+
+    /// A break followed.
+    struct Tracked: Hashable, Sendable {
+        var upcoming: Upcoming
+        var phase: Phase
+    }
+
+    /// The token bucket and in-flight count of an ad server.
+    struct Bucket: Hashable, Sendable {
+        var tokens: Double
+        var counted: DateTime?
+        var inFlight = 0
+    }
+
+    /// The most breaks followed at once.
+    static let maximumBreaks = 256
+
+    /// Whether keys are claimed before they are decided (a ledger other replicas share).
+    var claims: Bool
+    /// The most keys claimed at once for one break.
+    var claimBatch = 256
+    /// The most sessions queued for one break over its window (``ServerLimits/prefetchDecisions``):
+    /// a flood of new session IDs during a window cannot grow what the planner holds.
+    var maximumSessions = 200_000
+    /// The breaks followed.
+    private(set) var breaks: [PrefetchCache.BreakKey: Tracked] = [:]
+    /// The ad servers' buckets.
+    private(set) var buckets: [String: Bucket] = [:]
+
+    /// A planner; `claims` when a shared ledger is used.
+    init(claims: Bool) {
+        self.claims = claims
+    }
+
+    /// The upcoming breaks now: new ones are followed, changed ones updated, those gone before they
+    /// started are dropped (``Action/expire(_:)``).
+    mutating func update(_ upcoming: [Upcoming], now: DateTime) -> [Action] {
+        var actions: [Action] = []
+        let given = Dictionary(upcoming.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        for (key, tracked) in breaks where given[key] == nil && tracked.upcoming.start > now {
+            if case .deciding(let progress) = tracked.phase {
+                buckets[tracked.upcoming.server]?.inFlight -= progress.inFlight.count
+            }
+            breaks[key] = nil
+            actions.append(.expire(key))
+        }
+        for item in upcoming.sorted(by: { $0.start < $1.start }) {
+            if breaks[item.key] != nil {
+                breaks[item.key]?.upcoming = item
+            } else if breaks.count < Self.maximumBreaks, item.start > now {
+                breaks[item.key] = Tracked(upcoming: item, phase: .waiting)
+            }
+        }
+        return actions + tick(now: now)
+    }
+
+    /// The sessions seen on the channel of `key`'s break now: those not yet known are queued, when
+    /// the break is in its window (a shared tag queues `""` alone).
+    mutating func sessions(_ sessions: [String], for key: PrefetchCache.BreakKey, now: DateTime) {
+        guard let tracked = breaks[key], case .deciding(var progress) = tracked.phase else { return }
+        for session in tracked.upcoming.shared ? [""] : sessions {
+            guard progress.known.count < maximumSessions else { break }
+            if progress.known.insert(session).inserted { progress.queue.append(session) }
+        }
+        breaks[key]?.phase = .deciding(progress)
+    }
+
+    /// Whether `key`'s break is in its window (its sessions are wanted).
+    func isDeciding(_ key: PrefetchCache.BreakKey) -> Bool {
+        if case .deciding = breaks[key]?.phase { return true }
+        return false
+    }
+
+    /// Live requests to ad server `server` started: they take from the bucket.
+    mutating func live(server: String, started: Int, now: DateTime) {
+        guard var bucket = buckets[server] else { return }
+        bucket.tokens -= Double(started)
+        buckets[server] = bucket
+    }
+
+    /// The claim of `keys` ended: `won` are decided here, the others by another replica; nil when
+    /// the ledger failed (all are decided here).
+    mutating func claimed(_ keys: [DecisionKey], won: Set<DecisionKey>?, now: DateTime) -> [Action] {
+        for key in keys {
+            let breakKey = PrefetchCache.BreakKey(target: key.target, breakID: key.breakID)
+            guard case .deciding(var progress) = breaks[breakKey]?.phase,
+                progress.claiming.remove(key.session) != nil
+            else { continue }
+            if won?.contains(key) ?? true { progress.ready.append(key.session) }
+            breaks[breakKey]?.phase = .deciding(progress)
+        }
+        return tick(now: now)
+    }
+
+    /// The decision of `key` ended (made, failed or not kept).
+    mutating func decided(_ key: DecisionKey, now: DateTime) -> [Action] {
+        let breakKey = PrefetchCache.BreakKey(target: key.target, breakID: key.breakID)
+        if let tracked = breaks[breakKey], case .deciding(var progress) = tracked.phase,
+            progress.inFlight.remove(key.session) != nil
+        {
+            breaks[breakKey]?.phase = .deciding(progress)
+            buckets[tracked.upcoming.server]?.inFlight -= 1
+        }
+        return tick(now: now)
+    }
+
+    /// The time is `now`: windows open, breaks start and end, and sessions are claimed and
+    /// decided as the pacing allows, the earliest break first.
+    mutating func tick(now: DateTime) -> [Action] {
+        var actions: [Action] = []
+        let order = breaks.values.sorted { $0.upcoming.start < $1.upcoming.start }.map(\.upcoming.key)
+        for key in order {
+            guard let tracked = breaks[key] else { continue }
+            let upcoming = tracked.upcoming
+            if upcoming.end <= now {
+                if case .deciding(let progress) = tracked.phase {
+                    buckets[upcoming.server]?.inFlight -= progress.inFlight.count
+                }
+                breaks[key] = nil
+                actions.append(.expire(key))
+                continue
+            }
+            switch tracked.phase {
+            case .waiting where upcoming.start <= now:
+                breaks[key]?.phase = .started
+            case .waiting where now >= upcoming.window.lowerBound:
+                breaks[key]?.phase = .deciding(Progress())
+                actions += schedule(key, now: now)
+            case .deciding(let progress) where upcoming.start <= now:
+                // Decisions still in flight are kept when they end; nothing new starts.
+                buckets[upcoming.server]?.inFlight -= progress.inFlight.count
+                breaks[key]?.phase = .started
+            case .deciding:
+                actions += schedule(key, now: now)
+            default: break
+            }
+        }
+        return actions
+    }
+
+    /// Claims and decides what `key`'s break may now.
+    private mutating func schedule(_ key: PrefetchCache.BreakKey, now: DateTime) -> [Action] {
+        guard let tracked = breaks[key], case .deciding(var progress) = tracked.phase else { return [] }
+        let upcoming = tracked.upcoming
+        var actions: [Action] = []
+        if claims {
+            // Claim ahead of what the pacing starts, one batch at a time.
+            if progress.claiming.isEmpty, progress.ready.count < upcoming.pacing.inFlight, !progress.queue.isEmpty {
+                let batch = Array(progress.queue.prefix(claimBatch))
+                progress.queue.removeFirst(batch.count)
+                progress.claiming.formUnion(batch)
+                actions.append(
+                    .claim(batch.map { DecisionKey(target: key.target, breakID: key.breakID, session: $0) }))
+            }
+        } else {
+            progress.ready += progress.queue
+            progress.queue.removeAll()
+        }
+        var bucket = refilled(upcoming.server, pacing: upcoming.pacing, now: now)
+        var started = 0
+        while started < progress.ready.count, bucket.inFlight < upcoming.pacing.inFlight, bucket.tokens >= 1 {
+            let session = progress.ready[started]
+            started += 1
+            bucket.tokens -= 1
+            bucket.inFlight += 1
+            progress.inFlight.insert(session)
+            actions.append(.decide(DecisionKey(target: key.target, breakID: key.breakID, session: session)))
+        }
+        progress.ready.removeFirst(started)
+        buckets[upcoming.server] = bucket
+        breaks[key]?.phase = .deciding(progress)
+        return actions
+    }
+
+    /// `server`'s bucket refilled at `now` (a quarter second of tokens at most: no burst).
+    private func refilled(_ server: String, pacing: Pacing, now: DateTime) -> Bucket {
+        let rate = Double(max(1, pacing.perSecond))
+        let capacity = max(1, rate / 4)
+        var bucket = buckets[server] ?? Bucket(tokens: capacity)
+        if let counted = bucket.counted, now > counted {
+            bucket.tokens += Double((now - counted).nanoseconds) / 1e9 * rate
+        }
+        bucket.tokens = min(bucket.tokens, capacity)
+        if bucket.counted.map({ now > $0 }) ?? true { bucket.counted = now }
+        return bucket
+    }
+}

@@ -1,0 +1,270 @@
+import AdDecisioning
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Logging
+import NIOConcurrencyHelpers
+import ServiceLifecycle
+
+/// Makes the decisions of upcoming live breaks before the viewers ask: the driver of the
+/// ``PrefetchPlanner``, one of the application's services.
+///
+/// Every ``interval`` (250 ms) and whenever a decision or claim ends, it gives the planner the
+/// time; every second, the upcoming breaks (``ContentLibrary/prefetchBreaks(at:)``) and the sessions
+/// seen on their channels (``ViewerSessions``), less those already decided. It does what the
+/// planner asks: a decision goes through ``VASTDecisionClient/decide(url:root:settings:headers:deadline:cacheBuster:)``
+/// and its ad server's gate like a live one, with the viewer's session (its user agent and address
+/// are not known ahead and are left out: no `X-Device-*` fields, `[DEVICEUA]` and `[DEVICEIP]`
+/// unfilled), is prepared (``VASTFill/prepare(ads:conditioned:)``), kept in the
+/// ``PrefetchCache`` until the break ends, and published to the ledger. With a shared ledger,
+/// keys are claimed first, and every second the decisions other replicas published are read into
+/// the cache; when the ledger fails, the replica decides for its own sessions anyway (logged once
+/// per failure spell, counted as `hlsi_prefetch_ledger_failures_total`).
+struct PrefetchService: Service {
+    let library: ContentLibrary
+    let vast: VASTDecisionClient
+    let metrics: ServerMetrics
+    let logger: Logger
+    /// This replica's name in claims.
+    var owner = UUID().uuidString
+    /// How often the planner is ticked.
+    var interval = Duration.milliseconds(250)
+    /// How long one decision made ahead may take (queue included).
+    var deadline = MediaTime(seconds: 5)
+    /// How long a claim holds without a decision.
+    var claimLifetime = MediaTime(seconds: 30)
+    /// The wall clock.
+    var now: @Sendable () -> DateTime = { DateTime(Date()) }
+    /// Sleeps (a test passes its own clock's).
+    var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+
+    /// Runs until cancelled or a graceful shutdown.
+    func run() async {
+        await cancelWhenGracefulShutdown { await loop() }
+    }
+
+    private final class Shared: Sendable {
+        let planner: NIOLockedValueBox<PrefetchPlanner>
+        /// The actions of inputs that came from decisions and claims, to perform.
+        let pending = NIOLockedValueBox<[PrefetchPlanner.Action]>([])
+        /// What deciding each followed break takes.
+        let breaks = NIOLockedValueBox<[PrefetchCache.BreakKey: ContentLibrary.PrefetchBreak]>([:])
+        /// Whether the ledger is failing (logged once per spell).
+        let ledgerFailing = NIOLockedValueBox(false)
+        /// Whether a read of the ledger runs.
+        let reading = NIOLockedValueBox(false)
+        /// The ledger's cursor per target.
+        let cursors = NIOLockedValueBox<[Target: Int64]>([:])
+
+        init(claims: Bool, maximumSessions: Int) {
+            var planner = PrefetchPlanner(claims: claims)
+            planner.maximumSessions = maximumSessions
+            self.planner = NIOLockedValueBox(planner)
+        }
+    }
+
+    /// The loop: ticks, and the decisions and claims it starts in child tasks.
+    func loop() async {
+        let shared = Shared(
+            claims: library.ledger?.isShared ?? false, maximumSessions: library.configuration.limits.prefetchDecisions)
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    wake.yield()
+                    do { try await sleep(interval) } catch { break }
+                }
+                wake.finish()
+            }
+            var updated: DateTime?
+            for await _ in wakes {
+                let at = now()
+                var actions = shared.pending.withLockedValue { pending in
+                    defer { pending.removeAll() }
+                    return pending
+                }
+                if updated.map({ at - $0 >= MediaTime(seconds: 1) || at < $0 }) ?? true {
+                    updated = at
+                    actions += update(shared, at: at)
+                    if let ledger = library.ledger, ledger.isShared,
+                        shared.reading.withLockedValue({ reading in
+                            defer { reading = true }
+                            return !reading
+                        })
+                    {
+                        group.addTask { await read(ledger, shared, at: at) }
+                    }
+                }
+                actions += shared.planner.withLockedValue { $0.tick(now: at) }
+                for action in actions {
+                    perform(action, shared, group: &group, wake: wake)
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Gives the planner the upcoming breaks and their sessions; drops what expired.
+    private func update(_ shared: Shared, at: DateTime) -> [PrefetchPlanner.Action] {
+        let found = library.prefetchBreaks(at: at)
+        shared.breaks.withLockedValue { breaks in
+            for item in found { breaks[item.upcoming.key] = item }
+        }
+        let live = library.liveDecisions.take()
+        let actions = shared.planner.withLockedValue { planner in
+            for (server, started) in live { planner.live(server: server, started: started, now: at) }
+            return planner.update(found.map(\.upcoming), now: at)
+        }
+        let deciding = shared.planner.withLockedValue { planner in
+            found.map(\.upcoming.key).filter { planner.isDeciding($0) }
+        }
+        for key in deciding {
+            let sessions = library.sessions.sessions(key.target).filter { session in
+                !library.prefetched.contains(DecisionKey(target: key.target, breakID: key.breakID, session: session))
+            }
+            shared.planner.withLockedValue { $0.sessions(sessions, for: key, now: at) }
+        }
+        library.prefetched.expire(now: at)
+        let totals = library.prefetched.totals
+        metrics.prefetchCache(entries: totals.count, bytes: totals.bytes)
+        let viewers = library.sessions.totals
+        metrics.viewerSessions(count: viewers.count, bytes: viewers.bytes)
+        return actions
+    }
+
+    /// Does one action of the planner.
+    private func perform(
+        _ action: PrefetchPlanner.Action, _ shared: Shared, group: inout DiscardingTaskGroup,
+        wake: AsyncStream<Void>.Continuation
+    ) {
+        switch action {
+        case .expire(let key):
+            library.prefetched.drop(target: key.target, breakID: key.breakID)
+            shared.breaks.withLockedValue { $0[key] = nil }
+            shared.cursors.withLockedValue { cursors in
+                if !shared.breaks.withLockedValue({ $0.keys.contains { $0.target == key.target } }) {
+                    cursors[key.target] = nil
+                }
+            }
+        case .claim(let keys):
+            guard let ledger = library.ledger else { return }
+            group.addTask {
+                let at = now()
+                var won: Set<DecisionKey>?
+                do {
+                    won = try await ledger.claim(keys, owner: owner, until: at + claimLifetime, now: at)
+                    ledgerRecovered(shared)
+                } catch {
+                    ledgerFailed(shared, error)
+                }
+                let next = shared.planner.withLockedValue { $0.claimed(keys, won: won, now: now()) }
+                shared.pending.withLockedValue { $0 += next }
+                wake.yield()
+            }
+        case .decide(let key):
+            guard
+                let item = shared.breaks.withLockedValue({
+                    $0[PrefetchCache.BreakKey(target: key.target, breakID: key.breakID)]
+                })
+            else {
+                let next = shared.planner.withLockedValue { $0.decided(key, now: now()) }
+                shared.pending.withLockedValue { $0 += next }
+                return
+            }
+            group.addTask {
+                await decide(key, item)
+                let next = shared.planner.withLockedValue { $0.decided(key, now: now()) }
+                shared.pending.withLockedValue { $0 += next }
+                wake.yield()
+            }
+        }
+    }
+
+    /// Decides `key` of `item`'s break through its ad server, keeps and publishes the decision.
+    private func decide(_ key: DecisionKey, _ item: ContentLibrary.PrefetchBreak) async {
+        guard let tag = item.settings.vast else { return }
+        var request = AdTagTemplate.Request(
+            breakID: key.breakID, cacheBuster: AssetListService.cacheBuster(), timestamp: now())
+        request.breakDuration = item.duration
+        request.sessionID = key.session.isEmpty ? nil : key.session
+        request.contentID = key.target.id
+        let url = tag.url(for: request)
+        let started = ContinuousClock.now
+        let outcome = await vast.decide(
+            url: url, settings: item.settings, headers: [], deadline: deadline, cacheBuster: request.cacheBuster)
+        // A progressive-only creative is conditioned for the viewer's renditions, which are known
+        // when the viewer asks: such a decision is left to then (as is one the ad server did not
+        // answer: the live path has the fallback).
+        let prepared = VASTFill.prepare(ads: outcome.ads) { _ in .pending }
+        let elapsed = ContinuousClock.now - started
+        metrics.vastDecision(
+            target: key.target.description,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            requests: outcome.requests, errorCodes: (outcome.errors + prepared.rejected).map(\.code.rawValue),
+            timedOut: outcome.timedOut)
+        guard !outcome.unanswered, prepared.pending == 0 else {
+            metrics.prefetch(result: "unused")
+            return
+        }
+        for report in prepared.rejected { vast.send(report, cacheBuster: request.cacheBuster) }
+        let bytes = prepared.encoded()
+        guard library.prefetched.store(key, bytes, expires: item.upcoming.end) else {
+            metrics.prefetch(result: "full")
+            return
+        }
+        metrics.adDecision(target: key.target.description, path: "prefetched")
+        guard let ledger = library.ledger else { return }
+        do {
+            try await ledger.publish([key: bytes], expires: item.upcoming.end)
+        } catch {
+            logger.debug("cannot publish the decision of \(key): \(error)")
+        }
+    }
+
+    /// Reads into the cache the decisions other replicas published for the breaks followed.
+    private func read(_ ledger: any DecisionLedger, _ shared: Shared, at: DateTime) async {
+        defer { shared.reading.withLockedValue { $0 = false } }
+        let followed = shared.breaks.withLockedValue { breaks in
+            Dictionary(grouping: breaks.values, by: \.upcoming.key.target)
+        }
+        for (target, items) in followed {
+            let ids = items.map(\.upcoming.key.breakID)
+            let ends = Dictionary(items.map { ($0.upcoming.key.breakID, $0.upcoming.end) }, uniquingKeysWith: max)
+            var cursor = shared.cursors.withLockedValue { $0[target] ?? 0 }
+            do {
+                for _ in 0..<16 {
+                    let page = try await ledger.published(target: target, breaks: ids, after: cursor, limit: 1000)
+                    for (key, bytes) in page.decisions {
+                        if let end = ends[key.breakID] { library.prefetched.store(key, bytes, expires: end) }
+                    }
+                    cursor = page.cursor
+                    if page.decisions.count < 1000 { break }
+                }
+                ledgerRecovered(shared)
+            } catch {
+                ledgerFailed(shared, error)
+            }
+            shared.cursors.withLockedValue { $0[target] = cursor }
+        }
+        _ = try? await ledger.prune(now: at)
+    }
+
+    private func ledgerFailed(_ shared: Shared, _ error: any Error) {
+        metrics.prefetch(result: "ledger-failure")
+        let first = shared.ledgerFailing.withLockedValue { failing in
+            defer { failing = true }
+            return !failing
+        }
+        if first {
+            logger.warning("the decision ledger failed; deciding ahead for this replica's own sessions: \(error)")
+        }
+    }
+
+    private func ledgerRecovered(_ shared: Shared) {
+        let was = shared.ledgerFailing.withLockedValue { failing in
+            defer { failing = false }
+            return failing
+        }
+        if was { logger.info("the decision ledger answers again") }
+    }
+}

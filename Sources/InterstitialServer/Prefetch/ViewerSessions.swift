@@ -1,0 +1,120 @@
+import HLSInterstitials
+import HLSPlaylist
+import NIOConcurrencyHelpers
+
+/// The viewers recently seen on each live channel: the session IDs of its media playlist requests
+/// (`X-PLAYBACK-SESSION-ID`, else `_HLS_primary_id`), for the decisions made ahead of a break
+/// (``PrefetchPlanner``) and the audience of preload hints.
+///
+/// Bounded in count and bytes, cheap enough for every playlist request (one lock, one dictionary
+/// update). The sessions are kept in two generations: a session seen goes into the current one;
+/// when the current generation holds half the bounds, or ``Limits/idle`` has passed since it began,
+/// it becomes the previous one and the previous one is dropped. So a session not seen for
+/// between ``Limits/idle`` and twice that is forgotten, the least recently seen go first, and a
+/// flood of new IDs evicts older sessions without exceeding the bounds.
+final class ViewerSessions: Sendable {
+    /// The bounds.
+    struct Limits: Hashable, Sendable {
+        /// How long a session is kept after it was last seen (at least; at most twice this).
+        var idle = MediaTime(seconds: 30)
+        /// The most sessions kept, all channels together.
+        var count = 200_000
+        /// The most bytes kept (``cost(of:)`` per session), all channels together.
+        var bytes = 64 * 1024 * 1024
+        /// The longest session ID accepted, in bytes; a longer one is ignored.
+        var idBytes = 128
+    }
+
+    /// The bytes counted for each session besides its ID: its dictionary entry and the per-channel
+    /// share (measured well under this).
+    static let overhead = 96
+
+    /// One generation: the sessions of each channel, with when each was last seen.
+    private struct Generation {
+        var sessions: [Target: [String: MediaTime]] = [:]
+        var count = 0
+        var bytes = 0
+        var began: MediaTime
+    }
+
+    private struct State {
+        var current: Generation
+        var previous: Generation
+    }
+
+    let limits: Limits
+    private let state: NIOLockedValueBox<State>
+    private let clock: @Sendable () -> MediaTime
+
+    /// Sessions within `limits`, on the uptime clock `now`.
+    init(limits: Limits = Limits(), now: @escaping @Sendable () -> MediaTime = { AdServerGates.now() }) {
+        self.limits = limits
+        clock = now
+        let start = now()
+        state = NIOLockedValueBox(State(current: Generation(began: start), previous: Generation(began: start)))
+    }
+
+    /// Whether `id` may be kept: 1 to ``Limits/idBytes`` bytes, each a visible ASCII character.
+    func accepts(_ id: String) -> Bool {
+        let utf8 = id.utf8
+        return !utf8.isEmpty && utf8.count <= limits.idBytes && utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+    }
+
+    /// The bytes counted for keeping `id`.
+    static func cost(of id: String) -> Int { overhead + id.utf8.count }
+
+    /// Records a media playlist request of `target` by `session` (nil or not ``accepts(_:)``: nothing).
+    func seen(_ session: String?, on target: Target) {
+        guard let session, accepts(session) else { return }
+        let now = clock()
+        let cost = Self.cost(of: session)
+        state.withLockedValue { state in
+            if state.current.sessions[target]?[session] != nil {
+                state.current.sessions[target]?[session] = now
+                return
+            }
+            if now - state.current.began >= limits.idle || state.current.count + 1 > limits.count / 2
+                || state.current.bytes + cost > limits.bytes / 2
+            {
+                state.previous = state.current
+                state.current = Generation(began: now)
+            }
+            if state.previous.sessions[target]?.removeValue(forKey: session) != nil {
+                state.previous.count -= 1
+                state.previous.bytes -= cost
+            }
+            state.current.sessions[target, default: [:]][session] = now
+            state.current.count += 1
+            state.current.bytes += cost
+        }
+    }
+
+    /// The sessions of `target` seen within ``Limits/idle``.
+    func sessions(_ target: Target) -> [String] {
+        let now = clock()
+        return state.withLockedValue { state in
+            var found: [String] = []
+            for generation in [state.current, state.previous] {
+                for (session, seen) in generation.sessions[target] ?? [:] where now - seen < limits.idle {
+                    found.append(session)
+                }
+            }
+            return found
+        }
+    }
+
+    /// How many sessions of `target` are kept (the audience of a live channel): those seen within
+    /// ``Limits/idle``, and some up to twice that; constant time.
+    func count(_ target: Target) -> Int {
+        state.withLockedValue { state in
+            (state.current.sessions[target]?.count ?? 0) + (state.previous.sessions[target]?.count ?? 0)
+        }
+    }
+
+    /// How many sessions are kept, and their bytes (``cost(of:)``), all channels together.
+    var totals: (count: Int, bytes: Int) {
+        state.withLockedValue { state in
+            (state.current.count + state.previous.count, state.current.bytes + state.previous.bytes)
+        }
+    }
+}

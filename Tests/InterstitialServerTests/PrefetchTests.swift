@@ -1,0 +1,292 @@
+import AdDecisioning
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import InterstitialServer
+
+/// Decisions made ahead of a live break (issue 32, item 2): the cache's bounds and interning, the
+/// prepared decision kept whole, and end to end with a VAST ad server on 127.0.0.1: the sessions
+/// that poll the live playlist are decided before the break, each once, and their asset lists are
+/// answered from those decisions with the bytes a live decision gives, from any start offset, with
+/// `tracking: server` impressions fired when the viewer is answered.
+@Suite("Prefetch")
+struct PrefetchTests {
+    static let channel = Target(.live, "demo")
+    static let end = DateTime(nanosecondsSinceEpoch: 1_800_000_000 * 1_000_000_000)
+
+    static func key(_ breakID: String, _ session: String) -> DecisionKey {
+        DecisionKey(target: channel, breakID: breakID, session: session)
+    }
+
+    @Test("identical decisions are kept once; a break's decisions are dropped together, and at its end")
+    func interning() {
+        let cache = PrefetchCache()
+        let same = Array(repeating: UInt8(ascii: "x"), count: 1000)
+        for index in 0..<100 { #expect(cache.store(Self.key("b1", "s\(index)"), same, expires: Self.end)) }
+        #expect(cache.store(Self.key("b2", "s0"), Array("other".utf8), expires: Self.end + MediaTime(seconds: 60)))
+        #expect(cache.distinct == 2)
+        #expect(cache.totals.count == 101)
+        #expect(cache.totals.bytes < 1000 + 5 + 101 * (PrefetchCache.keyOverhead + 8))
+        #expect(!cache.store(Self.key("b1", "s0"), Array("later".utf8), expires: Self.end), "the first decision stays")
+        #expect(cache.decision(Self.key("b1", "s7")) == same)
+        #expect(cache.expire(now: Self.end) == 1)
+        #expect(cache.decision(Self.key("b1", "s7")) == nil)
+        #expect(cache.distinct == 1)
+        cache.drop(target: Self.channel, breakID: "b2")
+        #expect(cache.totals.count == 0 && cache.totals.bytes == 0 && cache.distinct == 0)
+    }
+
+    @Test("the count and byte bounds hold: decisions past them are not kept")
+    func bounds() {
+        let counted = PrefetchCache(limits: .init(count: 10, bytes: 1 << 20))
+        for index in 0..<50 { counted.store(Self.key("b", "s\(index)"), [UInt8(index)], expires: Self.end) }
+        #expect(counted.totals.count == 10)
+        let sized = PrefetchCache(limits: .init(count: 1000, bytes: 10_000))
+        for index in 0..<1000 {
+            sized.store(Self.key("b", "s\(index)"), Array("decision \(index)".utf8), expires: Self.end)
+        }
+        #expect(sized.totals.bytes <= 10_000)
+        #expect(sized.totals.count < 1000)
+    }
+
+    @Test("a prepared decision is kept whole through its encoding")
+    func encoding() throws {
+        var verification = VASTVerification(vendor: "v.example")
+        verification.javaScriptResources = [VASTResourceURL(url: "https://v.example/v.js")]
+        verification.parameters = "p=1"
+        let slot = AdCreativeSignaling.Slot(
+            duration: MediaTime(seconds: 4), identifiers: [VASTUniversalAdId(value: "u1", idRegistry: "reg")],
+            tracking: [
+                .init(type: "impression", urls: ["https://t.example/i"]),
+                .init(type: "progress", urls: ["https://t.example/p"], offset: MediaTime(seconds: 2)),
+            ], verifications: [verification], clickThrough: "https://c.example", skipOffset: MediaTime(seconds: 1))
+        var prepared = PreparedDecision()
+        prepared.entries = [
+            .init(uri: "https://ads.example/a/master.m3u8", duration: MediaTime(seconds: 4), slot: slot)
+        ]
+        let decoded = try #require(PreparedDecision(encoded: prepared.encoded()))
+        #expect(decoded.entries.map(\.slot.json) == prepared.entries.map(\.slot.json))
+        #expect(decoded.entries.map(\.uri) == prepared.entries.map(\.uri))
+        #expect(PreparedDecision(encoded: Array("{}".utf8)) == nil)
+        #expect(prepared.encoded().count < 600, "compact: \(prepared.encoded().count) bytes")
+    }
+
+    @Test("the prefetch setting: on by default, false turns it off, a window caps the retrieval window")
+    func settings() throws {
+        func decode(_ prefetch: JSONValue?) throws -> AdServerSettings {
+            var object: [String: JSONValue] = ["vast": .string("https://ads.example/v")]
+            object["prefetch"] = prefetch
+            return try AdServerSettings.decode(.object(object))
+        }
+        #expect(try decode(nil).prefetch.enabled)
+        #expect(try decode(nil).jsonValue == (try decode(nil)).jsonValue)
+        #expect(try !decode(.bool(false)).prefetch.enabled)
+        let capped = try decode(.object(["window": .integer(60)]))
+        #expect(capped.prefetch.windows.maximumRetrieval == MediaTime(seconds: 60))
+        #expect(try AdServerSettings.decode(capped.jsonValue) == capped)
+        #expect(try AdServerSettings.decode(decode(.bool(false)).jsonValue).prefetch.enabled == false)
+        for bad: JSONValue in [.object(["window": .integer(5)]), .object(["other": .integer(1)]), .string("on")] {
+            #expect(throws: APIError.self) { try decode(bad) }
+        }
+        let limits = try ServerLimits.decode(
+            .object(["prefetchSessions": .integer(1000), "prefetchBytes": .integer(1 << 20)]), path: "limits")
+        #expect(limits.prefetchSessions == 1000 && limits.prefetchBytes == 1 << 20)
+    }
+
+    /// A pod of two ads of 4 and 6 s with HLS files, impressions and tracking.
+    static func vast(_ origin: String) -> String {
+        func ad(_ id: String, _ seconds: Int) -> String {
+            """
+            <Ad id="\(id)" sequence="\(seconds)"><InLine><AdSystem>t</AdSystem><AdTitle>\(id)</AdTitle>
+              <Impression>\(origin)/imp-\(id)</Impression>
+              <Creatives><Creative id="c-\(id)"><UniversalAdId idRegistry="r">u-\(id)</UniversalAdId><Linear>
+                <Duration>00:00:0\(seconds)</Duration>
+                <TrackingEvents><Tracking event="start">\(origin)/start-\(id)</Tracking></TrackingEvents>
+                <MediaFiles><MediaFile delivery="streaming" type="application/x-mpegURL" width="1280" height="720">\(origin)/ads/\(id)/master.m3u8</MediaFile></MediaFiles>
+              </Linear></Creative></Creatives>
+            </InLine></Ad>
+            """
+        }
+        return "<VAST version=\"4.2\">\(ad("a1", 4))\(ad("a2", 6))</VAST>"
+    }
+
+    /// Waits for `condition`, at most `seconds`.
+    static func until(_ seconds: Double = 30, _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return try await condition()
+    }
+
+    @Test(
+        "end to end: polling sessions are decided before the break, once each; their asset lists come from those decisions, as a live decision's"
+    )
+    func endToEnd() async throws {
+        // The ad server's answer names its own origin: set once its port is known.
+        let body = NIOLockedBody()
+        try await TestOrigin.withOrigin(routes: { path in
+            path == "/vast" ? .init(contentType: "application/xml", body: body.bytes) : .init()
+        }) { adServer in
+            body.set(Array(Self.vast(adServer.origin).utf8))
+            var configuration = try Harness.demo()
+            configuration.seed.schedules = []
+            configuration.live[0].adServer = try AdServerSettings.decode(
+                .object([
+                    "vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&cb=[CACHEBUSTING]"),
+                    "tracking": .string("server"),
+                ]))
+            try await Harness.withServer(configuration) { client in
+                let formatter = ISO8601DateFormatter()
+                formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 25).rounded(.down))
+                let created = try await client.admin(
+                    .post, "breaks",
+                    #"{"id":"herd","target":"live/demo","date":"\#(formatter.string(from: start))","duration":10}"#)
+                #expect(created.status == .created, "\(created.text)")
+                let viewers = ["v1", "v2", "v3"]
+                for _ in 0..<2 {
+                    for viewer in viewers {
+                        let playlist = try await client.get(
+                            "/demo/live/video/main.m3u8", headers: [Routes.sessionField: viewer])
+                        #expect(playlist.status == .ok)
+                    }
+                }
+                // A session given as _HLS_primary_id only.
+                #expect(try await client.get("/demo/live/audio-en/main.m3u8?_HLS_primary_id=v4").status == .ok)
+                let sessions = ["v1", "v2", "v3", "v4"]
+                func asked(_ session: String) -> Int {
+                    adServer.requests("/vast").filter { $0.contains("sid=\(session)&") }.count
+                }
+                let decided = await Self.until { sessions.allSatisfy { asked($0) == 1 } }
+                #expect(decided, "\(adServer.requests("/vast"))")
+                #expect(Date() < start, "decided before the break")
+                #expect(
+                    try await Self.until {
+                        try await AdServerProtectionTests.metric(
+                            client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"prefetched\"}") == "4"
+                    })
+
+                func list(_ viewer: String, offset: Int? = nil) async throws -> String {
+                    let query = "_HLS_interstitial_id=herd&_HLS_primary_id=\(viewer)"
+                    let response = try await client.get(
+                        "/demo/live/asset-list.json?" + query + (offset.map { "&_HLS_start_offset=\($0)" } ?? ""))
+                    #expect(response.status == .ok)
+                    return response.text
+                }
+                let ahead = try await list("v1")
+                let live = try await list("live-1")
+                #expect(ahead == live)
+                #expect(ahead.contains("/ads/a1/master.m3u8") && ahead.contains("/ads/a2/master.m3u8"), "\(ahead)")
+                #expect(!ahead.contains("imp-a1"), "tracking: server leaves impressions out")
+                let aheadLate = try await list("v2", offset: 5)
+                let liveLate = try await list("live-2", offset: 5)
+                #expect(aheadLate == liveLate)
+                #expect(aheadLate.contains("/ads/a1/master.m3u8") && !aheadLate.contains("/ads/a2/master.m3u8"))
+                #expect(
+                    try await AdServerProtectionTests.metric(
+                        client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"prefetch\"}") == "2")
+                #expect(
+                    try await AdServerProtectionTests.metric(
+                        client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"live\"}") == "2")
+                // Impressions are fired when each viewer is answered: a1 four times, a2 twice.
+                #expect(await Self.until { adServer.count("/imp-a1") == 4 && adServer.count("/imp-a2") == 2 })
+                // The ad server heard each prefetched session once, and each live viewer once.
+                #expect(sessions.allSatisfy { asked($0) == 1 })
+                #expect(adServer.requests("/vast").count == 6)
+            }
+        }
+    }
+}
+
+extension PrefetchTests {
+    /// Runs `body` against a replica sharing `ledger`.
+    static func withReplica(
+        _ configuration: ServerConfiguration, ledger: any DecisionLedger,
+        _ body: @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let server = try InterstitialServer(
+            configuration: configuration, decisionLedger: ledger, logger: Harness.logger)
+        let client = server.makeHTTPClient()
+        do {
+            try await server.application(client: client).test(.live) { client in try await body(client) }
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+
+    @Test(
+        "two replicas sharing a ledger: each session is decided once, whichever replica sees it, and answered from it on either"
+    )
+    func replicas() async throws {
+        let body = NIOLockedBody()
+        try await TestOrigin.withOrigin(routes: { path in
+            path == "/vast" ? .init(contentType: "application/xml", body: body.bytes) : .init()
+        }) { adServer in
+            body.set(Array(Self.vast(adServer.origin).utf8))
+            var configuration = try Harness.demo()
+            configuration.seed.schedules = []
+            configuration.live[0].adServer = try AdServerSettings.decode(
+                .object(["vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&cb=[CACHEBUSTING]")]))
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 25).rounded(.down))
+            let breakJSON =
+                #"{"id":"herd","target":"live/demo","date":"\#(formatter.string(from: start))","duration":10}"#
+            let ledger = LocalDecisionLedger(isShared: true)
+            let replica = configuration
+            try await Self.withReplica(replica, ledger: ledger) { first in
+                try await Self.withReplica(replica, ledger: ledger) { second in
+                    for client in [first, second] {
+                        #expect(try await client.admin(.post, "breaks", breakJSON).status == .created)
+                    }
+                    let seen: [(any TestClientProtocol, [String])] = [
+                        (first, ["v1", "v2", "v5", "v6"]), (second, ["v3", "v4", "v5", "v6"]),
+                    ]
+                    for (client, viewers) in seen {
+                        for viewer in viewers {
+                            let playlist = try await client.get(
+                                "/demo/live/video/main.m3u8", headers: [Routes.sessionField: viewer])
+                            #expect(playlist.status == .ok)
+                        }
+                    }
+                    let sessions = ["v1", "v2", "v3", "v4", "v5", "v6"]
+                    func asked(_ session: String) -> Int {
+                        adServer.requests("/vast").filter { $0.contains("sid=\(session)&") }.count
+                    }
+                    #expect(
+                        await Self.until { sessions.allSatisfy { asked($0) >= 1 } }, "\(adServer.requests("/vast"))")
+                    #expect(Date() < start, "decided before the break")
+                    // Each replica answers a session the other decided, at once, from the ledger.
+                    let path = "/demo/live/asset-list.json?_HLS_interstitial_id=herd&_HLS_primary_id="
+                    let answers = [try await first.get(path + "v3"), try await second.get(path + "v1")]
+                    for answer in answers {
+                        #expect(answer.status == .ok && answer.text.contains("/ads/a1/master.m3u8"), "\(answer.text)")
+                    }
+                    for client in [first, second] {
+                        #expect(
+                            try await AdServerProtectionTests.metric(
+                                client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"prefetch\"}") == "1")
+                    }
+                    #expect(sessions.allSatisfy { asked($0) == 1 }, "\(adServer.requests("/vast"))")
+                    #expect(adServer.requests("/vast").count == sessions.count)
+                }
+            }
+        }
+    }
+}
+
+/// A body the test sets once its ad server's port is known.
+final class NIOLockedBody: Sendable {
+    private let box = NIOLockedValueBox<[UInt8]>([])
+    var bytes: [UInt8] { box.withLockedValue { $0 } }
+    func set(_ bytes: [UInt8]) { box.withLockedValue { $0 = bytes } }
+}

@@ -1,0 +1,140 @@
+import HLSInterstitials
+import HLSPlaylist
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+import Testing
+
+@testable import InterstitialServer
+
+/// The live viewers' sessions kept for decisions made ahead (issue 32, item 2): bounded in count
+/// and bytes under a flood of new IDs, least recently seen evicted first, idle ones forgotten,
+/// bad IDs ignored; recorded from playlist requests on the full path and the fast lane.
+@Suite("Viewer sessions")
+struct ViewerSessionsTests {
+    static let channel = Target(.live, "demo")
+
+    /// An uptime clock the test moves.
+    final class Clock: Sendable {
+        let time = NIOLockedValueBox(MediaTime(seconds: 1000))
+        func advance(_ seconds: Double) { time.withLockedValue { $0 = $0 + MediaTime(seconds: seconds) } }
+        var now: @Sendable () -> MediaTime { { [time] in time.withLockedValue { $0 } } }
+    }
+
+    @Test("an over-long ID, an empty one and one with bytes outside visible ASCII are ignored")
+    func badIDs() {
+        let sessions = ViewerSessions(limits: .init(idBytes: 16))
+        sessions.seen(String(repeating: "a", count: 17), on: Self.channel)
+        sessions.seen("", on: Self.channel)
+        sessions.seen("has space", on: Self.channel)
+        sessions.seen("tab\tbed", on: Self.channel)
+        sessions.seen("é-accent", on: Self.channel)
+        sessions.seen(nil, on: Self.channel)
+        #expect(sessions.count(Self.channel) == 0)
+        sessions.seen(String(repeating: "a", count: 16), on: Self.channel)
+        sessions.seen("A1-b2_c3.~!", on: Self.channel)
+        #expect(sessions.count(Self.channel) == 2)
+        #expect(sessions.count(Target(.live, "other")) == 0)
+    }
+
+    @Test("a session seen again is counted once; sessions are kept per channel")
+    func perChannel() {
+        let sessions = ViewerSessions()
+        for _ in 0..<3 { sessions.seen("s1", on: Self.channel) }
+        sessions.seen("s2", on: Self.channel)
+        sessions.seen("s1", on: Target(.live, "other"))
+        #expect(sessions.count(Self.channel) == 2)
+        #expect(Set(sessions.sessions(Self.channel)) == ["s1", "s2"])
+        #expect(sessions.sessions(Target(.live, "other")) == ["s1"])
+        #expect(sessions.totals.count == 3)
+    }
+
+    @Test("a session not seen for the idle time is forgotten; one seen again is kept")
+    func idleExpiry() {
+        let clock = Clock()
+        let sessions = ViewerSessions(limits: .init(idle: MediaTime(seconds: 30)), now: clock.now)
+        sessions.seen("old", on: Self.channel)
+        sessions.seen("kept", on: Self.channel)
+        clock.advance(20)
+        sessions.seen("kept", on: Self.channel)
+        clock.advance(15)
+        // "old" was last seen 35 s ago: not a session of the audience any more.
+        #expect(sessions.sessions(Self.channel) == ["kept"])
+        clock.advance(31)
+        sessions.seen("new", on: Self.channel)
+        clock.advance(31)
+        sessions.seen("newer", on: Self.channel)
+        // Two generations later, the idle ones are gone from memory too.
+        #expect(sessions.count(Self.channel) == 2)
+        #expect(Set(sessions.sessions(Self.channel)) == ["newer"])
+    }
+
+    @Test("a flood of 1,000,000 new IDs stays within the count and byte bounds; a session seen meanwhile stays")
+    func flood() {
+        let limits = ViewerSessions.Limits(count: 10_000, bytes: 600_000, idBytes: 128)
+        let sessions = ViewerSessions(limits: limits)
+        var largest = (count: 0, bytes: 0)
+        for index in 0..<1_000_000 {
+            sessions.seen("flood-\(index)", on: Self.channel)
+            if index % 1000 == 0 {
+                // A real viewer polls every couple of seconds, far more often than the generations turn.
+                sessions.seen("viewer", on: Self.channel)
+                let totals = sessions.totals
+                largest = (max(largest.count, totals.count), max(largest.bytes, totals.bytes))
+            }
+        }
+        let totals = sessions.totals
+        #expect(totals.count <= limits.count && totals.bytes <= limits.bytes)
+        #expect(largest.count <= limits.count && largest.bytes <= limits.bytes, "\(largest)")
+        #expect(sessions.count(Self.channel) == totals.count)
+        #expect(sessions.sessions(Self.channel).contains("viewer"))
+        // The oldest flood IDs went first.
+        #expect(!sessions.sessions(Self.channel).contains("flood-0"))
+        #expect(sessions.sessions(Self.channel).contains("flood-999999"))
+    }
+
+    @Test("each session costs well under 1 KiB as counted")
+    func cost() {
+        #expect(ViewerSessions.cost(of: String(repeating: "x", count: 128)) < 1024)
+        #expect(ServerLimits().prefetchSessionBytes / ServerLimits().prefetchSessions <= 1024)
+    }
+
+    @Test("the request guard hands its fast lane the session header of a playlist request, of nothing else")
+    func fastLane() throws {
+        let seen = NIOLockedValueBox<[String?]>([])
+        let lane = FastLane(serverName: "test") { _, session in
+            seen.withLockedValue { $0.append(session) }
+            return nil
+        }
+        let requestGuard = RequestGuard(
+            limits: RequestGuard.Limits(ServerLimits()), logger: Harness.logger, fastLane: lane)
+        let channel = EmbeddedChannel()
+        defer { _ = try? channel.finish() }
+        try channel.pipeline.syncOperations.addHandler(requestGuard)
+        requestGuard.trackerAdded()
+        for (path, field) in [
+            ("/demo/live/video/main.m3u8", "X-Playback-Session-ID: s-1\r\n"),
+            ("/demo/live/video/seg1.m4s", "X-Playback-Session-ID: s-2\r\n"),
+            ("/demo/live/video/main.m3u8", ""),
+        ] {
+            try channel.writeInbound(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: x\r\n\(field)\r\n"))
+            while try channel.readInbound(as: ByteBuffer.self) != nil {}
+            requestGuard.answerEnded()
+        }
+        #expect(seen.withLockedValue { $0 } == ["s-1", nil, nil])
+    }
+
+    @Test("the session header is found in a request head, any case, trimmed; only for playlists")
+    func header() {
+        let head = Array(
+            "GET /demo/live/video/main.m3u8 HTTP/1.1\r\nHost: x\r\nx-Playback-Session-Id:  ABC-123 \r\nAccept: */*\r\n\r\n"
+                .utf8)
+        let lineEnd = head.firstIndex(of: 0x0A)! + 1
+        #expect(FastLane.sessionID(in: head, fieldsStart: lineEnd) == "ABC-123")
+        let none = Array("GET /a.m3u8 HTTP/1.1\r\nHost: x\r\nX-Playback-Session: no\r\n\r\n".utf8)
+        #expect(FastLane.sessionID(in: none, fieldsStart: none.firstIndex(of: 0x0A)! + 1) == nil)
+        #expect(FastLane.isPlaylist(ArraySlice("/demo/live/video/main.m3u8?x=1".utf8)))
+        #expect(!FastLane.isPlaylist(ArraySlice("/demo/live/video/seg.m4s".utf8)))
+        #expect(!FastLane.isPlaylist(ArraySlice("/x?y=.m3u8".utf8)))
+    }
+}
