@@ -33,6 +33,7 @@ struct AdServerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let (port, rate, latency) = (port, rate, latency)
         let queue = DecisionQueue(rate: rate, latency: latency)
         let origin = "http://127.0.0.1:\(port)"
         let mediaBase = mediaBase.hasSuffix("/") ? String(mediaBase.dropLast()) : mediaBase

@@ -62,7 +62,8 @@ struct HerdReport {
                     + " (\(breaks.joined(separator: ", "))), requests \(adServer["requests"] ?? "-"),"
                     + " longest queue \(adServer["maxQueue"] ?? "-")")
         }
-        lines.append("playlist polls: \(counts.polls) (failed \(counts.pollFailures)), distinct playlists parsed \(parses)")
+        lines.append(
+            "playlist polls: \(counts.polls) (failed \(counts.pollFailures)), distinct playlists parsed \(parses)")
         lines.append(
             "viewers' CPU: \(format(cpuSeconds, 1)) s in \(format(seconds, 0)) s"
                 + " (\(format(cpuSeconds / max(seconds, 0.001) * 100, 0)) % of one core)")

@@ -128,7 +128,9 @@ struct Viewer: Sendable {
     ) {
         for interstitial in snapshot.interstitials {
             let isNew = plans[interstitial.id] == nil
-            var plan = plans[interstitial.id] ?? Plan(jitter: Double.random(in: -context.spread...context.spread, using: &random))
+            var plan =
+                plans[interstitial.id]
+                ?? Plan(jitter: Double.random(in: -context.spread...context.spread, using: &random))
             if plan.normal == nil {
                 plan.normal = interstitial.start - context.lookAhead + plan.jitter + anchor
             }
@@ -145,7 +147,9 @@ struct Viewer: Sendable {
             present.insert(hint.id)
             // "If X-TARGET-ID matches a Date Range whose CLASS differs from X-TARGET-CLASS": not preloaded.
             if let className = snapshot.classes[hint.targetID], className != InterstitialEvent.className { continue }
-            var plan = plans[hint.targetID] ?? Plan(jitter: Double.random(in: -context.spread...context.spread, using: &random))
+            var plan =
+                plans[hint.targetID]
+                ?? Plan(jitter: Double.random(in: -context.spread...context.spread, using: &random))
             if plan.resolved { continue }
             if plan.hintID == nil {
                 plan.hintID = hint.id
@@ -207,9 +211,11 @@ struct Viewer: Sendable {
         request.headers.add(name: "X-PLAYBACK-SESSION-ID", value: session)
         let snapshot: PlaylistSnapshot?
         do {
-            let response = try await context.client.execute(request, timeout: .milliseconds(Int64(context.timeout * 1000)))
+            let response = try await context.client.execute(
+                request, timeout: .milliseconds(Int64(context.timeout * 1000)))
             let body = try await response.body.collect(upTo: 4 << 20)
-            snapshot = response.status == .ok ? context.cache.snapshot(Array(body.readableBytesView), url: context.url) : nil
+            snapshot =
+                response.status == .ok ? context.cache.snapshot(Array(body.readableBytesView), url: context.url) : nil
         } catch {
             snapshot = nil
         }
@@ -228,7 +234,8 @@ struct Viewer: Sendable {
         var status: Int?
         var body: [UInt8]?
         do {
-            let response = try await context.client.execute(request, timeout: .milliseconds(Int64(context.timeout * 1000)))
+            let response = try await context.client.execute(
+                request, timeout: .milliseconds(Int64(context.timeout * 1000)))
             status = Int(response.status.code)
             body = Array(try await response.body.collect(upTo: 1 << 20).readableBytesView)
         } catch {

@@ -22,9 +22,8 @@ enum WallClock {
 
     /// The CPU time this process used so far (user + system), in seconds.
     static var processCPU: Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
-        func seconds(_ value: timeval) -> Double { Double(value.tv_sec) + Double(value.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }
