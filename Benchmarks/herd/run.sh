@@ -81,7 +81,7 @@ start_hlsi() {
 schedule() {
     local offset=$(( ($2 - EPOCH) % $3 ))
     local vast="$AD_URL/vast?brk=[BREAKID]&dur=[BREAKDURATION]&sid=[SESSIONID]&cb=[CACHEBUSTING]"
-    curl -sf -X PUT "$1/admin/schedules/live/demo" -H "Authorization: Bearer $TOKEN" \
+    curl -sf -X PUT "$1/admin/v1/schedules/live/demo" -H "Authorization: Bearer $TOKEN" \
         -H 'Content-Type: application/json' -o /dev/null \
         -d "{\"cadence\": {\"every\": $3, \"duration\": $BREAK_DURATION, \"offset\": $offset},
              \"adServer\": {\"vast\": \"$vast\", \"maxPerSecond\": $4}}" ||
