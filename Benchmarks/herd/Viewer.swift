@@ -1,16 +1,18 @@
 import AsyncHTTPClient
 import Foundation
 import HLSInterstitials
+import NIOCore
 
 /// One virtual viewer: polls the live media playlist with its session ID, plays 3 target durations
 /// behind the live edge, and loads each upcoming break's asset list once, as a player does: at its
 /// normal time (the playhead at START-DATE − 10 s ± 1.5 s), or earlier at a random point of a
 /// Preload hint's range (App. F) whose result it then uses.
-struct Viewer: Sendable {
+///
+/// A viewer lives on one event loop, with its timers and its requests' callbacks (a timer wheel: no
+/// thread of its own, no hop between threads); its state is only touched there.
+final class Viewer: @unchecked Sendable {
     /// What all viewers share.
     struct Context: Sendable {
-        /// The one HTTP client (bounded connection pool).
-        var client: HTTPClient
         /// The parsed playlists.
         var cache: PlaylistSnapshot.Cache
         /// The tallies.
@@ -45,7 +47,7 @@ struct Viewer: Sendable {
         var hintHigh = 0.0
         var hintPoint = 0.0
         /// The preload made for the hint.
-        var preload: Task<Outcome, Never>?
+        var preload: EventLoopFuture<Outcome>?
         /// Whether this viewer's asset list for the break is settled (loaded, in flight, or skipped).
         var resolved = false
 
@@ -61,71 +63,100 @@ struct Viewer: Sendable {
 
     /// The viewer's session ID (X-PLAYBACK-SESSION-ID, _HLS_primary_id).
     let session: String
-    let context: Context
+    private let client: HTTPClient
+    private let loop: any EventLoop
+    private let context: Context
+    private let done: EventLoopPromise<Void>
+    // The state, on `loop` only.
+    private var random: SplitMix
+    private var plans: [String: Plan] = [:]
+    private var anchor: Double?
+    private var polls = 0
+    private var nextPoll = 0.0
+    private var end = 0.0
+    private var polling = false
+    private var finished = false
+    private var inFlight = 0
+    private var wake: Scheduled<Void>?
 
-    /// Runs from `join` (wall-clock seconds) until `end`, then waits for its loads in flight.
-    func run(join: Double, end: Double, seed: UInt64) async {
-        var random = SplitMix(seed: seed)
-        var plans: [String: Plan] = [:]
-        var anchor: Double?
-        var polls = 0
-        var interval = context.pollInterval ?? 2
-        await WallClock.sleep(until: join)
-        await withDiscardingTaskGroup { group in
-            var nextPoll = join
-            while WallClock.now < end {
-                if WallClock.now >= nextPoll {
-                    if let snapshot = await poll() {
-                        polls += 1
-                        interval = context.pollInterval ?? snapshot.targetDuration
-                        let now = WallClock.now
-                        if anchor == nil, let edge = snapshot.liveEdge {
-                            anchor = now - (edge - context.behind * snapshot.targetDuration)
-                        }
-                        if let anchor {
-                            update(&plans, with: snapshot, anchor: anchor, now: now, first: polls == 1, &random)
-                        }
-                    }
-                    nextPoll += interval
-                    if nextPoll < WallClock.now { nextPoll = WallClock.now + interval }
-                }
-                let now = WallClock.now
-                var wake = nextPoll
-                for (id, plan) in plans where !plan.resolved {
-                    var plan = plan
-                    if let time = plan.preloadTime {
-                        if time <= now {
-                            let url = plan.hintURI
-                            plan.preload = Task { await load(url, preload: true) }
-                        } else {
-                            wake = min(wake, time)
-                        }
-                    }
-                    if let normal = plan.normal, plan.assetList != nil {
-                        if normal <= now {
-                            plan.resolved = true
-                            resolve(plan, breakID: id, in: &group)
-                        } else {
-                            wake = min(wake, normal)
-                        }
-                    }
-                    plans[id] = plan
-                }
-                await WallClock.sleep(until: min(wake, end))
-            }
+    /// Creates a viewer whose requests go through `client` (its connections from its own address)
+    /// and whose work runs on `loop`.
+    init(session: String, client: HTTPClient, loop: any EventLoop, context: Context, seed: UInt64) {
+        self.session = session
+        self.client = client
+        self.loop = loop
+        self.context = context
+        random = SplitMix(seed: seed)
+        done = loop.makePromise()
+    }
+
+    /// Watches from `join` (wall-clock seconds) until `end`; the future completes once its loads in
+    /// flight have too.
+    func run(join: Double, end: Double) -> EventLoopFuture<Void> {
+        loop.execute {
+            self.end = end
+            self.nextPoll = join
+            self.schedule(join)
         }
+        return done.futureResult
+    }
+
+    private func schedule(_ time: Double) {
+        wake?.cancel()
+        let delay = max(0, time - WallClock.now)
+        wake = loop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { self.tick() }
+    }
+
+    /// Does what is due: a poll, preloads, asset lists at their normal time; then sleeps until the next.
+    private func tick() {
+        guard !finished else { return }
+        let now = WallClock.now
+        if now >= end {
+            finish()
+            return
+        }
+        if now >= nextPoll, !polling { poll() }
+        var wakeAt = polling ? end : nextPoll
+        for (id, plan) in plans where !plan.resolved {
+            var plan = plan
+            if let time = plan.preloadTime {
+                if time <= now {
+                    plan.preload = load(plan.hintURI, preload: true)
+                } else {
+                    wakeAt = min(wakeAt, time)
+                }
+            }
+            if let normal = plan.normal, plan.assetList != nil {
+                if normal <= now {
+                    plan.resolved = true
+                    resolve(plan, breakID: id)
+                } else {
+                    wakeAt = min(wakeAt, normal)
+                }
+            }
+            plans[id] = plan
+        }
+        schedule(min(wakeAt, end))
+    }
+
+    private func finish() {
+        finished = true
+        wake?.cancel()
         let unreached = plans.filter { !$0.value.resolved && $0.value.assetList != nil }.map(\.key)
         if !unreached.isEmpty {
             context.results.update { counts in for id in unreached { counts.unreached[id, default: 0] += 1 } }
         }
+        if inFlight == 0 { done.succeed(()) }
+    }
+
+    private func settled() {
+        inFlight -= 1
+        if finished, inFlight == 0 { done.succeed(()) }
     }
 
     /// Reads a new playlist into the plans: interstitials (their normal time), hints (their
     /// ranges), hints gone (their preloads discarded).
-    private func update(
-        _ plans: inout [String: Plan], with snapshot: PlaylistSnapshot, anchor: Double, now: Double, first: Bool,
-        _ random: inout SplitMix
-    ) {
+    private func update(with snapshot: PlaylistSnapshot, anchor: Double, now: Double, first: Bool) {
         for interstitial in snapshot.interstitials {
             let isNew = plans[interstitial.id] == nil
             var plan =
@@ -187,66 +218,82 @@ struct Viewer: Sendable {
 
     /// The break's asset list at its normal time: the preload's result when it loaded that URL,
     /// else a load now.
-    private func resolve(_ plan: Plan, breakID: String, in group: inout DiscardingTaskGroup) {
+    private func resolve(_ plan: Plan, breakID: String) {
         let results = context.results
         if let preload = plan.preload, plan.hintURI == plan.assetList {
-            group.addTask {
-                let outcome = await preload.value
+            preload.whenSuccess { outcome in
                 results.update { counts in
                     counts.preloadsUsed += 1
                     counts.outcomes[breakID, default: [:]][outcome, default: 0] += 1
                 }
             }
         } else if let url = plan.assetList {
-            group.addTask {
-                let outcome = await load(url, preload: false)
+            load(url, preload: false).whenSuccess { outcome in
                 results.update { $0.outcomes[breakID, default: [:]][outcome, default: 0] += 1 }
             }
         }
     }
 
-    /// The live playlist now, nil when it failed.
-    private func poll() async -> PlaylistSnapshot? {
-        var request = HTTPClientRequest(url: context.url)
-        request.headers.add(name: "X-PLAYBACK-SESSION-ID", value: session)
-        let snapshot: PlaylistSnapshot?
-        do {
-            let response = try await context.client.execute(
-                request, timeout: .milliseconds(Int64(context.timeout * 1000)))
-            let body = try await response.body.collect(upTo: 4 << 20)
-            snapshot =
-                response.status == .ok ? context.cache.snapshot(Array(body.readableBytesView), url: context.url) : nil
-        } catch {
-            snapshot = nil
+    /// Polls the live playlist, then reads it and does what is due.
+    private func poll() {
+        guard let request = try? HTTPClient.Request(url: context.url, headers: ["X-PLAYBACK-SESSION-ID": session])
+        else { return }
+        polling = true
+        inFlight += 1
+        client.execute(
+            request: request, eventLoop: .delegateAndChannel(on: loop),
+            deadline: .now() + .milliseconds(Int64(context.timeout * 1000))
+        ).whenComplete { result in
+            var snapshot: PlaylistSnapshot?
+            if case .success(let response) = result, response.status == .ok, let body = response.body {
+                snapshot = self.context.cache.snapshot(Array(body.readableBytesView), url: self.context.url)
+            }
+            self.context.results.update { counts in
+                counts.polls += 1
+                if snapshot == nil { counts.pollFailures += 1 }
+            }
+            self.polling = false
+            let now = WallClock.now
+            if let snapshot {
+                self.polls += 1
+                if self.anchor == nil, let edge = snapshot.liveEdge {
+                    self.anchor = now - (edge - self.context.behind * snapshot.targetDuration)
+                }
+                if let anchor = self.anchor {
+                    self.update(with: snapshot, anchor: anchor, now: now, first: self.polls == 1)
+                }
+            }
+            let interval = self.context.pollInterval ?? snapshot?.targetDuration ?? 2
+            self.nextPoll += interval
+            if self.nextPoll < now { self.nextPoll = now + interval }
+            self.settled()
+            self.tick()
         }
-        context.results.update { counts in
-            counts.polls += 1
-            if snapshot == nil { counts.pollFailures += 1 }
-        }
-        return snapshot
     }
 
     /// Loads the asset list at `url` with `_HLS_primary_id` added, as players do.
-    private func load(_ url: String, preload: Bool) async -> Outcome {
+    private func load(_ url: String, preload: Bool) -> EventLoopFuture<Outcome> {
         let separator = url.contains("?") ? "&" : "?"
-        let request = HTTPClientRequest(url: url + separator + "_HLS_primary_id=" + session)
-        let started = ContinuousClock.now
-        var status: Int?
-        var body: [UInt8]?
-        do {
-            let response = try await context.client.execute(
-                request, timeout: .milliseconds(Int64(context.timeout * 1000)))
-            status = Int(response.status.code)
-            body = Array(try await response.body.collect(upTo: 1 << 20).readableBytesView)
-        } catch {
-            status = nil
+        guard let request = try? HTTPClient.Request(url: url + separator + "_HLS_primary_id=" + session) else {
+            return loop.makeSucceededFuture(.failed)
         }
-        let elapsed = ContinuousClock.now - started
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        context.results.update { counts in
-            counts.latencies.append(milliseconds)
-            if preload { counts.preloads += 1 }
+        inFlight += 1
+        let started = NIODeadline.now()
+        let results = context.results
+        return client.execute(
+            request: request, eventLoop: .delegateAndChannel(on: loop),
+            deadline: .now() + .milliseconds(Int64(context.timeout * 1000))
+        ).map { response in
+            Outcome.of(status: Int(response.status.code), body: response.body.map { Array($0.readableBytesView) })
+        }.recover { _ in
+            .failed
+        }.always { _ in
+            let milliseconds = Double((NIODeadline.now() - started).nanoseconds) / 1e6
+            results.update { counts in
+                counts.latencies.append(milliseconds)
+                if preload { counts.preloads += 1 }
+            }
+            self.settled()
         }
-        return Outcome.of(status: status, body: body)
     }
 }
