@@ -9,7 +9,8 @@ import NIOCore
 /// Preload hint's range (App. F) whose result it then uses.
 ///
 /// A viewer lives on one event loop, with its timers and its requests' callbacks (a timer wheel: no
-/// thread of its own, no hop between threads); its state is only touched there.
+/// thread of its own); its state is only touched there. Its requests take any pooled connection
+/// (`.delegate(on:)`: AHC closes the connections it opens for `.delegateAndChannel(on:)` after use).
 final class Viewer: @unchecked Sendable {
     /// What all viewers share.
     struct Context: Sendable {
@@ -241,7 +242,7 @@ final class Viewer: @unchecked Sendable {
         polling = true
         inFlight += 1
         client.execute(
-            request: request, eventLoop: .delegateAndChannel(on: loop),
+            request: request, eventLoop: .delegate(on: loop),
             deadline: .now() + .milliseconds(Int64(context.timeout * 1000))
         ).whenComplete { result in
             var snapshot: PlaylistSnapshot?
@@ -281,7 +282,7 @@ final class Viewer: @unchecked Sendable {
         let started = NIODeadline.now()
         let results = context.results
         return client.execute(
-            request: request, eventLoop: .delegateAndChannel(on: loop),
+            request: request, eventLoop: .delegate(on: loop),
             deadline: .now() + .milliseconds(Int64(context.timeout * 1000))
         ).map { response in
             Outcome.of(status: Int(response.status.code), body: response.body.map { Array($0.readableBytesView) })
