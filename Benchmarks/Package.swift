@@ -11,6 +11,11 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // 1.37.0: a request's local address (viewers spread over loopback addresses).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         .executableTarget(
@@ -57,6 +62,21 @@ let package = Package(
         .executableTarget(
             name: "compare-ffprobe",
             dependencies: [.product(name: "MediaTiming", package: toolkit.lastPathComponent)]
+        ),
+        // The live-break herd: virtual viewers and a rate-limited VAST ad server (issue 32).
+        .executableTarget(
+            name: "herd",
+            dependencies: [
+                .product(name: "HLSPlaylist", package: toolkit.lastPathComponent),
+                .product(name: "HLSInterstitials", package: toolkit.lastPathComponent),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "herd",
+            exclude: ["run.sh", "README.md"]
         ),
         .executableTarget(
             name: "compare-threefive",

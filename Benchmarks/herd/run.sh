@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# The live-break herd benchmark (issue 32, item 6): virtual viewers poll the demo's live channel
+# with their own X-PLAYBACK-SESSION-ID and load each break's asset list as players do (App. F
+# preload hints honoured when the server writes them), while a VAST ad server limited in rate and
+# latency decides the ads. It measures whatever the hlsi binary does.
+# Scenarios (each bounded to about 4 minutes; everything on 127.0.0.1, killed on exit):
+#   1500      1,500 viewers, one replica, ad server 100/s, 150 ms (goal: >= 99 % filled, p99 < 250 ms)
+#   10000     10,000 viewers, one replica, ad server 500/s, 150 ms (same goals)
+#   replicas  1,500 viewers on two replicas sharing PostgreSQL behind nginx, then on one replica:
+#             the ad server's decisions for the break compared (goal: within 5 %)
+#   all       the three in turn
+# The live channel `demo` gets a standing schedule whose first break starts LEAD seconds after the
+# viewers join (so that the server sees them first), its ad server the herd's, with maxPerSecond
+# set to the ad server's rate. Each replica's RSS is printed before the viewers and at the break,
+# and the server's /metrics lines on viewer sessions, prefetch and ad decisions, if it has them.
+# Usage: Benchmarks/herd/run.sh [1500|10000|replicas|all]
+# Environment: HLSI=path (else builds .build/release/hlsi), HERD=path (else builds the herd tool
+# in release), LEAD (seconds to the first break), BREAKS (breaks measured, 1 or 2),
+# BREAK_DURATION (seconds, default 20), LATENCY (ad server, default 0.15), SEED.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SCENARIO="${1:-1500}"
+BREAK_DURATION="${BREAK_DURATION:-20}"
+LATENCY="${LATENCY:-0.15}"
+SEED="${SEED:-1}"
+TOKEN=herd-benchmark-admin-token-0123456789
+EPOCH=1767225600 # the live channels' default epoch, 2026-01-01T00:00:00Z
+LIVE=/demo/live/video/main.m3u8
+if [ -z "${HLSI:-}" ]; then
+    swift build -c release --product hlsi >/dev/null
+    HLSI=.build/release/hlsi
+fi
+if [ -z "${HERD:-}" ]; then
+    swift build -c release --package-path Benchmarks --product herd >/dev/null
+    HERD=Benchmarks/.build/release/herd
+fi
+WORK=$(mktemp -d)
+PIDS=()
+NGINX=
+PG_CTL=
+as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi; }
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    [ -n "$NGINX" ] && "$NGINX" -p "$WORK" -c "$WORK/nginx.conf" -s stop 2>/dev/null || true
+    [ -n "$PG_CTL" ] && as_postgres "$PG_CTL" -D "$WORK/pg/data" -m fast stop >/dev/null 2>&1 || true
+    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_for() { # URL
+    for _ in $(seq 150); do curl -sf -o /dev/null "$1" && return 0; sleep 0.2; done
+    echo "no answer from $1"
+    exit 1
+}
+rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+
+# start_ad_server RATE MEDIA_BASE: sets AD_URL.
+start_ad_server() {
+    local port
+    port=$(free_port)
+    "$HERD" ad-server --port "$port" --rate "$1" --latency "$LATENCY" --media-base "$2" >"$WORK/ad-$port.log" 2>&1 &
+    PIDS+=($!)
+    AD_URL="http://127.0.0.1:$port"
+    wait_for "$AD_URL/stats"
+}
+
+# start_hlsi PORT NAME [ARGS...]: a `hlsi serve --demo`; sets HLSI_PID.
+start_hlsi() {
+    local port=$1 name=$2
+    shift 2
+    "$HLSI" serve --demo --port "$port" --admin-token "$TOKEN" "$@" >"$WORK/$name.log" 2>&1 &
+    HLSI_PID=$!
+    PIDS+=("$HLSI_PID")
+    wait_for "http://127.0.0.1:$port/demo/live/master.m3u8"
+}
+
+# schedule SERVER FIRST EVERY RATE: the live channel's cadence, its first break at Unix time FIRST,
+# filled by the herd ad server at AD_URL within RATE decisions a second.
+schedule() {
+    local offset=$(( ($2 - EPOCH) % $3 ))
+    local vast="$AD_URL/vast?brk=[BREAKID]&dur=[BREAKDURATION]&sid=[SESSIONID]&cb=[CACHEBUSTING]"
+    curl -sf -X PUT "$1/admin/v1/schedules/live/demo" -H "Authorization: Bearer $TOKEN" \
+        -H 'Content-Type: application/json' -o /dev/null \
+        -d "{\"cadence\": {\"every\": $3, \"duration\": $BREAK_DURATION, \"offset\": $offset},
+             \"adServer\": {\"vast\": \"$vast\", \"maxPerSecond\": $4}}" ||
+        { echo "the schedule was refused by $1"; exit 1; }
+}
+
+metrics() { # SERVER NAME
+    local lines
+    lines=$(curl -sf "$1/metrics" -H "Authorization: Bearer $TOKEN" |
+        grep -E '^hlsi_(viewer_sessions|prefetch|ad_decisions_total|ad_server_shed|ad_server_breaker|asset_list_filled)' || true)
+    [ -n "$lines" ] && { echo "  $2 /metrics:"; echo "$lines" | sed 's/^/    /'; }
+    return 0
+}
+
+# herd NAME URL VIEWERS RATE SERVERS...: one measured run. SERVERS are "name=url=pid" (each
+# replica, for its RSS and metrics). Sets BREAK_IDS (the measured breaks) and RUN_OUT.
+herd() {
+    local name=$1 url=$2 viewers=$3 rate=$4
+    shift 4
+    local lead=${LEAD:-$(( viewers > 5000 ? 90 : 75 ))}
+    local breaks=${BREAKS:-1}
+    local every=$(( lead + BREAK_DURATION + 15 ))
+    local join first duration
+    join=$(( $(date +%s) + 2 ))
+    first=$(( join + lead ))
+    # Every replica reads the schedule from the store; one write is enough.
+    local server=${1#*=}
+    schedule "${server%%=*}" "$first" "$every" "$rate"
+    duration=$(( first + (breaks - 1) * every + 10 - join ))
+    echo "== $name: $viewers viewers, ad server $rate/s ${LATENCY}s, first break at +${lead} s," \
+        "$breaks break(s) of $BREAK_DURATION s, $duration s"
+    declare -A before
+    for entry in "$@"; do
+        before[$entry]=$(rss_kib "${entry##*=}")
+    done
+    sleep $(( join - $(date +%s) > 0 ? join - $(date +%s) : 0 ))
+    RUN_OUT="$WORK/$name.txt"
+    timeout $(( duration + 60 )) "$HERD" viewers --url "$url$LIVE" --viewers "$viewers" --duration "$duration" \
+        --ad-server "$AD_URL" --seed "$SEED" >"$RUN_OUT" 2>"$WORK/$name.err" &
+    local viewers_pid=$!
+    PIDS+=("$viewers_pid")
+    sleep $(( first - $(date +%s) > 0 ? first - $(date +%s) : 0 ))
+    for entry in "$@"; do
+        local replica=${entry%%=*} rest=${entry#*=}
+        local pid=${rest##*=} base=${rest%%=*} now
+        now=$(rss_kib "$pid")
+        echo "  $replica RSS: ${before[$entry]} KiB before the viewers, $now KiB at the break:" \
+            "$(( (now - before[$entry]) * 1024 / viewers )) bytes per viewer"
+        metrics "$base" "$replica"
+    done
+    wait "$viewers_pid" || { echo "the viewers failed:"; cat "$WORK/$name.err"; exit 1; }
+    sed 's/^/  /' "$RUN_OUT"
+}
+
+# The decisions the ad server made for the breaks a run counted.
+decisions() { # RUN_OUT
+    awk -F'ad server decisions ' '/^  break-.*ad server decisions/ {sum += $2} END {print sum + 0}' "$1"
+}
+
+scenario_one() { # VIEWERS RATE
+    local port
+    port=$(free_port)
+    start_ad_server "$2" "http://127.0.0.1:$port"
+    start_hlsi "$port" "one-$1"
+    herd "one replica, $1 viewers" "http://127.0.0.1:$port" "$1" "$2" "hlsi=http://127.0.0.1:$port=$HLSI_PID"
+    kill "$HLSI_PID" 2>/dev/null || true
+}
+
+scenario_replicas() {
+    local need=()
+    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx)
+    ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+    if [ ${#need[@]} -gt 0 ]; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    fi
+    local pgbin public a b
+    pgbin=$(dirname "$(ls /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
+    PG_CTL="$pgbin/pg_ctl"
+    mkdir -p "$WORK/pg" "$WORK/logs"
+    chmod a+rx "$WORK"
+    [ "$(id -u)" = 0 ] && chown nobody "$WORK/pg"
+    as_postgres "$pgbin/initdb" -D "$WORK/pg/data" -U hlsi --auth=trust >/dev/null
+    as_postgres "$PG_CTL" -D "$WORK/pg/data" -l "$WORK/pg/log" -w \
+        -o "-k $WORK/pg -c listen_addresses='' -c max_connections=50" start >/dev/null
+    as_postgres "$pgbin/createdb" -h "$WORK/pg" -U hlsi hlsi
+    local database="postgres://hlsi@localhost/hlsi?host=$WORK/pg"
+    public=$(free_port)
+    a=$(free_port)
+    b=$(free_port)
+    NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+    cat >"$WORK/nginx.conf" <<CONF
+worker_processes 1;
+error_log $WORK/logs/error.log;
+pid $WORK/nginx.pid;
+events { worker_connections 2048; }
+http {
+    access_log off;
+    upstream hlsi { server 127.0.0.1:$a; server 127.0.0.1:$b; keepalive 64; }
+    server {
+        listen 127.0.0.1:$public;
+        location / { proxy_pass http://hlsi; proxy_http_version 1.1; proxy_set_header Connection ""; }
+    }
+}
+CONF
+    "$NGINX" -p "$WORK" -c "$WORK/nginx.conf"
+    start_ad_server 100 "http://127.0.0.1:$public"
+    start_hlsi "$a" replica-a --database "$database" --public-url "http://127.0.0.1:$public"
+    local pid_a=$HLSI_PID
+    start_hlsi "$b" replica-b --database "$database" --public-url "http://127.0.0.1:$public"
+    local pid_b=$HLSI_PID
+    wait_for "http://127.0.0.1:$public/demo/live/master.m3u8"
+    herd "two replicas, 1500 viewers" "http://127.0.0.1:$public" 1500 100 \
+        "replica-a=http://127.0.0.1:$a=$pid_a" "replica-b=http://127.0.0.1:$b=$pid_b"
+    local two
+    two=$(decisions "$RUN_OUT")
+    kill "$pid_a" "$pid_b" 2>/dev/null || true
+    "$NGINX" -p "$WORK" -c "$WORK/nginx.conf" -s stop 2>/dev/null || true
+    NGINX=
+    scenario_one 1500 100
+    local one
+    one=$(decisions "$RUN_OUT")
+    echo "== ad server decisions for the break: two replicas $two, one replica $one" \
+        "($(awk -v a="$two" -v b="$one" 'BEGIN { if (b > 0) printf "%+.1f %%", (a - b) / b * 100; else print "-" }');" \
+        "goal: within 5 %)"
+}
+
+case "$SCENARIO" in
+    1500) scenario_one 1500 100 ;;
+    10000) scenario_one 10000 500 ;;
+    replicas) scenario_replicas ;;
+    all) scenario_one 1500 100; scenario_one 10000 500; scenario_replicas ;;
+    *) echo "usage: $0 [1500|10000|replicas|all]"; exit 2 ;;
+esac
