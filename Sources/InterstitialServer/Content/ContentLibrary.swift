@@ -71,8 +71,8 @@ final class ContentLibrary: Sendable {
     let adDecisions: VASTDecisionClient?
     /// Where replicas claim and share decisions made ahead; nil: this replica alone (SQLite).
     let ledger: (any DecisionLedger)?
-    /// This replica's name in the ledger's claims.
-    let replica = UUID().uuidString
+    /// This replica's name in the ledger's claims (``replicaName(port:)``).
+    let replica: String
 
     init(
         configuration: ServerConfiguration, state: ServerState, inventory: any AdInventory, client: HTTPClient,
@@ -88,6 +88,7 @@ final class ContentLibrary: Sendable {
                 idle: limits.prefetchSessionIdle, count: limits.prefetchSessions, bytes: limits.prefetchSessionBytes,
                 idBytes: limits.viewerIDBytes))
         self.sessions = sessions
+        replica = Self.replicaName(port: configuration.port)
         self.activeSessions = activeSessions ?? { sessions.count($0) }
         prefetched = PrefetchCache(
             limits: PrefetchCache.Limits(count: limits.prefetchDecisions, bytes: limits.prefetchBytes))
@@ -117,6 +118,14 @@ final class ContentLibrary: Sendable {
             vast: adDecisions, now: now, vmapPlans: vmapPlans, conditioner: conditioner, relay: beaconRelay,
             prefetched: prefetched, ledger: ledger, liveDecisions: liveDecisions, owner: replica)
         base = NIOLockedValueBox(configuration.publicBase(boundPort: configuration.port))
+    }
+
+    /// This replica's name in the ledger's claims: its host name and port, the same after a restart,
+    /// so that a replica restarted inside a retrieval window takes back the claims it had not decided
+    /// yet at once (another replica waits for them to lapse); a random name when the port is picked
+    /// at start (0).
+    static func replicaName(port: Int) -> String {
+        port == 0 ? UUID().uuidString : "\(ProcessInfo.processInfo.hostName):\(port)"
     }
 
     /// Records the port the server is bound to (the configured one may be 0), for absolute URLs.

@@ -67,6 +67,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The most concurrent requests to one upstream origin (default 32).")
     var upstreamConcurrency: Int?
 
+    @Option(
+        name: .long,
+        help: "The most connections open at once from one address (default 128; raise it behind a proxy or CDN).")
+    var maxConnectionsPerPeer: Int?
+
     func run() async throws {
         var configuration: ServerConfiguration
         do {
@@ -120,6 +125,12 @@ struct ServeCommand: AsyncParsableCommand {
         if let upstreamConcurrency {
             guard upstreamConcurrency > 0 else { throw ValidationError("--upstream-concurrency must be at least 1") }
             configuration.limits.upstreamConcurrency = upstreamConcurrency
+        }
+        if let maxConnectionsPerPeer {
+            guard maxConnectionsPerPeer > 0 else {
+                throw ValidationError("--max-connections-per-peer must be at least 1")
+            }
+            configuration.limits.maxConnectionsPerPeer = maxConnectionsPerPeer
         }
         do {
             try configuration.check()
