@@ -82,7 +82,7 @@ struct PrefetchPlannerTests {
         #expect(planner.breaks.isEmpty)
     }
 
-    @Test("at most half the ad server's concurrency in flight; more start as decisions end")
+    @Test("at most three quarters of the ad server's concurrency in flight; more start as decisions end")
     func concurrency() {
         var planner = PrefetchPlanner(claims: false)
         let item = Self.upcoming(inFlight: 4, perSecond: 10_000)
@@ -93,7 +93,7 @@ struct PrefetchPlannerTests {
         #expect(Self.decided(planner.tick(now: Self.at(41))).isEmpty)
         let next = planner.decided(DecisionKey(target: Self.channel, breakID: "b1", session: "s1"), now: Self.at(41))
         #expect(Self.decided(next) == ["s4"])
-        #expect(PrefetchPlanner.Pacing(AdServerSettings(vast: "http://a/v")).inFlight == 32)
+        #expect(PrefetchPlanner.Pacing(AdServerSettings(vast: "http://a/v")).inFlight == 48)
     }
 
     @Test("the rate: at most perSecond started a second, less the live requests")

@@ -54,6 +54,26 @@ struct PrefetchTests {
         #expect(sized.totals.count < 1000)
     }
 
+    @Test(
+        "once per viewer: a key being decided is not decided again, a viewer asking meanwhile waits for it, a decided key is never begun again"
+    )
+    func oncePerViewer() async {
+        let cache = PrefetchCache()
+        let key = Self.key("b", "s1")
+        #expect(cache.begin(key))
+        #expect(!cache.begin(key), "being decided: nothing else asks the ad server for it")
+        let waiting = Task { await cache.decision(key, waitingUpTo: .seconds(60)) }
+        cache.store(key, [1, 2, 3], expires: Self.end)
+        cache.finished(key)
+        #expect(await waiting.value == [1, 2, 3])
+        #expect(!cache.begin(key), "decided (ahead, or live when the viewer asked first): not decided again")
+        let other = Self.key("b", "s2")
+        #expect(cache.begin(other))
+        cache.finished(other)
+        #expect(await cache.decision(other, waitingUpTo: .seconds(60)) == nil, "a failed decision is not waited for")
+        #expect(cache.begin(other), "and may be tried again")
+    }
+
     @Test("a prepared decision is kept whole through its encoding")
     func encoding() throws {
         var verification = VASTVerification(vendor: "v.example")

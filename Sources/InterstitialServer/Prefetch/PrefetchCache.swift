@@ -43,6 +43,8 @@ final class PrefetchCache: Sendable {
         /// Each break's sessions and when the break ends.
         var breaks: [BreakKey: (expires: DateTime, sessions: [String])] = [:]
         var bytes = 0
+        /// The keys being decided now (ahead, or live for a viewer who asked first).
+        var deciding: Set<DecisionKey> = []
     }
 
     let limits: Limits
@@ -95,6 +97,31 @@ final class PrefetchCache: Sendable {
     /// Whether `key` has a decision.
     func contains(_ key: DecisionKey) -> Bool {
         state.withLockedValue { $0.decisions[key] != nil }
+    }
+
+    /// Marks `key` as being decided, so that nothing else asks the ad server for it meanwhile; false
+    /// when it has a decision or is being decided already. Call ``finished(_:)`` after.
+    func begin(_ key: DecisionKey) -> Bool {
+        state.withLockedValue { state in
+            guard state.decisions[key] == nil else { return false }
+            return state.deciding.insert(key).inserted
+        }
+    }
+
+    /// Ends what ``begin(_:)`` started (whether a decision was stored or not).
+    func finished(_ key: DecisionKey) {
+        _ = state.withLockedValue { $0.deciding.remove(key) }
+    }
+
+    /// `key`'s decision, once it is no longer being decided, waiting at most `limit` (checked every
+    /// 10 ms: a viewer who asks while its decision is on the way takes it rather than asking the ad
+    /// server a second time).
+    func decision(_ key: DecisionKey, waitingUpTo limit: Duration) async -> [UInt8]? {
+        let until = ContinuousClock.now + limit
+        while state.withLockedValue({ $0.deciding.contains(key) }), ContinuousClock.now < until {
+            do { try await Task.sleep(for: .milliseconds(10)) } catch { break }
+        }
+        return decision(key)
     }
 
     /// Drops the decisions of `target`'s break `breakID` (it ended, was deleted or withdrawn).

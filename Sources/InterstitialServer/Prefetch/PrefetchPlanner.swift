@@ -10,7 +10,7 @@ import HLSPlaylist
 /// starts. A shared ad tag (no session macro) is decided once for everyone, with session `""`.
 ///
 /// Pacing keeps the ad server's capacity for live requests: per ad server, at most ``Pacing/inFlight``
-/// decisions in flight (half of its `maxConcurrent`) and a token bucket of ``Pacing/perSecond``
+/// decisions in flight (three quarters of its `maxConcurrent`) and a token bucket of ``Pacing/perSecond``
 /// (its `maxPerSecond`) from which the live requests seen (``live(server:started:)``) are taken too.
 /// With a shared ledger, keys are claimed before they are decided (``Action/claim(_:)``): a key
 /// another replica won is not decided here; when the ledger fails, this replica decides for its
@@ -20,14 +20,14 @@ import HLSPlaylist
 struct PrefetchPlanner: Sendable {
     /// The limits of one ad server for decisions made ahead.
     struct Pacing: Hashable, Sendable {
-        /// The most decisions in flight (half of `maxConcurrent`).
+        /// The most decisions in flight (three quarters of `maxConcurrent`).
         var inFlight: Int
         /// The most requests started per second, live ones included (`maxPerSecond`).
         var perSecond: Int
 
         /// The pacing of an ad server with these settings.
         init(_ settings: AdServerSettings) {
-            inFlight = max(1, settings.maximumConcurrent / 2)
+            inFlight = max(1, settings.maximumConcurrent * 3 / 4)
             perSecond = settings.maximumPerSecond
         }
 

@@ -182,7 +182,9 @@ struct PrefetchService: Service {
 
     /// Decides `key` of `item`'s break through its ad server, keeps and publishes the decision.
     private func decide(_ key: DecisionKey, _ item: ContentLibrary.PrefetchBreak) async {
-        guard let tag = item.settings.vast else { return }
+        // Not when it was decided meanwhile, or is being decided (the viewer asked first).
+        guard let tag = item.settings.vast, library.prefetched.begin(key) else { return }
+        defer { library.prefetched.finished(key) }
         var request = AdTagTemplate.Request(
             breakID: key.breakID, cacheBuster: AssetListService.cacheBuster(), timestamp: now())
         request.breakDuration = item.duration

@@ -142,6 +142,9 @@ struct AssetListService: Sendable {
             {
                 return answer(prepared, path: "prefetch")
             }
+            // Decided live: nothing decides this viewer ahead meanwhile.
+            let deciding = claim.map { prefetched?.begin($0) ?? false } ?? false
+            defer { if deciding, let claim { prefetched?.finished(claim) } }
             let headers =
                 (userAgent.map { [("X-Device-User-Agent", $0)] } ?? [])
                 + (viewerIP.map { [("X-Device-IP", $0)] } ?? [])
@@ -174,8 +177,8 @@ struct AssetListService: Sendable {
                     conditioner.request(.init(key: key, url: url, profile: profile))
                     return .pending
                 })
-            if let key = claim, let ledger, ledger.isShared, !outcome.unanswered, prepared.pending == 0 {
-                await keep(prepared, for: key, until: planned.event.date.map { $0 + duration })
+            if let key = claim, !outcome.unanswered, prepared.pending == 0 {
+                keep(prepared, for: key, until: planned.event.date.map { $0 + duration })
             }
             var fill = VASTFill.assetList(
                 prepared, duration: duration, startOffset: offset, tracking: settings.tracking,
@@ -226,7 +229,10 @@ struct AssetListService: Sendable {
     /// The decision made ahead for `key`: kept here, else (with a shared ledger) published by
     /// another replica, asked within a quarter of the deadline.
     private func ahead(_ key: DecisionKey) async -> PreparedDecision? {
-        if let bytes = prefetched?.decision(key) { return PreparedDecision(encoded: bytes) }
+        // A decision on its way (the viewer asked while it is being made ahead) is waited for, up
+        // to half the deadline, rather than asked for again.
+        let half = Duration.nanoseconds(configuration.assetListDeadline.nanoseconds / 2)
+        if let bytes = await prefetched?.decision(key, waitingUpTo: half) { return PreparedDecision(encoded: bytes) }
         guard let ledger, ledger.isShared else { return nil }
         let wait = MediaTime(nanoseconds: configuration.assetListDeadline.nanoseconds / 4)
         guard let found = await Self.within(wait, { try await ledger.decisions([key]) }), let bytes = found[key]
@@ -258,12 +264,13 @@ struct AssetListService: Sendable {
         return nil
     }
 
-    /// Publishes a live decision made under a claim, for the replicas waiting for it (in the
-    /// background), and keeps it here too.
-    private func keep(_ prepared: PreparedDecision, for key: DecisionKey, until end: DateTime?) async {
-        guard let end, end > now(), let ledger else { return }
+    /// Keeps a live decision of a viewer's first request for a live break, so that it is not made
+    /// again ahead, and with a shared ledger publishes it for the replicas (in the background).
+    private func keep(_ prepared: PreparedDecision, for key: DecisionKey, until end: DateTime?) {
+        guard let end, end > now() else { return }
         let bytes = prepared.encoded()
         prefetched?.store(key, bytes, expires: end)
+        guard let ledger, ledger.isShared else { return }
         let logger = logger
         Task {
             do { try await ledger.publish([key: bytes], expires: end) } catch {
