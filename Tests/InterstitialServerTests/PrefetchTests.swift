@@ -220,6 +220,13 @@ struct PrefetchTests {
                 // The ad server heard each prefetched session once, and each live viewer once.
                 #expect(sessions.allSatisfy { asked($0) == 1 })
                 #expect(adServer.requests("/vast").count == 6)
+                // The viewers who only asked for an asset list are seen too (a CDN may answer their
+                // playlists); decided live already, they are not decided ahead again.
+                #expect(
+                    try await Self.until {
+                        try await AdServerProtectionTests.metric(client, "hlsi_viewer_sessions") == "6.0"
+                    })
+                #expect(adServer.requests("/vast").count == 6)
             }
         }
     }

@@ -116,7 +116,7 @@ final class ContentLibrary: Sendable {
         assetLists = AssetListService(
             configuration: configuration, state: state, inventory: inventory, logger: logger, metrics: metrics,
             vast: adDecisions, now: now, vmapPlans: vmapPlans, conditioner: conditioner, relay: beaconRelay,
-            prefetched: prefetched, ledger: ledger, liveDecisions: liveDecisions, owner: replica)
+            prefetched: prefetched, ledger: ledger, liveDecisions: liveDecisions, owner: replica, sessions: sessions)
         base = NIOLockedValueBox(configuration.publicBase(boundPort: configuration.port))
     }
 

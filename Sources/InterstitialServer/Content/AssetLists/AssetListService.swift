@@ -36,6 +36,9 @@ struct AssetListService: Sendable {
     var liveDecisions: LiveDecisions? = nil
     /// This replica's name in the ledger's claims.
     var owner = ""
+    /// The viewers seen on live channels: an asset-list request counts as seen too, so that viewers
+    /// whose playlists come from a CDN cache are decided ahead from their next break on.
+    var sessions: ViewerSessions? = nil
 
     /// The request's query, read, and the break it names with its effective duration; what an
     /// asset-list request is checked against before anything is decided (and all a `HEAD` does).
@@ -74,6 +77,7 @@ struct AssetListService: Sendable {
         let offset = request.startOffset ?? .zero
         let viewer = request.primaryID
         let asked = request
+        if target.kind == .live { sessions?.seen(viewer, on: target) }
         let attempt = await state.attempt(viewer: viewer, target: target, id: id, logger: logger)
         let once = planned.event.willPlayOnce
         if let settings = AdServerSettings.of(target, configuration: configuration, state: state.snapshot), let vast {
