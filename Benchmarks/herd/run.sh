@@ -103,7 +103,7 @@ schedule() {
 metrics() { # SERVER NAME
     local lines
     lines=$(curl -sf "$1/metrics" -H "Authorization: Bearer $TOKEN" |
-        grep -E '^hlsi_(viewer_sessions|prefetch|ad_decisions_total|ad_server_shed|ad_server_breaker|asset_list_filled)' || true)
+        grep -E '^hlsi_(viewer_session|prefetch|ad_decisions_total|ad_server_shed|ad_server_breaker|asset_list_filled)' || true)
     [ -n "$lines" ] && { echo "  $2 /metrics:"; echo "$lines" | sed 's/^/    /'; }
     return 0
 }
