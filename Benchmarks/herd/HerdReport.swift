@@ -3,6 +3,8 @@ import Foundation
 /// The figures of one `herd viewers` run, as text or JSON.
 struct HerdReport {
     let viewers: Int
+    /// Seconds of warm-up (polls without a session) at the start.
+    let warmup: Double
     let counts: HerdResults.Counts
     /// Distinct playlist bodies parsed.
     let parses: Int
@@ -37,7 +39,8 @@ struct HerdReport {
     var text: String {
         var lines: [String] = []
         lines.append(
-            "herd: \(viewers) viewers, \(counts.outcomes.count) break(s) counted, \(format(seconds, 0)) s")
+            "herd: \(viewers) viewers, \(counts.outcomes.count) break(s) counted, \(format(seconds, 0)) s"
+                + (warmup > 0 ? " (the first \(format(warmup, 0)) s without sessions)" : ""))
         for id in Set(counts.outcomes.keys).union(counts.late.keys).union(counts.unreached.keys).sorted() {
             let outcomes = counts.outcomes[id] ?? [:]
             let listed = Outcome.allCases.map { "\($0.rawValue) \(outcomes[$0] ?? 0)" }.joined(separator: ", ")
@@ -73,7 +76,7 @@ struct HerdReport {
     /// The report as one JSON object.
     var json: String {
         var object: [String: Any] = [
-            "viewers": viewers, "breaks": counts.outcomes.count, "total": total,
+            "viewers": viewers, "warmupSeconds": warmup, "breaks": counts.outcomes.count, "total": total,
             "filledByAdServer": share(.adServer), "fallback": share(.fallback), "empty": share(.empty),
             "failed": share(.failed), "assetListRequests": counts.latencies.count, "p50Milliseconds": p50,
             "p99Milliseconds": p99, "preloads": counts.preloads, "preloadsUsed": counts.preloadsUsed,

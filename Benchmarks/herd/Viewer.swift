@@ -30,6 +30,9 @@ final class Viewer: @unchecked Sendable {
         var behind = 3.0
         /// Seconds an asset-list or playlist request may take before it counts as failed.
         var timeout = 5.0
+        /// Until when (wall-clock seconds) the viewers poll without X-PLAYBACK-SESSION-ID and
+        /// request nothing else (their connections open, no session on the server).
+        var warmupEnd = 0.0
     }
 
     /// One break as this viewer sees it.
@@ -73,6 +76,7 @@ final class Viewer: @unchecked Sendable {
     private var plans: [String: Plan] = [:]
     private var anchor: Double?
     private var polls = 0
+    private var updates = 0
     private var nextPoll = 0.0
     private var end = 0.0
     private var polling = false
@@ -236,9 +240,11 @@ final class Viewer: @unchecked Sendable {
     }
 
     /// Polls the live playlist, then reads it and does what is due.
+    /// During the warm-up the poll carries no session and its playlist only sets the playhead.
     private func poll() {
-        guard let request = try? HTTPClient.Request(url: context.url, headers: ["X-PLAYBACK-SESSION-ID": session])
-        else { return }
+        let warm = WallClock.now < context.warmupEnd
+        guard var request = try? HTTPClient.Request(url: context.url) else { return }
+        if !warm { request.headers.add(name: "X-PLAYBACK-SESSION-ID", value: session) }
         polling = true
         inFlight += 1
         client.execute(
@@ -260,8 +266,9 @@ final class Viewer: @unchecked Sendable {
                 if self.anchor == nil, let edge = snapshot.liveEdge {
                     self.anchor = now - (edge - self.context.behind * snapshot.targetDuration)
                 }
-                if let anchor = self.anchor {
-                    self.update(with: snapshot, anchor: anchor, now: now, first: self.polls == 1)
+                if let anchor = self.anchor, !warm {
+                    self.updates += 1
+                    self.update(with: snapshot, anchor: anchor, now: now, first: self.updates == 1)
                 }
             }
             let interval = self.context.pollInterval ?? snapshot?.targetDuration ?? 2

@@ -34,6 +34,13 @@ struct ViewersCommand: AsyncParsableCommand {
     @Option(help: "The herd ad server's origin, for its /stats (optional).")
     var adServer: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds the viewers first poll without X-PLAYBACK-SESSION-ID and request nothing else.",
+            discussion: "Their connections are open then, with no session on the server: the RSS at its end "
+                + "less the RSS at the break, per viewer, is the memory of an active session."))
+    var warmup: Double = 0
+
     @Option(help: "The seed of the viewers' random timings.")
     var seed: UInt64 = 1
 
@@ -46,6 +53,7 @@ struct ViewersCommand: AsyncParsableCommand {
         guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be 0 to 3600 s") }
         guard (1...1000).contains(connections) else { throw ValidationError("--connections must be 1 to 1000") }
         guard (1...250).contains(addresses) else { throw ValidationError("--addresses must be 1 to 250") }
+        guard warmup >= 0, warmup < duration else { throw ValidationError("--warmup must be 0 to --duration s") }
     }
 
     func run() async throws {
@@ -63,10 +71,11 @@ struct ViewersCommand: AsyncParsableCommand {
         }
         let results = HerdResults()
         let cache = PlaylistSnapshot.Cache()
-        let context = Viewer.Context(
+        var context = Viewer.Context(
             cache: cache, results: results, url: url, pollInterval: pollInterval, timeout: timeout)
         let cpuBefore = WallClock.processCPU
         let start = WallClock.now
+        context.warmupEnd = start + warmup
         let end = start + duration
         let spread = pollInterval ?? 2
         var runs: [EventLoopFuture<Void>] = []
@@ -82,7 +91,8 @@ struct ViewersCommand: AsyncParsableCommand {
         let stats = await adServerStats(clients[0])
         for client in clients { try await client.shutdown() }
         let report = HerdReport(
-            viewers: viewers, counts: results.snapshot, parses: cache.parsed, seconds: elapsed, cpuSeconds: cpu,
+            viewers: viewers, warmup: warmup, counts: results.snapshot, parses: cache.parsed, seconds: elapsed,
+            cpuSeconds: cpu,
             adServer: stats)
         print(json ? report.json : report.text)
     }

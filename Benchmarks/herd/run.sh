@@ -9,20 +9,27 @@
 #   replicas  1,500 viewers on two replicas sharing PostgreSQL behind nginx, then on one replica:
 #             the ad server's decisions for the break compared (goal: within 5 %)
 #   all       the three in turn
-# The live channel `demo` gets a standing schedule whose first break starts LEAD seconds after the
-# viewers join (so that the server sees them first), its ad server the herd's, with maxPerSecond
-# set to the ad server's rate. Each replica's RSS is printed before the viewers and at the break,
-# and the server's /metrics lines on viewer sessions, prefetch and ad decisions, if it has them.
-# Usage: Benchmarks/herd/run.sh [1500|10000|replicas|all]
+# The viewers first poll WARMUP seconds without their session IDs (connections open, no session on
+# the server), then with them. The live channel `demo` gets a standing schedule whose first break
+# starts LEAD seconds after the warm-up (so that the server sees the sessions first, and the
+# break's windows come after the warm-up), its ad server the herd's, with maxPerSecond set to the
+# ad server's rate and maxConcurrent to max(64, rate x latency x 2). Each replica's RSS is printed
+# before the viewers, at the end of the warm-up and at the break: (break - warm-up) / viewers is the
+# memory of an active session, printed beside the server's own gauges, with its /metrics lines on
+# viewer sessions, prefetch and ad decisions, if it has them. Replicas behind nginx get
+# --max-connections-per-peer 4096 (every request comes from nginx's address).
+# Usage: Benchmarks/herd/run.sh [1500|10000|replicas|all|N] (N viewers on one replica: a short check)
 # Environment: HLSI=path (else builds .build/release/hlsi), HERD=path (else builds the herd tool
-# in release), LEAD (seconds to the first break), BREAKS (breaks measured, 1 or 2),
-# BREAK_DURATION (seconds, default 20), LATENCY (ad server, default 0.15), SEED.
+# in release), WARMUP (seconds, default 20; 0: none), LEAD (seconds from the warm-up's end to the
+# first break), BREAKS (breaks measured, 1 or 2), BREAK_DURATION (seconds, default 20),
+# LATENCY (ad server, default 0.15), SEED.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SCENARIO="${1:-1500}"
 BREAK_DURATION="${BREAK_DURATION:-20}"
 LATENCY="${LATENCY:-0.15}"
 SEED="${SEED:-1}"
+WARMUP="${WARMUP:-20}"
 TOKEN=herd-benchmark-admin-token-0123456789
 EPOCH=1767225600 # the live channels' default epoch, 2026-01-01T00:00:00Z
 LIVE=/demo/live/video/main.m3u8
@@ -77,23 +84,44 @@ start_hlsi() {
 }
 
 # schedule SERVER FIRST EVERY RATE: the live channel's cadence, its first break at Unix time FIRST,
-# filled by the herd ad server at AD_URL within RATE decisions a second.
+# filled by the herd ad server at AD_URL within RATE decisions a second. The in-flight limit
+# (maxConcurrent) caps the decisions a second at maxConcurrent / latency: it covers rate x latency
+# twice over (at least the default 64), as operators must set it too.
 schedule() {
     local offset=$(( ($2 - EPOCH) % $3 ))
     local vast="$AD_URL/vast?brk=[BREAKID]&dur=[BREAKDURATION]&sid=[SESSIONID]&cb=[CACHEBUSTING]"
+    local concurrent
+    concurrent=$(awk -v r="$4" -v l="$LATENCY" \
+        'BEGIN { c = r * l * 2; c = (c == int(c)) ? c : int(c) + 1; c = c > 64 ? c : 64; print (c < 10000 ? c : 10000) }')
     curl -sf -X PUT "$1/admin/v1/schedules/live/demo" -H "Authorization: Bearer $TOKEN" \
         -H 'Content-Type: application/json' -o /dev/null \
         -d "{\"cadence\": {\"every\": $3, \"duration\": $BREAK_DURATION, \"offset\": $offset},
-             \"adServer\": {\"vast\": \"$vast\", \"maxPerSecond\": $4}}" ||
+             \"adServer\": {\"vast\": \"$vast\", \"maxPerSecond\": $4, \"maxConcurrent\": $concurrent}}" ||
         { echo "the schedule was refused by $1"; exit 1; }
 }
 
 metrics() { # SERVER NAME
     local lines
     lines=$(curl -sf "$1/metrics" -H "Authorization: Bearer $TOKEN" |
-        grep -E '^hlsi_(viewer_sessions|prefetch|ad_decisions_total|ad_server_shed|ad_server_breaker|asset_list_filled)' || true)
+        grep -E '^hlsi_(viewer_session|prefetch|ad_decisions_total|ad_server_shed|ad_server_breaker|asset_list_filled)' || true)
     [ -n "$lines" ] && { echo "  $2 /metrics:"; echo "$lines" | sed 's/^/    /'; }
     return 0
+}
+
+gauge() { # SERVER NAME: the value of the gauge NAME in the server's /metrics, empty if absent.
+    curl -sf "$1/metrics" -H "Authorization: Bearer $TOKEN" |
+        awk -v name="$2" '$1 == name { printf "%d\n", $2; exit }' || true
+}
+
+# session_memory SERVER VIEWERS: the server's own gauges of the sessions' and the decisions' bytes.
+session_memory() {
+    local sessions decisions
+    sessions=$(gauge "$1" hlsi_viewer_session_bytes)
+    decisions=$(gauge "$1" hlsi_prefetch_decision_bytes)
+    [ -z "$sessions$decisions" ] && return 0
+    echo "    the server's gauges: hlsi_viewer_session_bytes ${sessions:--}," \
+        "hlsi_prefetch_decision_bytes ${decisions:--}:" \
+        "$(( (${sessions:-0} + ${decisions:-0}) / $2 )) bytes per viewer"
 }
 
 # herd NAME URL VIEWERS RATE SERVERS...: one measured run. SERVERS are "name=url=pid" (each
@@ -101,7 +129,8 @@ metrics() { # SERVER NAME
 herd() {
     local name=$1 url=$2 viewers=$3 rate=$4
     shift 4
-    local lead=${LEAD:-$(( viewers > 5000 ? 90 : 75 ))}
+    # The break's windows (hint and retrieval, ~50 s before it) come after the warm-up.
+    local lead=$(( ${LEAD:-$(( viewers > 5000 ? 90 : 75 ))} + WARMUP ))
     local breaks=${BREAKS:-1}
     local every=$(( lead + BREAK_DURATION + 15 ))
     local join first duration
@@ -111,25 +140,41 @@ herd() {
     local server=${1#*=}
     schedule "${server%%=*}" "$first" "$every" "$rate"
     duration=$(( first + (breaks - 1) * every + 10 - join ))
-    echo "== $name: $viewers viewers, ad server $rate/s ${LATENCY}s, first break at +${lead} s," \
-        "$breaks break(s) of $BREAK_DURATION s, $duration s"
-    declare -A before
+    echo "== $name: $viewers viewers, ad server $rate/s ${LATENCY}s, warm-up $WARMUP s," \
+        "first break at +${lead} s, $breaks break(s) of $BREAK_DURATION s, $duration s"
+    declare -A before warm
     for entry in "$@"; do
         before[$entry]=$(rss_kib "${entry##*=}")
     done
     sleep $(( join - $(date +%s) > 0 ? join - $(date +%s) : 0 ))
     RUN_OUT="$WORK/$name.txt"
     timeout $(( duration + 60 )) "$HERD" viewers --url "$url$LIVE" --viewers "$viewers" --duration "$duration" \
-        --ad-server "$AD_URL" --seed "$SEED" >"$RUN_OUT" 2>"$WORK/$name.err" &
+        --ad-server "$AD_URL" --seed "$SEED" --warmup "$WARMUP" >"$RUN_OUT" 2>"$WORK/$name.err" &
     local viewers_pid=$!
     PIDS+=("$viewers_pid")
+    if [ "$WARMUP" -gt 0 ]; then
+        # A second before the warm-up ends: every connection open, no session yet.
+        local warm_end=$(( join + WARMUP - 1 ))
+        sleep $(( warm_end - $(date +%s) > 0 ? warm_end - $(date +%s) : 0 ))
+        for entry in "$@"; do
+            warm[$entry]=$(rss_kib "${entry##*=}")
+        done
+    fi
     sleep $(( first - $(date +%s) > 0 ? first - $(date +%s) : 0 ))
     for entry in "$@"; do
         local replica=${entry%%=*} rest=${entry#*=}
         local pid=${rest##*=} base=${rest%%=*} now
         now=$(rss_kib "$pid")
-        echo "  $replica RSS: ${before[$entry]} KiB before the viewers, $now KiB at the break:" \
-            "$(( (now - before[$entry]) * 1024 / viewers )) bytes per viewer"
+        if [ "$WARMUP" -gt 0 ]; then
+            echo "  $replica RSS: ${before[$entry]} KiB before the viewers, ${warm[$entry]} KiB after the warm-up," \
+                "$now KiB at the break: $(( (now - before[$entry]) * 1024 / viewers )) bytes per viewer"
+            echo "    per active session (RSS at the break - after the warm-up) / viewers:" \
+                "$(( (now - warm[$entry]) * 1024 / viewers )) bytes (goal: <= 1024)"
+        else
+            echo "  $replica RSS: ${before[$entry]} KiB before the viewers, $now KiB at the break:" \
+                "$(( (now - before[$entry]) * 1024 / viewers )) bytes per viewer"
+        fi
+        session_memory "$base" "$viewers"
         metrics "$base" "$replica"
     done
     wait "$viewers_pid" || { echo "the viewers failed:"; cat "$WORK/$name.err"; exit 1; }
@@ -176,7 +221,7 @@ scenario_replicas() {
 worker_processes 1;
 error_log $WORK/logs/error.log;
 pid $WORK/nginx.pid;
-events { worker_connections 2048; }
+events { worker_connections 8192; }
 http {
     access_log off;
     upstream hlsi { server 127.0.0.1:$a; server 127.0.0.1:$b; keepalive 64; }
@@ -188,9 +233,11 @@ http {
 CONF
     "$NGINX" -p "$WORK" -c "$WORK/nginx.conf"
     start_ad_server 100 "http://127.0.0.1:$public"
-    start_hlsi "$a" replica-a --database "$database" --public-url "http://127.0.0.1:$public"
+    # nginx connects from one address: a replica's per-peer connection limit must cover the herd.
+    local peer=(--max-connections-per-peer 4096)
+    start_hlsi "$a" replica-a --database "$database" --public-url "http://127.0.0.1:$public" "${peer[@]}"
     local pid_a=$HLSI_PID
-    start_hlsi "$b" replica-b --database "$database" --public-url "http://127.0.0.1:$public"
+    start_hlsi "$b" replica-b --database "$database" --public-url "http://127.0.0.1:$public" "${peer[@]}"
     local pid_b=$HLSI_PID
     wait_for "http://127.0.0.1:$public/demo/live/master.m3u8"
     herd "two replicas, 1500 viewers" "http://127.0.0.1:$public" 1500 100 \
@@ -213,5 +260,6 @@ case "$SCENARIO" in
     10000) scenario_one 10000 500 ;;
     replicas) scenario_replicas ;;
     all) scenario_one 1500 100; scenario_one 10000 500; scenario_replicas ;;
-    *) echo "usage: $0 [1500|10000|replicas|all]"; exit 2 ;;
+    [1-9]*[0-9] | [1-9]) scenario_one "$SCENARIO" $(( SCENARIO > 5000 ? 500 : 100 )) ;; # a short check
+    *) echo "usage: $0 [1500|10000|replicas|all|N]"; exit 2 ;;
 esac
