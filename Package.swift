@@ -53,6 +53,8 @@ let package = Package(
         ),
         // Pure core: SCTE 35 splice_info_section decoding, encoding and rendering. No I/O.
         .target(name: "SCTE35"),
+        // The allocator's figures for the server's metrics (glibc's mallinfo2), in C.
+        .target(name: "CHeapUsage"),
         // Pure core: VAST/VMAP reading, wrapper resolution, creative selection, macros, SVTA signaling. No I/O.
         .target(name: "AdDecisioning", dependencies: ["HLSPlaylist", "HLSInterstitials"]),
         // Pure core: segment timing from fMP4, MPEG-TS and packed audio (boxes, packets, frame headers). No I/O.
@@ -88,6 +90,7 @@ let package = Package(
         .target(
             name: "InterstitialServer",
             dependencies: [
+                "CHeapUsage",
                 "HLSPlaylist",
                 "HLSInterstitials",
                 "HLSLoading",

@@ -142,7 +142,7 @@ herd() {
     duration=$(( first + (breaks - 1) * every + 10 - join ))
     echo "== $name: $viewers viewers, ad server $rate/s ${LATENCY}s, warm-up $WARMUP s," \
         "first break at +${lead} s, $breaks break(s) of $BREAK_DURATION s, $duration s"
-    declare -A before warm
+    declare -A before warm heap
     for entry in "$@"; do
         before[$entry]=$(rss_kib "${entry##*=}")
     done
@@ -158,6 +158,8 @@ herd() {
         sleep $(( warm_end - $(date +%s) > 0 ? warm_end - $(date +%s) : 0 ))
         for entry in "$@"; do
             warm[$entry]=$(rss_kib "${entry##*=}")
+            local at=${entry#*=}
+            heap[$entry]=$(gauge "${at%%=*}" hlsi_heap_bytes)
         done
     fi
     sleep $(( first - $(date +%s) > 0 ? first - $(date +%s) : 0 ))
@@ -169,7 +171,13 @@ herd() {
             echo "  $replica RSS: ${before[$entry]} KiB before the viewers, ${warm[$entry]} KiB after the warm-up," \
                 "$now KiB at the break: $(( (now - before[$entry]) * 1024 / viewers )) bytes per viewer"
             echo "    per active session (RSS at the break - after the warm-up) / viewers:" \
-                "$(( (now - warm[$entry]) * 1024 / viewers )) bytes (goal: <= 1024)"
+                "$(( (now - warm[$entry]) * 1024 / viewers )) bytes"
+            local heap_now
+            heap_now=$(gauge "$base" hlsi_heap_bytes)
+            if [ -n "$heap_now" ] && [ -n "${heap[$entry]}" ]; then
+                echo "    per active session, heap in use (hlsi_heap_bytes at the break - after the warm-up) / viewers:" \
+                    "$(( (heap_now - heap[$entry]) / viewers )) bytes (goal: <= 1024)"
+            fi
         else
             echo "  $replica RSS: ${before[$entry]} KiB before the viewers, $now KiB at the break:" \
                 "$(( (now - before[$entry]) * 1024 / viewers )) bytes per viewer"

@@ -236,7 +236,8 @@ struct Routes {
             return
         }
         group.get { _, _ in
-            Response.bytes(
+            metrics.recordHeap()
+            return Response.bytes(
                 Array(metrics.renderText().utf8), contentType: ServerMetrics.contentType,
                 cacheControl: CachePolicy.noStore)
         }

@@ -69,6 +69,9 @@ final class ServerMetrics: Sendable {
         static var viewerSessions: MetricNameDescriptor {
             name("viewer_sessions", "", "Live viewer sessions kept for decisions made ahead.")
         }
+        static var heapBytes: MetricNameDescriptor {
+            name("heap", "bytes", "Bytes the allocator holds in use (glibc mallinfo2), read at each scrape.")
+        }
         static var viewerSessionBytes: MetricNameDescriptor {
             name("viewer_session", "bytes", "Bytes of the live viewer sessions kept.")
         }
@@ -163,6 +166,13 @@ final class ServerMetrics: Sendable {
             Name.adDecisions,
             [("target", labels.target(target)), ("path", MetricLabels.member(path, of: MetricLabels.decisionPaths))]
         ).increment()
+    }
+
+    /// Sets the gauge of the bytes the allocator holds in use (``HeapUsage``), where it is known:
+    /// read when `/metrics` is scraped.
+    func recordHeap() {
+        guard let heap = HeapUsage.bytesInUse() else { return }
+        registry.makeGauge(descriptor: Name.heapBytes, labels: []).set(Int64(heap))
     }
 
     /// Sets the gauges of the live viewer sessions kept: how many, and their bytes.
