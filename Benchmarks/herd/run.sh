@@ -142,9 +142,11 @@ herd() {
     duration=$(( first + (breaks - 1) * every + 10 - join ))
     echo "== $name: $viewers viewers, ad server $rate/s ${LATENCY}s, warm-up $WARMUP s," \
         "first break at +${lead} s, $breaks break(s) of $BREAK_DURATION s, $duration s"
-    declare -A before warm heap
+    declare -A before warm heap quiet
     for entry in "$@"; do
         before[$entry]=$(rss_kib "${entry##*=}")
+        local at=${entry#*=}
+        quiet[$entry]=$(gauge "${at%%=*}" hlsi_heap_bytes)
     done
     sleep $(( join - $(date +%s) > 0 ? join - $(date +%s) : 0 ))
     RUN_OUT="$WORK/$name.txt"
@@ -175,8 +177,8 @@ herd() {
             local heap_now
             heap_now=$(gauge "$base" hlsi_heap_bytes)
             if [ -n "$heap_now" ] && [ -n "${heap[$entry]}" ]; then
-                echo "    per active session, heap in use (hlsi_heap_bytes at the break - after the warm-up) / viewers:" \
-                    "$(( (heap_now - heap[$entry]) / viewers )) bytes (goal: <= 1024)"
+                echo "    heap in use (hlsi_heap_bytes at the break - after the warm-up) / viewers:" \
+                    "$(( (heap_now - heap[$entry]) / viewers )) bytes (requests in flight included)"
             fi
         else
             echo "  $replica RSS: ${before[$entry]} KiB before the viewers, $now KiB at the break:" \
@@ -186,6 +188,16 @@ herd() {
         metrics "$base" "$replica"
     done
     wait "$viewers_pid" || { echo "the viewers failed:"; cat "$WORK/$name.err"; exit 1; }
+    # Quiet to quiet: the heap in use once the viewers have gone (no request in flight, their
+    # connections closed; their sessions and decisions still kept) against before they came.
+    for entry in "$@"; do
+        local rest=${entry#*=} left
+        left=$(gauge "${rest%%=*}" hlsi_heap_bytes)
+        if [ -n "$left" ] && [ -n "${quiet[$entry]}" ]; then
+            echo "  ${entry%%=*}: per active session, heap in use (just after the viewers left - before they came)" \
+                "/ viewers: $(( (left - quiet[$entry]) / viewers )) bytes (goal: <= 1024)"
+        fi
+    done
     sed 's/^/  /' "$RUN_OUT"
 }
 

@@ -1,3 +1,5 @@
+import NIOConcurrencyHelpers
+
 /// The error ``withTimeLimit(_:_:)`` throws when its operation runs out of time.
 public struct TimeLimitExceeded: Error, Hashable, Sendable, CustomStringConvertible {
     /// The time the operation had.
@@ -28,5 +30,39 @@ public func withTimeLimit<Value: Sendable>(
         defer { group.cancelAll() }
         guard let first = try await group.next(), let value = first else { throw TimeLimitExceeded(limit: limit) }
         return value
+    }
+}
+
+/// Runs `operation` with a deadline, without waiting for it to stop: when it has not finished
+/// within `limit`, it is cancelled, left to end on its own, and ``TimeLimitExceeded`` is thrown at
+/// once.
+///
+/// Use it around an operation that may not stop when cancelled (a database query waiting for a
+/// connection to a server that is down), where the caller must not wait past its deadline. A
+/// cancelled caller cancels the operation too.
+public func withTimeLimitAbandoning<Value: Sendable>(
+    _ limit: Duration, _ operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    let waiting = NIOLockedValueBox<CheckedContinuation<Value, any Error>?>(nil)
+    let work = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            waiting.withLockedValue { $0 = continuation }
+            let timer = Task {
+                try? await Task.sleep(for: limit)
+                guard !Task.isCancelled, let continuation = waiting.withLockedValue({ $0.take() }) else { return }
+                work.withLockedValue { $0 }?.cancel()
+                continuation.resume(throwing: TimeLimitExceeded(limit: limit))
+            }
+            let task = Task {
+                let result: Result<Value, any Error>
+                do { result = .success(try await operation()) } catch { result = .failure(error) }
+                timer.cancel()
+                waiting.withLockedValue { $0.take() }?.resume(with: result)
+            }
+            work.withLockedValue { $0 = task }
+        }
+    } onCancel: {
+        work.withLockedValue { $0 }?.cancel()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HLSInterstitials
+import HLSLoading
 import HLSPlaylist
 import Logging
 import NIOConcurrencyHelpers
@@ -254,16 +255,11 @@ public final class PostgresStore: ServerStore {
     ) async throws(StoreError) -> T {
         let timeout = timeout
         do {
-            return try await withThrowingTaskGroup(of: T.self) { group in
-                group.addTask(operation: body)
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw DatabaseTimeout()
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next() else { throw DatabaseTimeout() }
-                return first
-            }
+            // Not waiting for a body that does not stop when cancelled: a query waits for a
+            // connection as long as the database is down.
+            return try await withTimeLimitAbandoning(timeout, body)
+        } catch let error as TimeLimitExceeded {
+            throw Self.storeError(DatabaseTimeout(), what: what, location: location, timeout: error.limit)
         } catch {
             throw Self.storeError(error, what: what, location: location, timeout: timeout)
         }

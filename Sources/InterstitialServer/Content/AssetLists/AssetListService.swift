@@ -1,6 +1,7 @@
 import AdDecisioning
 import Foundation
 import HLSInterstitials
+import HLSLoading
 import HLSPlaylist
 import Logging
 
@@ -283,20 +284,12 @@ struct AssetListService: Sendable {
         }
     }
 
-    /// `operation`'s result, or nil when it fails or takes longer than `limit`.
+    /// `operation`'s result, or nil when it fails or takes longer than `limit` (not waiting for an
+    /// operation that does not stop when cancelled, a ledger whose database is down).
     private static func within<T: Sendable>(
         _ limit: MediaTime, _ operation: @escaping @Sendable () async throws -> T
     ) async -> T? {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask { try? await operation() }
-            group.addTask {
-                try? await Task.sleep(for: limit.duration)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        try? await withTimeLimitAbandoning(limit.duration, operation)
     }
 
     /// The asset list a request gets at once, when that takes no waiting: the break is filled from

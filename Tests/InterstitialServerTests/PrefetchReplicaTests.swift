@@ -1,0 +1,139 @@
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import HummingbirdTesting
+import Logging
+import Testing
+
+@testable import InterstitialServer
+
+/// Issue 32, items 4 and 5: two replicas deciding ahead on a real PostgreSQL ledger
+/// (``PostgresDecisionLedger``) ask the ad server once per viewer; with PostgreSQL down, each decides
+/// for the viewers it sees itself.
+@Suite("Decisions made ahead by replicas on PostgreSQL")
+struct PrefetchReplicaTests {
+    static let logger = Logger(label: "hlsi.test.prefetch-replicas")
+
+    /// Two replicas of the demo, the live channel filled by a test VAST ad server, each with its
+    /// ledger; `prepare` runs once both serve (before any viewer is seen); then each replica sees
+    /// its `viewers` on the live playlist, and `body` gets the clients, the ad server's requests per
+    /// session, and the sessions.
+    static func run(
+        ledgers: (any DecisionLedger, any DecisionLedger), viewers: ([String], [String]),
+        prepare: @Sendable () async throws -> Void = {},
+        _ body:
+            @Sendable (
+                _ first: any TestClientProtocol, _ second: any TestClientProtocol,
+                _ asked: @Sendable (String) -> Int, _ total: @Sendable () -> Int
+            ) async throws -> Void
+    ) async throws {
+        let answer = NIOLockedBody()
+        try await TestOrigin.withOrigin(routes: { path in
+            path == "/vast" ? .init(contentType: "application/xml", body: answer.bytes) : .init()
+        }) { adServer in
+            answer.set(Array(PrefetchTests.vast(adServer.origin).utf8))
+            var configuration = try Harness.demo()
+            configuration.seed.schedules = []
+            configuration.live[0].adServer = try AdServerSettings.decode(
+                .object(["vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&cb=[CACHEBUSTING]")]))
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 40).rounded(.down))
+            let breakJSON =
+                #"{"id":"herd","target":"live/demo","date":"\#(formatter.string(from: start))","duration":10}"#
+            let replica = configuration
+            try await PrefetchTests.withReplica(replica, ledger: ledgers.0) { first in
+                try await PrefetchTests.withReplica(replica, ledger: ledgers.1) { second in
+                    for client in [first, second] {
+                        #expect(try await client.admin(.post, "breaks", breakJSON).status == .created)
+                    }
+                    try await prepare()
+                    for (client, sessions) in [(first, viewers.0), (second, viewers.1)] {
+                        for session in sessions {
+                            let playlist = try await client.get(
+                                "/demo/live/video/main.m3u8", headers: [Routes.sessionField: session])
+                            #expect(playlist.status == .ok)
+                        }
+                    }
+                    try await body(
+                        first, second,
+                        { session in adServer.requests("/vast").filter { $0.contains("sid=\(session)&") }.count },
+                        { adServer.requests("/vast").count })
+                    #expect(Date() < start, "all of it before the break")
+                }
+            }
+        }
+    }
+
+    /// The asset-list path of the demo's live break for `session`.
+    static func list(_ session: String) -> String {
+        "/demo/live/asset-list.json?_HLS_interstitial_id=herd&_HLS_primary_id=\(session)"
+    }
+
+    @Test(
+        "two replicas on one PostgreSQL database: each viewer is decided once, whichever replicas see it, and answered from that decision on either"
+    )
+    func sharedLedger() async throws {
+        if let reason = await PostgresCluster.unavailability() {
+            try Test.cancel("PostgreSQL cannot be started here: \(reason)")
+        }
+        let location = try await PostgresCluster.database()
+        let stores = [
+            PostgresStore(location, logger: Self.logger, timeout: .seconds(30)),
+            PostgresStore(location, logger: Self.logger, timeout: .seconds(30)),
+        ]
+        let ledgers = try stores.map { try #require($0.decisionLedger) }
+        let sessions = ["v1", "v2", "v3", "v4", "v5", "v6"]
+        let viewers = (["v1", "v2", "v5", "v6"], ["v3", "v4", "v5", "v6"])
+        try await Self.run(ledgers: (ledgers[0], ledgers[1]), viewers: viewers) { first, second, asked, total in
+            #expect(await PrefetchTests.until(60) { sessions.allSatisfy { asked($0) >= 1 } })
+            for (client, session) in [(first, "v3"), (second, "v1"), (first, "v6"), (second, "v5")] {
+                let answer = try await client.get(Self.list(session))
+                #expect(answer.status == .ok && answer.text.contains("/ads/a1/master.m3u8"), "\(answer.text)")
+            }
+            for client in [first, second] {
+                #expect(
+                    try await AdServerProtectionTests.metric(
+                        client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"prefetch\"}") == "2")
+            }
+            #expect(sessions.allSatisfy { asked($0) == 1 })
+            #expect(total() == sessions.count, "the ad server heard each viewer once, not once per replica")
+        }
+        for store in stores { await store.shutdown() }
+    }
+
+    @Test(
+        "PostgreSQL down: each replica decides ahead for the viewers it sees itself, and answers them from those decisions"
+    )
+    func databaseDown() async throws {
+        if let reason = await PostgresCluster.unavailability() {
+            try Test.cancel("PostgreSQL cannot be started here: \(reason)")
+        }
+        let cluster = try await PostgresCluster.startPrivate()
+        let location = try PostgresCluster.location(cluster)
+        let stores = [
+            PostgresStore(location, logger: Self.logger, timeout: .seconds(2)),
+            PostgresStore(location, logger: Self.logger, timeout: .seconds(2)),
+        ]
+        let ledgers = try stores.map { try #require($0.decisionLedger) }
+        let sessions = ["d1", "d2", "d3", "d4"]
+        try await Self.run(
+            ledgers: (ledgers[0], ledgers[1]), viewers: (["d1", "d2"], ["d3", "d4"]),
+            prepare: { try await PostgresCluster.stop(cluster) }
+        ) { first, second, asked, total in
+            #expect(await PrefetchTests.until(60) { sessions.allSatisfy { asked($0) >= 1 } })
+            for (client, session) in [(first, "d1"), (first, "d2"), (second, "d3"), (second, "d4")] {
+                let answer = try await client.get(Self.list(session))
+                #expect(answer.status == .ok && answer.text.contains("/ads/a1/master.m3u8"), "\(answer.text)")
+            }
+            for client in [first, second] {
+                #expect(
+                    try await AdServerProtectionTests.metric(
+                        client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"prefetch\"}") == "2")
+            }
+            #expect(total() == sessions.count, "each viewer decided once, by the replica that saw it")
+        }
+        for store in stores { await store.shutdown() }
+        try? await PostgresCluster.stop(cluster)
+    }
+}
