@@ -70,32 +70,45 @@ struct PrefetchReplicaTests {
         "/demo/live/asset-list.json?_HLS_interstitial_id=herd&_HLS_primary_id=\(session)"
     }
 
-    @Test(
-        "two replicas on one PostgreSQL database: each viewer is decided once, whichever replicas see it, and answered from that decision on either"
-    )
-    func sharedLedger() async throws {
-        if let reason = await PostgresCluster.unavailability() {
-            try Test.cancel("PostgreSQL cannot be started here: \(reason)")
+    /// Each of `clients` answered `count` asset lists from decisions made ahead.
+    static func expectAnsweredAhead(_ clients: [any TestClientProtocol], _ count: Int) async throws {
+        for client in clients {
+            #expect(
+                try await AdServerProtectionTests.metric(
+                    client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"prefetch\"}") == "\(count)")
         }
-        let location = try await PostgresCluster.database()
-        let stores = [
-            PostgresStore(location, logger: Self.logger, timeout: .seconds(30)),
-            PostgresStore(location, logger: Self.logger, timeout: .seconds(30)),
-        ]
-        let ledgers = try stores.map { try #require($0.decisionLedger) }
+    }
+
+    @Test(
+        "two replicas sharing a ledger (in memory, and on one PostgreSQL database): each viewer is decided once, whichever replicas see it, and answered from that decision on either",
+        arguments: ["memory", "postgres"]
+    )
+    func sharedLedger(_ kind: String) async throws {
+        var stores: [PostgresStore] = []
+        let ledgers: (any DecisionLedger, any DecisionLedger)
+        if kind == "postgres" {
+            if let reason = await PostgresCluster.unavailability() {
+                try Test.cancel("PostgreSQL cannot be started here: \(reason)")
+            }
+            let location = try await PostgresCluster.database()
+            stores = [
+                PostgresStore(location, logger: Self.logger, timeout: .seconds(30)),
+                PostgresStore(location, logger: Self.logger, timeout: .seconds(30)),
+            ]
+            ledgers = (try #require(stores[0].decisionLedger), try #require(stores[1].decisionLedger))
+        } else {
+            let ledger = LocalDecisionLedger(isShared: true)
+            ledgers = (ledger, ledger)
+        }
         let sessions = ["v1", "v2", "v3", "v4", "v5", "v6"]
         let viewers = (["v1", "v2", "v5", "v6"], ["v3", "v4", "v5", "v6"])
-        try await Self.run(ledgers: (ledgers[0], ledgers[1]), viewers: viewers) { first, second, asked, total in
+        try await Self.run(ledgers: ledgers, viewers: viewers) { first, second, asked, total in
             #expect(await PrefetchTests.until(60) { sessions.allSatisfy { asked($0) >= 1 } })
             for (client, session) in [(first, "v3"), (second, "v1"), (first, "v6"), (second, "v5")] {
                 let answer = try await client.get(Self.list(session))
                 #expect(answer.status == .ok && answer.text.contains("/ads/a1/master.m3u8"), "\(answer.text)")
             }
-            for client in [first, second] {
-                #expect(
-                    try await AdServerProtectionTests.metric(
-                        client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"prefetch\"}") == "2")
-            }
+            try await Self.expectAnsweredAhead([first, second], 2)
             #expect(sessions.allSatisfy { asked($0) == 1 })
             #expect(total() == sessions.count, "the ad server heard each viewer once, not once per replica")
         }
@@ -126,11 +139,7 @@ struct PrefetchReplicaTests {
                 let answer = try await client.get(Self.list(session))
                 #expect(answer.status == .ok && answer.text.contains("/ads/a1/master.m3u8"), "\(answer.text)")
             }
-            for client in [first, second] {
-                #expect(
-                    try await AdServerProtectionTests.metric(
-                        client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"prefetch\"}") == "2")
-            }
+            try await Self.expectAnsweredAhead([first, second], 2)
             #expect(total() == sessions.count, "each viewer decided once, by the replica that saw it")
         }
         for store in stores { await store.shutdown() }

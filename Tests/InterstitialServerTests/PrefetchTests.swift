@@ -249,66 +249,6 @@ extension PrefetchTests {
         }
         try await client.shutdown()
     }
-
-    @Test(
-        "two replicas sharing a ledger: each session is decided once, whichever replica sees it, and answered from it on either"
-    )
-    func replicas() async throws {
-        let body = NIOLockedBody()
-        try await TestOrigin.withOrigin(routes: { path in
-            path == "/vast" ? .init(contentType: "application/xml", body: body.bytes) : .init()
-        }) { adServer in
-            body.set(Array(Self.vast(adServer.origin).utf8))
-            var configuration = try Harness.demo()
-            configuration.seed.schedules = []
-            configuration.live[0].adServer = try AdServerSettings.decode(
-                .object(["vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&cb=[CACHEBUSTING]")]))
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 25).rounded(.down))
-            let breakJSON =
-                #"{"id":"herd","target":"live/demo","date":"\#(formatter.string(from: start))","duration":10}"#
-            let ledger = LocalDecisionLedger(isShared: true)
-            let replica = configuration
-            try await Self.withReplica(replica, ledger: ledger) { first in
-                try await Self.withReplica(replica, ledger: ledger) { second in
-                    for client in [first, second] {
-                        #expect(try await client.admin(.post, "breaks", breakJSON).status == .created)
-                    }
-                    let seen: [(any TestClientProtocol, [String])] = [
-                        (first, ["v1", "v2", "v5", "v6"]), (second, ["v3", "v4", "v5", "v6"]),
-                    ]
-                    for (client, viewers) in seen {
-                        for viewer in viewers {
-                            let playlist = try await client.get(
-                                "/demo/live/video/main.m3u8", headers: [Routes.sessionField: viewer])
-                            #expect(playlist.status == .ok)
-                        }
-                    }
-                    let sessions = ["v1", "v2", "v3", "v4", "v5", "v6"]
-                    func asked(_ session: String) -> Int {
-                        adServer.requests("/vast").filter { $0.contains("sid=\(session)&") }.count
-                    }
-                    #expect(
-                        await Self.until { sessions.allSatisfy { asked($0) >= 1 } }, "\(adServer.requests("/vast"))")
-                    #expect(Date() < start, "decided before the break")
-                    // Each replica answers a session the other decided, at once, from the ledger.
-                    let path = "/demo/live/asset-list.json?_HLS_interstitial_id=herd&_HLS_primary_id="
-                    let answers = [try await first.get(path + "v3"), try await second.get(path + "v1")]
-                    for answer in answers {
-                        #expect(answer.status == .ok && answer.text.contains("/ads/a1/master.m3u8"), "\(answer.text)")
-                    }
-                    for client in [first, second] {
-                        #expect(
-                            try await AdServerProtectionTests.metric(
-                                client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"prefetch\"}") == "1")
-                    }
-                    #expect(sessions.allSatisfy { asked($0) == 1 }, "\(adServer.requests("/vast"))")
-                    #expect(adServer.requests("/vast").count == sessions.count)
-                }
-            }
-        }
-    }
 }
 
 /// A body the test sets once its ad server's port is known.
