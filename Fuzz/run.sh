@@ -36,7 +36,7 @@ strip() {
 }
 strip "$out/interstitials" $(find Sources/HLSInterstitials -name '*.swift')
 strip "$out/ads" $(find Sources/AdDecisioning -name '*.swift')
-strip "$out/model" $(find Sources/InterstitialServer/Model -name '*.swift')
+strip "$out/model" $(find Sources/InterstitialServer/Model -name '*.swift') Sources/InterstitialServer/Planning/BreakWindows.swift
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name hls_interstitials)
 swiftc "${flags[@]}" -module-name PlaylistFuzz $(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') \
     "$out"/interstitials/*.swift Fuzz/PlaylistFuzzer.swift \
