@@ -87,6 +87,8 @@ struct AssetListService: Sendable {
                 return .json(AssetList(assets: []).encoded())
             }
             let started = ContinuousClock.now
+            // One deadline for all the viewer waits for: a decision on its way, the ledger, the ad server.
+            let due = started + configuration.assetListDeadline.duration
             var request = AdTagTemplate.Request(
                 breakID: id, cacheBuster: Self.cacheBuster(), timestamp: now())
             request.breakDuration = duration
@@ -139,11 +141,11 @@ struct AssetListService: Sendable {
                 shared || viewer != nil
             {
                 let key = DecisionKey(target: target, breakID: id, session: shared ? "" : viewer ?? "")
-                if let prepared = await ahead(key) { return answer(prepared, path: "prefetch") }
+                if let prepared = await ahead(key, due: due) { return answer(prepared, path: "prefetch") }
                 claim = key
             }
             if let key = claim, let ledger, ledger.isShared,
-                let prepared = await claimOrWait(key, ledger: ledger, deadline: configuration.assetListDeadline)
+                let prepared = await claimOrWait(key, ledger: ledger, due: due)
             {
                 return answer(prepared, path: "prefetch")
             }
@@ -153,7 +155,7 @@ struct AssetListService: Sendable {
             let headers =
                 (userAgent.map { [("X-Device-User-Agent", $0)] } ?? [])
                 + (viewerIP.map { [("X-Device-IP", $0)] } ?? [])
-            let deadline = configuration.assetListDeadline
+            let deadline = Self.left(until: due)
             let cacheBuster = request.cacheBuster
             // A URL the same for every viewer is asked once for all the viewers asking together.
             let liveDecisions = liveDecisions
@@ -231,15 +233,26 @@ struct AssetListService: Sendable {
             publicBase: publicBase)
     }
 
+    /// What is left of the time until `due` (zero once it passed).
+    private static func left(until due: ContinuousClock.Instant) -> MediaTime {
+        let left = (due - ContinuousClock.now).components
+        // At most the asset-list deadline, a MediaTime: its nanoseconds fit.
+        let nanoseconds = left.seconds * 1_000_000_000 + left.attoseconds / 1_000_000_000
+        return MediaTime(nanoseconds: max(0, nanoseconds))
+    }
+
     /// The decision made ahead for `key`: kept here, else (with a shared ledger) published by
-    /// another replica, asked within a quarter of the deadline.
-    private func ahead(_ key: DecisionKey) async -> PreparedDecision? {
+    /// another replica, asked within a quarter of the deadline; never past `due`.
+    private func ahead(_ key: DecisionKey, due: ContinuousClock.Instant) async -> PreparedDecision? {
         // A decision on its way (the viewer asked while it is being made ahead) is waited for, up
         // to half the deadline, rather than asked for again.
-        let half = Duration.nanoseconds(configuration.assetListDeadline.nanoseconds / 2)
-        if let bytes = await prefetched?.decision(key, waitingUpTo: half) { return PreparedDecision(encoded: bytes) }
+        let deadline = configuration.assetListDeadline
+        let half = min(MediaTime(nanoseconds: deadline.nanoseconds / 2), Self.left(until: due))
+        if let bytes = await prefetched?.decision(key, waitingUpTo: half.duration) {
+            return PreparedDecision(encoded: bytes)
+        }
         guard let ledger, ledger.isShared else { return nil }
-        let wait = MediaTime(nanoseconds: configuration.assetListDeadline.nanoseconds / 4)
+        let wait = min(MediaTime(nanoseconds: deadline.nanoseconds / 4), Self.left(until: due))
         guard let found = await Self.within(wait, { try await ledger.decisions([key]) }), let bytes = found[key]
         else { return nil }
         return PreparedDecision(encoded: bytes)
@@ -247,22 +260,26 @@ struct AssetListService: Sendable {
 
     /// Claims `key` before it is decided live, so that two replicas do not ask the ad server for one
     /// viewer; when another replica holds the claim, waits for its decision (polling the ledger)
-    /// until half the deadline. Nil: decide live (won, failed or waited in vain).
+    /// until half the deadline, never past `due`. Nil: decide live (won, failed or waited in vain).
     private func claimOrWait(
-        _ key: DecisionKey, ledger: any DecisionLedger, deadline: MediaTime
+        _ key: DecisionKey, ledger: any DecisionLedger, due: ContinuousClock.Instant
     ) async -> PreparedDecision? {
         let at = now()
+        let deadline = configuration.assetListDeadline
         let half = MediaTime(nanoseconds: deadline.nanoseconds / 2)
         let owner = owner
         guard
             let won = await Self.within(
-                half, { try await ledger.claim([key], owner: owner, until: at + deadline + deadline, now: at) }),
+                min(half, Self.left(until: due)),
+                { try await ledger.claim([key], owner: owner, until: at + deadline + deadline, now: at) }),
             !won.contains(key)
         else { return nil }
-        let until = ContinuousClock.now + half.duration
+        let until = min(ContinuousClock.now + half.duration, due)
         while ContinuousClock.now < until {
             try? await Task.sleep(for: .milliseconds(50))
-            if let found = await Self.within(half, { try await ledger.decisions([key]) }), let bytes = found[key] {
+            if let found = await Self.within(Self.left(until: until), { try await ledger.decisions([key]) }),
+                let bytes = found[key]
+            {
                 return PreparedDecision(encoded: bytes)
             }
         }
