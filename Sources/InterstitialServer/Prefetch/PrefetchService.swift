@@ -185,11 +185,9 @@ struct PrefetchService: Service {
         // Not when it was decided meanwhile, or is being decided (the viewer asked first).
         guard let tag = item.settings.vast, library.prefetched.begin(key) else { return }
         defer { library.prefetched.finished(key) }
-        var request = AdTagTemplate.Request(
-            breakID: key.breakID, cacheBuster: AssetListService.cacheBuster(), timestamp: now())
-        request.breakDuration = item.duration
-        request.sessionID = key.session.isEmpty ? nil : key.session
-        request.contentID = key.target.id
+        let request = AssetListService.adRequest(
+            breakID: key.breakID, duration: item.duration, session: key.session.isEmpty ? nil : key.session,
+            target: key.target, at: now())
         let url = tag.url(for: request)
         let started = ContinuousClock.now
         let outcome = await vast.decide(

@@ -89,11 +89,7 @@ struct AssetListService: Sendable {
             let started = ContinuousClock.now
             // One deadline for all the viewer waits for: a decision on its way, the ledger, the ad server.
             let due = started + configuration.assetListDeadline.duration
-            var request = AdTagTemplate.Request(
-                breakID: id, cacheBuster: Self.cacheBuster(), timestamp: now())
-            request.breakDuration = duration
-            request.sessionID = viewer
-            request.contentID = target.id
+            var request = Self.adRequest(breakID: id, duration: duration, session: viewer, target: target, at: now())
             request.viewerUserAgent = userAgent
             request.viewerIP = viewerIP
             // A VMAP break asks its own ad source; any other break the target's VAST template.
@@ -370,6 +366,18 @@ struct AssetListService: Sendable {
                 "attempt": "\(attempt)", "offset": "\(offset)", "ads": "\(list.adCount)",
             ])
         return .json(list.json)
+    }
+
+    /// What fills a break's ad tag for a viewer (`session`, nil: none) at `date`: the break, its
+    /// duration, the content and a new cache buster; the same live and ahead of the break.
+    static func adRequest(
+        breakID: String, duration: MediaTime, session: String?, target: Target, at date: DateTime
+    ) -> AdTagTemplate.Request {
+        var request = AdTagTemplate.Request(breakID: breakID, cacheBuster: cacheBuster(), timestamp: date)
+        request.breakDuration = duration
+        request.sessionID = session
+        request.contentID = target.id
+        return request
     }
 
     /// A VAST cache buster: 8 random digits (VAST 4.3 §6.2, `[CACHEBUSTING]`).
