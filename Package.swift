@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SCTE35", targets: ["SCTE35"]),
         .library(name: "AdDecisioning", targets: ["AdDecisioning"]),
         .library(name: "MediaTiming", targets: ["MediaTiming"]),
+        .library(name: "MediaValidation", targets: ["MediaValidation"]),
         .executable(name: "hlsi", targets: ["hlsi"]),
     ],
     dependencies: [
@@ -23,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -37,13 +39,15 @@ let package = Package(
         .target(name: "HLSPlaylist"),
         // Pure core: the interstitial schema, asset lists, validation and authoring. No I/O.
         .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist", "SCTE35"]),
-        // I/O: loading playlists from files and http(s) URLs.
+        // I/O: loading playlists from files and http(s) URLs, and the stream validator that downloads
+        // what it checks (it re-exports MediaValidation, whose types its API uses).
         .target(
             name: "HLSLoading",
             dependencies: [
                 "HLSPlaylist",
                 "HLSInterstitials",
                 "MediaTiming",
+                "MediaValidation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -59,6 +63,9 @@ let package = Package(
         .target(name: "AdDecisioning", dependencies: ["HLSPlaylist", "HLSInterstitials"]),
         // Pure core: segment timing from fMP4, MPEG-TS and packed audio (boxes, packets, frame headers). No I/O.
         .target(name: "MediaTiming"),
+        // Pure core: the media rules, comparing what MediaTiming measured in segments with what the
+        // playlists say (media-extinf, media-av-offset...). No I/O: HLSLoading downloads.
+        .target(name: "MediaValidation", dependencies: ["HLSPlaylist", "HLSInterstitials", "MediaTiming"]),
         // Pure core: the coordinated-group protocol, its hub as a value, and hand-off sessions. No I/O.
         .target(name: "PlaybackCoordination", dependencies: ["HLSPlaylist", "HLSInterstitials"]),
         // Pure core: the playback engine, a state machine (inputs in, actions out) on the schedule. No I/O.
@@ -103,6 +110,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -131,6 +139,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -148,6 +158,10 @@ let package = Package(
         .testTarget(name: "AdDecisioningTests", dependencies: ["AdDecisioning", "HLSInterstitials", "HLSPlaylist"]),
         .testTarget(name: "MediaTimingTests", dependencies: ["MediaTiming"]),
         .testTarget(
+            name: "MediaValidationTests",
+            dependencies: ["MediaValidation", "MediaTiming", "HLSInterstitials", "HLSPlaylist"]
+        ),
+        .testTarget(
             name: "HLSInterstitialsTests",
             dependencies: ["HLSInterstitials", "HLSPlaylist", "SCTE35"]
         ),
@@ -157,7 +171,7 @@ let package = Package(
                 "HLSLoading",
                 "HLSInterstitials",
                 "HLSPlaylist",
-                "MediaTiming",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -175,8 +189,13 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -197,6 +216,7 @@ let package = Package(
                 "HLSPlaylist",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

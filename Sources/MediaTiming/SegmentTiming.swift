@@ -15,7 +15,7 @@ public struct SegmentTiming: Hashable, Sendable, Codable {
     /// The `sidx` boxes of an fMP4 media segment.
     public var segmentIndexes: [SegmentIndex]
     /// The `com.apple.streaming.transportStreamTimestamp` of packed audio's ID3 tag, in 90 kHz units.
-    public var id3Timestamp: MediaTime?
+    public var id3Timestamp: TimescaledTime?
     /// Problems that did not stop reading (lost packets, skipped bytes, a missing timestamp), at most
     /// ``MediaTimingParser/maximumWarnings`` and one ``MediaTimingError/Code/warningLimit`` summary.
     public var warnings: [MediaTimingError]
@@ -23,7 +23,7 @@ public struct SegmentTiming: Hashable, Sendable, Codable {
     /// Creates a segment timing.
     public init(
         format: MediaFormat, byteCount: Int, tracks: [TrackTiming], initSegment: InitSegment? = nil,
-        sequenceNumber: UInt32? = nil, segmentIndexes: [SegmentIndex] = [], id3Timestamp: MediaTime? = nil,
+        sequenceNumber: UInt32? = nil, segmentIndexes: [SegmentIndex] = [], id3Timestamp: TimescaledTime? = nil,
         warnings: [MediaTimingError] = []
     ) {
         self.format = format

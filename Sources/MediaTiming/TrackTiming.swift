@@ -10,16 +10,16 @@ public struct TrackTiming: Hashable, Sendable, Codable {
     public var streamType: UInt8?
     /// The decode time of the first sample: `tfdt`, the first PES DTS (or PTS), or the packed audio
     /// ID3 timestamp.
-    public var decodeStart: MediaTime
+    public var decodeStart: TimescaledTime
     /// The earliest presentation time of any sample: `tfdt` plus the smallest composition offset, or
     /// the smallest PES PTS. Edit lists are not applied (see ``editListOffset``).
-    public var presentationStart: MediaTime
+    public var presentationStart: TimescaledTime
     /// For fMP4, the shift the initialization segment's edit list applies to presentation times
     /// (nil when there is none; players that honour edit lists present at ``editedPresentationStart``).
-    public var editListOffset: MediaTime?
+    public var editListOffset: TimescaledTime?
     /// How long the track plays: the sum of the sample durations (fMP4), the PTS span plus one frame
     /// (MPEG-TS), or the frames' samples over the sample rate (audio).
-    public var duration: MediaTime
+    public var duration: TimescaledTime
     /// The bytes of media data: sample sizes (fMP4), PES payloads (MPEG-TS) or frames (packed audio).
     public var byteCount: Int
     /// The number of samples: fMP4 samples, video PES packets, or audio frames.
@@ -33,9 +33,9 @@ public struct TrackTiming: Hashable, Sendable, Codable {
 
     /// Creates a track timing.
     public init(
-        id: UInt32, kind: TrackKind, codec: String? = nil, streamType: UInt8? = nil, decodeStart: MediaTime,
-        presentationStart: MediaTime, editListOffset: MediaTime? = nil, duration: MediaTime, byteCount: Int,
-        sampleCount: Int, startsWithKeyFrame: Bool?, sampleRate: Int? = nil
+        id: UInt32, kind: TrackKind, codec: String? = nil, streamType: UInt8? = nil, decodeStart: TimescaledTime,
+        presentationStart: TimescaledTime, editListOffset: TimescaledTime? = nil, duration: TimescaledTime,
+        byteCount: Int, sampleCount: Int, startsWithKeyFrame: Bool?, sampleRate: Int? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -52,11 +52,12 @@ public struct TrackTiming: Hashable, Sendable, Codable {
     }
 
     /// ``presentationStart`` shifted by ``editListOffset`` (the same when there is no edit list).
-    public var editedPresentationStart: MediaTime {
+    public var editedPresentationStart: TimescaledTime {
         guard let editListOffset, editListOffset.timescale == presentationStart.timescale else {
             return presentationStart
         }
-        return MediaTime(value: presentationStart.value &+ editListOffset.value, timescale: presentationStart.timescale)
+        return TimescaledTime(
+            value: presentationStart.value &+ editListOffset.value, timescale: presentationStart.timescale)
     }
 
     /// Where the track ends, in seconds: ``presentationStart`` plus ``duration``.

@@ -4,7 +4,7 @@ import Testing
 
 /// The schedule's part of issue 33 (agreeing with the peers' test suites and with draft-22): each test
 /// failed before its fix.
-@Suite("Schedule: agreement with the peers and draft-22 (issue 33)")
+@Suite("Schedule: agreement with the peers and draft-22")
 struct PeerAgreementTests {
     typealias Groups = ScheduleGroupTests
     typealias Rules = ScheduleRuleTests

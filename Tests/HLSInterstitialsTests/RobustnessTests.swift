@@ -5,7 +5,7 @@ import Testing
 
 /// Issue 14: the schedule and timeline never trap, an interstitial cannot inject lines or attributes,
 /// user-given times are bounded, and asset-list queries are checked.
-@Suite("Robustness of interstitials (issue 14)")
+@Suite("Robustness of interstitials: no traps, no injection, bounded times, checked asset-list queries")
 struct InterstitialRobustnessTests {
     static func resolve(_ text: String) -> InterstitialSchedule {
         let playlist = Sample.mediaPlaylist(text)

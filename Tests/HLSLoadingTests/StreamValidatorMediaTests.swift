@@ -336,10 +336,7 @@ struct StreamValidatorMediaTests {
     func sample() async throws {
         let (report, _, _) = try await validate("/long.m3u8", .init(sample: 2))
         #expect(report.media?.playlists.first?.segments.map(\.index) == [0, 4])
-        #expect(MediaValidationOptions(sample: 3).selectedIndexes(count: 10) == [0, 5, 9])
-        #expect(MediaValidationOptions(sample: 1).selectedIndexes(count: 10, includeFirst: true) == [0])
-        #expect(MediaValidationOptions(sample: 2).selectedIndexes(count: 2) == [0, 1])
-        #expect(MediaValidationOptions().selectedIndexes(count: 3) == [0, 1, 2])
+        // Which indexes a sample picks is MediaValidationTests' (the pure rule).
     }
 
     @Test("the byte budget stops downloads; what was read is reported")
@@ -351,12 +348,5 @@ struct StreamValidatorMediaTests {
         #expect(media.playlists.first?.segments.map(\.index) == [0, 1])
         #expect(media.playlists.first?.skipped == 3)
         #expect(report.notes.contains { $0.contains("budget") })
-    }
-
-    @Test("the media rules are in the catalog with stable IDs")
-    func catalog() {
-        let ids = Rule.allRules.map(\.id.rawValue)
-        for rule in Rule.mediaRules { #expect(ids.filter { $0 == rule.id.rawValue }.count == 1) }
-        #expect(Rule.mediaRules.count == 12)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 14: no input traps or wraps time, no built tag breaks the line grammar, and the parser's cost
 /// and output stay linear in the input.
-@Suite("Robustness: time bounds, tag injection, linear cost (issue 14)")
+@Suite("Robustness: time bounds, tag injection, linear cost")
 struct RobustnessTests {
     // MARK: Time
 

@@ -112,7 +112,7 @@ import Testing
 
     @Test func packedAudioTimestampAndCodec() throws {
         let aac = try MediaTimingParser.parse(try Media.bytes("packed/audio.aac"))
-        #expect(aac.id3Timestamp == MediaTime(value: 900_000, timescale: 90_000))
+        #expect(aac.id3Timestamp == TimescaledTime(value: 900_000, timescale: 90_000))
         #expect(aac.tracks.first?.duration.timescale == 44100)  // the ADTS sample rate
         let mp3 = try MediaTimingParser.parse(try Media.bytes("packed/audio.mp3"))
         #expect(mp3.id3Timestamp == aac.id3Timestamp)

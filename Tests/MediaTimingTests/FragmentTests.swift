@@ -20,7 +20,7 @@ import Testing
         tracks: [
             TrackDescription(
                 trackID: 1, kind: .video, handlerType: "vide", timescale: 1000,
-                duration: MediaTime(value: 0, timescale: 1000), sampleEntryType: "avc1",
+                duration: TimescaledTime(value: 0, timescale: 1000), sampleEntryType: "avc1",
                 fragmentDefaults: TrackFragmentDefaults(sampleDuration: 5, sampleSize: 40, sampleFlags: nonSync))
         ])
 

@@ -4,7 +4,7 @@ import Testing
 /// Issue 16, "CLI polish": input never drives the terminal, network failures are worded for people,
 /// defaults are shown once, `--format json`/`--json` print JSON whatever happens, `insert --in`
 /// takes a media playlist, and `validate --recursive` says what it checked.
-@Suite("hlsi CLI polish (issue 16)")
+@Suite("hlsi output: escaped echoes, worded failures, help defaults, insert --in, validate summaries")
 struct CLIPolishTests {
     /// The control characters (other than the line feed) in `text`.
     static func controls(_ text: String) -> [UInt32] {

@@ -61,11 +61,11 @@ public struct AssetListQuery: Hashable, Sendable {
                     "expected a non-negative decimal number of seconds, found \"\(Diagnostic.clipped(text, limit: 64))\""
                 )
             }
-            guard value <= MediaTime.userInputLimit else {
-                throw AssetListQueryError(
-                    parameter: offsetName, "\(value) s is out of range (at most \(MediaTime.userInputLimit) s)")
+            do {
+                offset = try value.checkedUserInput()
+            } catch {
+                throw AssetListQueryError(parameter: offsetName, error.description)
             }
-            offset = value
         }
         var primary: String?
         let primaryName = "_HLS_primary_id"

@@ -102,9 +102,7 @@ public struct InsertionRequest: Hashable, Sendable {
         case (nil, nil): throw fail("at", "give a time (at) or a date (date) for interstitial \"\(id)\"")
         case (.some, .some): throw fail("date", "give either a time (at) or a date (date), not both")
         case (let time?, nil):
-            guard time.nanoseconds.magnitude <= MediaTime.userInputLimit.nanoseconds.magnitude else {
-                throw fail("at", "\(time) s is out of range (at most \(MediaTime.userInputLimit) s either way)")
-            }
+            do { _ = try time.checkedUserInput() } catch { throw fail("at", error.description) }
             guard let mapped = mapping(time), mapped.isWithinUserInputBounds else {
                 throw fail("at", "the playlist has no segment to place \(time) s on, or the date is out of range")
             }
@@ -140,9 +138,7 @@ public struct InsertionRequest: Hashable, Sendable {
         ] {
             guard let value else { continue }
             if value < .zero, field != "resumeOffset" { throw fail(field, "must not be negative, found \(value)") }
-            if value.nanoseconds.magnitude > MediaTime.userInputLimit.nanoseconds.magnitude {
-                throw fail(field, "\(value) s is out of range (at most \(MediaTime.userInputLimit) s)")
-            }
+            do { _ = try value.checkedUserInput() } catch { throw fail(field, error.description) }
         }
         event.duration = duration
         event.plannedDuration = plannedDuration

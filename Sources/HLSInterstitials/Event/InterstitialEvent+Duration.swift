@@ -23,4 +23,22 @@ extension InterstitialEvent {
         case (nil, nil): return nil
         }
     }
+
+    /// When the event ends: START-DATE plus its ``effectiveDuration(played:)`` (none, or a negative
+    /// one, counts as zero); nil without START-DATE.
+    ///
+    /// The one place the end is computed: the server's overlap and live-window checks and its break
+    /// planner use it.
+    public func effectiveEnd(played: MediaTime? = nil) -> DateTime? {
+        date.map { $0 + max(effectiveDuration(played: played) ?? .zero, .zero) }
+    }
+
+    /// The X-PLAYOUT-LIMIT of a break that returns early `elapsed` after it started: that time in
+    /// whole milliseconds, rounded toward zero, so the limit never passes the moment of the return.
+    ///
+    /// The one place the rounding is done: `POST /admin/v1/channels/ID/return` and a signalled
+    /// return (an SCTE-35 IN before the planned end) both use it.
+    public static func earlyReturnPlayoutLimit(elapsed: MediaTime) -> MediaTime {
+        MediaTime(nanoseconds: elapsed.nanoseconds / 1_000_000 * 1_000_000)
+    }
 }

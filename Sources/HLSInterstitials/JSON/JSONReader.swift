@@ -97,11 +97,11 @@ public struct JSONReader<Failure: JSONPathError> {
             throw error(key, "expected a number of seconds, found \(value.typeName)")
         }
         guard signed || number >= 0 else { throw error(key, "must not be negative, found \(value)") }
-        guard let time = MediaTime(exactlySeconds: number) else {
-            throw error(
-                key, "\(value) s is out of range (at most \(MediaTime.userInputLimit) s\(signed ? " either way" : ""))")
+        do {
+            return try MediaTime.userInput(seconds: number, text: "\(value)")
+        } catch {
+            throw self.error(key, error.description)
         }
-        return time
     }
 
     /// Seconds that must be there.

@@ -65,6 +65,28 @@ public struct MediaTime: Hashable, Comparable, Sendable, AdditiveArithmetic, Cus
     /// ``MediaTime`` and ``DateTime`` can represent; nothing a user gives can then overflow.
     public static let userInputLimit = MediaTime(nanoseconds: 315_360_000 * 1_000_000_000)
 
+    /// This time, when its magnitude is at most ``userInputLimit``: the one check for a user-given
+    /// time (a JSON body, a command-line option, an asset-list query).
+    ///
+    /// - Throws: ``UserInputTimeError``, naming the value, when it is beyond the limit.
+    public func checkedUserInput() throws(UserInputTimeError) -> MediaTime {
+        guard nanoseconds.magnitude <= Self.userInputLimit.nanoseconds.magnitude else {
+            throw UserInputTimeError(text: description)
+        }
+        return self
+    }
+
+    /// A user-given number of seconds as a time: ``init(exactlySeconds:)``, refusing what is not
+    /// finite or is beyond ``userInputLimit`` with the one error for it.
+    ///
+    /// - Parameter text: the value as the user gave it, for the message.
+    public static func userInput(
+        seconds: Double, text: @autoclosure () -> String
+    ) throws(UserInputTimeError) -> MediaTime {
+        guard let time = MediaTime(exactlySeconds: seconds) else { throw UserInputTimeError(text: text()) }
+        return time
+    }
+
     /// The greatest time (about 292 years).
     public static let max = MediaTime(nanoseconds: .max)
 

@@ -250,7 +250,7 @@ struct Catalog: Sendable {
                 throw APIError.conflict(
                     code: "already-returned", "break \"\(event.identifier)\" has already returned early")
             }
-            let limit = MediaTime(nanoseconds: (now - start).nanoseconds / 1_000_000 * 1_000_000)
+            let limit = InterstitialEvent.earlyReturnPlayoutLimit(elapsed: now - start)
             if let duration = Self.duration(of: event), limit >= duration {
                 throw APIError.conflict(code: "break-over", "break \"\(event.identifier)\" has already ended")
             }
@@ -273,7 +273,7 @@ struct Catalog: Sendable {
             epoch: channel.epoch, window: (start - Self.longestBreakNow)..<end, lookahead: .zero)
         return planner(channel, target, state).plan(timeline).first { planned in
             guard state.breaks[planned.event.identifier] != nil, let date = planned.event.date else { return false }
-            return date < end && date + (planned.event.effectiveDuration() ?? .zero) > start
+            return date < end && (planned.event.effectiveEnd() ?? date) > start
         }?.event.identifier
     }
 
@@ -308,7 +308,7 @@ struct Catalog: Sendable {
         guard item.target.kind == .live, let served = state.served[ServedKey(item.target, item.id)],
             let event = InterstitialEvent(attributes: served), let start = event.date
         else { return false }
-        return start + (event.effectiveDuration() ?? .zero) + servedWindowMargin > now
+        return (event.effectiveEnd() ?? start) + servedWindowMargin > now
     }
 
     /// Values once served never change, and an ID once served is never reused for new values.

@@ -319,7 +319,7 @@ public struct BreakPlanner: Sendable {
             if let actual = item.actualDuration, state.earlyReturns[key] == nil, served.duration == nil,
                 served.endDate == nil, served.playoutLimit == nil
             {
-                earlyReturn = MediaTime(nanoseconds: actual.nanoseconds / 1_000_000 * 1_000_000)
+                earlyReturn = InterstitialEvent.earlyReturnPlayoutLimit(elapsed: actual)
             }
         } else {
             guard !item.isCancelled, let start = item.startDate, !servedSignal(near: start, other: item.id) else {
@@ -379,8 +379,7 @@ public struct BreakPlanner: Sendable {
     }
 
     private func overlaps(_ event: InterstitialEvent, _ window: Range<DateTime>) -> Bool {
-        guard let start = event.date else { return true }
-        let end = start + max(event.effectiveDuration() ?? .zero, .zero)
+        guard let end = event.effectiveEnd() else { return true }
         return end >= window.lowerBound
     }
 }

@@ -50,7 +50,8 @@ extension ContentLibrary {
                 let window = windows.retrieval(
                     hintStart: hintStart, sessions: audience, perSecond: settings.maximumPerSecond)
                 let upcoming = PrefetchPlanner.Upcoming(
-                    key: PrefetchCache.BreakKey(target: target, breakID: id), start: start, end: start + duration,
+                    key: PrefetchCache.BreakKey(target: target, breakID: id), start: start,
+                    end: planned.event.effectiveEnd() ?? start,
                     window: window, shared: tag.isShared, server: server, pacing: PrefetchPlanner.Pacing(settings))
                 found.append(PrefetchBreak(upcoming: upcoming, settings: settings, duration: duration))
             }

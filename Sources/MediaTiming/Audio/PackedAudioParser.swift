@@ -69,11 +69,11 @@ enum PackedAudioParser {
         guard let first else {
             throw MediaTimingError(.audioFrame, offset: 0, path: "packed audio", "the segment holds no audio frame")
         }
-        let start: MediaTime
+        let start: TimescaledTime
         if let timestamp {
-            start = MediaTime(value: Int64(timestamp), timescale: 90_000)
+            start = TimescaledTime(value: Int64(timestamp), timescale: 90_000)
         } else {
-            start = MediaTime(value: 0, timescale: 90_000)
+            start = TimescaledTime(value: 0, timescale: 90_000)
             warnings.add(
                 MediaTimingError(
                     .missingTimestamp, offset: 0, path: "packed audio",
@@ -82,11 +82,11 @@ enum PackedAudioParser {
         }
         let track = TrackTiming(
             id: 0, kind: .audio, codec: first.codec, decodeStart: start, presentationStart: start,
-            duration: MediaTime(value: samples, timescale: UInt32(first.sampleRate)), byteCount: Int(frameBytes),
+            duration: TimescaledTime(value: samples, timescale: UInt32(first.sampleRate)), byteCount: Int(frameBytes),
             sampleCount: Int(frames), startsWithKeyFrame: true, sampleRate: first.sampleRate)
         return SegmentTiming(
             format: .packedAudio, byteCount: bytes.count, tracks: [track],
-            id3Timestamp: timestamp.map { MediaTime(value: Int64($0), timescale: 90_000) },
+            id3Timestamp: timestamp.map { TimescaledTime(value: Int64($0), timescale: 90_000) },
             warnings: warnings.finished())
     }
 

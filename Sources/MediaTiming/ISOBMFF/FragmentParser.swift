@@ -38,11 +38,11 @@ struct FragmentParser {
             let scale = entry.track.timescale
             return TrackTiming(
                 id: id, kind: entry.track.kind, codec: entry.track.codec,
-                decodeStart: MediaTime(value: entry.decodeStart ?? 0, timescale: scale),
-                presentationStart: MediaTime(
+                decodeStart: TimescaledTime(value: entry.decodeStart ?? 0, timescale: scale),
+                presentationStart: TimescaledTime(
                     value: entry.presentationStart ?? entry.decodeStart ?? 0, timescale: scale),
                 editListOffset: entry.track.editListOffset,
-                duration: MediaTime(value: entry.duration, timescale: scale),
+                duration: TimescaledTime(value: entry.duration, timescale: scale),
                 byteCount: Int(clamping: entry.bytes), sampleCount: Int(clamping: entry.samples),
                 startsWithKeyFrame: entry.firstSync, sampleRate: entry.track.sampleRate)
         }

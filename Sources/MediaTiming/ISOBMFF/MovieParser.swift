@@ -89,7 +89,7 @@ enum MovieParser {
             }
         var track = TrackDescription(
             trackID: trackID, kind: kind, handlerType: handler.description, timescale: timescale,
-            duration: MediaTime(value: Int64(clamping: duration), timescale: timescale), sampleEntryType: "")
+            duration: TimescaledTime(value: Int64(clamping: duration), timescale: timescale), sampleEntryType: "")
         if let edts = Box.first("edts", in: children), let elst = Box.first("elst", in: try edts.children(bytes)) {
             track.editListOffset = try editListOffset(
                 elst, movieTimescale: movieTimescale, mediaTimescale: timescale, bytes)
@@ -117,7 +117,7 @@ enum MovieParser {
     /// delay the track; the media edit's `media_time` is where presentation starts in the media.
     private static func editListOffset(
         _ elst: Box, movieTimescale: UInt32, mediaTimescale: UInt32, _ bytes: [UInt8]
-    ) throws(MediaTimingError) -> MediaTime? {
+    ) throws(MediaTimingError) -> TimescaledTime? {
         var reader = elst.reader(bytes)
         let version = try reader.u8()
         try reader.skip(3)
@@ -142,7 +142,7 @@ enum MovieParser {
             let emptyTicks =
                 product.high >= divisor
                 ? Int64.max : Int64(clamping: divisor.dividingFullWidth((product.high, product.low)).quotient)
-            return MediaTime(value: emptyTicks &- mediaTime, timescale: mediaTimescale)
+            return TimescaledTime(value: emptyTicks &- mediaTime, timescale: mediaTimescale)
         }
         return nil
     }

@@ -61,9 +61,10 @@ enum SampleTableParser {
         }
         let scale = track.timescale
         return TrackTiming(
-            id: track.trackID, kind: track.kind, codec: track.codec, decodeStart: MediaTime(value: 0, timescale: scale),
-            presentationStart: MediaTime(value: earliest, timescale: scale), editListOffset: track.editListOffset,
-            duration: MediaTime(value: duration, timescale: scale), byteCount: Int(clamping: byteCount),
+            id: track.trackID, kind: track.kind, codec: track.codec,
+            decodeStart: TimescaledTime(value: 0, timescale: scale),
+            presentationStart: TimescaledTime(value: earliest, timescale: scale), editListOffset: track.editListOffset,
+            duration: TimescaledTime(value: duration, timescale: scale), byteCount: Int(clamping: byteCount),
             sampleCount: Int(clamping: sampleCount), startsWithKeyFrame: firstSync, sampleRate: track.sampleRate)
     }
 

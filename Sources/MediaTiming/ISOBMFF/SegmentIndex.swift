@@ -17,15 +17,15 @@ public struct SegmentIndex: Hashable, Sendable, Codable {
     /// `reference_ID`: the track the index describes.
     public var referenceID: UInt32
     /// `earliest_presentation_time`, in the index's `timescale`.
-    public var earliestPresentationTime: MediaTime
+    public var earliestPresentationTime: TimescaledTime
     /// `first_offset`: bytes from the end of the box to the first referenced byte.
     public var firstOffset: UInt64
     /// The references.
     public var references: [Reference]
 
     /// The sum of the references' durations.
-    public var duration: MediaTime {
-        MediaTime(
+    public var duration: TimescaledTime {
+        TimescaledTime(
             value: references.reduce(Int64(0)) { $0 &+ Int64($1.duration) },
             timescale: earliestPresentationTime.timescale)
     }
@@ -58,7 +58,7 @@ public struct SegmentIndex: Hashable, Sendable, Codable {
         }
         return SegmentIndex(
             referenceID: referenceID,
-            earliestPresentationTime: MediaTime(value: Int64(clamping: earliest), timescale: timescale),
+            earliestPresentationTime: TimescaledTime(value: Int64(clamping: earliest), timescale: timescale),
             firstOffset: firstOffset, references: references)
     }
 }

@@ -9,7 +9,7 @@ public struct TrackDescription: Hashable, Sendable, Codable {
     /// The `mdhd` timescale: ticks per second of every time in the track.
     public var timescale: UInt32
     /// The `mdhd` duration (0 in fragmented files, whose fragments carry the samples).
-    public var duration: MediaTime
+    public var duration: TimescaledTime
     /// The sample entry type of the first `stsd` entry, such as `avc1`, `mp4a`, `ec-3` or `encv`.
     public var sampleEntryType: String
     /// The codec as the HLS `CODECS` attribute writes it (RFC 6381), such as `avc1.64001f` or `mp4a.40.2`.
@@ -26,14 +26,14 @@ public struct TrackDescription: Hashable, Sendable, Codable {
     public var fragmentDefaults: TrackFragmentDefaults
     /// The shift an edit list (`edts/elst`) applies to presentation times, in the track's timescale:
     /// the empty edits' duration minus the first media edit's `media_time`; nil without an edit list.
-    public var editListOffset: MediaTime?
+    public var editListOffset: TimescaledTime?
 
     /// Creates a track description.
     public init(
-        trackID: UInt32, kind: TrackKind, handlerType: String, timescale: UInt32, duration: MediaTime,
+        trackID: UInt32, kind: TrackKind, handlerType: String, timescale: UInt32, duration: TimescaledTime,
         sampleEntryType: String, codec: String? = nil, width: Int? = nil, height: Int? = nil, sampleRate: Int? = nil,
         channelCount: Int? = nil, fragmentDefaults: TrackFragmentDefaults = TrackFragmentDefaults(),
-        editListOffset: MediaTime? = nil
+        editListOffset: TimescaledTime? = nil
     ) {
         self.trackID = trackID
         self.kind = kind

@@ -360,9 +360,9 @@ struct TransportStreamParser {
         }
         return TrackTiming(
             id: UInt32(stream.pid), kind: stream.type.kind, codec: codec, streamType: stream.streamType,
-            decodeStart: MediaTime(value: stream.firstDecode ?? 0, timescale: scale),
-            presentationStart: MediaTime(value: start, timescale: scale),
-            duration: MediaTime(value: durationTicks, timescale: scale), byteCount: Int(clamping: stream.bytes),
+            decodeStart: TimescaledTime(value: stream.firstDecode ?? 0, timescale: scale),
+            presentationStart: TimescaledTime(value: start, timescale: scale),
+            duration: TimescaledTime(value: durationTicks, timescale: scale), byteCount: Int(clamping: stream.bytes),
             sampleCount: Int(clamping: samples), startsWithKeyFrame: keyFrame, sampleRate: sampleRate)
     }
 

@@ -212,14 +212,14 @@ struct InsertCommand: AsyncParsableCommand {
 
     private func seconds(_ text: String?, _ option: String, signed: Bool = false) throws -> MediaTime? {
         guard let text else { return nil }
-        guard let value = MediaTime(decimal: text), signed || value >= .zero,
-            value.nanoseconds.magnitude <= MediaTime.userInputLimit.nanoseconds.magnitude
-        else {
-            throw ValidationError(
-                "\(option) needs \(signed ? "a" : "a non-negative") number of seconds, found \(text) (at most \(MediaTime.userInputLimit) s either way)"
-            )
+        guard let value = MediaTime(decimal: text), signed || value >= .zero else {
+            throw ValidationError("\(option) needs \(signed ? "a" : "a non-negative") number of seconds, found \(text)")
         }
-        return value
+        do {
+            return try value.checkedUserInput()
+        } catch {
+            throw ValidationError("\(option): \(error)")
+        }
     }
 
     private static func tokens(_ text: String) -> [String] {

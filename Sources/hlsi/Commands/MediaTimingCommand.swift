@@ -20,8 +20,7 @@ struct MediaTimingCommand: ParsableCommand {
     @Option(name: .long, help: "The initialization segment (EXT-X-MAP) of an fMP4 media segment.")
     var `init`: String?
 
-    @Flag(name: .long, help: "Print JSON.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     func run() throws {
         let bytes = try read(file)
@@ -29,7 +28,7 @@ struct MediaTimingCommand: ParsableCommand {
             var initSegment: InitSegment?
             if let path = `init` { initSegment = try MediaTimingParser.parseInitSegment(try read(path)) }
             let timing = try MediaTimingParser.parse(bytes, initSegment: initSegment)
-            if json {
+            if output.json {
                 Output.document(Array(try Output.json(timing).utf8))
                 return
             }

@@ -122,16 +122,9 @@ struct PlayCommand: AsyncParsableCommand {
     var primaryID: String?
 
     func validate() throws {
-        // Under a billion seconds (about 31 years): times are nanoseconds in 64 bits.
-        if let start, !(start >= 0 && start < 1e9) {
-            throw ValidationError("--start must be a non-negative number of seconds, under 1e9")
-        }
-        if let duration, !(duration > 0 && duration < 1e9) {
-            throw ValidationError("--duration must be a positive number of seconds, under 1e9")
-        }
-        if !(lookahead >= 0 && lookahead < 1e9) {
-            throw ValidationError("--lookahead must be a non-negative number of seconds, under 1e9")
-        }
+        try checkSeconds(start, "--start")
+        try checkSeconds(duration, "--duration", allowsZero: false)
+        try checkSeconds(lookahead, "--lookahead")
         if let variant, !(0...9999).contains(variant) {
             throw ValidationError("--variant takes the index of a variant, 0 to 9999")
         }

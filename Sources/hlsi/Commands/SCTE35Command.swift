@@ -25,19 +25,18 @@ struct SCTE35Command: ParsableCommand {
         @Argument(help: "The section, as hex (with or without 0x) or base64.")
         var section: String
 
-        @Flag(name: .long, help: "Print JSON.")
-        var json = false
+        @OptionGroup var output: JSONOutputOption
 
         func run() throws {
             do {
                 let decoded = try SpliceInfoSection.decode(text: section)
-                if json {
+                if output.json {
                     Output.document(Array((try decoded.renderedJSON(pretty: true) + "\n").utf8))
                 } else {
                     Output.standardOutput(try decoded.renderedText() + "\n")
                 }
             } catch {
-                if json {
+                if output.json {
                     Output.document(Array((error.errorJSON + "\n").utf8))
                 } else {
                     Output.standardError(error.rendered(source: "section"))

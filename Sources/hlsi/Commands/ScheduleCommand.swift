@@ -30,8 +30,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     @Argument(help: "A playlist file path or http(s) URL.")
     var location: String
 
-    @Flag(name: .long, help: "Print JSON.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     @Flag(name: .long, help: "Load the asset lists before computing.")
     var resolve = false
@@ -44,14 +43,11 @@ struct ScheduleCommand: AsyncParsableCommand {
     var start: Double?
 
     func validate() throws {
-        // Under a billion seconds (about 31 years): times are nanoseconds in 64 bits.
-        if let start, !(start >= 0 && start < 1e9) {
-            throw ValidationError("--start must be a non-negative number of seconds, under 1e9")
-        }
+        try checkSeconds(start, "--start")
     }
 
     func run() async throws {
-        guard json else {
+        guard output.json else {
             let computed = try await Self.load(location, resolve: resolve, start: start)
             Output.standardOutput(ScheduleTable(schedule: computed.schedule).text)
             if computed.hasErrors { throw ExitCode(1) }

@@ -32,8 +32,7 @@ struct VASTCommand: AsyncParsableCommand {
     @Argument(help: "The VAST or VMAP document: a file or an http(s) URL.")
     var location: String
 
-    @Flag(name: .long, help: "Print JSON.")
-    var json = false
+    @OptionGroup var output: JSONOutputOption
 
     @Flag(name: .long, help: "Follow wrappers to their InLine ads.")
     var follow = false
@@ -75,7 +74,7 @@ struct VASTCommand: AsyncParsableCommand {
             if follow, case .vast(let vast) = document {
                 summary.resolution = await resolve(vast, loader: loader, reader: reader)
             }
-            if json {
+            if output.json {
                 Output.document(Array(try Output.json(summary).utf8))
             } else {
                 Output.standardOutput(summary.text)
@@ -86,7 +85,7 @@ struct VASTCommand: AsyncParsableCommand {
 
     /// An unreadable document: a diagnostic with the source line and a caret, or JSON.
     private func fail(_ error: VASTError, source: [UInt8]) {
-        if json {
+        if output.json {
             let object = ErrorJSON(
                 error: .init(
                     code: error.code.rawValue, file: location, line: error.location.line,

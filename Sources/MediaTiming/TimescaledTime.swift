@@ -2,8 +2,9 @@
 ///
 /// fMP4 times use the track's `mdhd` timescale, MPEG-TS times the 90 kHz clock of PES timestamps,
 /// packed audio durations the audio sample rate. Keeping the integer avoids rounding when times
-/// are compared in the same timescale; ``seconds`` converts.
-public struct MediaTime: Hashable, Sendable, Codable, CustomStringConvertible {
+/// are compared in the same timescale; ``seconds`` converts. Not `HLSPlaylist.MediaTime`, an exact
+/// nanosecond time on a playlist's timeline: this one keeps the container's own ticks.
+public struct TimescaledTime: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The number of ticks.
     public var value: Int64
     /// Ticks per second; never 0.
