@@ -37,7 +37,8 @@ let package = Package(
     targets: [
         // Pure core: parsing, model, writing, diagnostics. No I/O.
         .target(name: "HLSPlaylist"),
-        // Pure core: the interstitial schema, asset lists, validation and authoring. No I/O.
+        // Pure core: the interstitial schema, asset lists, validation, authoring, the schedule and timeline,
+        // SCTE-35 signals in playlists, and the time rules (effective end, early-return limit, input bound). No I/O.
         .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist", "SCTE35"]),
         // I/O: loading playlists from files and http(s) URLs, and the stream validator that downloads
         // what it checks (it re-exports MediaValidation, whose types its API uses).
@@ -61,7 +62,8 @@ let package = Package(
         .target(name: "CHeapUsage"),
         // Pure core: VAST/VMAP reading, wrapper resolution, creative selection, macros, SVTA signaling. No I/O.
         .target(name: "AdDecisioning", dependencies: ["HLSPlaylist", "HLSInterstitials"]),
-        // Pure core: segment timing from fMP4, MPEG-TS and packed audio (boxes, packets, frame headers). No I/O.
+        // Pure core: segment timing from fMP4, MPEG-TS and packed audio (boxes, packets, frame headers). No I/O,
+        // no dependencies.
         .target(name: "MediaTiming"),
         // Pure core: the media rules, comparing what MediaTiming measured in segments with what the
         // playlists say (media-extinf, media-av-offset...). No I/O: HLSLoading downloads.
@@ -93,7 +95,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // I/O: the server-guided ad insertion origin (Hummingbird, SQLite through GRDB).
+        // I/O: the server-guided ad insertion origin (Hummingbird; state in SQLite through GRDB or in PostgreSQL).
         .target(
             name: "InterstitialServer",
             dependencies: [
@@ -122,6 +124,7 @@ let package = Package(
             ],
             resources: [.copy("Resources/demo"), .copy("Resources/page")]
         ),
+        // I/O: the command-line tool over every module above.
         .executableTarget(
             name: "hlsi",
             dependencies: [
