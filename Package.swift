@@ -35,10 +35,10 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
-        // Pure core: parsing, model, writing, diagnostics. No I/O.
+        // Pure core: parsing, model, writing, diagnostics, exact time and the bound on user-given times. No I/O.
         .target(name: "HLSPlaylist"),
         // Pure core: the interstitial schema, asset lists, validation, authoring, the schedule and timeline,
-        // SCTE-35 signals in playlists, and the time rules (effective end, early-return limit, input bound). No I/O.
+        // SCTE-35 signals in playlists, and the event time rules (effective end, early-return limit). No I/O.
         .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist", "SCTE35"]),
         // I/O: loading playlists from files and http(s) URLs, and the stream validator that downloads
         // what it checks (it re-exports MediaValidation, whose types its API uses).
