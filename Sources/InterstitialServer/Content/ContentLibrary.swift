@@ -228,9 +228,8 @@ final class ContentLibrary: Sendable {
         case .directory(let directory):
             let file = path.file(in: directory)
             guard isPlaylist else {
-                guard PlaylistFileCache.isFile(file) else {
-                    throw APIError.notFound(mounted.content.path + "/" + path.text)
-                }
+                // A file: the ``FileResponder`` answers it, a missing one or a folder with 404 (one
+                // `stat`, made there).
                 if mounted.target.kind == .live, let shift = query["shift"] {
                     let name = mounted.content.path + "/" + path.text
                     return .later { [self] () throws(APIError) -> ContentResponse in
