@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
@@ -10,7 +11,7 @@ import Testing
 
 @testable import InterstitialServer
 
-/// Issue 17: plain GETs whose answer is in memory are answered on the connection's event loop
+/// Plain GETs whose answer is in memory are answered on the connection's event loop
 /// (``FastLane``), with what the full path answers, in order, and without keeping idle
 /// connections open.
 @Suite("The fast lane")
@@ -317,6 +318,81 @@ struct FastLaneTests {
                 #expect(try await connection.waitForClose(), "closed once idle")
             }
         }
+    }
+
+    // MARK: Known answers follow what they depend on
+
+    /// What `library` answers `path` with at once (``Pending/now(_:)``, what the fast lane gives),
+    /// or nil when it must be found later (the full path).
+    static func known(_ library: ContentLibrary, _ path: String) throws -> [UInt8]? {
+        let mounted = try #require(library.mounted(path))
+        return (try? library.answer(mounted, query: [:]))?.known?.bytes
+    }
+
+    /// The full answer for `path` once answering it decides nothing more (a first serving moves the
+    /// state on), checked to be the one known at once from then on.
+    static func settled(_ library: ContentLibrary, _ path: String) async throws -> [UInt8] {
+        let mounted = try #require(library.mounted(path))
+        for _ in 0..<4 {
+            let full = try #require(try await library.get(mounted, query: [:]).bytes)
+            if try known(library, path) == full { return full }
+        }
+        Issue.record("\(path) is never known at once")
+        return []
+    }
+
+    @Test(
+        "A known answer is the full path's, and goes when what it depends on changes: an admin break, a new live window, any state change"
+    )
+    func knownAnswersFollow() async throws {
+        let configuration = try Harness.demo()
+        let state = try ServerState(store: SQLiteStore(path: nil))
+        try await state.seed(configuration.seed)
+        let recorder = Task { await state.recordServed(logger: Harness.logger) }
+        let clock = TestClock(RenderedPlaylistCacheTests.start)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let library = ContentLibrary(
+            configuration: configuration, state: state, inventory: StoredInventory(state: state), client: client,
+            logger: Harness.logger, now: { clock.now })
+        let vod = "/demo/vod/video/main.m3u8"
+        let live = "/demo/live/video/main.m3u8"
+        do {
+            // An admin break: the state's version moves on, the known answer goes, the next has the break.
+            let before = try await Self.settled(library, vod)
+            var request = InsertionRequest(id: "known-answer-break")
+            request.at = MediaTime(seconds: 20)
+            request.duration = MediaTime(seconds: 6)
+            try await Catalog(library: library).createBreak(
+                Break(target: Target(.vod, "demo"), interstitial: request, ad: "ad1"))
+            #expect(try Self.known(library, vod) == nil, "an admin break drops the known answer")
+            let after = try await Self.settled(library, vod)
+            #expect(after != before && String(decoding: after, as: UTF8.self).contains("known-answer-break"))
+            // A new live window (the clock passes a segment): the old window is not given again.
+            let window = try await Self.settled(library, live)
+            clock.advance(6)
+            #expect(try Self.known(library, live) == nil, "a new live window drops the known answer")
+            let next = try await Self.settled(library, live)
+            #expect(next != window)
+            // Within one window, the known answer stays.
+            clock.advance(0.1)
+            #expect(try Self.known(library, live) == next)
+            // Any change to the state moves its version on: a write here, or one loaded from another
+            // replica's (``ServerState/refresh()``; StoreReplicaTests checks that the version moves).
+            let version = state.versioned.version
+            let ad = Ad(id: "other", uri: "/ads/o.m3u8", duration: MediaTime(seconds: 5))
+            try await state.update { $0.apply(.saveAd(ad)) }
+            #expect(state.versioned.version > version)
+            #expect(try Self.known(library, vod) == nil && Self.known(library, live) == nil)
+            #expect(try await Self.settled(library, vod) == after)
+        } catch {
+            state.finishRecording()
+            await recorder.value
+            try await client.shutdown()
+            throw error
+        }
+        state.finishRecording()
+        await recorder.value
+        try await client.shutdown()
     }
 
     // MARK: The guard, driven directly

@@ -81,11 +81,11 @@ struct RenderedPlaylistCacheTests {
                     // state's version moves on), which later renders then plan with.
                     let before = state.versioned.version
                     // What the fast lane would answer now, without rendering (nil: not kept).
-                    let early = cached.kept(mounted)?.bytes
+                    let early = (try? cached.answer(mounted, query: [:]))?.known?.bytes
                     let first = try #require(try await cached.get(mounted, query: [:]).bytes)
                     let decided = state.versioned.version != before
                     let again = try #require(try await cached.get(mounted, query: [:]).bytes)
-                    let late = cached.kept(mounted)?.bytes
+                    let late = (try? cached.answer(mounted, query: [:]))?.known?.bytes
                     let reference = try #require(try await fresh.get(mounted, query: [:]).bytes)
                     for (name, bytes) in [("before", early), ("after", late)] {
                         guard let bytes else { continue }

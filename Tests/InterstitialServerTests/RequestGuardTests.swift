@@ -7,7 +7,7 @@ import Testing
 
 @testable import InterstitialServer
 
-/// Issue 37, item 2: no connection is left unanswered and open (a request the decoder would refuse,
+/// No connection is left unanswered and open (a request the decoder would refuse,
 /// a body that never comes), connections are capped in all and per peer, and a file the server
 /// cannot open is not a 404.
 @Suite("The request guard on a channel")

@@ -5,7 +5,7 @@ import Testing
 
 @testable import InterstitialServer
 
-/// Issue 37, item 2: the request-head checks are a value (bytes in; pass, refuse or answer out)
+/// The request-head checks are a value (bytes in; pass, refuse or answer out)
 /// that refuses whatever NIO's decoder would refuse, whatever the reads.
 @Suite("The request head reader")
 struct RequestHeadReaderTests {

@@ -157,26 +157,67 @@ final class ContentLibrary: Sendable {
         ContentSource(content: content, files: files, upstream: upstream)
     }
 
-    /// Answers a GET under a content path.
+    /// Answers a GET under a content path: the one function that answers a content request, for
+    /// both lanes.
+    ///
+    /// The answer is known at once (``Pending/now(_:)``) when it takes no waiting: a playlist of a
+    /// directory content already rendered for what it depends on (``RenderedPlaylistCache``: the
+    /// stored state's version, a live window's last segment, the preload hints' length), a media
+    /// file of a directory content, or an asset list filled at once
+    /// (``AssetListService/assetList(query:target:planner:timeline:publicBase:userAgent:viewerIP:profile:)``).
+    /// Anything that must be loaded, planned, rendered or asked first is found later
+    /// (``Pending/later(_:)``), with nothing done before. The ``FastLane`` gives the answers known
+    /// at once on a connection's event loop; the `/**` route waits for the others.
+    ///
+    /// - Throws: the request's error when it is known without waiting (a bad path, a missing file,
+    ///   a bad asset-list query).
+    func answer(
+        _ mounted: Mounted, query: [String: String], userAgent: String? = nil, viewerIP: String? = nil
+    ) throws(APIError) -> Pending<ContentResponse> {
+        if mounted.target.kind == .vod, needsVMAP(mounted) {
+            return .later { [self] () async throws(APIError) -> ContentResponse in
+                try await prepareVMAP(mounted)
+                return try await content(mounted, query: query, userAgent: userAgent, viewerIP: viewerIP).resolve()
+            }
+        }
+        return try content(mounted, query: query, userAgent: userAgent, viewerIP: viewerIP)
+    }
+
+    /// ``answer(_:query:userAgent:viewerIP:)``, waited for.
     func get(
         _ mounted: Mounted, query: [String: String], userAgent: String? = nil, viewerIP: String? = nil
     ) async throws(APIError) -> ContentResponse {
-        if mounted.target.kind == .vod { try await prepareVMAP(mounted) }
+        try await answer(mounted, query: query, userAgent: userAgent, viewerIP: viewerIP).resolve()
+    }
+
+    /// ``answer(_:query:userAgent:viewerIP:)`` once a VOD asset's VMAP breaks are known.
+    private func content(
+        _ mounted: Mounted, query: [String: String], userAgent: String?, viewerIP: String?
+    ) throws(APIError) -> Pending<ContentResponse> {
         switch mounted.rest {
         case "asset-list.json":
-            return try await assetLists.assetList(
-                query: query, target: mounted.target, planner: planner(for: mounted),
-                timeline: try await referenceTimeline(mounted), publicBase: publicBase, userAgent: userAgent,
-                viewerIP: viewerIP, profile: await conditioningProfile(mounted))
+            let planner = planner(for: mounted)
+            let base = publicBase
+            return try referenceTimeline(mounted).then { [self] timeline throws(APIError) in
+                try assetLists.assetList(
+                    query: query, target: mounted.target, planner: planner, timeline: timeline, publicBase: base,
+                    userAgent: userAgent, viewerIP: viewerIP, profile: { [self] in await conditioningProfile(mounted) })
+            }
         case "timeline.json" where mounted.target.kind == .vod:
-            return .json(try await timeline(mounted).jsonDocument)
+            return .later { [self] () async throws(APIError) -> ContentResponse in
+                .json(try await timeline(mounted).jsonDocument)
+            }
         case "timeline.json":
-            return .json(try await liveTimeline(mounted).jsonDocument)
+            return .later { [self] () async throws(APIError) -> ContentResponse in
+                .json(try await liveTimeline(mounted).jsonDocument)
+            }
         case "timeline.svg" where mounted.target.kind == .vod:
-            let schedule = try await timeline(mounted)
-            return ContentResponse(
-                body: .bytes(Array(TimelinePicture.svg(schedule, title: mounted.content.path).utf8)),
-                contentType: "image/svg+xml", cacheControl: CachePolicy.revalidate)
+            return .later { [self] () async throws(APIError) -> ContentResponse in
+                let schedule = try await timeline(mounted)
+                return ContentResponse(
+                    body: .bytes(Array(TimelinePicture.svg(schedule, title: mounted.content.path).utf8)),
+                    contentType: "image/svg+xml", cacheControl: CachePolicy.revalidate)
+            }
         default: break
         }
         guard let path = SafePath(mounted.rest) else {
@@ -187,37 +228,51 @@ final class ContentLibrary: Sendable {
         case .directory(let directory):
             let file = path.file(in: directory)
             guard isPlaylist else {
-                guard PlaylistFileCache.isFile(file) else {
-                    throw APIError.notFound(mounted.content.path + "/" + path.text)
-                }
+                // A file: the ``FileResponder`` answers it, a missing one or a folder with 404 (one
+                // `stat`, made there).
                 if mounted.target.kind == .live, let shift = query["shift"] {
-                    return try shifted(file, by: shift, name: mounted.content.path + "/" + path.text)
-                }
-                return Self.mediaFile(file)
-            }
-            let result = try await source(mounted.content).playlist(path.text)
-            return try await render(result, mounted: mounted, path: path)
-        case .upstream(let entry):
-            let url = UpstreamClient.upstreamURL(entry: entry, path: path, query: query)
-            if isPlaylist {
-                // One fetch and one rendering per content and URL serve every viewer asking within a
-                // second (two contents on one upstream have their own breaks).
-                let key = mounted.content.id + "\n" + url
-                return try await sharedPlaylists.playlist(key) { () async throws(APIError) -> ContentResponse in
-                    guard case .playlist(let result) = try await self.upstream.fetch(url, playlist: true) else {
-                        throw APIError(status: 502, code: "upstream-failed", "\(url) was not read whole")
+                    let name = mounted.content.path + "/" + path.text
+                    return .later { [self] () throws(APIError) -> ContentResponse in
+                        try shifted(file, by: shift, name: name)
                     }
-                    return try await self.render(result, mounted: mounted, path: path, upstream: true)
                 }
+                return .now(Self.mediaFile(file))
             }
-            switch try await upstream.fetch(url, playlist: false) {
-            case .file(let body, let type):
-                return ContentResponse(
-                    body: .stream(body), contentType: type.isEmpty ? ContentResponse.contentType(of: path.text) : type,
-                    cacheControl: "max-age=60")
-            case .playlist(let result):
-                return try await render(result, mounted: mounted, path: path, upstream: true)
+            if let result = files.kept(file: file) { return try render(result, mounted: mounted, path: path) }
+            return .later { [self] () async throws(APIError) -> ContentResponse in
+                let result = try await source(mounted.content).playlist(path.text)
+                return try await render(result, mounted: mounted, path: path).resolve()
             }
+        case .upstream(let entry):
+            return .later { [self] () async throws(APIError) -> ContentResponse in
+                try await upstreamContent(mounted, entry: entry, path: path, query: query)
+            }
+        }
+    }
+
+    /// A playlist or file of an upstream content, fetched.
+    private func upstreamContent(
+        _ mounted: Mounted, entry: String, path: SafePath, query: [String: String]
+    ) async throws(APIError) -> ContentResponse {
+        let url = UpstreamClient.upstreamURL(entry: entry, path: path, query: query)
+        if path.text.hasSuffix(".m3u8") {
+            // One fetch and one rendering per content and URL serve every viewer asking within a
+            // second (two contents on one upstream have their own breaks).
+            let key = mounted.content.id + "\n" + url
+            return try await sharedPlaylists.playlist(key) { () async throws(APIError) -> ContentResponse in
+                guard case .playlist(let result) = try await self.upstream.fetch(url, playlist: true) else {
+                    throw APIError(status: 502, code: "upstream-failed", "\(url) was not read whole")
+                }
+                return try await self.renderUpstream(result, mounted: mounted, path: path)
+            }
+        }
+        switch try await upstream.fetch(url, playlist: false) {
+        case .file(let body, let type):
+            return ContentResponse(
+                body: .stream(body), contentType: type.isEmpty ? ContentResponse.contentType(of: path.text) : type,
+                cacheControl: "max-age=60")
+        case .playlist(let result):
+            return try await renderUpstream(result, mounted: mounted, path: path)
         }
     }
 
@@ -228,50 +283,9 @@ final class ContentLibrary: Sendable {
     /// - Throws: 400 for a bad request, 404 for a break that is not there or not filled by the server.
     func assetListHead(_ mounted: Mounted, query: [String: String]) async throws(APIError) -> ContentResponse {
         if mounted.target.kind == .vod { try await prepareVMAP(mounted) }
-        let timeline = try await referenceTimeline(mounted)
+        let timeline = try await referenceTimeline(mounted).resolve()
         try assetLists.check(query: query, target: mounted.target, planner: planner(for: mounted), timeline: timeline)
         return .json([UInt8]())
-    }
-
-    /// What ``get(_:query:userAgent:viewerIP:)`` answers for `mounted` when that takes no waiting:
-    /// a playlist of a directory content rendered for the stored state's version and the time now
-    /// (``RenderedPlaylistCache``), a media file of a directory content (its bytes are the
-    /// ``FileBodyCache``'s to find), or an asset list the server fills at once
-    /// (``AssetListService/immediateAssetList(query:target:planner:timeline:publicBase:)``). Nil
-    /// when anything would have to be loaded, planned or rendered first, for other documents, and
-    /// for a query on anything but an asset list; the request then takes the full path. The
-    /// ``FastLane`` calls it on a connection's event loop.
-    func kept(_ mounted: Mounted, query: [String: String] = [:]) -> ContentResponse? {
-        if mounted.rest == "asset-list.json" {
-            guard case .directory = mounted.content.origin, let timeline = immediateTimeline(mounted) else {
-                return nil
-            }
-            return assetLists.immediateAssetList(
-                query: query, target: mounted.target, planner: planner(for: mounted), timeline: timeline,
-                publicBase: publicBase)
-        }
-        guard query.isEmpty, case .directory(let directory) = mounted.content.origin,
-            !Self.documents.contains(mounted.rest), let path = SafePath(mounted.rest)
-        else { return nil }
-        let file = path.file(in: directory)
-        guard path.text.hasSuffix(".m3u8") else { return Self.mediaFile(file) }
-        guard let result = files.kept(file: file) else { return nil }
-        guard case .media(let playlist) = result.playlist, !playlist.segments.isEmpty else {
-            return rendered.entry(Self.unchangedKey(mounted, path: path)).map { Self.unchanged($0, result, mounted) }
-        }
-        switch mounted.target.kind {
-        case .vod:
-            let key = Self.renderedKey(mounted, path: path, version: state.versioned.version, base: publicBase)
-            return rendered.entry(key).map { .playlist($0, live: false) }
-        case .live:
-            guard let loop = loops.kept(for: mounted.content, path: path) else { return nil }
-            let (snapshot, version) = state.versioned
-            var key = Self.renderedKey(
-                mounted, path: path, version: version, sequence: loop.range(at: now()).upperBound, base: publicBase)
-            // A looped window never ends (no EXT-X-ENDLIST), whatever its source file has.
-            key.hintLength = preload(mounted.target, snapshot, targetDuration: playlist.targetDuration)?.length
-            return rendered.entry(key).map { .playlist($0, live: true, targetDuration: playlist.targetDuration) }
-        }
     }
 
     /// The names under a content that are documents made per request, not files.
@@ -340,46 +354,109 @@ final class ContentLibrary: Sendable {
 
     // MARK: Playlists
 
-    /// A playlist of `mounted` with its planned breaks in. Those of directory contents are kept in
-    /// ``rendered`` by what they depend on (``RenderedPlaylistCache/Key``); upstream ones change
-    /// with the upstream origin and are rendered for every request.
+    /// A playlist of a directory content with its planned breaks in, kept in ``rendered`` by what
+    /// it depends on (``RenderedPlaylistCache/Key``): known at once when kept, else rendered later.
     private func render(
-        _ result: ParseResult, mounted: Mounted, path: SafePath, upstream: Bool = false
-    ) async throws(APIError) -> ContentResponse {
+        _ result: ParseResult, mounted: Mounted, path: SafePath
+    ) throws(APIError) -> Pending<ContentResponse> {
         guard case .media(let playlist) = result.playlist, !playlist.segments.isEmpty else {
-            guard !upstream else { return PlaylistRenderer.unchanged(result, kind: mounted.target.kind) }
             // The file does not change while the server runs, nor does what is served of it.
             let key = Self.unchangedKey(mounted, path: path)
-            let entry: RenderedPlaylistCache.Entry
-            if let kept = rendered.entry(key) {
-                entry = kept
-            } else {
-                entry = RenderedPlaylistCache.Entry(result.document.write())
+            if let kept = rendered.entry(key) { return .now(Self.unchanged(kept, result, mounted)) }
+            return .later { [self] () throws(APIError) -> ContentResponse in
+                let entry = RenderedPlaylistCache.Entry(result.document.write())
                 rendered.keep(entry, for: key)
+                return Self.unchanged(entry, result, mounted)
             }
-            return Self.unchanged(entry, result, mounted)
         }
         let base = publicBase
         switch mounted.target.kind {
-        case .vod where upstream:
+        case .vod:
+            let (snapshot, version) = state.versioned
+            let key = Self.renderedKey(mounted, path: path, version: version, base: base)
+            if let entry = rendered.entry(key) { return .now(.playlist(entry, live: false)) }
+            return .later { [self] () async throws(APIError) -> ContentResponse in
+                let (timeline, _) = PlaylistRenderer.vodTimeline(playlist)
+                let planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
+                let served = await served(planner, timeline)
+                let entry = RenderedPlaylistCache.Entry(try PlaylistRenderer.render(served.planned, into: result))
+                let settings = AdServerSettings.of(mounted.target, configuration: configuration, state: snapshot)
+                if served.isPure, vmapPlans.isSettled(content: mounted.content.id, settings: settings) {
+                    rendered.keep(entry, for: key)
+                }
+                return .playlist(entry, live: false)
+            }
+        case .live:
+            if let loop = loops.kept(for: mounted.content, path: path) {
+                return looped(loop, result, playlist: playlist, mounted: mounted, path: path, base: base)
+            }
+            return .later { [self] () async throws(APIError) -> ContentResponse in
+                guard let loop = await loop(for: mounted.content, path: path, playlist: playlist) else {
+                    throw APIError(status: 500, code: "live-loop", "\(path.text) cannot be looped")
+                }
+                return try await looped(loop, result, playlist: playlist, mounted: mounted, path: path, base: base)
+                    .resolve()
+            }
+        }
+    }
+
+    /// The window of a directory's live channel now, with its planned breaks in: known at once when
+    /// kept for this window (the same for every time with its last segment), the state's version
+    /// and the preload hints' length; else rendered later.
+    private func looped(
+        _ loop: LiveLoop, _ result: ParseResult, playlist: MediaPlaylist, mounted: Mounted, path: SafePath,
+        base: String
+    ) -> Pending<ContentResponse> {
+        let at = now()
+        let sequence = loop.range(at: at).upperBound
+        let (snapshot, version) = state.versioned
+        let preload = preload(mounted.target, snapshot, targetDuration: playlist.targetDuration)
+        // A looped window never ends (no EXT-X-ENDLIST), whatever its source file has.
+        let key = {
+            var key = Self.renderedKey(mounted, path: path, version: version, sequence: sequence, base: base)
+            key.hintLength = preload?.length
+            return key
+        }()
+        if let entry = rendered.entry(key) {
+            return .now(.playlist(entry, live: true, targetDuration: playlist.targetDuration))
+        }
+        return .later { [self] () async throws(APIError) -> ContentResponse in
+            let window = loop.window(at: at, signals: mounted.content.signalInserter)
+            let result = PlaylistParser.parse(window.text, options: ParseOptions(file: path.text))
+            let timeline = BreakPlanner.Timeline.live(
+                epoch: mounted.content.epoch, window: window.start..<window.end, lookahead: mounted.content.lookahead)
+            var planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
+            planner.preload = preload
+            var occupied: Set<String> = []
+            if case .media(let looped) = result.playlist {
+                await signals(looped, document: result.document, content: mounted.content, into: &planner)
+                occupied = Set(looped.dateRanges.map(\.id))
+            }
+            let served = await served(planner, timeline, occupied: occupied)
+            let entry = RenderedPlaylistCache.Entry(
+                try PlaylistRenderer.render(
+                    served.planned, hints: served.hints, into: result, removingSignals: mounted.content.removesSignals))
+            if served.isPure { rendered.keep(entry, for: key) }
+            return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
+        }
+    }
+
+    /// A playlist of an upstream content with its planned breaks in; rendered for every request
+    /// (they change with the upstream origin) but a live one's, kept by the origin's bytes.
+    private func renderUpstream(
+        _ result: ParseResult, mounted: Mounted, path: SafePath
+    ) async throws(APIError) -> ContentResponse {
+        guard case .media(let playlist) = result.playlist, !playlist.segments.isEmpty else {
+            return PlaylistRenderer.unchanged(result, kind: mounted.target.kind)
+        }
+        let base = publicBase
+        switch mounted.target.kind {
+        case .vod:
             let (timeline, _) = PlaylistRenderer.vodTimeline(playlist)
             let planner = planner(for: mounted.content, target: mounted.target, state: state.snapshot, base: base)
             return .playlist(
                 try PlaylistRenderer.render(await served(planner, timeline).planned, into: result), live: false)
-        case .vod:
-            let (snapshot, version) = state.versioned
-            let key = Self.renderedKey(mounted, path: path, version: version, base: base)
-            if let entry = rendered.entry(key) { return .playlist(entry, live: false) }
-            let (timeline, _) = PlaylistRenderer.vodTimeline(playlist)
-            let planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
-            let served = await served(planner, timeline)
-            let entry = RenderedPlaylistCache.Entry(try PlaylistRenderer.render(served.planned, into: result))
-            let settings = AdServerSettings.of(mounted.target, configuration: configuration, state: snapshot)
-            if served.isPure, vmapPlans.isSettled(content: mounted.content.id, settings: settings) {
-                rendered.keep(entry, for: key)
-            }
-            return .playlist(entry, live: false)
-        case .live where upstream:
+        case .live:
             var source = result
             if !playlist.segments.contains(where: { $0.programDateTime != nil }) {
                 source = tracker.dated(result, key: mounted.content.id + "/" + path.text, now: now())
@@ -407,37 +484,6 @@ final class ContentLibrary: Sendable {
                 try PlaylistRenderer.render(
                     served.planned, hints: served.hints, into: source, removingSignals: mounted.content.removesSignals))
             if served.isPure, !fromPrimary { rendered.keep(entry, for: key) }
-            return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
-        case .live:
-            guard let loop = await loop(for: mounted.content, path: path, playlist: playlist) else {
-                throw APIError(status: 500, code: "live-loop", "\(path.text) cannot be looped")
-            }
-            let at = now()
-            // The window, and so the playlist, is the same for every time with this last segment.
-            let sequence = loop.range(at: at).upperBound
-            let (snapshot, version) = state.versioned
-            let preload = preload(mounted.target, snapshot, targetDuration: playlist.targetDuration)
-            var key = Self.renderedKey(mounted, path: path, version: version, sequence: sequence, base: base)
-            key.hintLength = preload?.length
-            if let entry = rendered.entry(key) {
-                return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
-            }
-            let window = loop.window(at: at, signals: mounted.content.signalInserter)
-            let result = PlaylistParser.parse(window.text, options: ParseOptions(file: path.text))
-            let timeline = BreakPlanner.Timeline.live(
-                epoch: mounted.content.epoch, window: window.start..<window.end, lookahead: mounted.content.lookahead)
-            var planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
-            planner.preload = preload
-            var occupied: Set<String> = []
-            if case .media(let looped) = result.playlist {
-                await signals(looped, document: result.document, content: mounted.content, into: &planner)
-                occupied = Set(looped.dateRanges.map(\.id))
-            }
-            let served = await served(planner, timeline, occupied: occupied)
-            let entry = RenderedPlaylistCache.Entry(
-                try PlaylistRenderer.render(
-                    served.planned, hints: served.hints, into: result, removingSignals: mounted.content.removesSignals))
-            if served.isPure { rendered.keep(entry, for: key) }
             return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
         }
     }
@@ -632,12 +678,19 @@ final class ContentLibrary: Sendable {
         return profile
     }
 
+    /// Whether the breaks the VOD asset's VMAP places are still to be loaded.
+    private func needsVMAP(_ mounted: Mounted) -> Bool {
+        guard let settings = AdServerSettings.of(mounted.target, configuration: configuration, state: state.snapshot)
+        else { return false }
+        return settings.vmap != nil && vmapPlans.plan(content: mounted.content.id, settings: settings) == nil
+    }
+
     /// Loads the breaks the VOD asset's VMAP places, once (``VMAPPlans``), within the asset-list
     /// deadline.
     private func prepareVMAP(_ mounted: Mounted) async throws(APIError) {
-        guard let settings = AdServerSettings.of(mounted.target, configuration: configuration, state: state.snapshot),
-            settings.vmap != nil, vmapPlans.plan(content: mounted.content.id, settings: settings) == nil,
-            case .vod(let duration, _) = try await referenceTimeline(mounted)
+        guard needsVMAP(mounted),
+            let settings = AdServerSettings.of(mounted.target, configuration: configuration, state: state.snapshot),
+            case .vod(let duration, _) = try await referenceTimeline(mounted).resolve()
         else { return }
         await vmapPlans.load(
             content: mounted.content.id, target: mounted.target, settings: settings, duration: duration,
@@ -655,28 +708,24 @@ final class ContentLibrary: Sendable {
         }
     }
 
-    /// The timeline breaks of `mounted` are placed on, from its primary (VOD) or now (live).
-    private func referenceTimeline(_ mounted: Mounted) async throws(APIError) -> BreakPlanner.Timeline {
-        if let timeline = immediateTimeline(mounted) { return timeline }
-        // A VOD asset's, from its primary; kept for a directory's (its files do not change).
-        let timeline = PlaylistRenderer.vodTimeline(try await source(mounted.content).primary().playlist).0
-        if case .directory = mounted.content.origin {
-            vodTimelines.withLockedValue { $0[mounted.content.id] = timeline }
-        }
-        return timeline
-    }
-
-    /// ``referenceTimeline(_:)`` when it is known without loading anything: a live channel's (from
-    /// now) and a directory VOD asset's once computed; nil otherwise.
-    private func immediateTimeline(_ mounted: Mounted) -> BreakPlanner.Timeline? {
+    /// The timeline breaks of `mounted` are placed on: a live channel's from now, a VOD asset's from
+    /// its primary, known at once once loaded for a directory's (its files do not change).
+    private func referenceTimeline(_ mounted: Mounted) -> Pending<BreakPlanner.Timeline> {
         switch mounted.target.kind {
         case .live:
             let at = now()
             let content = mounted.content
-            return .live(
-                epoch: content.epoch, window: (at - MediaTime(seconds: 60))..<at, lookahead: content.lookahead)
+            return .now(
+                .live(epoch: content.epoch, window: (at - MediaTime(seconds: 60))..<at, lookahead: content.lookahead))
         case .vod:
-            return vodTimelines.withLockedValue { $0[mounted.content.id] }
+            if let timeline = vodTimelines.withLockedValue({ $0[mounted.content.id] }) { return .now(timeline) }
+            return .later { [self] () async throws(APIError) -> BreakPlanner.Timeline in
+                let timeline = PlaylistRenderer.vodTimeline(try await source(mounted.content).primary().playlist).0
+                if case .directory = mounted.content.origin {
+                    vodTimelines.withLockedValue { $0[mounted.content.id] = timeline }
+                }
+                return timeline
+            }
         }
     }
 

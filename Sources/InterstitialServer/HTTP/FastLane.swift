@@ -2,16 +2,21 @@ import Foundation
 import HTTPTypes
 import NIOCore
 
-/// Answers a plain GET whose answer takes no waiting (a rendered playlist, a kept media file, an
+/// Answers a plain GET whose answer is known at once (a rendered playlist, a kept media file, an
 /// asset list filled from the server's own inventory) on the connection's event loop, without
 /// Hummingbird's request path.
 ///
-/// The ``RequestGuard`` asks it once a request head is whole and valid, and only for requests the
-/// full path would answer the same way without waiting: `GET` over HTTP/1.1 without a body,
-/// percent escapes or fields that change the answer (`Range`, `If-*`, `Connection`, `Expect`,
-/// `Upgrade`), on a connection with no earlier request still being answered. The answer is the
-/// full path's `200` byte for byte but for `Date`: the same fields (made by the same functions:
-/// ``ContentLibrary/kept(_:query:)``, ``FileResponder/fastAnswer(path:contentType:cacheControl:)``,
+/// There is one function per answer: ``ContentLibrary/answer(_:query:userAgent:viewerIP:)`` says
+/// whether it knows the answer now (``Pending/now(_:)``) or must find it (``Pending/later(_:)``,
+/// with nothing done yet). The fast lane gives the first kind; the full path waits for the second
+/// (and gives the first too, for requests the fast lane leaves to it). What a playlist is known by
+/// is what changes it (``RenderedPlaylistCache/Key``: the content and path, the state's version, a
+/// live window's last segment, the preload hints' length, the public base), so a change drops it.
+///
+/// The ``RequestGuard`` asks it once a request head is whole and valid (``Request``), on a
+/// connection with no earlier request still being answered. The answer is the full path's `200`
+/// byte for byte but for `Date`: the same fields (made by the same functions: ``Routes/http(_:)``,
+/// ``FileResponder/whole(path:identity:name:contentType:cacheControl:)``,
 /// ``HTTPSemanticsMiddleware/addPublicFields(to:)``) and the same body. Anything else, and any
 /// request it has no answer for, takes the full path.
 struct FastLane: Sendable {
@@ -35,6 +40,36 @@ struct FastLane: Sendable {
     /// or nil for the full path; `session` is the request's `X-PLAYBACK-SESSION-ID` for a playlist
     /// (``isPlaylist(_:)``), nil otherwise.
     let answer: @Sendable (_ target: String, _ session: String?) -> Answer?
+
+    /// What the fast lane may answer in a whole, valid request head: a plain `GET` over HTTP/1.1
+    /// without a body, percent escapes, a fragment or fields that change the answer (`Range`,
+    /// `If-*`, `Connection`, `Expect`, `TE`, `Upgrade`). A value of the head's bytes alone.
+    struct Request: Hashable, Sendable {
+        /// The request target: an absolute path and its query.
+        var target: String
+        /// The `X-PLAYBACK-SESSION-ID` of a playlist request (``FastLane/isPlaylist(_:)``).
+        var session: String?
+
+        /// A request for `target`, with the playlist session `session`.
+        init(target: String, session: String? = nil) {
+            self.target = target
+            self.session = session
+        }
+
+        /// The request in `head` (its bytes, as ``RequestHeadReader/head`` holds them, and what the
+        /// reader said of them), or nil when the fast lane may not answer it.
+        init?(head: [UInt8], _ read: RequestHeadReader.Head) {
+            guard !read.special, read.body == .none, head.starts(with: "GET /".utf8) else { return nil }
+            let line = head[4..<(read.requestLineEnd - 2)]
+            guard let space = line.firstIndex(of: 0x20),
+                line[(space + 1)...].starts(with: "HTTP/1.1".utf8)
+            else { return nil }
+            let target = line[..<space]
+            guard !target.contains(0x25), !target.contains(0x23) else { return nil }
+            self.target = String(decoding: target, as: UTF8.self)
+            session = FastLane.isPlaylist(target) ? FastLane.sessionID(in: head, fieldsStart: read.requestLineEnd) : nil
+        }
+    }
 
     /// Whether a request target names a playlist (its path ends in `.m3u8`): only then is the
     /// session header looked for.

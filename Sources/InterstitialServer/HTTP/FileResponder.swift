@@ -20,20 +20,43 @@ struct FileResponder: Sendable {
         files = LocalFileSystem(rootFolder: "/", threadPool: .singleton, logger: quiet)
     }
 
-    /// The fields and body of a `200` for the whole file at `path`, as
-    /// ``respond(path:name:contentType:cacheControl:request:context:)`` answers a request without
-    /// `Range`, found with one `stat` and no read: the kept bytes, or for a file too large to keep,
-    /// the file itself (written with `sendfile`). Nil for a file that is not kept yet (the full
-    /// path reads it) or is not a regular file.
-    func fastAnswer(path: String, contentType: String, cacheControl: String) -> FastLane.Answer? {
-        guard let identity = FileBodyCache.identity(of: path) else { return nil }
-        var fields = Self.fields(identity, contentType: contentType, cacheControl: cacheControl)
-        fields[.contentLength] = String(identity.size)
-        if let body = cache.kept(path, identity: identity) {
-            return FastLane.Answer(fields: fields, body: .bytes(body))
+    /// A `200` for a whole file: its fields (with `Content-Length`) and body.
+    struct Whole: Sendable {
+        /// The body: bytes kept in memory, or the file itself (too large to keep, or changed while
+        /// read), as it was found.
+        enum Body: Sendable {
+            case bytes(ByteBuffer)
+            case file(FileBodyCache.Identity)
         }
-        guard identity.size > cache.fileLimit else { return nil }
-        return FastLane.Answer(fields: fields, body: .file(path: path, identity: identity))
+
+        /// Its fields.
+        var fields: HTTPFields
+        /// Its body.
+        var body: Body
+    }
+
+    /// The `200` for the whole file at `path`, found as `identity` (one `stat`): the one function
+    /// both lanes answer it with. Known at once when its bytes are kept or it is too large to keep
+    /// (sent from the file system); else found later, read and kept (``FileBodyCache``).
+    ///
+    /// - Throws: (later) the errors of ``openError(_:name:)`` for a file that cannot be opened.
+    func whole(
+        path: String, identity: FileBodyCache.Identity, name: String, contentType: String, cacheControl: String
+    ) -> Pending<Whole> {
+        let fields = {
+            var fields = Self.fields(identity, contentType: contentType, cacheControl: cacheControl)
+            fields[.contentLength] = String(identity.size)
+            return fields
+        }()
+        if let body = cache.kept(path, identity: identity) { return .now(Whole(fields: fields, body: .bytes(body))) }
+        if identity.size > cache.fileLimit { return .now(Whole(fields: fields, body: .file(identity))) }
+        let cache = cache
+        return .later { () throws(APIError) -> Whole in
+            let body = try Self.opened(path, name: name) { () throws(FileBodyCache.OpenFailure) in
+                try cache.bytes(of: path, identity: identity)
+            }
+            return Whole(fields: fields, body: body.map { .bytes($0) } ?? .file(identity))
+        }
     }
 
     /// A file's entity tag: its size and modification time, in whole seconds (as the file system's
@@ -70,30 +93,35 @@ struct FileResponder: Sendable {
         var range = RangeRequest.evaluate(request.headers[.range].map { $0[...] }, size: size)
         // If-Range: the range only while the client's copy is this one (strong comparison).
         if range != .whole, let ifRange = request.headers[.ifRange], ifRange != tag.header { range = .whole }
-        // The kept bytes, or nil for a file streamed from the file system (checked to open first).
-        func body() throws(FileBodyCache.OpenFailure) -> ByteBuffer? {
-            guard let kept = try cache.bytes(of: path, identity: identity) else {
-                try FileBodyCache.checkOpen(path)
-                return nil
-            }
-            return kept
-        }
-        let kept: ByteBuffer?
-        do {
-            kept = range == .unsatisfiable ? nil : try body()
-        } catch {
-            var response = try Self.openError(error, name: name).response(from: request, context: context)
-            if error.isExhaustion { response.headers[.retryAfter] = "1" }
-            return response
-        }
         switch range {
         case .whole:
-            headers[.contentLength] = String(size)
-            if let kept {
-                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: kept))
+            let whole: Whole
+            do throws(APIError) {
+                whole = try await self.whole(
+                    path: path, identity: identity, name: name, contentType: contentType, cacheControl: cacheControl
+                ).resolve()
+                if case .file = whole.body { try Self.checkOpen(path, name: name) }
+            } catch {
+                return try Self.errorResponse(error, request: request, context: context)
             }
-            return Response(status: .ok, headers: headers, body: try await files.loadFile(id: path, context: context))
+            switch whole.body {
+            case .bytes(let kept):
+                return Response(status: .ok, headers: whole.fields, body: ResponseBody(byteBuffer: kept))
+            case .file:
+                return Response(
+                    status: .ok, headers: whole.fields, body: try await files.loadFile(id: path, context: context))
+            }
         case .partial(let bytes):
+            // The kept bytes, or nil for a file streamed from the file system (checked to open first).
+            let kept: ByteBuffer?
+            do throws(APIError) {
+                kept = try Self.opened(path, name: name) { () throws(FileBodyCache.OpenFailure) in
+                    try cache.bytes(of: path, identity: identity)
+                }
+                if kept == nil { try Self.checkOpen(path, name: name) }
+            } catch {
+                return try Self.errorResponse(error, request: request, context: context)
+            }
             headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)"
             headers[.contentLength] = String(bytes.count)
             if let kept,
@@ -112,6 +140,31 @@ struct FileResponder: Sendable {
             response.headers[.contentRange] = "bytes */\(size)"
             return response
         }
+    }
+
+    /// The response for an error opening a file: a 503 gets `Retry-After: 1`.
+    private static func errorResponse(
+        _ error: APIError, request: Request, context: some RequestContext
+    ) throws -> Response {
+        var response = try error.response(from: request, context: context)
+        if error.status == 503 { response.headers[.retryAfter] = "1" }
+        return response
+    }
+
+    /// `body`'s result, its failure to open the file as ``openError(_:name:)`` says.
+    private static func opened<T>(
+        _ path: String, name: String, _ body: () throws(FileBodyCache.OpenFailure) -> T
+    ) throws(APIError) -> T {
+        do throws(FileBodyCache.OpenFailure) {
+            return try body()
+        } catch {
+            throw openError(error, name: name)
+        }
+    }
+
+    /// Whether the file at `path` can be opened now, as ``openError(_:name:)`` says.
+    private static func checkOpen(_ path: String, name: String) throws(APIError) {
+        try opened(path, name: name) { () throws(FileBodyCache.OpenFailure) in try FileBodyCache.checkOpen(path) }
     }
 
     /// The error for a file that exists but cannot be opened; a 503 is answered with `Retry-After: 1`.

@@ -271,19 +271,10 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The answer the fast lane has for the head just read, if it may answer it here.
     private func fastAnswer(_ read: RequestHeadReader.Head, _ context: ChannelHandlerContext) -> FastLane.Answer? {
-        let head = reader.head
-        guard let fastLane, pipelineReady, inFlight == 0, !read.special, read.body == .none,
-            context.channel.isWritable,
-            head.starts(with: "GET /".utf8)
+        guard let fastLane, pipelineReady, inFlight == 0, context.channel.isWritable,
+            let request = FastLane.Request(head: reader.head, read)
         else { return nil }
-        let line = head[4..<(read.requestLineEnd - 2)]
-        guard let space = line.firstIndex(of: 0x20),
-            line[(space + 1)...].starts(with: "HTTP/1.1".utf8)
-        else { return nil }
-        let target = line[..<space]
-        guard !target.contains(0x25), !target.contains(0x23) else { return nil }
-        let session = FastLane.isPlaylist(target) ? FastLane.sessionID(in: head, fieldsStart: read.requestLineEnd) : nil
-        return fastLane.answer(String(decoding: target, as: UTF8.self), session)
+        return fastLane.answer(request.target, request.session)
     }
 
     private func write(
@@ -323,16 +314,21 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         end(context, answering: Self.response(refusal, retryAfter: retryAfter, allocator: context.channel.allocator))
     }
 
-    /// The answer to a refused request: the JSON error body, `Connection: close`, and the CORS
-    /// field every public answer has.
+    /// The answer to a refused request: the JSON error body, `Connection: close`, never stored
+    /// (``CachePolicy/noStore``), and the CORS fields every public answer has
+    /// (``HTTPSemanticsMiddleware/addPublicFields(to:)``).
     static func response(_ refusal: Refusal, retryAfter: Int? = nil, allocator: ByteBufferAllocator) -> ByteBuffer {
         let body = APIError(status: refusal.status, code: refusal.code, refusal.message).jsonValue.description + "\n"
-        let retry = retryAfter.map { "Retry-After: \($0)\r\n" } ?? ""
-        let text =
-            "HTTP/1.1 \(refusal.status) \(refusal.reason)\r\nContent-Type: application/json\r\n"
-            + "Content-Length: \(body.utf8.count)\r\nCache-Control: no-store\r\nAccess-Control-Allow-Origin: *\r\n"
-            + retry + "Connection: close\r\n\r\n" + body
-        return allocator.buffer(string: text)
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json"
+        fields[.contentLength] = String(body.utf8.count)
+        fields[.cacheControl] = CachePolicy.noStore
+        HTTPSemanticsMiddleware<ServerRequestContext>.addPublicFields(to: &fields)
+        if let retryAfter { fields[.retryAfter] = String(retryAfter) }
+        fields[.connection] = "close"
+        var text = "HTTP/1.1 \(refusal.status) \(refusal.reason)\r\n"
+        for field in fields { text += "\(field.name.rawName): \(field.value)\r\n" }
+        return allocator.buffer(string: text + "\r\n" + body)
     }
 
     /// Stops reading and ends the connection: the input is closed for the handlers behind, which

@@ -24,9 +24,12 @@ struct Routes {
         files = FileResponder(logger: library.logger, cache: library.fileBodies)
     }
 
-    /// The answers to content requests that take no waiting (``ContentLibrary/kept(_:query:)``), for
-    /// the ``RequestGuard`` to give on the connection's event loop: what the `/**` route below
-    /// answers them, fields and body; `hlsi_fast_answers_total` counts those written.
+    /// The answers to content requests known at once (``ContentLibrary/answer(_:query:userAgent:viewerIP:)``
+    /// gives them as ``Pending/now(_:)``), for the ``RequestGuard`` to give on the connection's
+    /// event loop: what the `/**` route below answers them, fields and body (both made by
+    /// ``http(_:)`` and ``FileResponder/whole(path:identity:name:contentType:cacheControl:)``);
+    /// `hlsi_fast_answers_total` counts those written. A query on anything but an asset list (a
+    /// looped segment's `shift`) is left to the route.
     func fastLane(serverName: String) -> FastLane {
         let library = library
         let files = files
@@ -34,27 +37,27 @@ struct Routes {
         return FastLane(serverName: serverName, answered: { metrics.fastAnswered() }) { target, session in
             let uri = URI(target)
             let query = uri.queryDictionary
-            guard let mounted = library.mounted(uri.path), let response = library.kept(mounted, query: query) else {
-                return nil
-            }
+            guard let mounted = library.mounted(uri.path), query.isEmpty || mounted.rest == "asset-list.json",
+                let response = (try? library.answer(mounted, query: query))?.known
+            else { return nil }
             library.sawPlaylist(mounted, session: session, query: query)
             var answer: FastLane.Answer
-            switch response.body {
-            case .bytes(let bytes):
-                answer = FastLane.Answer(
-                    fields: Response.fields(
-                        bytes, contentType: response.contentType, cacheControl: response.cacheControl),
-                    body: .bytes(ByteBuffer(bytes: bytes)))
-                answer.fields[.contentLength] = String(bytes.count)
-            case .rendered(let entry):
-                answer = FastLane.Answer(fields: Self.fields(entry, response), body: .bytes(entry.body))
-                answer.fields[.contentLength] = String(entry.body.readableBytes)
-            case .file(let file):
-                guard
-                    let found = files.fastAnswer(
-                        path: file, contentType: response.contentType, cacheControl: response.cacheControl)
+            switch Self.http(response) {
+            case .memory(let fields, let body):
+                answer = FastLane.Answer(fields: fields, body: .bytes(body))
+                answer.fields[.contentLength] = String(body.readableBytes)
+            case .file(let path):
+                guard let identity = FileBodyCache.identity(of: path),
+                    let whole = files.whole(
+                        path: path, identity: identity, name: uri.path, contentType: response.contentType,
+                        cacheControl: response.cacheControl
+                    ).known
                 else { return nil }
-                answer = found
+                switch whole.body {
+                case .bytes(let body): answer = FastLane.Answer(fields: whole.fields, body: .bytes(body))
+                case .file(let identity):
+                    answer = FastLane.Answer(fields: whole.fields, body: .file(path: path, identity: identity))
+                }
             case .stream:
                 return nil
             }
@@ -66,13 +69,37 @@ struct Routes {
     /// `X-PLAYBACK-SESSION-ID`: the field in which a player sends the ID of its playback session.
     static let sessionField = HTTPField.Name("X-PLAYBACK-SESSION-ID")!
 
-    /// The fields of a rendered playlist's answer.
-    static func fields(_ entry: RenderedPlaylistCache.Entry, _ response: ContentResponse) -> HTTPFields {
-        var headers = HTTPFields()
-        headers[.contentType] = response.contentType
-        headers[.cacheControl] = response.cacheControl
-        headers[.eTag] = entry.entityTag
-        return headers
+    /// A content answer as HTTP, for both lanes.
+    enum HTTPAnswer {
+        /// A `200` with these fields (without `Content-Length`) and this body in memory.
+        case memory(HTTPFields, ByteBuffer)
+        /// A file, answered by the ``FileResponder``.
+        case file(String)
+        /// A `200` with these fields and a body streamed from elsewhere.
+        case stream(HTTPFields, ResponseBody)
+    }
+
+    /// What `response` is answered with: the one place its fields are made.
+    static func http(_ response: ContentResponse) -> HTTPAnswer {
+        switch response.body {
+        case .bytes(let bytes):
+            return .memory(
+                Response.fields(bytes, contentType: response.contentType, cacheControl: response.cacheControl),
+                ByteBuffer(bytes: bytes))
+        case .rendered(let entry):
+            var headers = HTTPFields()
+            headers[.contentType] = response.contentType
+            headers[.cacheControl] = response.cacheControl
+            headers[.eTag] = entry.entityTag
+            return .memory(headers, entry.body)
+        case .file(let path):
+            return .file(path)
+        case .stream(let body):
+            var headers = HTTPFields()
+            headers[.contentType] = response.contentType
+            headers[.cacheControl] = response.cacheControl
+            return .stream(headers, body)
+        }
     }
 
     var configuration: ServerConfiguration { library.configuration }
@@ -185,18 +212,12 @@ struct Routes {
             let response = try await library.get(
                 mounted, query: query, userAgent: request.headers[.userAgent], viewerIP: viewerIP)
             library.sawPlaylist(mounted, session: request.headers[Self.sessionField], query: query)
-            switch response.body {
-            case .bytes(let bytes):
-                return Response.bytes(bytes, contentType: response.contentType, cacheControl: response.cacheControl)
-            case .rendered(let entry):
-                return Response(
-                    status: .ok, headers: Self.fields(entry, response), body: ResponseBody(byteBuffer: entry.body))
+            switch Self.http(response) {
+            case .memory(let headers, let body):
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
             case .file(let path):
                 return try await file(path, response.contentType, response.cacheControl, request, context)
-            case .stream(let body):
-                var headers = HTTPFields()
-                headers[.contentType] = response.contentType
-                headers[.cacheControl] = response.cacheControl
+            case .stream(let headers, let body):
                 return Response(status: .ok, headers: headers, body: body)
             }
         }

@@ -370,36 +370,33 @@ final class ServerState: Sendable {
     /// Whether a writer holds the writer lock (for tests).
     var isWriting: Bool { writer.isLocked }
 
-    /// The number of earlier requests of this viewer for this break; a viewer ID longer than
-    /// ``ServerLimits/viewerIDBytes`` is not counted.
+    /// The number of earlier requests of this viewer for this break (this one is counted for the
+    /// next); a viewer ID longer than ``ServerLimits/viewerIDBytes`` is not counted.
     ///
-    /// A shared store counts them, so that every replica sees a viewer's requests
-    /// (``ServerStore/countViewerRequest(viewer:target:id:expiry:)``); when it does not answer within
-    /// ``ServerLimits/viewerStoreTimeout``, or keeps no viewers, the server's own ledger counts.
-    func attempt(viewer: String?, target: Target, id: String, logger: Logger? = nil) async -> Int {
-        if let attempt = attemptInMemory(viewer: viewer, target: target, id: id) { return attempt }
-        // A shared store counts.
-        guard let viewer else { return 0 }
+    /// The server's own ledger counts at once (``Pending/now(_:)``) when it counts viewers itself
+    /// (its store is not shared), and there is nothing to count without a viewer. A shared store
+    /// counts them, so that every replica sees a viewer's requests
+    /// (``ServerStore/countViewerRequest(viewer:target:id:expiry:)``): that is waited for
+    /// (``Pending/later(_:)``, which counts nothing until awaited), and when the store does not
+    /// answer within ``ServerLimits/viewerStoreTimeout``, or keeps no viewers, the server's own
+    /// ledger counts.
+    func attempt(viewer: String?, target: Target, id: String, logger: Logger? = nil) -> Pending<Int> {
+        guard let viewer, viewer.utf8.count <= limits.viewerIDBytes else { return .now(0) }
+        guard store.isShared else { return .now(count(viewer: viewer, target: target, id: id)) }
         let store = store
         let expiry = limits.viewerExpiry.duration
-        do {
-            let counted = try await withTimeLimit(limits.viewerStoreTimeout.duration) {
-                try await store.countViewerRequest(viewer: viewer, target: target, id: id, expiry: expiry)
+        let timeout = limits.viewerStoreTimeout.duration
+        return .later { [self] in
+            do {
+                let counted = try await withTimeLimit(timeout) {
+                    try await store.countViewerRequest(viewer: viewer, target: target, id: id, expiry: expiry)
+                }
+                if let counted { return counted }
+            } catch {
+                logger?.debug("counting the viewer's request in memory: the store did not count it: \(error)")
             }
-            if let counted { return counted }
-        } catch {
-            logger?.debug("counting the viewer's request in memory: the store did not count it: \(error)")
+            return count(viewer: viewer, target: target, id: id)
         }
-        return count(viewer: viewer, target: target, id: id)
-    }
-
-    /// ``attempt(viewer:target:id:logger:)`` when it needs no waiting: when the server counts
-    /// viewers itself (its store is not shared), or there is no viewer to count. Nil when a shared
-    /// store counts them.
-    func attemptInMemory(viewer: String?, target: Target, id: String) -> Int? {
-        guard let viewer, viewer.utf8.count <= limits.viewerIDBytes else { return 0 }
-        guard !store.isShared else { return nil }
-        return count(viewer: viewer, target: target, id: id)
     }
 
     /// Counts the request in the server's own ledger.

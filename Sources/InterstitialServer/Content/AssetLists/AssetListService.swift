@@ -62,171 +62,208 @@ struct AssetListService: Sendable {
         return (request, planned, duration)
     }
 
-    /// The asset list of the break a request names, planned with `planner` on `timeline`.
+    /// The asset list of the break a request names, planned with `planner` on `timeline`: the one
+    /// function that answers an asset-list request, for both lanes.
+    ///
+    /// Known at once (``Pending/now(_:)``, the viewer's attempt counted) for a break filled from
+    /// the server's own inventory while the server counts viewers itself; otherwise found later
+    /// (``Pending/later(_:)``, nothing counted before): from a VAST ad server, an inventory that
+    /// must be asked, or viewers counted in a shared store.
     ///
     /// A VAST ad server hears the viewer's `userAgent` and `viewerIP` (``ViewerAddress``) as VAST 4.1
     /// asks of a server that requests on a client's behalf: `X-Device-User-Agent` and `X-Device-IP`
-    /// headers, and the `[DEVICEUA]` and `[DEVICEIP]` macros.
+    /// headers, and the `[DEVICEUA]` and `[DEVICEIP]` macros. `profile` is asked only then.
     ///
     /// - Throws: 400 for a bad request, 404 for a break that is not there or not filled by the server.
     func assetList(
         query: [String: String], target: Target, planner: BreakPlanner, timeline: BreakPlanner.Timeline,
-        publicBase: String, userAgent: String? = nil, viewerIP: String? = nil, profile: ConditioningProfile? = nil
-    ) async throws(APIError) -> ContentResponse {
+        publicBase: String, userAgent: String? = nil, viewerIP: String? = nil,
+        profile: @escaping @Sendable () async -> ConditioningProfile? = { nil }
+    ) throws(APIError) -> Pending<ContentResponse> {
         let (request, planned, duration) = try check(query: query, target: target, planner: planner, timeline: timeline)
+        if let settings = AdServerSettings.of(target, configuration: configuration, state: state.snapshot), let vast {
+            return .later { [self] () async throws(APIError) -> ContentResponse in
+                await vastList(
+                    request, target: target, planned: planned, duration: duration, settings: settings, vast: vast,
+                    publicBase: publicBase, userAgent: userAgent, viewerIP: viewerIP, profile: await profile())
+            }
+        }
+        let id = request.interstitialID
+        let once = planned.event.willPlayOnce
+        let inventoryAds = candidates(for: target, breakID: id)
+        let viewer = request.primaryID
+        guard let ads = inventoryAds.known else {
+            return .later { [self] () async throws(APIError) -> ContentResponse in
+                if target.kind == .live { sessions?.seen(viewer, on: target) }
+                let attempt = try await state.attempt(viewer: viewer, target: target, id: id, logger: logger).resolve()
+                var ads: [Ad] = []
+                if !(once && attempt > 0) { ads = try await inventoryAds.resolve() }
+                return inventoryList(
+                    request, target: target, planned: planned, duration: duration, ads: ads, attempt: attempt,
+                    publicBase: publicBase)
+            }
+        }
+        return try state.attempt(viewer: viewer, target: target, id: id, logger: logger).then {
+            [self] attempt throws(APIError) -> Pending<ContentResponse> in
+            if target.kind == .live { sessions?.seen(viewer, on: target) }
+            return .now(
+                inventoryList(
+                    request, target: target, planned: planned, duration: duration, ads: once && attempt > 0 ? [] : ads,
+                    attempt: attempt, publicBase: publicBase))
+        }
+    }
+
+    /// The asset list of a break a VAST ad server fills (a decision made ahead, or live), with the
+    /// inventory (or the slate) filling when the ad server does not answer.
+    private func vastList(
+        _ request: AssetListQuery, target: Target, planned: BreakPlanner.Planned, duration: MediaTime,
+        settings: AdServerSettings, vast: VASTDecisionClient, publicBase: String, userAgent: String?,
+        viewerIP: String?, profile: ConditioningProfile?
+    ) async -> ContentResponse {
         let id = request.interstitialID
         let offset = request.startOffset ?? .zero
         let viewer = request.primaryID
         let asked = request
         if target.kind == .live { sessions?.seen(viewer, on: target) }
-        let attempt = await state.attempt(viewer: viewer, target: target, id: id, logger: logger)
+        let attempt = (try? await state.attempt(viewer: viewer, target: target, id: id, logger: logger).resolve()) ?? 0
         let once = planned.event.willPlayOnce
-        if let settings = AdServerSettings.of(target, configuration: configuration, state: state.snapshot), let vast {
-            guard !(once && attempt > 0) else {
-                metrics.assetListAnswered(target: target.description, source: "vast", ads: 0, filled: false)
-                return .json(AssetList(assets: []).encoded())
+        guard !(once && attempt > 0) else {
+            metrics.assetListAnswered(target: target.description, source: "vast", ads: 0, filled: false)
+            return .json(AssetList(assets: []).encoded())
+        }
+        let started = ContinuousClock.now
+        // One deadline for all the viewer waits for: a decision on its way, the ledger, the ad server.
+        let due = started + configuration.assetListDeadline.duration
+        var request = Self.adRequest(breakID: id, duration: duration, session: viewer, target: target, at: now())
+        request.viewerUserAgent = userAgent
+        request.viewerIP = viewerIP
+        // A VMAP break asks its own ad source; any other break the target's VAST template.
+        var url = settings.vast?.url(for: request)
+        var shared = settings.vast?.isShared ?? false
+        var root: VASTDocument?
+        let vmapPlan = vmapPlans?.plan(content: target.id, settings: settings)
+        if let source = vmapPlan?.sources[id] {
+            switch source.content {
+            case .adTagURI(let template, _):
+                let tag = AdTagTemplate(template, serverUA: "hlsi")
+                url = tag.url(for: request)
+                shared = tag.isShared
+            case .vast(let document):
+                url = "vmap:" + id
+                root = document
+                shared = false
+            case .custom: break
             }
-            let started = ContinuousClock.now
-            // One deadline for all the viewer waits for: a decision on its way, the ledger, the ad server.
-            let due = started + configuration.assetListDeadline.duration
-            var request = Self.adRequest(breakID: id, duration: duration, session: viewer, target: target, at: now())
-            request.viewerUserAgent = userAgent
-            request.viewerIP = viewerIP
-            // A VMAP break asks its own ad source; any other break the target's VAST template.
-            var url = settings.vast?.url(for: request)
-            var shared = settings.vast?.isShared ?? false
-            var root: VASTDocument?
-            let vmapPlan = vmapPlans?.plan(content: target.id, settings: settings)
-            if let source = vmapPlan?.sources[id] {
-                switch source.content {
-                case .adTagURI(let template, _):
-                    let tag = AdTagTemplate(template, serverUA: "hlsi")
-                    url = tag.url(for: request)
-                    shared = tag.isShared
-                case .vast(let document):
-                    url = "vmap:" + id
-                    root = document
-                    shared = false
-                case .custom: break
-                }
+        }
+        guard let url else {
+            metrics.assetListAnswered(target: target.description, source: "vast", ads: 0, filled: false)
+            return .json(AssetList(assets: [], skipControl: planned.source?.assetListSkipControl).encoded())
+        }
+        // The viewer's decision made ahead (the first attempt of a session, a break of the target's
+        // own tag): answered at once, fitted to this viewer as a live decision would be.
+        let relayURL = relay.map { relay in
+            { @Sendable (url: String, type: String) in
+                relay.url(for: url, type: type, viewer: viewer, base: publicBase)
             }
-            guard let url else {
-                metrics.assetListAnswered(target: target.description, source: "vast", ads: 0, filled: false)
-                return .json(AssetList(assets: [], skipControl: planned.source?.assetListSkipControl).encoded())
-            }
-            // The viewer's decision made ahead (the first attempt of a session, a break of the target's
-            // own tag): answered at once, fitted to this viewer as a live decision would be.
-            let relayURL = relay.map { relay in
-                { @Sendable (url: String, type: String) in
-                    relay.url(for: url, type: type, viewer: viewer, base: publicBase)
-                }
-            }
-            func answer(_ prepared: PreparedDecision, path: String) -> ContentResponse {
-                let fill = VASTFill.assetList(
-                    prepared, duration: duration, startOffset: offset, tracking: settings.tracking,
-                    skipControl: planned.source?.assetListSkipControl, podTracking: vmapPlan?.tracking[id] ?? [],
-                    relay: relayURL)
-                vast.dispatcher.send(fill.impressions, kind: "impression")
-                metrics.adDecision(target: target.description, path: path)
-                metrics.assetListAnswered(
-                    target: target.description, source: "vast", ads: fill.adCount, filled: fill.adCount > 0)
-                return .json(fill.list.encoded())
-            }
-            var claim: DecisionKey?
-            if attempt == 0, root == nil, vmapPlan?.sources[id] == nil, target.kind == .live,
-                shared || viewer != nil
-            {
-                let key = DecisionKey(target: target, breakID: id, session: shared ? "" : viewer ?? "")
-                if let prepared = await ahead(key, due: due) { return answer(prepared, path: "prefetch") }
-                claim = key
-            }
-            if let key = claim, let ledger, ledger.isShared,
-                let prepared = await claimOrWait(key, ledger: ledger, due: due)
-            {
-                return answer(prepared, path: "prefetch")
-            }
-            // Decided live: nothing decides this viewer ahead meanwhile.
-            let deciding = claim.map { prefetched?.begin($0) ?? false } ?? false
-            defer { if deciding, let claim { prefetched?.finished(claim) } }
-            let headers =
-                (userAgent.map { [("X-Device-User-Agent", $0)] } ?? [])
-                + (viewerIP.map { [("X-Device-IP", $0)] } ?? [])
-            let deadline = Self.left(until: due)
-            let cacheBuster = request.cacheBuster
-            // A URL the same for every viewer is asked once for all the viewers asking together.
-            let liveDecisions = liveDecisions
-            let outcome: VASTDecisionClient.Outcome
-            if shared {
-                outcome = await vast.coalescer.share(url) {
-                    liveDecisions?.started(url)
-                    return await vast.decide(
-                        url: url, settings: settings, headers: headers, deadline: deadline, cacheBuster: cacheBuster)
-                }
-            } else {
-                liveDecisions?.started(url)
-                outcome = await vast.decide(
-                    url: url, root: root, settings: settings, headers: headers, deadline: deadline,
-                    cacheBuster: cacheBuster)
-            }
-            let prepared = VASTFill.prepare(
-                ads: outcome.ads,
-                conditioned: { selection in
-                    guard let conditioner, let profile, let file = selection.progressiveFiles.first else {
-                        return .unavailable
-                    }
-                    let url = URIReference.resolve(file.url, against: selection.ad.requestURLs.last ?? "")
-                    let key = CreativeConditioner.key(creative: selection.creativeKey ?? url, profile: profile)
-                    if conditioner.isReady(key) { return .ready(publicBase + "/creatives/\(key)/master.m3u8") }
-                    conditioner.request(.init(key: key, url: url, profile: profile))
-                    return .pending
-                })
-            if let key = claim, !outcome.unanswered, prepared.pending == 0 {
-                keep(prepared, for: key, until: planned.event.date.map { $0 + duration })
-            }
-            var fill = VASTFill.assetList(
+        }
+        func answer(_ prepared: PreparedDecision, path: String) -> ContentResponse {
+            let fill = VASTFill.assetList(
                 prepared, duration: duration, startOffset: offset, tracking: settings.tracking,
                 skipControl: planned.source?.assetListSkipControl, podTracking: vmapPlan?.tracking[id] ?? [],
                 relay: relayURL)
-            fill.rejected = prepared.rejected
-            for report in fill.rejected { vast.send(report, cacheBuster: request.cacheBuster) }
             vast.dispatcher.send(fill.impressions, kind: "impression")
-            let elapsed = ContinuousClock.now - started
-            metrics.vastDecision(
-                target: target.description,
-                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                requests: outcome.requests, errorCodes: (outcome.errors + fill.rejected).map(\.code.rawValue),
-                timedOut: outcome.timedOut)
-            // The ad server failed, timed out or was not asked: the inventory (or the slate) fills.
-            if fill.adCount == 0, outcome.unanswered {
-                var ads = await candidates(for: target, breakID: id)
-                if let slate = settings.slate, let ad = ads.first(where: { $0.id == slate }) { ads = [ad] }
-                if !ads.isEmpty {
-                    metrics.adDecision(target: target.description, path: "fallback")
-                    return inventoryList(
-                        asked, target: target, planned: planned, duration: duration, ads: ads,
-                        attempt: attempt, publicBase: publicBase)
-                }
-            }
-            metrics.adDecision(
-                target: target.description,
-                path: fill.adCount == 0 ? "empty" : outcome.coalesced ? "coalesced" : "live")
+            metrics.adDecision(target: target.description, path: path)
             metrics.assetListAnswered(
                 target: target.description, source: "vast", ads: fill.adCount, filled: fill.adCount > 0)
-            logger.debug(
-                "asset list from VAST",
-                metadata: [
-                    "target": "\(target)", "break": "\(id)", "viewer": "\(viewer ?? "-")",
-                    "requests": "\(outcome.requests)", "ads": "\(fill.adCount)", "errors": "\(outcome.errors.count)",
-                ])
             return .json(fill.list.encoded())
         }
-        var ads: [Ad] = []
-        if !(once && attempt > 0) {
-            ads = await candidates(for: target, breakID: id)
+        var claim: DecisionKey?
+        if attempt == 0, root == nil, vmapPlan?.sources[id] == nil, target.kind == .live,
+            shared || viewer != nil
+        {
+            let key = DecisionKey(target: target, breakID: id, session: shared ? "" : viewer ?? "")
+            if let prepared = await ahead(key, due: due) { return answer(prepared, path: "prefetch") }
+            claim = key
         }
-        return inventoryList(
-            request, target: target, planned: planned, duration: duration, ads: ads, attempt: attempt,
-            publicBase: publicBase)
+        if let key = claim, let ledger, ledger.isShared,
+            let prepared = await claimOrWait(key, ledger: ledger, due: due)
+        {
+            return answer(prepared, path: "prefetch")
+        }
+        // Decided live: nothing decides this viewer ahead meanwhile.
+        let deciding = claim.map { prefetched?.begin($0) ?? false } ?? false
+        defer { if deciding, let claim { prefetched?.finished(claim) } }
+        let headers =
+            (userAgent.map { [("X-Device-User-Agent", $0)] } ?? [])
+            + (viewerIP.map { [("X-Device-IP", $0)] } ?? [])
+        let deadline = Self.left(until: due)
+        let cacheBuster = request.cacheBuster
+        // A URL the same for every viewer is asked once for all the viewers asking together.
+        let liveDecisions = liveDecisions
+        let outcome: VASTDecisionClient.Outcome
+        if shared {
+            outcome = await vast.coalescer.share(url) {
+                liveDecisions?.started(url)
+                return await vast.decide(
+                    url: url, settings: settings, headers: headers, deadline: deadline, cacheBuster: cacheBuster)
+            }
+        } else {
+            liveDecisions?.started(url)
+            outcome = await vast.decide(
+                url: url, root: root, settings: settings, headers: headers, deadline: deadline,
+                cacheBuster: cacheBuster)
+        }
+        let prepared = VASTFill.prepare(
+            ads: outcome.ads,
+            conditioned: { selection in
+                guard let conditioner, let profile, let file = selection.progressiveFiles.first else {
+                    return .unavailable
+                }
+                let url = URIReference.resolve(file.url, against: selection.ad.requestURLs.last ?? "")
+                let key = CreativeConditioner.key(creative: selection.creativeKey ?? url, profile: profile)
+                if conditioner.isReady(key) { return .ready(publicBase + "/creatives/\(key)/master.m3u8") }
+                conditioner.request(.init(key: key, url: url, profile: profile))
+                return .pending
+            })
+        if let key = claim, !outcome.unanswered, prepared.pending == 0 {
+            keep(prepared, for: key, until: planned.event.date.map { $0 + duration })
+        }
+        var fill = VASTFill.assetList(
+            prepared, duration: duration, startOffset: offset, tracking: settings.tracking,
+            skipControl: planned.source?.assetListSkipControl, podTracking: vmapPlan?.tracking[id] ?? [],
+            relay: relayURL)
+        fill.rejected = prepared.rejected
+        for report in fill.rejected { vast.send(report, cacheBuster: request.cacheBuster) }
+        vast.dispatcher.send(fill.impressions, kind: "impression")
+        let elapsed = ContinuousClock.now - started
+        metrics.vastDecision(
+            target: target.description,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            requests: outcome.requests, errorCodes: (outcome.errors + fill.rejected).map(\.code.rawValue),
+            timedOut: outcome.timedOut)
+        // The ad server failed, timed out or was not asked: the inventory (or the slate) fills.
+        if fill.adCount == 0, outcome.unanswered {
+            var ads = (try? await candidates(for: target, breakID: id).resolve()) ?? []
+            if let slate = settings.slate, let ad = ads.first(where: { $0.id == slate }) { ads = [ad] }
+            if !ads.isEmpty {
+                metrics.adDecision(target: target.description, path: "fallback")
+                return inventoryList(
+                    asked, target: target, planned: planned, duration: duration, ads: ads,
+                    attempt: attempt, publicBase: publicBase)
+            }
+        }
+        metrics.adDecision(
+            target: target.description,
+            path: fill.adCount == 0 ? "empty" : outcome.coalesced ? "coalesced" : "live")
+        metrics.assetListAnswered(
+            target: target.description, source: "vast", ads: fill.adCount, filled: fill.adCount > 0)
+        logger.debug(
+            "asset list from VAST",
+            metadata: [
+                "target": "\(target)", "break": "\(id)", "viewer": "\(viewer ?? "-")",
+                "requests": "\(outcome.requests)", "ads": "\(fill.adCount)", "errors": "\(outcome.errors.count)",
+            ])
+        return .json(fill.list.encoded())
     }
 
     /// What is left of the time until `due` (zero once it passed).
@@ -305,29 +342,6 @@ struct AssetListService: Sendable {
         try? await withTimeLimitAbandoning(limit.duration, operation)
     }
 
-    /// The asset list a request gets at once, when that takes no waiting: the break is filled from
-    /// an inventory that knows its ads at once (``AdInventory/immediateCandidates(for:breakID:)``),
-    /// not from an ad server, and the server counts viewers itself (not in a shared store). Nil
-    /// otherwise, and for a request that is an error: then nothing was counted, and
-    /// ``assetList(query:target:planner:timeline:publicBase:userAgent:viewerIP:profile:)`` answers.
-    func immediateAssetList(
-        query: [String: String], target: Target, planner: BreakPlanner, timeline: BreakPlanner.Timeline,
-        publicBase: String
-    ) -> ContentResponse? {
-        guard
-            let request = try? AssetListQuery(
-                parameters: query, maximumPrimaryIDLength: configuration.limits.viewerIDBytes),
-            AdServerSettings.of(target, configuration: configuration, state: state.snapshot) == nil,
-            let planned = planner.lookup(id: request.interstitialID, timeline),
-            planned.source?.usesServerAssetList ?? true, let duration = planned.event.effectiveDuration(),
-            let ads = inventory.immediateCandidates(for: target, breakID: request.interstitialID),
-            let attempt = state.attemptInMemory(viewer: request.primaryID, target: target, id: request.interstitialID)
-        else { return nil }
-        return inventoryList(
-            request, target: target, planned: planned, duration: duration,
-            ads: planned.event.willPlayOnce && attempt > 0 ? [] : ads, attempt: attempt, publicBase: publicBase)
-    }
-
     /// The asset list of a break filled from the inventory's `ads` (none for a `ONCE` break the
     /// viewer asked for before), fitted to the break from the viewer's start offset.
     private func inventoryList(
@@ -386,10 +400,15 @@ struct AssetListService: Sendable {
         return VASTMacroValues.cacheBuster(&generator)
     }
 
-    /// The inventory's candidates, or none when it fails or misses the deadline. An inventory that
-    /// knows them at once (``AdInventory/immediateCandidates(for:breakID:)``) is not timed.
-    private func candidates(for target: Target, breakID: String) async -> [Ad] {
-        if let ads = inventory.immediateCandidates(for: target, breakID: breakID) { return ads }
+    /// The inventory's candidates: the server's own at once; another inventory's when asked, or
+    /// none when it fails or misses the deadline.
+    private func candidates(for target: Target, breakID: String) -> Pending<[Ad]> {
+        if let stored = inventory as? StoredInventory { return .now(stored.ads) }
+        return .later { [self] in await ask(for: target, breakID: breakID) }
+    }
+
+    /// Asks the inventory, within the asset-list deadline.
+    private func ask(for target: Target, breakID: String) async -> [Ad] {
         let inventory = inventory
         let deadline = configuration.assetListDeadline
         let logger = logger
