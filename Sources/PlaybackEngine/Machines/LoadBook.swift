@@ -10,15 +10,21 @@ extension PlaybackStateMachine {
     package struct LoadBook: Sendable {
         /// The state of an event's asset list.
         package enum ListState: Sendable, Equatable {
+            /// Its load is in flight.
             case requested
+            /// It loaded.
             case loaded(AssetList)
+            /// Its load failed, with why.
             case failed(String)
         }
 
         /// The state of an asset's playlist.
         package enum AssetState: Sendable, Equatable {
+            /// Its load is in flight.
             case requested
+            /// It loaded.
             case loaded(AssetMedia)
+            /// Its load failed, with why.
             case failed(String)
         }
 

@@ -57,10 +57,10 @@ struct VariantMachineTests {
     func select() {
         var machine = PlaybackStateMachine.VariantMachine()
         machine.loaded(Self.presentation())
-        let result60 = machine.select(MediaOption(language: "de"), type: "AUDIO")
-        #expect(result60)
+        let german = machine.select(MediaOption(language: "de"), type: "AUDIO")
+        #expect(german)
         #expect(machine.tracks.audio?.language == "de")
-        let result62 = machine.select(nil, type: "SUBTITLES")
-        #expect(!result62)
+        let subtitles = machine.select(nil, type: "SUBTITLES")
+        #expect(!subtitles)
     }
 }
