@@ -13,6 +13,13 @@ import PlaybackCoordination
 /// offsets and effective durations are the schedule's (``InterstitialSchedule``); the machine only
 /// plays them. Its ``State`` says where playback is, each case with its own data; every input
 /// returns an ``Outcome``.
+///
+/// Its parts change through their own methods: the load bookkeeping (``LoadBook``), the group
+/// playing (``GroupRun``, carried by ``State/interstitial(_:)``), the coordinated group
+/// (``CoordinationMachine``), the beacons (``BeaconTracker``) and the variants (``VariantMachine``).
+/// A change to the group run or to primary playback in another mode is a programming error
+/// (`assertionFailure`); a loop that reaches its limit (``Configuration/transitionLimit``,
+/// ``Configuration/stepLimit``) stops with a trace warning.
 package struct PlaybackStateMachine: Sendable {
     /// What a load is for.
     package enum LoadKey: Hashable, Sendable {
