@@ -16,6 +16,12 @@ extension PlaybackStateMachine {
         /// The random source of preload points (App. F): a number in `0..<bound`; nil: a
         /// pseudo-random number derived from the session's primary ID and the hint's ID.
         package var random: (@Sendable (_ bound: UInt64) -> UInt64)?
+        /// The most transitions handled at one clock time; reaching it is a trace warning (a
+        /// transition that would not end).
+        package var transitionLimit = 10_000
+        /// The most steps of time one input moves through; reaching it is a trace warning and
+        /// the clock jumps to the input's time.
+        package var stepLimit = 100_000
 
         /// Creates the settings.
         package init(

@@ -27,7 +27,7 @@ extension PlaybackStateMachine {
             slot = pod.slots[index]
         }
         var played = media.duration - min(media.duration, run.assetPosition)
-        if let limit = playoutLimit(of: run) { played = min(played, limit - min(limit, run.elapsed)) }
+        if let limit = playoutLimit(of: run.event) { played = min(played, limit - min(limit, run.elapsed)) }
         fire(
             beacons.assetStarted(
                 eventID: id, assetIndex: index, slot: slot, pod: pod?.podTracking ?? [], at: run.assetPosition,

@@ -10,7 +10,7 @@ extension PlaybackStateMachine {
             Self.merged(
                 playlist.segments.compactMap { segment -> Range<MediaTime>? in
                     let url = tagged(URIReference.resolve(segment.uri, against: base))
-                    return loadedSegments.contains(url) && segment.duration > .zero
+                    return loads.loadedSegments.contains(url) && segment.duration > .zero
                         ? segment.startTime..<segment.endTime : nil
                 })
         }
@@ -28,7 +28,7 @@ extension PlaybackStateMachine {
             var ranges: [Range<MediaTime>] = []
             for (url, duration) in zip(rendition.segmentURLs, rendition.segmentDurations) {
                 let identity = Self.segmentIdentity(tagged(url), eventID: run.eventID, assetIndex: run.assetIndex ?? 0)
-                if loadedSegments.contains(identity) && duration > .zero {
+                if loads.loadedSegments.contains(identity) && duration > .zero {
                     ranges.append(start..<(start + duration))
                 }
                 start = start + duration

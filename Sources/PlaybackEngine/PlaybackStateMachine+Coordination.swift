@@ -17,33 +17,24 @@ extension PlaybackStateMachine {
     package func session(url: String) -> PlaybackSession {
         PlaybackSession(
             url: url, location: coordinatedLocation, playing: playing, rate: rate, events: controllerEvents,
-            automaticallyHandlesInterstitialEvents: automaticallyHandles, playedOnce: exhausted.sorted(),
+            automaticallyHandlesInterstitialEvents: automaticallyHandles, playedOnce: program.exhausted.sorted(),
             tracks: tracks)
     }
 
     /// Whether an interstitial group plays on its own in a coordinated group: when any of its
     /// events' content may vary (X-CONTENT-MAY-VARY, YES when missing, R24).
-    func mayVary(_ run: Run) -> Bool {
+    func mayVary(_ run: GroupRun) -> Bool {
         run.members.contains { (activeEvent($0) ?? (run.eventID == $0 ? run.event : nil))?.contentMayVary ?? true }
     }
 
     /// Reports the start and end of an interstitial group played on its own; at its end the player
     /// holds at the resumption point until the group releases it.
     mutating func trackIndependence() {
-        guard coordination != .off else { return }
         var current: String?
         if let run, mayVary(run) { current = run.group.key }
-        var previous: String?
-        if case .alone(let key) = coordination { previous = key }
-        guard current != previous else { return }
-        if let finished = previous, current == nil {
-            coordination = .held
-            emit(.waitingForGroup, [("group", .string(finished))])
-            actions.append(.signal(.arrived(finished, position)))
-        }
-        if let current {
-            actions.append(.signal(.suspended(current)))
-            coordination = .alone(current)
+        for signal in coordinator.track(playingAlone: current, at: position) {
+            if case .arrived(let finished, _) = signal { emit(.waitingForGroup, [("group", .string(finished))]) }
+            actions.append(.signal(signal))
         }
     }
 
@@ -52,7 +43,7 @@ extension PlaybackStateMachine {
     mutating func restore(_ session: PlaybackSession) {
         controllerEvents = session.events
         automaticallyHandles = session.automaticallyHandlesInterstitialEvents
-        exhausted = Set(session.playedOnce)
+        program.exhausted = Set(session.playedOnce)
         recompute()
         coordinate(session.location, playing: session.playing, rate: session.rate, anchor: nil, continuing: true)
     }
@@ -63,7 +54,7 @@ extension PlaybackStateMachine {
     mutating func coordinate(
         _ location: CoordinatedLocation, playing: Bool, rate: Double, anchor: Duration?, continuing: Bool
     ) {
-        if coordination == .held { coordination = .following }
+        coordinator.placed(loaded: timeline != nil)
         self.playing = playing
         self.rate = rate
         guard timeline != nil else {
@@ -73,7 +64,6 @@ extension PlaybackStateMachine {
             return
         }
         let now = clock
-        if case .alone = coordination { coordination = .following }
         place(location, continuing: continuing)
         emit(
             .coordinated,
@@ -109,19 +99,20 @@ extension PlaybackStateMachine {
             let first = timeline.playlist.segments.first?.startTime ?? .zero
             let to = min(max(time, first), timeline.end)
             if to < position {
-                for group in groups where group.start > to { suppressed.remove(group.key) }
+                for group in program.groups where group.start > to { program.suppressed.remove(group.key) }
             }
             position = to
-            let handled = groups.first { $0.key == after && $0.start == to }?.key
-            primary?.handledKey = handled
-            primary?.stalled = false
-            if continuing && !started {
-                primary?.started = true
-                emit(.primaryResumed)
+            let handled = program.groups.first { $0.key == after && $0.start == to }?.key
+            let begins = continuing && !started
+            updatePrimary {
+                $0.handledKey = handled
+                $0.stalled = false
+                if begins { $0.started = true }
             }
+            if begins { emit(.primaryResumed) }
             actions.append(.flush)
         case .interstitial(let key, let event, let offset, let resume):
-            guard let group = groups.first(where: { $0.key == key }) else {
+            guard let group = program.groups.first(where: { $0.key == key }) else {
                 emit(
                     .warning,
                     [
@@ -145,7 +136,7 @@ extension PlaybackStateMachine {
                     startRun(group, resumeOverride: resume)
                 }
             }
-            guard var run, let index = run.members.firstIndex(of: event) else {
+            guard let run, let index = run.members.firstIndex(of: event) else {
                 emit(
                     .warning,
                     [
@@ -156,8 +147,7 @@ extension PlaybackStateMachine {
                     ])
                 return
             }
-            run.resumeOverride = resume ?? run.resumeOverride
-            self.run = run
+            updateRun { $0.overrideResume(resume) }
             if index != run.memberIndex { switchMember(to: index) }
             placeInMember(offset)
         }
@@ -172,11 +162,9 @@ extension PlaybackStateMachine {
     /// Moves to `offset` from the start of the current member: in its assets once they are known,
     /// else from the moment they are.
     mutating func placeInMember(_ offset: MediaTime) {
-        guard var run else { return }
+        guard let run else { return }
         if run.plan == nil {
-            run.seekOffset = offset
-            run.elapsed = offset
-            self.run = run
+            updateRun { $0.awaitPlan(at: offset) }
             return
         }
         _ = moveInMember(to: offset - min(offset, run.joinOffset))

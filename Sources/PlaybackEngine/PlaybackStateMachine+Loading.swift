@@ -13,29 +13,23 @@ extension PlaybackStateMachine {
     /// then the asset list (late binding, R18) and the first asset, then the next, then primary from
     /// the resumption point.
     mutating func issueLoads() {
-        if let reload = nextReload, reload <= clock, !inFlight.contains(.primary), mode != .ended,
-            let timeline
-        {
-            nextReload = nil
+        if mode != .ended, let timeline, loads.takeReload(at: clock) {
             request(.primary, url: tagged(timeline.url))
         }
-        guard bufferLoad == nil, case .now(let key, let url, let origin)? = nextBufferStep() else { return }
+        guard loads.bufferLoad == nil, case .now(let key, let url, let origin)? = nextBufferStep() else { return }
         if let hint = timeline?.preloads.first(where: { hint in preloadTarget(hint).map { $0.0 == key } == true }) {
-            preloaded[hint.id] = hint.targetID
+            loads.issued(hint: hint.id, for: hint.targetID)
         }
-        bufferLoad = key
-        request(key, url: url, origin: origin)
-        if case .asset(let id, let index) = key { assets[id, default: [:]][index] = .requested }
+        loads.startedBuffering(key, url: url)
+        actions.append(.load(LoadRequest(key: key, url: url, origin: origin)))
         if case .assetList(let id) = key {
-            lists[id] = .requested
-            listURLs[id] = url
             emit(.assetListRequested, [("id", .string(id)), ("url", .string(url))])
         }
     }
 
     /// The media distance until the next buffering step is due, when it waits for the playhead.
     func bufferDistance() -> MediaTime? {
-        guard bufferLoad == nil, case .later(let distance)? = nextBufferStep() else { return nil }
+        guard loads.bufferLoad == nil, case .later(let distance)? = nextBufferStep() else { return nil }
         return distance
     }
 
@@ -60,7 +54,7 @@ extension PlaybackStateMachine {
         guard mode == .primary, started, let timeline else { return nil }
         var wait: MediaTime?
         for hint in timeline.preloads {
-            guard let point = preloadPoints[hint.id], let (key, url) = preloadTarget(hint) else { continue }
+            guard let point = loads.preloadPoints[hint.id], let (key, url) = preloadTarget(hint) else { continue }
             if point <= position { return .now(key, url) }
             wait = min(wait ?? point - position, point - position)
         }
@@ -74,17 +68,17 @@ extension PlaybackStateMachine {
     func preloadTarget(_ hint: PrimaryTimeline.Preload) -> (LoadKey, String)? {
         guard hint.targetClass == InterstitialEvent.className, let timeline,
             let event = activeEvents.first(where: { $0.identifier == hint.targetID }), event.assetList == nil,
-            !exhausted.contains(event.identifier), let scheduled = scheduledEvent(event.identifier),
+            !program.exhausted.contains(event.identifier), let scheduled = scheduledEvent(event.identifier),
             scheduled.isScheduled, scheduled.start > position
         else { return nil }
         let id = event.identifier
         let uri = URIReference.resolve(hint.uri, against: timeline.url)
-        if let list = event.assetListURI, event.assetURI == nil, lists[id] == nil,
+        if let list = event.assetListURI, event.assetURI == nil, loads.lists[id] == nil,
             URIReference.resolve(list, against: timeline.url) == uri
         {
             return (.assetList(id), tagged(uri))
         }
-        if let asset = event.assetURI, event.assetListURI == nil, assets[id]?[0] == nil,
+        if let asset = event.assetURI, event.assetListURI == nil, loads.assets[id]?[0] == nil,
             URIReference.resolve(asset, against: timeline.url) == uri
         {
             return (.asset(id, 0), tagged(uri))
@@ -97,12 +91,12 @@ extension PlaybackStateMachine {
     /// and to end before the target's normal request time (R18, App. F).
     mutating func placePreloads() {
         guard let timeline else { return }
-        for hint in timeline.preloads where preloadPoints[hint.id] == nil {
+        for hint in timeline.preloads where loads.preloadPoints[hint.id] == nil {
             guard let target = scheduledEvent(hint.targetID) else { continue }
             let start = max(hint.start, position)
             let end = min(hint.end, target.start - template.lookahead)
             guard end > start else {
-                preloadPoints[hint.id] = start
+                loads.place(hint: hint.id, at: start)
                 continue
             }
             let span = UInt64(end.nanoseconds - start.nanoseconds)
@@ -116,7 +110,7 @@ extension PlaybackStateMachine {
                 }
                 draw = hash % span
             }
-            preloadPoints[hint.id] = start + MediaTime(nanoseconds: Int64(draw))
+            loads.place(hint: hint.id, at: start + MediaTime(nanoseconds: Int64(draw)))
         }
     }
 
@@ -124,16 +118,11 @@ extension PlaybackStateMachine {
     /// client SHOULD discard" it), so that they load again when due.
     mutating func discardRemovedPreloads() {
         let current = Set(timeline?.preloads.map(\.id) ?? [])
-        for (hint, id) in preloaded where !current.contains(hint) {
-            preloaded.removeValue(forKey: hint)
-            preloadPoints.removeValue(forKey: hint)
-            guard run?.members.contains(id) != true, !played.keys.contains(id) else { continue }
-            if inFlight.contains(.assetList(id)) || inFlight.contains(.asset(id, 0)) {
-                discardOnArrival.insert(id)
-            }
-            lists.removeValue(forKey: id)
-            listURLs.removeValue(forKey: id)
-            assets.removeValue(forKey: id)
+        for hint in loads.preloaded.keys.sorted() where !current.contains(hint) {
+            guard let id = loads.removeHint(hint) else { continue }
+            guard run?.members.contains(id) != true, !program.played.keys.contains(id) else { continue }
+            loads.discardWhenArriving(id)
+            loads.forget(eventID: id)
             emit(
                 .warning,
                 [
@@ -151,7 +140,7 @@ extension PlaybackStateMachine {
         let forward = configuration.forwardBuffer
         switch mode {
         case .primary:
-            let preroll = !started ? groups.first { $0.cue == .join && isPlayable($0) } : nil
+            let preroll = !started ? program.groups.first { $0.cue == .join && isPlayable($0) } : nil
             let next = preroll ?? nextGroup(after: position, inclusive: true)
             let horizon = min(next?.start ?? timeline.end, position + forward)
             if !(preroll != nil), let step = primarySegment(from: position, to: horizon) { return step }
@@ -160,7 +149,7 @@ extension PlaybackStateMachine {
                 if distance > template.lookahead {
                     return .later(distance - template.lookahead)
                 }
-                for id in next.members where !exhausted.contains(id) {
+                for id in next.members where !program.exhausted.contains(id) {
                     if let step = eventStep(id, joinOffset: .zero) { return step }
                 }
                 let resume = next.cue == .join ? position : next.resume
@@ -168,10 +157,10 @@ extension PlaybackStateMachine {
             }
             // The POST's asset list: the look-ahead before the end, like any other event's (R18).
             var postWait: MediaTime?
-            if let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }) {
+            if let post = program.groups.first(where: { $0.cue == .leave && isPlayable($0) }) {
                 let distance = timeline.end - position
                 if distance <= template.lookahead {
-                    for id in post.members where !exhausted.contains(id) {
+                    for id in post.members where !program.exhausted.contains(id) {
                         if let step = eventStep(id, joinOffset: .zero) { return step }
                     }
                 } else {
@@ -260,16 +249,13 @@ extension PlaybackStateMachine {
     }
 
     /// Whether the segment `identity` is neither loaded, failed nor loading.
-    func isPending(_ identity: String) -> Bool {
-        !loadedSegments.contains(identity) && !failedSegments.contains(identity)
-            && !inFlight.contains(.segment(identity))
-    }
+    func isPending(_ identity: String) -> Bool { loads.isPending(identity) }
 
     /// The next load for an event: its asset list, then each asset's playlist, then its segments.
     func eventStep(_ id: String, joinOffset: MediaTime) -> BufferStep? {
         guard let event = activeEvent(id) ?? (run?.eventID == id ? run?.event : nil), let timeline else { return nil }
         if event.assetList == nil, event.assetURI == nil, let uri = event.assetListURI {
-            switch lists[id] {
+            switch loads.lists[id] {
             case nil:
                 var url = tagged(URIReference.resolve(uri, against: timeline.url))
                 if joinOffset > .zero { url = AssetList.addingStartOffset(joinOffset, to: url) }
@@ -279,9 +265,9 @@ extension PlaybackStateMachine {
             }
         }
         guard let list = playList(for: event) else { return nil }
-        let base = listURLs[id] ?? timeline.url
+        let base = loads.listURLs[id] ?? timeline.url
         for (index, asset) in list.assets.enumerated() {
-            switch assets[id]?[index] {
+            switch loads.assets[id]?[index] {
             case nil:
                 return .now(.asset(id, index), tagged(URIReference.resolve(asset.uri, against: base)))
             case .loaded(let media)? where configuration.loadsSegments:
@@ -295,14 +281,7 @@ extension PlaybackStateMachine {
     // MARK: Results
 
     mutating func assetListLoaded(_ id: String, _ list: AssetList) {
-        inFlight.remove(.assetList(id))
-        finishBufferLoad(.assetList(id))
-        if discardOnArrival.remove(id) != nil {
-            lists.removeValue(forKey: id)
-            listURLs.removeValue(forKey: id)
-            return
-        }
-        lists[id] = .loaded(list)
+        guard loads.listLoaded(id, list) else { return }
         emit(
             .assetListLoaded,
             [("id", .string(id)), ("assets", .integer(list.assets.count)), ("duration", .time(list.totalDuration))])
@@ -313,8 +292,7 @@ extension PlaybackStateMachine {
     }
 
     mutating func loadFailed(_ key: LoadKey, _ message: String) {
-        inFlight.remove(key)
-        finishBufferLoad(key)
+        loads.failed(key, message)
         switch key {
         case .primary:
             emit(.error, [("message", .string(message))])
@@ -323,24 +301,21 @@ extension PlaybackStateMachine {
                 playing = false
                 emit(.ended, [("reason", .string("the primary playlist could not be loaded"))])
             } else if let timeline, timeline.isLive {
-                nextReload = clock + .nanoseconds(timeline.targetDuration.nanoseconds)
+                loads.scheduleReload(at: clock + .nanoseconds(timeline.targetDuration.nanoseconds))
             }
         case .assetList(let id):
-            lists[id] = .failed(message)
             emit(.error, [("id", .string(id)), ("message", .string(message))])
             if let event = activeEvent(id) {
                 notify(.assetListResponseStatusDidChange(event: event, status: .unavailable, error: message))
             }
             recompute()
         case .asset(let id, let index):
-            assets[id, default: [:]][index] = .failed(message)
             emit(.error, [("id", .string(id)), ("index", .integer(index)), ("message", .string(message))])
             recompute()
         case .segment(let url):
-            failedSegments.insert(url)
             emit(.error, [("segment", .string(url)), ("message", .string(message))])
         case .variant(let index):
-            failedVariants.insert(index)
+            selection.failed(index)
             emit(.error, [("variant", .integer(index)), ("message", .string(message))])
         }
     }

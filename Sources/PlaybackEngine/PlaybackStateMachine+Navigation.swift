@@ -54,18 +54,16 @@ extension PlaybackStateMachine {
     /// Selects the primary's rendition of a TYPE that matches `option` (``TrackMatcher``); assets
     /// loaded from now on match the new selection.
     mutating func select(_ option: MediaOption?, type: String) {
-        let candidates = renditions.filter { $0.type == type }
-        guard !candidates.isEmpty else {
+        guard selection.select(option, type: type) else {
             emit(.warning, [("message", .string("the primary offers no \(type) renditions to select"))])
             return
         }
-        let chosen = TrackMatcher.select(candidates, matching: option, type: type).map(TrackMatcher.option)
+        let chosen = type == "AUDIO" ? tracks.audio : tracks.subtitles
         if option != nil && chosen == nil {
             emit(
                 .warning,
                 [("message", .string("no \(type) rendition matches \(option?.description ?? ""); subtitles are off"))])
         }
-        if type == "AUDIO" { tracks.audio = chosen } else { tracks.subtitles = chosen }
         emit(
             .tracksSelected,
             [
@@ -110,10 +108,12 @@ extension PlaybackStateMachine {
         let to = min(max(target, first), timeline.end)
         let from = position
         if to < from {
-            for group in groups where group.start > to { suppressed.remove(group.key) }
+            for group in program.groups where group.start > to { program.suppressed.remove(group.key) }
         }
-        primary?.handledKey = nil
-        primary?.stalled = false
+        updatePrimary {
+            $0.handledKey = nil
+            $0.stalled = false
+        }
         actions.append(.flush)
         if !started {
             position = to
@@ -133,16 +133,16 @@ extension PlaybackStateMachine {
         }
         // R14: crossing JUMP events plays the last one crossed, then the seek completes.
         if to > from,
-            let crossed = groups.last(where: { group in
+            let crossed = program.groups.last(where: { group in
                 group.cue == .none && group.start > from && group.start < to && isPlayable(group)
                     && group.members.contains { id in
-                        !exhausted.contains(id) && activeEvent(id)?.restrictions.contains(.jump) == true
+                        !program.exhausted.contains(id) && activeEvent(id)?.restrictions.contains(.jump) == true
                     }
             })
         {
             position = crossed.start
             startRun(crossed, resumeOverride: to)
-            run?.completesSeek = to
+            if run != nil { updateRun { $0.completeSeek(at: to) } }
             return nil
         }
         position = to
@@ -188,32 +188,17 @@ extension PlaybackStateMachine {
     /// Moves to `offset` (from where the member's playback began) in the current member's assets;
     /// false when none of them is playable.
     mutating func moveInMember(to offset: MediaTime) -> Bool {
-        guard var run, let plan = run.plan else { return false }
-        // Find the asset at `offset` along the plan.
-        var start = MediaTime.zero
-        var target: (position: Int, index: Int, media: AssetMedia, offset: MediaTime)?
-        for (position, index) in plan.enumerated() {
-            guard case .loaded(let media)? = assets[run.eventID]?[index] else { continue }
-            let length = position == 0 ? media.duration - run.startOffsetInFirstAsset : media.duration
-            if offset < start + length || position == plan.count - 1 {
-                let into = min(offset - start, length) + (position == 0 ? run.startOffsetInFirstAsset : .zero)
-                target = (position, index, media, max(.zero, into))
-                break
-            }
-            start = start + length
+        guard let id = run?.eventID else { return false }
+        let assets = loads.assets[id] ?? [:]
+        guard let moved = updateRun({ $0.move(to: offset, assets: assets) }) ?? nil, let run else { return false }
+        if let left = moved.left {
+            emit(.assetEnded, [("id", .string(id)), ("index", .integer(left)), ("reason", .string("seek"))])
         }
-        guard let target else { return false }
-        if run.assetIndex != target.index, let index = run.assetIndex {
-            emit(.assetEnded, [("id", .string(run.eventID)), ("index", .integer(index)), ("reason", .string("seek"))])
+        if moved.changed {
+            emitAssetStarted(moved.index, media: moved.media)
+        } else {
+            beacons.moved(to: run.assetPosition)
         }
-        let changed = run.assetIndex != target.index
-        run.planPosition = target.position
-        run.assetIndex = target.index
-        run.currentMedia = target.media
-        run.assetPosition = target.offset
-        run.elapsed = run.joinOffset + offset
-        self.run = run
-        if changed { emitAssetStarted(target.index, media: target.media) } else { beacons.moved(to: target.offset) }
         return true
     }
 
@@ -222,7 +207,7 @@ extension PlaybackStateMachine {
     mutating func skipCurrentEvent() -> Refusal? {
         guard mode == .interstitial, let run else { return .skip(.noInterstitial) }
         let restricted = run.event.restrictions.contains(.skip)
-        let state = skippableState(run)
+        let state = run.skippableState
         if state != .eligible && restricted {
             let id = run.eventID
             switch state {
@@ -241,7 +226,7 @@ extension PlaybackStateMachine {
     /// Abandons the whole group and resumes primary at the given offset from the group's start:
     /// indefinite is the wall-clock time elapsed, nil (invalid) where primary would have resumed.
     mutating func cancelCurrentEvent(_ offset: ResumptionOffset?) {
-        guard mode == .interstitial, var run else { return }
+        guard mode == .interstitial, let run else { return }
         let resume: MediaTime
         switch offset {
         case .time(let value)?: resume = run.group.start + value
@@ -249,8 +234,7 @@ extension PlaybackStateMachine {
             resume = run.group.start + MediaTime(nanoseconds: Self.nanoseconds(clock - run.groupStartedAt))
         case nil: resume = run.projectedResume
         }
-        run.resumeOverride = resume
-        self.run = run
+        updateRun { $0.overrideResume(resume) }
         emit(
             .interstitialCancelled,
             [("id", .string(run.eventID)), ("resumptionOffset", .string(offset.map(\.description) ?? "invalid"))])
@@ -263,12 +247,8 @@ extension PlaybackStateMachine {
         controllerEvents = events
         recompute()
         emitEventsChanged()
-        guard var run else { return }
+        guard run != nil else { return }
         let ids = Set(activeEvents.map(\.identifier))
-        let current = run.eventID
-        run.members = run.members.enumerated().filter { $0.offset <= run.memberIndex || ids.contains($0.element) }
-            .map(\.element)
-        run.memberIndex = run.members.firstIndex(of: current) ?? 0
-        self.run = run
+        updateRun { $0.keepMembers(in: ids) }
     }
 }

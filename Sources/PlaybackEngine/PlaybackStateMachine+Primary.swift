@@ -16,7 +16,9 @@ extension PlaybackStateMachine {
         guard let timeline else { return }
         var failed: Set<String> = []
         let current = Set(run?.members ?? [])
-        var scheduled = activeEvents.filter { !exhausted.contains($0.identifier) || current.contains($0.identifier) }
+        var scheduled = activeEvents.filter {
+            !program.exhausted.contains($0.identifier) || current.contains($0.identifier)
+        }
         // A playing event that was removed runs to completion (R12): it stays scheduled until then.
         if let run, !scheduled.contains(where: { $0.identifier == run.eventID }) { scheduled.append(run.event) }
         let events = scheduled.map { event -> InterstitialEvent in
@@ -28,11 +30,11 @@ extension PlaybackStateMachine {
             }
             guard var list = playList(for: event) else { return event }
             if event.assetURI != nil && event.assetList == nil {
-                guard case .loaded? = assets[id]?[0] else { return event }
+                guard case .loaded? = loads.assets[id]?[0] else { return event }
             }
             var kept: [AssetList.Asset] = []
             for (index, asset) in list.assets.enumerated() {
-                switch assets[id]?[index] {
+                switch loads.assets[id]?[index] {
                 case .failed?: continue
                 case .loaded(let media)?:
                     var asset = asset
@@ -47,45 +49,43 @@ extension PlaybackStateMachine {
         }
         let input = ScheduleInput(
             primary: timeline.playlist, otherPlaylists: timeline.others, events: events,
-            failedEvents: failed, playedDurations: played, isLive: timeline.isLive, playbackStart: startPoint)
+            failedEvents: failed, playedDurations: program.played, isLive: timeline.isLive,
+            playbackStart: program.startPoint)
         let schedule = InterstitialSchedule.resolve(input)
         self.schedule = schedule
-        groups = schedule.groups.filter(\.isScheduled).map { Group($0, in: schedule) }
+        program.groups = schedule.groups.filter(\.isScheduled).map { Group($0, in: schedule) }
     }
 
     /// Whether a group still has a member to play.
-    func isPlayable(_ group: Group) -> Bool { group.members.contains { !exhausted.contains($0) } }
+    func isPlayable(_ group: Group) -> Bool { group.members.contains { !program.exhausted.contains($0) } }
 
     /// The first mid-roll group after `time` (or at it, unless it just played there) that will fire.
     func nextGroup(after time: MediaTime, inclusive: Bool) -> Group? {
-        groups.first { group in
+        program.groups.first { group in
             group.cue == .none
                 && (group.start > time || (inclusive && group.start == time && group.key != primary?.handledKey))
-                && !suppressed.contains(group.key) && isPlayable(group)
+                && !program.suppressed.contains(group.key) && isPlayable(group)
         }
     }
 
     /// The group that fires at the playhead now, if any.
     func dueGroup() -> Group? {
-        groups.first { group in
+        program.groups.first { group in
             group.cue == .none && group.start == position && group.key != primary?.handledKey
-                && !suppressed.contains(group.key) && isPlayable(group)
+                && !program.suppressed.contains(group.key) && isPlayable(group)
         }
     }
 
     // MARK: Loading the primary
 
     mutating func primaryLoaded(_ presentation: PrimaryPresentation) {
-        inFlight.remove(.primary)
+        loads.finished(.primary)
         guard var timeline else {
             let timeline = PrimaryTimeline(presentation)
             self.timeline = timeline
-            tracks = presentation.tracks
-            renditions = presentation.renditions
-            variants = presentation.variants
-            variantIndex = presentation.variantIndex
+            selection.loaded(presentation)
             position = startPosition(timeline)
-            startPoint = position
+            program.startPoint = position
             recompute()
             var pending: Placement?
             if case .loading(let placement) = state { pending = placement }
@@ -93,14 +93,14 @@ extension PlaybackStateMachine {
             placePreloads()
             emitEventsChanged()
             placePending(pending)
-            if timeline.isLive { nextReload = clock + .nanoseconds(timeline.targetDuration.nanoseconds) }
+            if timeline.isLive { loads.scheduleReload(at: clock + .nanoseconds(timeline.targetDuration.nanoseconds)) }
             return
         }
         let update = timeline.merge(presentation)
         self.timeline = timeline
         discardRemovedPreloads()
         for conflict in update.conflicts { emit(.warning, [("message", .string(conflict))]) }
-        if update.newSegments > 0 { primary?.stalled = false }
+        if update.newSegments > 0, mode == .primary { updatePrimary { $0.stalled = false } }
         if update.eventsChanged {
             for event in update.removed where run?.members.contains(event.identifier) != true {
                 let id = event.identifier
@@ -110,13 +110,13 @@ extension PlaybackStateMachine {
                     // Its content had been resolved: the asset list, or the X-ASSET-URI asset.
                     var error: String?
                     var resolved = false
-                    switch lists[id] {
+                    switch loads.lists[id] {
                     case .loaded?: resolved = true
                     case .failed(let message)?: error = message
                     default: break
                     }
                     if event.assetURI != nil {
-                        switch assets[id]?[0] {
+                        switch loads.assets[id]?[0] {
                         case .loaded?: resolved = true
                         case .failed(let message)?: error = message
                         default: break
@@ -124,8 +124,7 @@ extension PlaybackStateMachine {
                     }
                     if resolved || error != nil { notify(.eventWasUnscheduled(event, error: error)) }
                 }
-                lists.removeValue(forKey: id)
-                assets.removeValue(forKey: id)
+                loads.forget(eventID: id)
             }
             recompute()
             emitEventsChanged()
@@ -134,9 +133,9 @@ extension PlaybackStateMachine {
         }
         placePreloads()
         let interval = timeline.targetDuration
-        nextReload =
-            timeline.isLive
-            ? clock + .nanoseconds(update.newSegments > 0 ? interval.nanoseconds : interval.nanoseconds / 2) : nil
+        loads.scheduleReload(
+            at: timeline.isLive
+                ? clock + .nanoseconds(update.newSegments > 0 ? interval.nanoseconds : interval.nanoseconds / 2) : nil)
     }
 
     mutating func emitEventsChanged() {
@@ -172,11 +171,11 @@ extension PlaybackStateMachine {
     /// inside an event from there (R11, R26), else primary.
     mutating func begin() {
         guard timeline != nil else { return }
-        if startPoint != position {
-            startPoint = position
+        if program.startPoint != position {
+            program.startPoint = position
             recompute()
         }
-        if let pre = groups.first(where: { $0.cue == .join && isPlayable($0) }) {
+        if let pre = program.groups.first(where: { $0.cue == .join && isPlayable($0) }) {
             startRun(pre)
             if run != nil { return }
         }
@@ -184,7 +183,7 @@ extension PlaybackStateMachine {
             startRun(group, from: member.id, joinOffset: member.startOffset)
             if run != nil { return }
         }
-        primary?.started = true
+        updatePrimary { $0.started = true }
         emit(.primaryResumed)
     }
 
@@ -192,10 +191,10 @@ extension PlaybackStateMachine {
     /// and the member that plays first: the schedule gives it a playout from there. It plays after
     /// the PRE group, if any (R9).
     func startInside() -> (Group, InterstitialSchedule.Event)? {
-        let point = startPoint ?? position
-        for group in groups where group.cue == .none && group.start < point && group.playout > .zero {
+        let point = program.startPoint ?? position
+        for group in program.groups where group.cue == .none && group.start < point && group.playout > .zero {
             let members = group.members.compactMap { scheduledEvent($0) }
-            if let member = members.first(where: { $0.playoutDuration > .zero && !exhausted.contains($0.id) }) {
+            if let member = members.first(where: { $0.playoutDuration > .zero && !program.exhausted.contains($0.id) }) {
                 return (group, member)
             }
         }
@@ -204,8 +203,8 @@ extension PlaybackStateMachine {
 
     /// The group with a positive offset whose [start, resumption point) contains `time` (R15).
     func resumeWindow(containing time: MediaTime) -> Group? {
-        groups.first { group in
-            group.cue == .none && group.start < time && time < group.resume && !suppressed.contains(group.key)
+        program.groups.first { group in
+            group.cue == .none && group.start < time && time < group.resume && !program.suppressed.contains(group.key)
                 && isPlayable(group)
         }
     }
@@ -216,7 +215,8 @@ extension PlaybackStateMachine {
     mutating func settle() {
         trackAssetProgress()
         var count = 0
-        while count < 10_000, transition() { count += 1 }
+        while count < configuration.transitionLimit, transition() { count += 1 }
+        if count == configuration.transitionLimit { warnLimit("\(count) transitions at one clock time") }
         trackIndependence()
         issueLoads()
     }
@@ -238,7 +238,7 @@ extension PlaybackStateMachine {
                 return true
             }
             if !timeline.isLive && position >= timeline.end {
-                if let post = groups.first(where: { $0.cue == .leave && isPlayable($0) }) {
+                if let post = program.groups.first(where: { $0.cue == .leave && isPlayable($0) }) {
                     startRun(post)
                     if run != nil { return true }
                 }
@@ -248,7 +248,7 @@ extension PlaybackStateMachine {
                 return true
             }
             if timeline.isLive && position >= timeline.end && primary?.stalled == false {
-                primary?.stalled = true
+                updatePrimary { $0.stalled = true }
                 emit(.stalled, [("reason", .string("primary reached the live edge; waiting for the playlist to grow"))])
                 return true
             }

@@ -10,7 +10,7 @@ extension PlaybackStateMachine {
         /// In primary, playing or paused.
         case primary(PrimaryState)
         /// Playing an interstitial group; primary waits.
-        case interstitial(Run)
+        case interstitial(GroupRun)
         /// Ended.
         case ended
     }
@@ -68,28 +68,41 @@ extension PlaybackStateMachine {
         }
     }
 
-    /// The interstitial group playing; changes apply only while it plays.
-    package internal(set) var run: Run? {
-        get {
-            if case .interstitial(let run) = state { return run }
-            return nil
-        }
-        set {
-            guard let newValue, case .interstitial = state else { return }
-            state = .interstitial(newValue)
-        }
+    /// The interstitial group playing.
+    package var run: GroupRun? {
+        if case .interstitial(let run) = state { return run }
+        return nil
     }
 
-    /// Primary playback; changes apply only in primary.
+    /// Primary playback.
     var primary: PrimaryState? {
-        get {
-            if case .primary(let primary) = state { return primary }
+        if case .primary(let primary) = state { return primary }
+        return nil
+    }
+
+    /// Changes the group run through its own methods (in `body`). Only while a group plays: a
+    /// change in another mode is a programming error.
+    @discardableResult
+    mutating func updateRun<Result>(_ body: (inout GroupRun) -> Result) -> Result? {
+        guard case .interstitial(var run) = state else {
+            assertionFailure("the group run changed in mode \(mode)")
             return nil
         }
-        set {
-            guard let newValue, case .primary = state else { return }
-            state = .primary(newValue)
+        // The run leaves the state while it changes, so that it is not copied (as postgres-nio's
+        // `.modifying`).
+        state = .ended
+        defer { state = .interstitial(run) }
+        return body(&run)
+    }
+
+    /// Changes primary playback. Only in primary: a change in another mode is a programming error.
+    mutating func updatePrimary(_ body: (inout PrimaryState) -> Void) {
+        guard case .primary(var primary) = state else {
+            assertionFailure("primary playback changed in mode \(mode)")
+            return
         }
+        body(&primary)
+        state = .primary(primary)
     }
 
     /// Whether primary playback began (PRE played, or play asked for without one).

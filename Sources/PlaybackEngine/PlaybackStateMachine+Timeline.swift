@@ -49,7 +49,7 @@ extension PlaybackStateMachine {
     /// The current event's skippable state.
     package var currentSkippableState: SkippableEventState {
         guard mode == .interstitial, let run else { return .notSkippable }
-        return skippableState(run)
+        return run.skippableState
     }
 
     /// The events of the schedule, with their resolved asset lists.

@@ -11,22 +11,13 @@ extension PlaybackStateMachine {
     }
 
     /// The variant the policy chooses now among those that did not fail (``VariantPolicy``).
-    var wantedVariant: Int? {
-        let candidates = variants.indices.filter { !failedVariants.contains($0) }
-        guard !candidates.isEmpty else { return nil }
-        var policy = variantPolicy
-        policy.pinnedVariant = policy.pinnedVariant.flatMap { candidates.firstIndex(of: $0) }
-        let chosen = policy.choose(
-            bandwidths: candidates.map { variants[$0].bandwidth }, throughput: throughput.bitsPerSecond,
-            current: variantIndex.flatMap { candidates.firstIndex(of: $0) })
-        return chosen.map { candidates[$0] }
-    }
+    var wantedVariant: Int? { selection.wanted }
 
     /// The load of the wanted variant's playlist, when it is not the one playing: it comes before
     /// any segment, so that what buffers from then on is the new variant's.
     func variantStep() -> BufferStep? {
         guard timeline != nil, mode == .primary || mode == .interstitial, let wanted = wantedVariant,
-            wanted != variantIndex, !inFlight.contains(.variant(wanted))
+            wanted != variantIndex, !loads.inFlight.contains(.variant(wanted))
         else { return nil }
         return .now(.variant(wanted), variants[wanted].url)
     }
@@ -35,29 +26,23 @@ extension PlaybackStateMachine {
     /// continues the timeline from it (a reload from the new URL); the renditions are the new
     /// variant's, matched to the tracks.
     mutating func variantLoaded(_ index: Int, _ presentation: PrimaryPresentation) {
-        inFlight.remove(.variant(index))
-        finishBufferLoad(.variant(index))
+        loads.finished(.variant(index))
         guard var timeline, variants.indices.contains(index) else { return }
-        let from = variantIndex
-        variantIndex = index
-        if !presentation.renditions.isEmpty {
-            renditions = presentation.renditions
-            tracks = presentation.tracks
-        }
+        let from = selection.switched(to: index, presentation)
         if timeline.isLive {
-            let reloading = inFlight.contains(.primary)
+            let reloading = loads.inFlight.contains(.primary)
             primaryLoaded(presentation)
-            if reloading { inFlight.insert(.primary) }
+            if reloading { loads.started(.primary) }
         } else {
             // What is buffered stays: the new variant's segments for times already loaded count as
             // loaded, so the switch takes effect where the buffer ends.
             let buffered = Set(
                 timeline.playlist.segments.filter {
-                    loadedSegments.contains(tagged(URIReference.resolve($0.uri, against: timeline.url)))
+                    loads.loadedSegments.contains(tagged(URIReference.resolve($0.uri, against: timeline.url)))
                 }.map(\.startTime))
             timeline.replaceVariant(with: presentation)
             for segment in timeline.playlist.segments where buffered.contains(segment.startTime) {
-                loadedSegments.insert(tagged(URIReference.resolve(segment.uri, against: timeline.url)))
+                loads.buffered(tagged(URIReference.resolve(segment.uri, against: timeline.url)))
             }
             self.timeline = timeline
             recompute()

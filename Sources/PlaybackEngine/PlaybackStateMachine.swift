@@ -13,6 +13,13 @@ import PlaybackCoordination
 /// offsets and effective durations are the schedule's (``InterstitialSchedule``); the machine only
 /// plays them. Its ``State`` says where playback is, each case with its own data; every input
 /// returns an ``Outcome``.
+///
+/// Its parts change through their own methods: the load bookkeeping (``LoadBook``), the group
+/// playing (``GroupRun``, carried by ``State/interstitial(_:)``), the coordinated group
+/// (``CoordinationMachine``), the beacons (``BeaconTracker``) and the variants (``VariantMachine``).
+/// A change to the group run or to primary playback in another mode is a programming error
+/// (`assertionFailure`); a loop that reaches its limit (``Configuration/transitionLimit``,
+/// ``Configuration/stepLimit``) stops with a trace warning.
 package struct PlaybackStateMachine: Sendable {
     /// What a load is for.
     package enum LoadKey: Hashable, Sendable {
@@ -128,6 +135,15 @@ package struct PlaybackStateMachine: Sendable {
         /// Its playout length from the playback start point (R26).
         var playout: MediaTime
 
+        init(
+            key: String, cue: InterstitialEvent.Cue, start: MediaTime, members: [String], resume: MediaTime,
+            playout: MediaTime
+        ) {
+            (self.key, self.cue, self.start, self.members, self.resume, self.playout) = (
+                key, cue, start, members, resume, playout
+            )
+        }
+
         init(_ group: InterstitialSchedule.Group, in schedule: InterstitialSchedule) {
             members = group.members.map { schedule.events[$0].id }
             key = members[0]
@@ -138,91 +154,32 @@ package struct PlaybackStateMachine: Sendable {
         }
     }
 
-    enum ListState: Sendable, Equatable {
-        case requested
-        case loaded(AssetList)
-        case failed(String)
-    }
-
-    enum AssetState: Sendable, Equatable {
-        case requested
-        case loaded(AssetMedia)
-        case failed(String)
-    }
-
-    /// The settings the machine reads.
-    let configuration: Configuration
-    /// The URL of the item.
-    let itemURL: String
-    /// The clock time of the last input.
-    package internal(set) var clock: Duration = .zero
-    /// The primary presentation once loaded.
-    package internal(set) var timeline: PrimaryTimeline?
-    /// The controller's events; nil: the server's.
-    package internal(set) var controllerEvents: [InterstitialEvent]?
-    /// `automaticallyHandlesInterstitialEvents`.
-    package internal(set) var automaticallyHandles = true
-    var lists: [String: ListState] = [:]
-    var listURLs: [String: String] = [:]
-    var assets: [String: [Int: AssetState]] = [:]
-    var played: [String: MediaTime] = [:]
-    /// ONCE events whose playback has started (R9).
-    var exhausted: Set<String> = []
-    /// Groups that resumed before their start and wait for the playhead to move back before them (R8).
-    var suppressed: Set<String> = []
-    /// The schedule of the active events.
-    package internal(set) var schedule: InterstitialSchedule?
-    /// Where playback starts (the VOD start position or the live join point, R26).
-    var startPoint: MediaTime?
-    var groups: [Group] = []
+    /// The settings: the configuration, the item's URL, the template of interstitial items.
+    var settings: Settings
+    /// The clock, the primary position, the rate asked for and whether playback was asked for.
+    var playhead = Playhead()
     /// Where playback is, with what each place needs.
     package internal(set) var state: State = .loading(nil)
-    /// Primary position (the suspended position during an interstitial).
-    package internal(set) var position: MediaTime = .zero
-    /// The rate asked for.
-    package internal(set) var rate: Double = 1
-    /// Whether playback was asked for (`play()` or a non-zero rate).
-    package internal(set) var playing = false
-    var inFlight: Set<LoadKey> = []
-    var bufferLoad: LoadKey?
-    var nextReload: Duration?
-    /// The segments loaded and failed, by identity (``segmentIdentity(_:eventID:assetIndex:)``).
-    var loadedSegments: Set<String> = []
-    var failedSegments: Set<String> = []
-    /// The point of each preload hint at which its load starts (App. F: a random point of its range).
-    var preloadPoints: [String: MediaTime] = [:]
-    /// The target event of each preload hint whose load was issued, by hint ID: discarded if the
-    /// hint is removed before the event plays (App. F).
-    var preloaded: [String: String] = [:]
-    /// Events whose preloaded content is discarded when its load completes (the hint was removed).
-    var discardOnArrival: Set<String> = []
-    /// The primary's selected renditions.
-    package internal(set) var tracks = TrackSelection()
-    /// The renditions the primary offers.
-    var renditions: [Rendition] = []
+    /// The primary presentation, its events and schedule, and what played.
+    var program = Program()
+    /// The load bookkeeping.
+    var loads = LoadBook()
+    /// The variants and renditions, the one playing and the tracks selected.
+    var selection = VariantMachine()
     /// The player's part in a coordinated group.
-    package internal(set) var coordination: Coordination = .off
-    /// The primary's variants (empty for a media playlist) and the one playing.
-    package internal(set) var variants: [PrimaryVariant] = []
-    package internal(set) var variantIndex: Int?
-    /// Variants whose playlist failed to load: not chosen again.
-    var failedVariants: Set<Int> = []
-    /// The measured throughput.
-    package internal(set) var throughput = ThroughputEstimator()
-    /// How the variant is chosen; the driver sets it (the next input applies it).
-    package var variantPolicy = VariantPolicy()
-    /// The configuration of interstitial items; the driver sets it (the next input applies it).
-    package var template: InterstitialItemTemplate
-    var actions: [Action] = []
-    var signalChange = false
+    var coordinator = CoordinationMachine()
     /// Which ad tracking beacons have fired and which are due next.
     var beacons = BeaconTracker()
+    /// The times the driver watches, and those playback crossed.
+    var watches = Watches()
+    /// The actions of the input being handled.
+    var actions: [Action] = []
 
     /// Creates a machine for the item at `url`.
     package init(url: String, configuration: Configuration) {
-        self.itemURL = url
-        self.configuration = configuration
-        self.template = InterstitialItemTemplate(lookahead: configuration.lookahead)
+        self.settings = Settings(
+            configuration: configuration, itemURL: url,
+            template: InterstitialItemTemplate(lookahead: configuration.lookahead))
     }
 
     // MARK: Inputs
@@ -241,9 +198,9 @@ package struct PlaybackStateMachine: Sendable {
         case .command(let command):
             let following = coordination == .following
             refusal = apply(command)
-            if following, refusal == nil, command.isTiming { signalChange = true }
+            if following, refusal == nil, command.isTiming { coordinator.commandApplied() }
         case .setCoordinated(let on):
-            coordination = on ? (coordination == .off ? .following : coordination) : .off
+            coordinator.join(on)
         case .coordinate(let location, let playing, let rate, let anchor):
             coordinate(location, playing: playing, rate: rate, anchor: anchor, continuing: false)
         case .restore(let session): restore(session)
@@ -254,32 +211,15 @@ package struct PlaybackStateMachine: Sendable {
         case .primaryLoaded(let presentation): primaryLoaded(presentation)
         case .assetListLoaded(let id, let list): assetListLoaded(id, list)
         case .assetLoaded(let id, let index, let media):
-            inFlight.remove(.asset(id, index))
-            finishBufferLoad(.asset(id, index))
-            if index == 0, discardOnArrival.remove(id) != nil {
-                assets[id]?.removeValue(forKey: 0)
-            } else {
-                assets[id, default: [:]][index] = .loaded(media)
-                recompute()
-            }
-        case .segmentLoaded(let url):
-            inFlight.remove(.segment(url))
-            finishBufferLoad(.segment(url))
-            loadedSegments.insert(url)
-        case .throughputMeasured(let bytes, let duration): throughput.add(bytes: bytes, duration: duration)
+            if loads.assetLoaded(id, index, media) { recompute() }
+        case .segmentLoaded(let url): loads.segmentLoaded(url)
+        case .throughputMeasured(let bytes, let duration): selection.measured(bytes: bytes, duration: duration)
         case .variantLoaded(let index, let presentation): variantLoaded(index, presentation)
         case .loadFailed(let key, let message): loadFailed(key, message)
-        case .loadCancelled(let key):
-            inFlight.remove(key)
-            finishBufferLoad(key)
-            if case .assetList(let id) = key { lists.removeValue(forKey: id) }
-            if case .asset(let id, let index) = key { assets[id]?.removeValue(forKey: index) }
+        case .loadCancelled(let key): loads.cancelled(key)
         }
         settle()
-        if signalChange {
-            signalChange = false
-            actions.append(.signal(.changed))
-        }
+        if let change = coordinator.takeChange() { actions.append(.signal(change)) }
         return take(refusal)
     }
 
@@ -293,7 +233,7 @@ package struct PlaybackStateMachine: Sendable {
     /// The next clock time at which something happens without any input (an event start, the end
     /// of an asset, a live reload); nil when nothing will.
     package var nextDeadline: Duration? {
-        var deadline = nextReload.flatMap { mode == .ended ? nil : $0 }
+        var deadline = loads.nextReload.flatMap { mode == .ended ? nil : $0 }
         let speed = effectiveRate
         if speed > 0, var distance = mediaBoundary() {
             distance = max(distance, MediaTime(nanoseconds: 1))
@@ -338,9 +278,9 @@ package struct PlaybackStateMachine: Sendable {
     /// Moves the playhead to clock time `now`, stopping at every transition on the way.
     mutating func move(to now: Duration) {
         settle()
-        var guardCount = 0
-        while clock < now && guardCount < 100_000 {
-            guardCount += 1
+        var steps = 0
+        while clock < now && steps < configuration.stepLimit {
+            steps += 1
             let speed = effectiveRate
             guard speed > 0 else {
                 clock = now
@@ -359,7 +299,16 @@ package struct PlaybackStateMachine: Sendable {
                 clock = now
             }
         }
-        if clock < now { clock = now }
+        if clock < now {
+            warnLimit("\(steps) steps of time in one input")
+            clock = now
+        }
+    }
+
+    /// Reports that a loop stopped at its limit (``Configuration/stepLimit``,
+    /// ``Configuration/transitionLimit``): a trace warning, so that a loop that would not end shows.
+    mutating func warnLimit(_ what: String) {
+        emit(.warning, [("message", .string("playback stopped after \(what): the limit was reached"))])
     }
 
     /// Moves media by `distance` in the current mode.
@@ -368,12 +317,9 @@ package struct PlaybackStateMachine: Sendable {
         switch mode {
         case .primary:
             position = position + distance
-            primary?.handledKey = nil
+            updatePrimary { $0.handledKey = nil }
         case .interstitial:
-            guard var current = run else { return }
-            let from = current.assetPosition
-            current.elapsed = current.elapsed + distance
-            current.assetPosition = current.assetPosition + distance
+            guard let from = updateRun({ $0.play(distance) }), let current = run else { return }
             if let index = current.assetIndex {
                 for watch in currentAssetWatches where from < watch.time && watch.time <= current.assetPosition {
                     crossedAssetTimes.append(
@@ -381,7 +327,6 @@ package struct PlaybackStateMachine: Sendable {
                             key: watch.key, eventID: current.eventID, assetIndex: index, time: watch.time))
                 }
             }
-            run = current
         default: break
         }
     }
@@ -407,7 +352,7 @@ package struct PlaybackStateMachine: Sendable {
             for watch in currentAssetWatches where watch.time > run.assetPosition {
                 consider(watch.time - run.assetPosition)
             }
-            if let limit = playoutLimit(of: run) { consider(limit - run.elapsed) }
+            if let limit = playoutLimit(of: run.event) { consider(limit - run.elapsed) }
             if let window = run.skipControl.window {
                 if window.start > run.elapsed { consider(window.start - run.elapsed) }
                 if let end = window.end, end > run.elapsed { consider(end - run.elapsed) }
@@ -417,14 +362,6 @@ package struct PlaybackStateMachine: Sendable {
         }
         return best
     }
-
-    /// Integrated-time boundaries the driver watches (observers), as media distances.
-    package var watchedIntegratedTimes: [MediaTime] = []
-    /// Times in interstitial assets the driver watches (the interstitial player's boundary
-    /// observers), by the driver's key: playback stops at each so none is passed over.
-    package var watchedAssetTimes: [Int: AssetTimeWatch] = [:]
-    /// The watched asset times playback crossed since the driver took them.
-    package var crossedAssetTimes: [AssetTimeWatch.Crossing] = []
 
     var integratedBoundary: MediaTime? {
         guard integratedAdvances, let now = integratedTime else { return nil }
@@ -448,7 +385,7 @@ package struct PlaybackStateMachine: Sendable {
     }
 
     mutating func request(_ key: LoadKey, url: String, origin: SegmentOrigin? = nil) {
-        inFlight.insert(key)
+        loads.started(key)
         actions.append(.load(LoadRequest(key: key, url: url, origin: origin)))
     }
 
@@ -460,9 +397,5 @@ package struct PlaybackStateMachine: Sendable {
     package static func tagged(_ url: String, primaryID: String) -> String {
         guard !URIReference.isFile(url), !QueryParameters(url).names.contains("_HLS_primary_id") else { return url }
         return QueryParameters.appending("_HLS_primary_id", primaryID, to: url)
-    }
-
-    mutating func finishBufferLoad(_ key: LoadKey) {
-        if bufferLoad == key { bufferLoad = nil }
     }
 }

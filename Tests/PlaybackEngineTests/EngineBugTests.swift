@@ -3,8 +3,9 @@ import HLSPlaylist
 import PlaybackEngine
 import Testing
 
-/// Engine bugs found by differential testing (issue 15), each reproduced directly on the machine.
-@Suite("Engine bugs")
+/// Rules the engine once broke (found by differential testing against the peers), each
+/// reproduced directly on the machine: file URLs, integrated seeks, live breaks, refusals.
+@Suite("Engine: file URLs, integrated seeks, live breaks and refusals")
 struct EngineBugTests {
     @Test("R19: a local file is loaded as given, without _HLS_primary_id; an http(s) URL is tagged")
     func fileIsNotTagged() {

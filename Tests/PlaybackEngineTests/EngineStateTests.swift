@@ -7,7 +7,7 @@ import Testing
 /// The machine's state, outcomes and the schedule it plays, observed directly.
 @Suite("Engine state")
 struct EngineStateTests {
-    @Test("R5: an event that starts where the previous one resumes is a group of its own (issue 15: a at 12, b at 17)")
+    @Test("R5: an event that starts where the previous one resumes is a group of its own (a at 12, b at 17)")
     func adjacentGroups() {
         // profile R5
         var harness = Harness(

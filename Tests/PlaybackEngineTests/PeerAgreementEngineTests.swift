@@ -3,9 +3,10 @@ import HLSPlaylist
 import PlaybackEngine
 import Testing
 
-/// The engine's part of issue 33 (agreeing with the peers' test suites and with draft-22): each test
+/// The engine agreeing with the peers' test suites and with draft-22: start points, coinciding
+/// events, the schema, preload hints, PRE lengths, joins, the POST's asset list, failures. Each test
 /// failed before its fix.
-@Suite("Engine: agreement with the peers and draft-22 (issue 33)")
+@Suite("Engine: agreement with the peers and draft-22")
 struct PeerAgreementEngineTests {
     static let assets: [String: Double] = ["p.m3u8": 15, "a4.m3u8": 4, "a6.m3u8": 6, "b.m3u8": 5, "t.m3u8": 10]
     static let pair = #"{"ASSETS":[{"URI":"a4.m3u8","DURATION":4},{"URI":"a6.m3u8","DURATION":6}]}"#
@@ -15,7 +16,7 @@ struct PeerAgreementEngineTests {
         harness.events(.interstitialStarted).compactMap { $0["id"]?.description }
     }
 
-    @Test("Item 1, R9, R26: after a PRE, a mid-roll that covers the start point plays from there")
+    @Test("R9, R26: after a PRE, a mid-roll that covers the start point plays from there")
     func preThenCoveringMidRoll() {
         var harness = Harness(
             dated(
@@ -29,7 +30,7 @@ struct PeerAgreementEngineTests {
         #expect(harness.lines([.primaryResumed]) == ["19.0 primaryResumed @34.0"])
     }
 
-    @Test("Item 2, R5: coinciding events play in tag order, a PRE included")
+    @Test("R5: coinciding events play in tag order, a PRE included")
     func preInTagOrder() {
         let attributes = "DURATION=5,X-ASSET-URI=\"b.m3u8\",X-RESUME-OFFSET=0"
         var harness = Harness(
@@ -41,7 +42,7 @@ struct PeerAgreementEngineTests {
         #expect(Self.started(harness) == ["a", "b", "c"])
     }
 
-    @Test("Item 3: the engine never plays an event the schema forbids")
+    @Test("the engine never plays an event the schema forbids")
     func forbiddenEventsDoNotPlay() {
         var harness = Harness(
             dated(
@@ -81,7 +82,7 @@ struct PeerAgreementEngineTests {
             })
     }
 
-    @Test("Item 6, R18: a conformant preload hint loads its target's asset list at a random point of its range")
+    @Test("R18: a conformant preload hint loads its target's asset list at a random point of its range")
     func preloadAtRandomPoint() {
         var harness = Self.liveHarness(Self.preload(), Self.target)
         harness.play(until: 45)
@@ -93,7 +94,7 @@ struct PeerAgreementEngineTests {
         #expect(Self.requested(plain) == ["40.0 @40.0"])
     }
 
-    @Test("Item 6: a hint whose X-URI or X-TARGET-CLASS does not match its target, or that is malformed, loads nothing")
+    @Test("a hint whose X-URI or X-TARGET-CLASS does not match its target, or that is malformed, loads nothing")
     func preloadMismatch() {
         let hints = [
             Self.preload(uri: "other.json"),
@@ -109,7 +110,7 @@ struct PeerAgreementEngineTests {
         }
     }
 
-    @Test("Item 6: hints are ignored on an ENDLIST playlist")
+    @Test("hints are ignored on an ENDLIST playlist")
     func preloadIgnoredOnVOD() {
         var harness = Harness(
             dated(Self.preload(), Self.target), assets: Self.assets, lists: ["pair.json": Self.pair],
@@ -118,7 +119,7 @@ struct PeerAgreementEngineTests {
         #expect(Self.requested(harness) == ["40.0 @40.0"])
     }
 
-    @Test("Item 6: what a removed hint preloaded is discarded and loaded again when due")
+    @Test("what a removed hint preloaded is discarded and loaded again when due")
     func preloadRemoved() {
         var harness = Self.liveHarness(Self.preload(), Self.target)
         harness.play(until: 27)
@@ -128,7 +129,7 @@ struct PeerAgreementEngineTests {
         #expect(Self.requested(harness) == ["25.0 @25.0", "40.0 @40.0"])
     }
 
-    @Test("Item 4, R3, R5: a PRE whose length is known only once played does not swallow a mid-roll it skips over")
+    @Test("R3, R5: a PRE whose length is known only once played does not swallow a mid-roll it skips over")
     func preOfUnknownLength() {
         var harness = Harness(
             dated(
@@ -143,7 +144,7 @@ struct PeerAgreementEngineTests {
         #expect(harness.lines([.primaryResumed]) == ["15.0 primaryResumed @10.0"])
     }
 
-    @Test("Item 5, R11, R26: joining inside an event whose only duration is X-PLAYOUT-LIMIT plays it from there")
+    @Test("R11, R26: joining inside an event whose only duration is X-PLAYOUT-LIMIT plays it from there")
     func joinInsidePlayoutLimit() {
         var harness = Harness(
             live(6, event("e", at: 25, "X-ASSET-URI=\"t.m3u8\",X-PLAYOUT-LIMIT=10")), assets: Self.assets)
@@ -154,7 +155,7 @@ struct PeerAgreementEngineTests {
         #expect(harness.lines([.primaryResumed]) == ["5.0 primaryResumed @35.0"])
     }
 
-    @Test("Item 11, R18: the POST's asset list is requested the look-ahead before the end")
+    @Test("R18: the POST's asset list is requested the look-ahead before the end")
     func postLookahead() {
         var harness = Harness(
             dated(event("post", at: 0, "CUE=\"POST\",DURATION=10,X-ASSET-LIST=\"pair.json\"")),
@@ -164,7 +165,7 @@ struct PeerAgreementEngineTests {
         #expect(Self.started(harness) == ["post"])
     }
 
-    @Test("Item 8, R7: a failed asset list of a live event joined part way resumes at the join point, not before it")
+    @Test("R7: a failed asset list of a live event joined part way resumes at the join point, not before it")
     func failedJoinKeepsLiveDelay() {
         var harness = Harness(
             live(6, event("e", at: 25, "DURATION=10,X-ASSET-LIST=\"gone.json\"")), assets: Self.assets)

@@ -10,49 +10,7 @@ extension Player {
     public func run(until limit: Duration? = nil) async {
         guard claimRun() else { return }
         defer { state.withLockedValue { $0.running = false } }
-        var timer: Task<Void, Never>?
-        defer { timer?.cancel() }
-        await withTaskGroup(of: Void.self) { group in
-            var wakes = wake.makeAsyncIterator()
-            while !Task.isCancelled {
-                let now = clock.now()
-                let status = collect()
-                for load in status.loads {
-                    group.addTask { await self.load(load) }
-                }
-                // Beacons never hold playback (nor the manual clock): they are not loads in flight.
-                for beacon in takeBeacons() { group.addTask { await self.send(beacon) } }
-                if status.ended && status.nothingScheduled { break }
-                // On a manual clock loads take no time: the limit waits for them.
-                if let limit, now >= limit, clock.manual == nil || status.inFlight == 0 { break }
-                let target = [status.deadline, limit].compactMap { $0 }.min()
-                if clock.manual != nil {
-                    if status.inFlight > 0 {
-                        _ = await wakes.next()
-                        continue
-                    }
-                    guard let target else { break }
-                    if status.ended, status.deadline == nil || target == limit { break }
-                    clock.advance(to: max(target, now))
-                    tick()
-                } else {
-                    timer?.cancel()
-                    if let target {
-                        let clock = self.clock
-                        let continuation = wakeContinuation
-                        timer = Task {
-                            try? await clock.sleep(target)
-                            continuation.yield()
-                        }
-                    }
-                    _ = await wakes.next()
-                    tick()
-                }
-            }
-            // The last beacons (an ad's complete at the end) are answered, each within its timeout.
-            while !Task.isCancelled && beaconsInFlight > 0 { _ = await wakes.next() }
-            group.cancelAll()
-        }
+        await Self.drive([self], until: limit)
     }
 
     /// Marks the player as driven; false when a run already drives it.
@@ -110,46 +68,91 @@ extension Player {
         let claimed = players.filter { $0.claimRun() }
         defer { for player in claimed { player.state.withLockedValue { $0.running = false } } }
         guard claimed.count == players.count else { return }
-        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        await drive(players, until: limit)
+    }
+
+    /// The run loop: one player on its own clock, or players sharing one ``ManualClock``.
+    ///
+    /// Each turn starts the loads and beacons due, then stops (everything ended, or the limit
+    /// reached: on a manual clock once no load is in flight, since loads take no time there), or
+    /// waits: on a manual clock for the loads in flight, else it moves the clock to the earliest
+    /// deadline (every player catches up to it); on another clock until that deadline or a wake-up.
+    /// `limit` counts from the first player's creation. A player alone stops as soon as it ends
+    /// (its loads in flight are cancelled); a group once no load is in flight either.
+    static func drive(_ players: [Player], until limit: Duration?) async {
+        guard let first = players.first else { return }
+        let manual = first.clock.manual
+        let alone = players.count == 1
+        // A player alone wakes on its own stream (loads, beacons, commands); a group on one of its
+        // own, woken by each load and beacon of any player.
+        let (wakes, wake): (AsyncStream<Void>, AsyncStream<Void>.Continuation?) =
+            alone
+            ? (first.wake, nil) : AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let end = limit.map { first.clock.origin + $0 }
+        var timer: Task<Void, Never>?
+        defer { timer?.cancel() }
         await withTaskGroup(of: Void.self) { group in
             var iterator = wakes.makeAsyncIterator()
             while !Task.isCancelled {
-                let now = manual.elapsed
+                let now = first.clock.origin + first.clock.now()
                 var inFlight = 0
                 var deadline: Duration?
                 var allEnded = true
+                var machinesEnded = true
                 for player in players {
                     let status = player.collect()
                     for load in status.loads {
                         group.addTask {
                             await player.load(load)
-                            wake.yield()
+                            wake?.yield()
                         }
                     }
+                    // Beacons never hold playback (nor the manual clock): they are not loads in flight.
                     for beacon in player.takeBeacons() {
                         group.addTask {
                             await player.send(beacon)
-                            wake.yield()
+                            wake?.yield()
                         }
                     }
                     inFlight += status.inFlight
                     if let due = status.deadline.map({ $0 + player.clock.origin }) {
                         deadline = min(deadline ?? due, due)
                     }
+                    machinesEnded = machinesEnded && status.ended
                     allEnded = allEnded && status.ended && status.nothingScheduled
                 }
-                if allEnded && inFlight == 0 { break }
-                if let end, now >= end, inFlight == 0 { break }
-                if inFlight > 0 {
+                if allEnded && (alone || inFlight == 0) { break }
+                if let end, now >= end, manual == nil || inFlight == 0 { break }
+                let target = [deadline, end].compactMap { $0 }.min()
+                if let manual {
+                    if inFlight > 0 {
+                        _ = await iterator.next()
+                        continue
+                    }
+                    guard let target else { break }
+                    // A player alone that ended stops rather than move the clock to the limit.
+                    if alone, machinesEnded, deadline == nil || target == end { break }
+                    if target > now { manual.advance(by: target - now) }
+                    for player in players { player.tick() }
+                } else {
+                    timer?.cancel()
+                    if let target {
+                        let clock = first.clock
+                        let continuation = first.wakeContinuation
+                        let at = target - clock.origin
+                        timer = Task {
+                            try? await clock.sleep(at)
+                            continuation.yield()
+                        }
+                    }
                     _ = await iterator.next()
-                    continue
+                    first.tick()
                 }
-                guard let target = [deadline, end].compactMap({ $0 }).min() else { break }
-                if target > now { manual.advance(by: target - now) }
-                for player in players { player.tick() }
             }
-            while !Task.isCancelled && players.contains(where: { $0.beaconsInFlight > 0 }) { _ = await iterator.next() }
+            // The last beacons (an ad's complete at the end) are answered, each within its timeout.
+            while !Task.isCancelled && players.contains(where: { $0.beaconsInFlight > 0 }) {
+                _ = await iterator.next()
+            }
             group.cancelAll()
         }
     }

@@ -60,9 +60,12 @@ package struct BeaconTracker: Sendable {
     /// See ``podStartTypes``.
     static let podEndTypes: Set<String> = ["breakEnd"]
 
-    var playing: Playing?
-    var pod: Pod?
-    var fired: Set<Key> = []
+    /// The asset being tracked.
+    private(set) var playing: Playing?
+    /// The pod-level tracking of the event being played.
+    private(set) var pod: Pod?
+    /// The beacons fired, once each.
+    private(set) var fired: Set<Key> = []
 
     /// Creates a tracker with nothing played.
     package init() {}
