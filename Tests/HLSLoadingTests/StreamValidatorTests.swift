@@ -122,7 +122,7 @@ struct StreamValidatorTests {
         }
     }
 
-    @Test("the report lists every playlist, asset list and asset checked, in order, with its outcome (issue 16)")
+    @Test("the report lists every playlist, asset list and asset checked, in order, with its outcome")
     func checkedResources() async throws {
         try await withValidator { server, validator in
             let report = try await validator.validate(server.url("/bad/master.m3u8"), recursive: true)

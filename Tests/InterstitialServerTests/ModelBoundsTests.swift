@@ -6,7 +6,7 @@ import Testing
 
 /// Issue 14: admin bodies with times or dates out of bounds, or values that would inject lines or
 /// attributes, are refused with a 400 and the JSON path; nothing accepted can break a playlist.
-@Suite("Admin model bounds and injection (issue 14)")
+@Suite("Admin model bounds and injection")
 struct ModelBoundsTests {
     static func json(_ text: String) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))

@@ -339,7 +339,7 @@ struct CLITests {
         #expect(master.standardError.contains("multivariant"))
     }
 
-    @Test("schedule and timeline do not crash on a playlist with huge durations that validates clean (issue 14)")
+    @Test("schedule and timeline do not crash on a playlist with huge durations that validates clean")
     func hugeDurations() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-huge-\(UUID().uuidString).m3u8")
         defer { try? FileManager.default.removeItem(at: file) }
@@ -363,7 +363,7 @@ struct CLITests {
         }
     }
 
-    @Test("inspect --limit=-1 and validate --interval 1e300 are usage errors, not crashes (issue 14)")
+    @Test("inspect --limit=-1 and validate --interval 1e300 are usage errors, not crashes")
     func boundedOptions() throws {
         let limit = try Self.run(["inspect", "--limit=-1", "Tests/Fixtures/playlists/vod-basic.m3u8"])
         #expect(limit.status == 2)
