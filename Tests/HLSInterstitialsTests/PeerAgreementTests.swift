@@ -23,7 +23,7 @@ struct PeerAgreementTests {
         return Sample.mediaPlaylist(text)
     }
 
-    @Test("Item 3: events the schema forbids are listed with the reason and never scheduled")
+    @Test("events the schema forbids are listed with the reason and never scheduled")
     func forbiddenEventsAreNotScheduled() {
         let uri = ",X-ASSET-URI=\"https://a.example/x.m3u8\""
         let schedule = Groups.resolve(
@@ -41,7 +41,7 @@ struct PeerAgreementTests {
         #expect(schedule.items.compactMap(schedule.eventID(of:)) == ["ok"])
     }
 
-    @Test("Item 3: the validator and the schedule share the rule")
+    @Test("the validator and the schedule share the rule")
     func validatorSharesTheRule() {
         let text = Sample.media([
             "ID=\"none\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:10.000Z\""
@@ -53,7 +53,7 @@ struct PeerAgreementTests {
         #expect(InterstitialEvent(identifier: "client", time: .zero).schemaViolations.isEmpty)
     }
 
-    @Test("Item 2, R5: coinciding events play in tag order, a PRE included (App. D.2)")
+    @Test("R5: coinciding events play in tag order, a PRE included (App. D.2)")
     func preInTagOrder() {
         let uri = ",X-ASSET-URI=\"https://a.example/x.m3u8\",DURATION=5,X-RESUME-OFFSET=0"
         let schedule = Groups.resolve(
@@ -63,7 +63,7 @@ struct PeerAgreementTests {
         #expect(schedule.items.compactMap(schedule.eventID(of:)) == ["a", "b", "c"])
     }
 
-    @Test("Item 1, R26: a PRE does not join a group that covers the playback start; that group plays from there")
+    @Test("R26: a PRE does not join a group that covers the playback start; that group plays from there")
     func preAndCoveringGroup() {
         let schedule = Groups.resolve(
             Self.playlist([
@@ -77,7 +77,7 @@ struct PeerAgreementTests {
         #expect(schedule.items.last?.primary.start == MediaTime(seconds: 34))
     }
 
-    @Test("Item 7: segments after EXT-X-SKIP are numbered from MEDIA-SEQUENCE + SKIPPED-SEGMENTS (§4.4.5.2)")
+    @Test("segments after EXT-X-SKIP are numbered from MEDIA-SEQUENCE + SKIPPED-SEGMENTS (§4.4.5.2)")
     func skipNumbering() {
         let text =
             "#EXTM3U\n#EXT-X-VERSION:9\n#EXT-X-TARGETDURATION:6\n#EXT-X-MEDIA-SEQUENCE:100\n"
@@ -86,7 +86,7 @@ struct PeerAgreementTests {
         #expect(Sample.mediaPlaylist(text).segments.map(\.mediaSequence) == [103, 104])
     }
 
-    @Test("Item 9: SKIP-CONTROL is read by one rule from the tag and from an asset list (App. D.3 types)")
+    @Test("SKIP-CONTROL is read by one rule from the tag and from an asset list (App. D.3 types)")
     func skipControlOneRule() throws {
         let text = Sample.media([
             Sample.interstitial
@@ -104,7 +104,7 @@ struct PeerAgreementTests {
         #expect(whole.skipControl?.offset == MediaTime(seconds: 5))
     }
 
-    @Test("Item 10: no primary item starts before the playlist, even after an event that resumes before it")
+    @Test("no primary item starts before the playlist, even after an event that resumes before it")
     func noPrimaryBeforeThePlaylist() {
         // Dated 5 s before the first segment, covering the start; it resumes 1 ms before the playlist.
         let text =
@@ -118,7 +118,7 @@ struct PeerAgreementTests {
         #expect(schedule.items.last?.primary.start == .zero)
     }
 
-    @Test("Item 12, R5, R6: an event whose X-SNAP OUT start equals another's start joins its group, in tag order")
+    @Test("R5, R6: an event whose X-SNAP OUT start equals another's start joins its group, in tag order")
     func snappedStartJoinsGroup() {
         let uri = ",X-ASSET-URI=\"https://a.example/x.m3u8\",DURATION=5"
         let after = Groups.resolve(
@@ -129,7 +129,7 @@ struct PeerAgreementTests {
         #expect(Groups.groups(before) == ["b+a@12→17"])
     }
 
-    @Test("Item 12, R5, R6: an event whose X-SNAP OUT start falls inside a group's skipped range joins it")
+    @Test("R5, R6: an event whose X-SNAP OUT start falls inside a group's skipped range joins it")
     func snappedStartInsideSkippedRange() {
         let uri = ",X-ASSET-URI=\"https://a.example/x.m3u8\""
         let schedule = Groups.resolve(
@@ -138,7 +138,7 @@ struct PeerAgreementTests {
         #expect(Rules.times(schedule) == ["a 12→20", "b 18→22"])
     }
 
-    @Test("Item 8, R7: on live, a failed event that playback started inside resumes at the start point")
+    @Test("R7: on live, a failed event that playback started inside resumes at the start point")
     func failedJoinResumesAtStartPoint() {
         func times(endList: Bool) -> [String] {
             let playlist = Self.playlist(
@@ -162,7 +162,7 @@ struct PeerAgreementTests {
                 + "X-TARGET-CLASS=\"com.apple.hls.interstitial\"")
     }
 
-    @Test("Item 6: a Preload tag as App. F writes it is read and valid")
+    @Test("a Preload tag as App. F writes it is read and valid")
     func preloadValid() throws {
         let text = Sample.media([Self.preload(), Sample.interstitial])
         #expect(Sample.validate(text).isEmpty, "\(Sample.validate(text).map(\.description))")
@@ -173,7 +173,7 @@ struct PeerAgreementTests {
     }
 
     @Test(
-        "Item 6: each App. F requirement of a Preload tag has its rule, and the player ignores a tag that breaks one",
+        "each App. F requirement of a Preload tag has its rule, and the player ignores a tag that breaks one",
         arguments: [
             ("preload-attribute", ",X-TARGET-ID=\"ad\"", ""),
             ("preload-attribute", "X-URI=", "X-ASSET-LIST="),
