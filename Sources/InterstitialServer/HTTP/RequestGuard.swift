@@ -48,6 +48,11 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             idleTimeout = .nanoseconds(limits.idleTimeout.nanoseconds)
         }
 
+        /// The timeouts of a connection.
+        var clock: ConnectionClock.Limits {
+            ConnectionClock.Limits(header: headerTimeout, body: bodyTimeout, idle: idleTimeout)
+        }
+
         /// The bounds of a head.
         var head: RequestHeadReader.Limits {
             RequestHeadReader.Limits(
@@ -66,21 +71,10 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var started = false
     /// The peer counted by ``connections`` while the connection is open (`.some(nil)`: counted without an address).
     private var admitted: String??
-    /// When the head being read began.
-    private var headStarted: NIODeadline?
-    /// When the body being read began (after its head).
-    private var bodyStarted: NIODeadline?
-    /// After a refusal inside a request's body: how many answers to earlier requests may still go
-    /// out before the handlers' answer to the refused one, which is dropped; nil before a refusal.
-    private var earlierAnswers: Int?
-    /// Requests passed on to the handlers behind whose answers have not ended.
-    private var inFlight = 0
-    /// Files the fast lane is still sending.
-    private var sending = 0
+    /// The connection's time rules: what is being read and answered, and what is due when.
+    private var clock: ConnectionClock
     /// Whether the HTTP/1 pipeline behind is in place (the first request chose no upgrade).
     private var pipelineReady = false
-    /// When the connection last began, or last finished a request or an answer.
-    private var lastActivity = NIODeadline.uptimeNanoseconds(0)
     /// The connection's event loop, whose clock the timeouts follow.
     private var eventLoop: (any EventLoop)?
     private var now: NIODeadline { eventLoop?.now ?? .now() }
@@ -97,6 +91,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         self.fastLane = fastLane
         self.connections = connections
         reader = RequestHeadReader(limits: limits.head)
+        clock = ConnectionClock(limits: limits.clock)
     }
 
     // MARK: Events
@@ -123,7 +118,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if earlierAnswers == 0 {
+        if clock.dropsAnswers {
             promise?.succeed(())
             return
         }
@@ -149,9 +144,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// An answer from the handlers behind has ended.
     func answerEnded() {
-        if let earlier = earlierAnswers, earlier > 0 { earlierAnswers = earlier - 1 }
-        inFlight = max(0, inFlight - 1)
-        lastActivity = now
+        clock.answerEnded(at: now)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -176,7 +169,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             case .partial(let count):
                 if starting {
                     run.headStart = run.cursor
-                    headStarted = now
+                    clock.headBegan(at: now)
                 }
                 run.cursor += count
             case .head(let count, let head):
@@ -185,10 +178,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 if completed(head, &run, context) { answered = true }
             case .body(let count):
                 run.cursor += count
-                if bodyStarted != nil, !reader.readingBody {
-                    bodyStarted = nil
-                    lastActivity = now
-                }
+                if !reader.readingBody { clock.bodyEnded(at: now) }
             case .refuse(let refusal):
                 // Nothing of a refused head passes on (it may have begun in an earlier read).
                 run.pass(upTo: run.headStart ?? (starting ? run.cursor : run.runStart), context)
@@ -201,7 +191,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         } else if reader.readingHead {
             // A head still being read waits for its end; the bytes before it pass on.
             run.pass(upTo: run.headStart ?? run.runStart, context)
-            if let headStarted { schedule(context, at: headStarted + limits.headerTimeout) }
+            if let deadline = clock.headDeadline { schedule(context, at: deadline) }
         } else {
             run.pass(upTo: run.end, context)
         }
@@ -240,16 +230,10 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// whether it answered it.
     private func completed(_ head: RequestHeadReader.Head, _ run: inout Run, _ context: ChannelHandlerContext) -> Bool {
         defer {
-            headStarted = nil
-            lastActivity = now
             run.headStart = nil
-            switch head.body {
-            case .none: break
-            case .upgrade: cancelTimer()
-            case .length, .chunked:
-                bodyStarted = now
-                schedule(context, at: now + limits.bodyTimeout)
-            }
+            let expectsBody = head.body != .none && head.body != .upgrade
+            if let deadline = clock.headRead(at: now, expectsBody: expectsBody) { schedule(context, at: deadline) }
+            if head.body == .upgrade { cancelTimer() }
         }
         if let answer = fastAnswer(head, context), let body = FastLane.data(answer.body) {
             // Answered here: the head goes no further.
@@ -258,7 +242,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             write(answer, body: body, context: context)
             return true
         }
-        inFlight += 1
+        clock.passedOn()
         if run.headStart == nil {
             // It began in an earlier read: it passes on whole, from what the reader kept of it.
             context.fireChannelRead(NIOAny(context.channel.allocator.buffer(bytes: reader.head)))
@@ -271,7 +255,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The answer the fast lane has for the head just read, if it may answer it here.
     private func fastAnswer(_ read: RequestHeadReader.Head, _ context: ChannelHandlerContext) -> FastLane.Answer? {
-        guard let fastLane, pipelineReady, inFlight == 0, context.channel.isWritable,
+        guard let fastLane, pipelineReady, clock.inFlight == 0, context.channel.isWritable,
             let request = FastLane.Request(head: reader.head, read)
         else { return nil }
         return fastLane.answer(request.target, request.session)
@@ -293,10 +277,9 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         // The file is closed once written (or once the write failed); until then the connection
         // is not idle, however long a slow client takes.
         let written = context.eventLoop.makePromise(of: Void.self)
-        sending += 1
+        clock.sendingBegan()
         written.futureResult.assumeIsolated().whenComplete { [self] _ in
-            sending -= 1
-            lastActivity = now
+            clock.sendingEnded(at: now)
             try? handle.close()
         }
         context.write(wrapOutboundOut(body.data), promise: written)
@@ -306,11 +289,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func refuse(_ refusal: Refusal, context: ChannelHandlerContext, retryAfter: Int? = nil) {
         logger.debug("refused a request: \(refusal.status) \(refusal.message)")
-        if bodyStarted != nil {
-            // Refused inside a body the handlers behind already have the head of: the refusal is
-            // that request's one answer; theirs (to a body that ended early) is dropped.
-            earlierAnswers = max(0, inFlight - 1)
-        }
+        clock.refused()
         end(context, answering: Self.response(refusal, retryAfter: retryAfter, allocator: context.channel.allocator))
     }
 
@@ -336,8 +315,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// ``close(context:mode:promise:)``), after the earlier responses. It closes anyway in time.
     private func end(_ context: ChannelHandlerContext, answering response: ByteBuffer?) {
         ended = true
-        headStarted = nil
-        bodyStarted = nil
+        clock.stopped()
         cancelTimer()
         pending = response
         context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
@@ -353,7 +331,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func becameActive(_ context: ChannelHandlerContext) {
         guard !started else { return }
         started = true
-        lastActivity = now
+        let idle = clock.began(at: now)
         if let connections {
             let peer = context.channel.remoteAddress?.ipAddress
             if let refusal = connections.admit(peer) {
@@ -362,7 +340,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             }
             admitted = .some(peer)
         }
-        arm(context, at: lastActivity + limits.idleTimeout)
+        arm(context, at: idle)
     }
 
     /// Answers 503 and closes at once: the connection is over a cap.
@@ -414,38 +392,12 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func timerFired(_ context: ChannelHandlerContext) {
         guard !ended, !reader.upgraded else { return }
-        let now = self.now
-        /// Refuses with 408 once `deadline` has passed, else waits for it.
-        func timeOut(at deadline: NIODeadline, code: String, part: String, limit: String) {
-            guard now >= deadline else {
-                arm(context, at: deadline)
-                return
-            }
-            refuse(
-                Refusal(
-                    status: 408, reason: "Request Timeout", code: code,
-                    message: "the request \(part) did not arrive within the \(limit) timeout"),
-                context: context)
-        }
-        if let headStarted {
-            timeOut(at: headStarted + limits.headerTimeout, code: "header-timeout", part: "head", limit: "header")
-            return
-        }
-        if let bodyStarted {
-            timeOut(at: bodyStarted + limits.bodyTimeout, code: "body-timeout", part: "body", limit: "body")
-            return
-        }
-        guard inFlight == 0, sending == 0, context.channel.isWritable else {
-            // An answer is being written (or waiting for the client to read it): not idle.
-            arm(context, at: now + limits.idleTimeout)
-            return
-        }
-        guard now >= lastActivity + limits.idleTimeout else {
-            arm(context, at: lastActivity + limits.idleTimeout)
-            return
-        }
+        switch clock.verdict(at: now, writable: context.channel.isWritable) {
+        case .wait(let deadline): arm(context, at: deadline)
+        case .timeOut(let refusal): refuse(refusal, context: context)
         // Nothing is being read or answered: there is nobody to answer.
-        end(context, answering: nil)
+        case .idle: end(context, answering: nil)
+        }
     }
 
     private func cancelTimer() {
