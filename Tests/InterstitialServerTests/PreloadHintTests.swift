@@ -7,7 +7,7 @@ import Testing
 
 @testable import InterstitialServer
 
-/// Issue 32, item 1: the server writes App. F preload hints for the live breaks a VAST ad server
+/// The server writes App. F preload hints for the live breaks a VAST ad server
 /// fills, before their interstitial, sized from the audience, recorded as served, never on
 /// EXT-X-ENDLIST.
 @Suite("Preload hints")
@@ -373,7 +373,7 @@ struct PreloadHintTests {
                 _ = try decode(#"{"vast":"https://ads.example/v","preload":\#(json)}"#)
                 Issue.record("\(json) was accepted")
             } catch {
-                #expect(error.code == "json-schema")
+                #expect(error.code == .jsonSchema)
                 #expect(error.path == path, "\(json): \(error.message)")
             }
         }

@@ -326,7 +326,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The answer to a refused request: the JSON error body, `Connection: close`, and the CORS
     /// field every public answer has.
     static func response(_ refusal: Refusal, retryAfter: Int? = nil, allocator: ByteBufferAllocator) -> ByteBuffer {
-        let body = APIError(status: refusal.status, code: refusal.code, refusal.message).jsonValue.description + "\n"
+        let code = APIError.Code(rawValue: refusal.code) ?? .badRequestLine
+        let body = APIError(status: refusal.status, code: code, refusal.message).jsonValue.description + "\n"
         let retry = retryAfter.map { "Retry-After: \($0)\r\n" } ?? ""
         let text =
             "HTTP/1.1 \(refusal.status) \(refusal.reason)\r\nContent-Type: application/json\r\n"
