@@ -175,6 +175,23 @@ struct HTTPDocumentTests {
         #expect(listed.count == APIError.Code.allCases.count)
     }
 
+    @Test("An error without a code of its own is answered with the code of its status, and reveals nothing")
+    func errorsWithoutCode() {
+        struct Inside: Error {}
+        let path = "/demo/x"
+        #expect(APIError(answering: HTTPError(.notFound), path: path) == .notFound(path))
+        #expect(APIError(answering: HTTPError(.contentTooLarge), path: path).code == .bodyTooLarge)
+        #expect(APIError(answering: HTTPError(.methodNotAllowed), path: path).code == .methodNotAllowed)
+        let teapot = APIError(answering: HTTPError(.init(code: 418), message: "short and stout"), path: path)
+        #expect(teapot.statusCode == 418 && teapot.code == .badRequest && teapot.message == "short and stout")
+        #expect(APIError(answering: HTTPError(.badGateway), path: path).code == .internalError)
+        let inside = APIError(answering: Inside(), path: path)
+        #expect(inside.statusCode == 500 && inside.code == .internalError)
+        #expect(!inside.message.contains("Inside"))
+        let refused = APIError.conflict(code: .exists, "x")
+        #expect(APIError(answering: refused, path: path) == refused)
+    }
+
     @Test("Every error code keeps its string: clients see the codes they saw before the enum")
     func codeStrings() {
         for code in APIError.Code.allCases {
