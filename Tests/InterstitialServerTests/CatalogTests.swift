@@ -5,8 +5,7 @@ import Testing
 
 @testable import InterstitialServer
 
-/// The admin rules of ``Catalog``, driven directly: each is decided inside the store transaction
-/// (issue 15).
+/// The admin rules of ``Catalog``, driven directly: each is decided inside the store transaction.
 @Suite("Catalog rules")
 struct CatalogTests {
     static let now = DateTime(iso8601: "2026-03-01T12:00:00Z")!
@@ -175,7 +174,7 @@ func expectRefusal<T>(
         Issue.record("expected \(status) \(code)", sourceLocation: sourceLocation)
     } catch let error as APIError {
         #expect(
-            error.statusCode == status && error.code == code && error.path == path, "\(error)",
+            error.statusCode == status && error.code.rawValue == code && error.path == path, "\(error)",
             sourceLocation: sourceLocation)
     } catch {
         Issue.record("expected an APIError, got \(error)", sourceLocation: sourceLocation)

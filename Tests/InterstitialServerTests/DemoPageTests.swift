@@ -111,7 +111,7 @@ struct DemoPageTests {
             _ = try await small.get(mounted, query: ["shift": "5"])
             Issue.record("a segment over the limit was shifted")
         } catch {
-            #expect(error.code == "bad-shift")
+            #expect(error.code == .badShift)
             #expect(error.message.contains("bytes can be shifted"), "\(error.message)")
         }
         try await client.shutdown()

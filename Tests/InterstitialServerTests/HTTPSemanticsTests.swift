@@ -7,7 +7,7 @@ import Testing
 
 @testable import InterstitialServer
 
-/// Issue 16, item 4: HEAD on every GET route, caching suited to each response, entity tags and
+/// HEAD on every GET route, caching suited to each response, entity tags and
 /// `If-None-Match`, byte ranges for media, and CORS for players on other origins.
 @Suite("HTTP: HEAD, caching, entity tags, ranges, CORS")
 struct HTTPSemanticsTests {

@@ -4,8 +4,7 @@ import Testing
 
 @testable import InterstitialServer
 
-/// The pure playlist renderer, driven directly: planned breaks and a parsed playlist in, bytes out
-/// (issue 15).
+/// The pure playlist renderer, driven directly: planned breaks and a parsed playlist in, bytes out.
 @Suite("PlaylistRenderer")
 struct PlaylistRendererTests {
     static let vod = """
@@ -128,7 +127,7 @@ struct PlaylistRendererTests {
             _ = try PlaylistRenderer.render(planned, into: multivariant)
             Issue.record("a multivariant playlist took breaks")
         } catch {
-            #expect(error.statusCode == 502 && error.code == "playlist")
+            #expect(error.statusCode == 502 && error.code == .playlist)
         }
     }
 

@@ -375,7 +375,7 @@ struct PreloadHintTests {
                 _ = try decode(#"{"vast":"https://ads.example/v","preload":\#(json)}"#)
                 Issue.record("\(json) was accepted")
             } catch {
-                #expect(error.code == "json-schema")
+                #expect(error.code == .jsonSchema)
                 #expect(error.path == path, "\(json): \(error.message)")
             }
         }

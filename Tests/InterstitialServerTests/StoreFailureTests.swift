@@ -6,7 +6,7 @@ import Testing
 
 @testable import InterstitialServer
 
-/// Issue 20, item 4: a PostgreSQL database that is down. Writes fail quickly with
+/// A PostgreSQL database that is down. Writes fail quickly with
 /// `database-unavailable` (the admin API's 503), the state in memory keeps serving, and following
 /// resumes when the database is back.
 @Suite("A PostgreSQL store whose database is down")
@@ -37,7 +37,7 @@ struct StoreFailureTests {
             try await state.change { $0.apply(.saveAd(ad)) }
             Issue.record("an admin change was accepted with the database down")
         } catch {
-            #expect(error.statusCode == 503 && error.code == "store-unavailable", "\(error)")
+            #expect(error.statusCode == 503 && error.code == .storeUnavailable, "\(error)")
         }
         #expect(state.snapshot == StoredState(), "nothing changed in memory")
         await #expect(throws: StoreError.self) { try await state.refresh() }

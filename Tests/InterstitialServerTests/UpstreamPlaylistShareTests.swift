@@ -57,7 +57,7 @@ struct UpstreamPlaylistShareTests {
         let fetches = NIOLockedValueBox(0)
         let failing: @Sendable () async throws(APIError) -> ParseResult = { () async throws(APIError) -> ParseResult in
             fetches.withLockedValue { $0 += 1 }
-            throw APIError(status: 502, code: "upstream-failed", "down")
+            throw APIError(status: 502, code: .upstreamFailed, "down")
         }
         let share = UpstreamPlaylistShare<ParseResult>(reuse: .seconds(3600), countLimit: 4)
         for _ in 0..<2 {

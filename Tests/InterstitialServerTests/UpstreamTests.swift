@@ -57,6 +57,9 @@ struct UpstreamTests {
                 let segment = try await client.get("/demo/vod/video/seg001.m4s")
                 #expect(segment.status == .ok)
                 #expect(segment.body.readableBytes > 1000)
+                // Passed through for a minute, to any cache (docs/http.md, "Proxied media").
+                #expect(segment.headers[.cacheControl] == CachePolicy.proxiedMedia)
+                #expect(segment.headers[.cacheControl] == "public, max-age=60")
                 let missing = try await client.get("/demo/vod/video/none.m3u8")
                 #expect(missing.status == .badGateway)
                 #expect(missing.errorCode == "upstream-status")

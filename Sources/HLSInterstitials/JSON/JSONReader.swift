@@ -10,10 +10,10 @@ public struct JSONReader<Failure: JSONPathError> {
     /// The path of the object, such as `cadence`; empty for the document.
     public let path: String
     /// The code of the errors the reader throws.
-    public let code: String
+    public let code: Failure.Code
 
     /// A reader of `value`, which must be an object.
-    public init(_ value: JSONValue, path: String = "", code: String) throws(Failure) {
+    public init(_ value: JSONValue, path: String = "", code: Failure.Code) throws(Failure) {
         guard case .object(let fields) = value else {
             throw Failure.jsonProblem(code: code, path: path, message: "expected an object, found \(value.typeName)")
         }

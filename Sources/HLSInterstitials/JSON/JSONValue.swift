@@ -68,7 +68,7 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     ///
     /// - Throws: `Failure` with `code` and the parser's reason (which says where the text is wrong).
     public static func parse<Failure: JSONPathError>(
-        _ bytes: some Collection<UInt8>, code: String, as failure: Failure.Type = JSONError.self
+        _ bytes: some Collection<UInt8>, code: Failure.Code, as failure: Failure.Type = JSONError.self
     ) throws(Failure) -> JSONValue {
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))

@@ -75,7 +75,7 @@ struct Catalog: Sendable {
             try check(schedule, transaction.state)
             guard transaction.state.schedules[schedule.target] == nil else {
                 throw APIError.conflict(
-                    code: "exists", "\(schedule.target) already has a schedule; PUT it to replace it")
+                    code: .exists, "\(schedule.target) already has a schedule; PUT it to replace it")
             }
             transaction.apply(.saveSchedule(schedule))
         }
@@ -106,7 +106,7 @@ struct Catalog: Sendable {
         try await state.change { transaction in
             try check(item, transaction.state)
             guard transaction.state.breaks[item.id] == nil else {
-                throw APIError.conflict(code: "exists", "break \"\(item.id)\" exists; PUT it to replace it")
+                throw APIError.conflict(code: .exists, "break \"\(item.id)\" exists; PUT it to replace it")
             }
             try Self.refuseServedID(item, transaction.state)
             try checkRoom(for: item, transaction.state)
@@ -119,7 +119,7 @@ struct Catalog: Sendable {
         try await state.change { transaction in
             try check(item, transaction.state)
             if let old = transaction.state.breaks[item.id], old.target != item.target {
-                throw APIError.badRequest(code: "json-schema", path: "target", "a break cannot move to another target")
+                throw APIError.badRequest(code: .jsonSchema, path: "target", "a break cannot move to another target")
             }
             try Self.refuseServedID(item, transaction.state)
             try checkRoom(for: item, transaction.state)
@@ -134,7 +134,7 @@ struct Catalog: Sendable {
             guard let item = transaction.state.breaks[id] else { throw APIError.notFound("break \"\(id)\"") }
             if Self.mayBeInLiveWindow(item, transaction.state, now: now) {
                 throw APIError.conflict(
-                    code: "served-break",
+                    code: .servedBreak,
                     "break \"\(id)\" has been served and may still be in the live window, where §6.2.1 forbids removing it; end it early with POST /admin/v1/channels/\(item.target.id)/return"
                 )
             }
@@ -148,7 +148,7 @@ struct Catalog: Sendable {
     func createAd(_ ad: Ad) async throws(APIError) {
         try await state.change { transaction in
             guard transaction.state.ads[ad.id] == nil else {
-                throw APIError.conflict(code: "exists", "ad \"\(ad.id)\" exists; PUT it to replace it")
+                throw APIError.conflict(code: .exists, "ad \"\(ad.id)\" exists; PUT it to replace it")
             }
             try checkRoom(for: ad, transaction.state)
             transaction.apply(.saveAd(ad))
@@ -170,7 +170,7 @@ struct Catalog: Sendable {
             if let user = transaction.state.breaks.values.first(where: { $0.ad == id })?.id
                 ?? transaction.state.schedules.values.first(where: { $0.ad == id })?.target.description
             {
-                throw APIError.conflict(code: "ad-in-use", "ad \"\(id)\" fills \(user); change that first")
+                throw APIError.conflict(code: .adInUse, "ad \"\(id)\" fills \(user); change that first")
             }
             transaction.apply(.deleteAd(id: id))
         }
@@ -191,7 +191,7 @@ struct Catalog: Sendable {
             let duration = request.duration ?? schedule?.cadence?.duration ?? MediaTime(seconds: 30)
             guard duration > .zero, duration <= Self.longestBreakNow else {
                 throw APIError.badRequest(
-                    code: "json-schema", path: "duration", "must be more than 0 and at most 3600 seconds")
+                    code: .jsonSchema, path: "duration", "must be more than 0 and at most 3600 seconds")
             }
             var interstitial = schedule?.interstitial ?? InsertionRequest(id: id)
             interstitial.id = id
@@ -203,12 +203,12 @@ struct Catalog: Sendable {
             try item.check(path: "")
             try check(item, transaction.state)
             guard transaction.state.breaks[id] == nil, transaction.state.served[ServedKey(target, id)] == nil else {
-                throw APIError.conflict(code: "exists", "break \"\(id)\" exists")
+                throw APIError.conflict(code: .exists, "break \"\(id)\" exists")
             }
             // Breaks do not stack: concurrent or repeated requests make one break, the others get 409.
             if let other = overlapping(channel, target, from: start, duration: duration, transaction.state) {
                 throw APIError.conflict(
-                    code: "break-in-progress",
+                    code: .breakInProgress,
                     "break \"\(other)\" of \(target) overlaps [\(start.iso8601), +\(duration) s); end it first with POST /admin/v1/channels/\(channel.id)/return"
                 )
             }
@@ -238,21 +238,21 @@ struct Catalog: Sendable {
                 event = found.event
             } else {
                 guard let latest = planner.plan(timeline).last(where: { ($0.event.date ?? now) <= now }) else {
-                    throw APIError.conflict(code: "no-break", "no break of \(target) has started")
+                    throw APIError.conflict(code: .noBreak, "no break of \(target) has started")
                 }
                 event = latest.event
             }
             guard let start = event.date, start <= now else {
-                throw APIError.conflict(code: "no-break", "break \"\(event.identifier)\" has not started")
+                throw APIError.conflict(code: .noBreak, "break \"\(event.identifier)\" has not started")
             }
             let key = ServedKey(target, event.identifier)
             guard transaction.state.earlyReturns[key] == nil else {
                 throw APIError.conflict(
-                    code: "already-returned", "break \"\(event.identifier)\" has already returned early")
+                    code: .alreadyReturned, "break \"\(event.identifier)\" has already returned early")
             }
             let limit = InterstitialEvent.earlyReturnPlayoutLimit(elapsed: now - start)
             if let duration = Self.duration(of: event), limit >= duration {
-                throw APIError.conflict(code: "break-over", "break \"\(event.identifier)\" has already ended")
+                throw APIError.conflict(code: .breakOver, "break \"\(event.identifier)\" has already ended")
             }
             transaction.apply(.earlyReturn(key, playoutLimit: limit))
             return EarlyReturn(id: event.identifier, playoutLimit: limit, start: start)
@@ -283,7 +283,7 @@ struct Catalog: Sendable {
         let limit = configuration.limits.breaksPerTarget
         guard state.breaks.values.count(where: { $0.target == item.target }) >= limit else { return }
         throw APIError.conflict(
-            code: "limit-reached", "\(item.target) has \(limit) breaks, the most it may have (limits.breaksPerTarget)")
+            code: .limitReached, "\(item.target) has \(limit) breaks, the most it may have (limits.breaksPerTarget)")
     }
 
     /// Refuses a new ad when the inventory has ``ServerLimits/inventoryAds`` already (409).
@@ -292,7 +292,7 @@ struct Catalog: Sendable {
         let limit = configuration.limits.inventoryAds
         guard state.ads.count >= limit else { return }
         throw APIError.conflict(
-            code: "limit-reached", "the inventory has \(limit) ads, the most it may have (limits.inventoryAds)")
+            code: .limitReached, "the inventory has \(limit) ads, the most it may have (limits.inventoryAds)")
     }
 
     /// A break's duration D: its effective duration without X-PLAYOUT-LIMIT (profile R3).
@@ -316,7 +316,7 @@ struct Catalog: Sendable {
         guard state.served[ServedKey(item.target, item.id)] != nil else { return }
         if state.breaks[item.id] == item { return }
         throw APIError.conflict(
-            code: "served-break",
+            code: .servedBreak,
             "break \"\(item.id)\" has been served; §6.2.1: the server MUST NOT change its attribute values or reuse its ID. Create a new break (early returns: POST /admin/v1/channels/ID/return)"
         )
     }
@@ -325,13 +325,13 @@ struct Catalog: Sendable {
     func checkTarget(_ target: Target, path: String) throws(APIError) {
         let list = target.kind == .vod ? configuration.vod : configuration.live
         guard list.contains(where: { $0.id == target.id }) else {
-            throw APIError(status: 404, code: "not-found", path: path, "\(target) is not configured on this server")
+            throw APIError(status: 404, code: .notFound, path: path, "\(target) is not configured on this server")
         }
     }
 
     private func checkAd(_ ad: String?, path: String, _ state: StoredState) throws(APIError) {
         if let ad, state.ads[ad] == nil {
-            throw APIError.badRequest(code: "unknown-ad", path: path, "ad \"\(ad)\" is not in the inventory")
+            throw APIError.badRequest(code: .unknownAd, path: path, "ad \"\(ad)\" is not in the inventory")
         }
     }
 

@@ -12,7 +12,7 @@ extension ServerConfiguration {
         guard let root = Bundle.module.resourceURL?.appendingPathComponent("demo").path,
             FileManager.default.fileExists(atPath: root + "/primary/master.m3u8")
         else {
-            throw APIError(status: 500, code: "demo-media", "the demo media is missing from the build's resources")
+            throw APIError(status: 500, code: .demoMedia, "the demo media is missing from the build's resources")
         }
         var configuration = ServerConfiguration()
         configuration.database = nil

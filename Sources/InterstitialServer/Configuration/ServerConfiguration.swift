@@ -160,7 +160,7 @@ extension ServerConfiguration {
     ///
     /// - Throws: ``APIError`` with the JSON path of the first problem.
     public static func decode(_ bytes: some Collection<UInt8>, base: String) throws(APIError) -> ServerConfiguration {
-        let value = try JSONValue.parse(bytes, code: "json-syntax", as: APIError.self)
+        let value = try JSONValue.parse(bytes, code: .jsonSyntax, as: APIError.self)
         var reader = try JSONObjectReader(value, path: "")
         var configuration = ServerConfiguration()
         configuration.host = try reader.string("host") ?? configuration.host
@@ -261,12 +261,12 @@ extension ServerConfiguration {
                 url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x3F && $0 != 0x23 })
             else {
                 throw .badRequest(
-                    code: "config", path: "publicURL",
+                    code: .config, path: "publicURL",
                     "expected http(s)://host[:port][/path] with no query and no final /, found \"\(url)\"")
             }
         } else if !Self.isLoopback(host) {
             throw .badRequest(
-                code: "config", path: "publicURL",
+                code: .config, path: "publicURL",
                 "the server listens on \(host), which viewers reach under a name the server cannot verify: set publicURL (hlsi serve --public-url) to the scheme://host[:port] they use; the absolute URLs the server writes (X-ASSET-URI, asset lists) come from it"
             )
         }
@@ -276,19 +276,19 @@ extension ServerConfiguration {
             for (index, content) in list.enumerated() {
                 let path = "\(kind)[\(index)]"
                 guard ids.insert(content.id).inserted else {
-                    throw .badRequest(code: "config", path: "\(path).id", "\"\(content.id)\" is used twice")
+                    throw .badRequest(code: .config, path: "\(path).id", "\"\(content.id)\" is used twice")
                 }
                 let first = content.path.split(separator: "/").first.map(String.init) ?? ""
                 guard !Self.reservedPaths.contains(first), paths.insert(content.path).inserted else {
                     throw .badRequest(
-                        code: "config", path: "\(path).path",
+                        code: .config, path: "\(path).path",
                         "\"\(content.path)\" is used twice or starts with a name the server's own routes use ("
                             + Self.reservedPaths.sorted().joined(separator: ", ") + ")")
                 }
                 if case .upstream(let url) = content.origin {
                     guard let origin = Self.origin(of: url), allowedOrigins.contains(origin) else {
                         throw .badRequest(
-                            code: "config", path: "\(path).upstream",
+                            code: .config, path: "\(path).upstream",
                             "\(url)'s origin is not in allowedOrigins (\(allowedOrigins.joined(separator: ", ")))")
                     }
                 }

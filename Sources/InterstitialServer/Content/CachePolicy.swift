@@ -5,6 +5,9 @@
 /// while served, so they are kept for long; an operator who edits a VOD's breaks sees players pick
 /// them up within ``vodPlaylist``'s age (players that revalidate with `If-None-Match` get `304`
 /// while nothing changed). Asset lists are decided per request and never stored.
+///
+/// Every `Cache-Control` the server sends is one of these (`docs/http.md`, "Caching"); an answer
+/// that names none is never stored (``HTTPSemanticsMiddleware``).
 enum CachePolicy {
     /// Media segments, init sections and ad media: a day.
     static let media = "public, max-age=86400"
@@ -14,6 +17,8 @@ enum CachePolicy {
     static let noStore = "no-store"
     /// Pages and documents that change with the server's state: stored, but revalidated each time.
     static let revalidate = "no-cache"
+    /// Media passed through from an upstream origin: a minute (the origin may change it).
+    static let proxiedMedia = "public, max-age=60"
 
     /// A live playlist: half its target duration, at least one second.
     static func livePlaylist(targetDuration: UInt64?) -> String {

@@ -221,7 +221,7 @@ final class ContentLibrary: Sendable {
         default: break
         }
         guard let path = SafePath(mounted.rest) else {
-            throw APIError.badRequest(code: "bad-path", path: mounted.rest, "the path is not allowed")
+            throw APIError.badRequest(code: .badPath, path: mounted.rest, "the path is not allowed")
         }
         let isPlaylist = path.text.hasSuffix(".m3u8")
         switch mounted.content.origin {
@@ -261,7 +261,7 @@ final class ContentLibrary: Sendable {
             let key = mounted.content.id + "\n" + url
             return try await sharedPlaylists.playlist(key) { () async throws(APIError) -> ContentResponse in
                 guard case .playlist(let result) = try await self.upstream.fetch(url, playlist: true) else {
-                    throw APIError(status: 502, code: "upstream-failed", "\(url) was not read whole")
+                    throw APIError(status: 502, code: .upstreamFailed, "\(url) was not read whole")
                 }
                 return try await self.renderUpstream(result, mounted: mounted, path: path)
             }
@@ -270,7 +270,7 @@ final class ContentLibrary: Sendable {
         case .file(let body, let type):
             return ContentResponse(
                 body: .stream(body), contentType: type.isEmpty ? ContentResponse.contentType(of: path.text) : type,
-                cacheControl: "max-age=60")
+                cacheControl: CachePolicy.proxiedMedia)
         case .playlist(let result):
             return try await renderUpstream(result, mounted: mounted, path: path)
         }
@@ -326,18 +326,18 @@ final class ContentLibrary: Sendable {
     private func shifted(_ file: String, by shift: String, name: String) throws(APIError) -> ContentResponse {
         guard shift.utf8.count <= 19, shift.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let ticks = UInt64(shift)
         else {
-            throw APIError.badRequest(code: "bad-shift", path: "shift", "must be a whole number of ticks")
+            throw APIError.badRequest(code: .badShift, path: "shift", "must be a whole number of ticks")
         }
         // The file's bytes come from the memory of kept files (read once, not per request), so a
         // request costs one copy of at most `fileLimit` bytes and a walk over the boxes' headers.
         guard let identity = FileBodyCache.identity(of: file) else { throw APIError.notFound(name) }
         guard identity.size <= fileBodies.fileLimit else {
             throw APIError.badRequest(
-                code: "bad-shift", path: "shift",
+                code: .badShift, path: "shift",
                 "\(name) has \(identity.size) bytes: only segments up to \(fileBodies.fileLimit) bytes can be shifted")
         }
         guard let kept = fileBodies.body(of: file, identity: identity) else {
-            throw APIError(status: 503, code: "segment-read", "\(name) cannot be read now")
+            throw APIError(status: 503, code: .segmentRead, "\(name) cannot be read now")
         }
         var bytes = Array(kept.readableBytesView)
         do {
@@ -347,7 +347,7 @@ final class ContentLibrary: Sendable {
             )
         } catch {
             throw APIError.badRequest(
-                code: "bad-shift", path: "shift",
+                code: .badShift, path: "shift",
                 "\(name) is not a fragmented MP4 media segment whose times can move: \(error.message)")
         }
     }
@@ -392,7 +392,7 @@ final class ContentLibrary: Sendable {
             }
             return .later { [self] () async throws(APIError) -> ContentResponse in
                 guard let loop = await loop(for: mounted.content, path: path, playlist: playlist) else {
-                    throw APIError(status: 500, code: "live-loop", "\(path.text) cannot be looped")
+                    throw APIError(status: 500, code: .liveLoop, "\(path.text) cannot be looped")
                 }
                 return try await looped(loop, result, playlist: playlist, mounted: mounted, path: path, base: base)
                     .resolve()
@@ -755,7 +755,7 @@ final class ContentLibrary: Sendable {
             Mounted(content: mounted.content, target: mounted.target, rest: relative), query: [:])
         guard let bytes = response.bytes,
             case .media(let media) = PlaylistParser.parse(bytes).playlist
-        else { throw APIError(status: 502, code: "playlist", "\(location) is not a media playlist") }
+        else { throw APIError(status: 502, code: .playlist, "\(location) is not a media playlist") }
         return InterstitialSchedule.resolve(
             ScheduleInput(primary: media, events: ScheduleInput.events(of: media), isLive: true))
     }

@@ -47,8 +47,11 @@ struct ContentResponse: Sendable {
 
     /// A JSON answer that is never stored, as its bytes.
     static func json(_ bytes: [UInt8]) -> ContentResponse {
-        ContentResponse(body: .bytes(bytes), contentType: "application/json", cacheControl: CachePolicy.noStore)
+        ContentResponse(body: .bytes(bytes), contentType: jsonType, cacheControl: CachePolicy.noStore)
     }
+
+    /// The media type of every JSON answer.
+    static let jsonType = "application/json"
 
     /// The media type for a file name's extension.
     static func contentType(of name: String) -> String {
@@ -63,7 +66,7 @@ struct ContentResponse: Sendable {
         case "ts": "video/mp2t"
         case "aac": "audio/aac"
         case "vtt", "webvtt": "text/vtt"
-        case "json": "application/json"
+        case "json": jsonType
         case "svg": "image/svg+xml"
         case "js", "mjs": "text/javascript"
         case "html": "text/html; charset=utf-8"

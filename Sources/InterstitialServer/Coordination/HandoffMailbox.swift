@@ -55,7 +55,7 @@ final class HandoffMailbox: Sendable {
         }
         guard outcome.stored else {
             throw APIError(
-                status: 503, code: "mailbox-full",
+                status: 503, code: .mailboxFull,
                 "\(capacity) hand-off sessions are waiting to be taken; try again later")
         }
         outcome.waiter?.continuation.resume(returning: session)

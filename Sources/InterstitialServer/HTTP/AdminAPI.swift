@@ -153,14 +153,14 @@ struct AdminAPI {
         case nil: fields[key] = .string(value)
         case .string(value)?: break
         default:
-            throw APIError.badRequest(code: "json-schema", path: key, "must be \"\(value)\", as in the URL")
+            throw APIError.badRequest(code: .jsonSchema, path: key, "must be \"\(value)\", as in the URL")
         }
         return .object(fields)
     }
 
     private func identifier(_ context: ServerRequestContext) throws(APIError) -> String {
         guard let id = context.parameters.get("id"), JSONObjectReader.isIdentifier(id) else {
-            throw APIError.badRequest(code: "bad-path", "the ID in the URL is not an identifier")
+            throw APIError.badRequest(code: .badPath, "the ID in the URL is not an identifier")
         }
         return id
     }
@@ -168,7 +168,7 @@ struct AdminAPI {
     private func target(_ context: ServerRequestContext) throws(APIError) -> Target {
         guard let kind = context.parameters.get("kind"), let id = context.parameters.get("id"),
             let target = Target("\(kind)/\(id)")
-        else { throw APIError.badRequest(code: "bad-path", "expected /schedules/vod/ID or /schedules/live/ID") }
+        else { throw APIError.badRequest(code: .badPath, "expected /schedules/vod/ID or /schedules/live/ID") }
         try catalog.checkTarget(target, path: "")
         return target
     }
@@ -202,12 +202,12 @@ struct BearerTokenMiddleware: RouterMiddleware {
         -> Response
     {
         guard let token, !token.isEmpty else {
-            throw APIError(status: 401, code: "unauthorized", "the admin API is off: the server has no admin token")
+            throw APIError(status: 401, code: .unauthorized, "the admin API is off: the server has no admin token")
         }
         guard let header = request.headers[.authorization], let credentials = Self.bearerCredentials(header),
             Self.constantTimeEquals(credentials, Array(token.utf8))
         else {
-            throw APIError(status: 401, code: "unauthorized", "send Authorization: Bearer <admin token>")
+            throw APIError(status: 401, code: .unauthorized, "send Authorization: Bearer <admin token>")
         }
         return try await next(request, context)
     }

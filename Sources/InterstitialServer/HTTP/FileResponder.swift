@@ -134,7 +134,7 @@ struct FileResponder: Sendable {
                 body: try await files.loadFile(id: path, range: bytes, context: context))
         case .unsatisfiable:
             var response = try APIError(
-                status: 416, code: "range-not-satisfiable",
+                status: 416, code: .rangeNotSatisfiable,
                 "the range \"\(request.headers[.range] ?? "")\" starts past the end of the \(size) bytes"
             ).response(from: request, context: context)
             response.headers[.contentRange] = "bytes */\(size)"
@@ -171,14 +171,14 @@ struct FileResponder: Sendable {
     static func openError(_ failure: FileBodyCache.OpenFailure, name: String) -> APIError {
         if failure.isExhaustion {
             APIError(
-                status: 503, code: "server-busy",
+                status: 503, code: .serverBusy,
                 "the server cannot open \(name) now (out of file descriptors or memory); retry")
         } else if failure.isMissing {
             APIError.notFound(name)
         } else if failure.isDenied {
-            APIError(status: 403, code: "forbidden", "the server may not read \(name)")
+            APIError(status: 403, code: .forbidden, "the server may not read \(name)")
         } else {
-            APIError(status: 500, code: "file-unreadable", "the server cannot read \(name) (errno \(failure.code))")
+            APIError(status: 500, code: .fileUnreadable, "the server cannot read \(name) (errno \(failure.code))")
         }
     }
 }

@@ -5,11 +5,13 @@ import HummingbirdCore
 import NIOCore
 
 extension Response {
-    /// A JSON response.
+    /// A JSON response, never stored: the one place the server writes a JSON answer (the admin
+    /// API, hand-off, errors: ``APIError/response(from:context:)``). The body is `value` as
+    /// ``JSONValue`` writes it (keys sorted), and a line end.
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
         var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        headers[.cacheControl] = "no-store"
+        headers[.contentType] = ContentResponse.jsonType
+        headers[.cacheControl] = CachePolicy.noStore
         return Response(
             status: status, headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(string: value.description + "\n")))
@@ -49,12 +51,12 @@ extension Request {
     /// The body, at most `limit` bytes; a larger one is a 413.
     func collectBody(upTo limit: Int) async throws(APIError) -> ByteBuffer {
         if let length = headers[.contentLength].flatMap(Int.init), length > limit {
-            throw APIError(status: 413, code: "body-too-large", "the request body is larger than \(limit) bytes")
+            throw APIError(status: 413, code: .bodyTooLarge, "the request body is larger than \(limit) bytes")
         }
         do {
             return try await body.collect(upTo: limit)
         } catch {
-            throw APIError(status: 413, code: "body-too-large", "the request body is larger than \(limit) bytes")
+            throw APIError(status: 413, code: .bodyTooLarge, "the request body is larger than \(limit) bytes")
         }
     }
 
@@ -62,6 +64,6 @@ extension Request {
     func jsonBody(context: some RequestContext, limit: Int) async throws(APIError) -> JSONValue {
         let buffer = try await collectBody(upTo: limit)
         if buffer.readableBytes == 0 { return .object([:]) }
-        return try JSONValue.parse(buffer.readableBytesView, code: "json-syntax", as: APIError.self)
+        return try JSONValue.parse(buffer.readableBytesView, code: .jsonSyntax, as: APIError.self)
     }
 }

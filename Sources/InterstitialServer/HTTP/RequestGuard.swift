@@ -297,7 +297,9 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// (``CachePolicy/noStore``), and the CORS fields every public answer has
     /// (``HTTPSemanticsMiddleware/addPublicFields(to:)``).
     static func response(_ refusal: Refusal, retryAfter: Int? = nil, allocator: ByteBufferAllocator) -> ByteBuffer {
-        let body = APIError(status: refusal.status, code: refusal.code, refusal.message).jsonValue.description + "\n"
+        let code = APIError.Code(rawValue: refusal.code) ?? .badRequest
+        assert(code.rawValue == refusal.code, "the refusal code \(refusal.code) is not an APIError.Code")
+        let body = APIError(status: refusal.status, code: code, refusal.message).jsonValue.description + "\n"
         var fields = HTTPFields()
         fields[.contentType] = "application/json"
         fields[.contentLength] = String(body.utf8.count)

@@ -120,7 +120,8 @@ struct Routes {
             configuration: configuration, hlsjs: localHLSJS == nil ? configuration.hlsjs : "/assets/hls.mjs")
         let pageDirectory = DemoPage.directory
         router.get("/") { _, _ in
-            Response.bytes(Array(page.utf8), contentType: "text/html; charset=utf-8", cacheControl: "no-cache")
+            Response.bytes(
+                Array(page.utf8), contentType: "text/html; charset=utf-8", cacheControl: CachePolicy.revalidate)
         }
         router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
         router.get("/page/:file") { request, context in
@@ -140,7 +141,7 @@ struct Routes {
         router.get("/ads/**") { request, context in
             guard let adDirectory else { throw APIError.notFound(request.uri.path) }
             guard let path = SafePath(request.uri.path.dropFirst("/ads/".count)) else {
-                throw APIError.badRequest(code: "bad-path", path: request.uri.path, "the path is not allowed")
+                throw APIError.badRequest(code: .badPath, path: request.uri.path, "the path is not allowed")
             }
             let adFile = path.file(in: adDirectory)
             return try await file(adFile, ContentResponse.contentType(of: adFile), CachePolicy.media, request, context)
@@ -172,7 +173,7 @@ struct Routes {
                 guard let beacon = relay.verify(path) else { throw APIError.notFound(request.uri.path) }
                 guard !relay.isExpired(beacon) else {
                     throw APIError(
-                        status: 410, code: "beacon-expired", path: request.uri.path,
+                        status: 410, code: .beaconExpired, path: request.uri.path,
                         "the beacon URL expired; it is not passed on")
                 }
                 return Response(status: .noContent, headers: headers)
@@ -182,12 +183,12 @@ struct Routes {
             case .expired:
                 metrics.beaconDropped(reason: "expired")
                 throw APIError(
-                    status: 410, code: "beacon-expired", path: request.uri.path,
+                    status: 410, code: .beaconExpired, path: request.uri.path,
                     "the beacon URL expired; it is not passed on")
             case .overBudget:
                 metrics.beaconDropped(reason: "budget")
                 throw APIError(
-                    status: 429, code: "beacon-budget", path: request.uri.path,
+                    status: 429, code: .beaconBudget, path: request.uri.path,
                     "too many beacons from this address or viewer this minute; it is not passed on")
             case .repeated: metrics.beaconDropped(reason: "repeated")
             case .relay(let beacon):
@@ -251,7 +252,7 @@ struct Routes {
         } else if !ServerConfiguration.isLoopback(configuration.host) {
             group.get { _, _ -> Response in
                 throw APIError(
-                    status: 403, code: "forbidden",
+                    status: 403, code: .forbidden,
                     "/metrics needs an admin token when the server listens on an address that is not loopback")
             }
             return
@@ -274,7 +275,7 @@ struct Routes {
             let name = context.parameters.get("name") ?? ""
             guard JSONObjectReader.isIdentifier(name) else {
                 throw APIError.badRequest(
-                    code: "bad-name", path: "name", "\"\(name)\" is not a name: use 1 to 64 of A-Z a-z 0-9 - _ .")
+                    code: .badName, path: "name", "\"\(name)\" is not a name: use 1 to 64 of A-Z a-z 0-9 - _ .")
             }
             return name
         }
@@ -285,14 +286,12 @@ struct Routes {
             do throws(CoordinationError) {
                 session = try PlaybackSession(json: Array(buffer: body))
             } catch {
-                throw APIError.badRequest(code: error.code, path: error.path, error.message)
+                throw APIError.badRequest(
+                    code: APIError.Code(rawValue: error.code) ?? .sessionSchema, path: error.path, error.message)
             }
             try mailbox.put(name, session.text)
-            var response = Response.bytes(
-                Array(JSONValue.object(["handoff": .string(name), "url": .string(session.url)]).description.utf8),
-                contentType: "application/json", cacheControl: "no-store")
-            response.status = .accepted
-            return response
+            return Response.json(
+                .object(["handoff": .string(name), "url": .string(session.url)]), status: .accepted)
         }
         router.get("/handoff/:name") { request, context in
             let name = try name(context)
@@ -300,7 +299,7 @@ struct Routes {
             if let text = request.uri.queryParameters.get("wait") {
                 guard let seconds = Double(text), seconds >= 0, seconds <= 60 else {
                     throw APIError.badRequest(
-                        code: "bad-wait", path: "wait", "expected 0 to 60 seconds, found \"\(text)\"")
+                        code: .badWait, path: "wait", "expected 0 to 60 seconds, found \"\(text)\"")
                 }
                 wait = seconds
             }
@@ -311,7 +310,8 @@ struct Routes {
             guard let session = await mailbox.take(name, wait: .milliseconds(Int64(wait * 1000))) else {
                 return Response(status: .noContent)
             }
-            return Response.bytes(Array(session.utf8), contentType: "application/json", cacheControl: "no-store")
+            return Response.bytes(
+                Array(session.utf8), contentType: ContentResponse.jsonType, cacheControl: CachePolicy.noStore)
         }
     }
 }

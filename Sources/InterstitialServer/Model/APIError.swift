@@ -7,15 +7,15 @@ import HLSInterstitials
 public struct APIError: Error, Hashable, Sendable {
     /// The HTTP status code.
     public var statusCode: Int
-    /// A stable code, such as `json-schema`, `not-found`, `unauthorized` or `served-break`.
-    public var code: String
+    /// The stable code, such as `json-schema`, `not-found`, `unauthorized` or `served-break`.
+    public var code: Code
     /// Where the problem is: a JSON path, a query parameter or a URL path; empty when it is the whole request.
     public var path: String
     /// What is wrong.
     public var message: String
 
     /// Creates an error.
-    public init(status: Int, code: String, path: String = "", _ message: String) {
+    public init(status: Int, code: Code, path: String = "", _ message: String) {
         self.statusCode = status
         self.code = code
         self.path = path
@@ -23,17 +23,17 @@ public struct APIError: Error, Hashable, Sendable {
     }
 
     /// 400 Bad Request.
-    public static func badRequest(code: String, path: String = "", _ message: String) -> APIError {
+    public static func badRequest(code: Code, path: String = "", _ message: String) -> APIError {
         APIError(status: 400, code: code, path: path, message)
     }
 
     /// 404 Not Found.
     public static func notFound(_ what: String) -> APIError {
-        APIError(status: 404, code: "not-found", "\(what) does not exist")
+        APIError(status: 404, code: .notFound, "\(what) does not exist")
     }
 
     /// 409 Conflict.
-    public static func conflict(code: String, _ message: String) -> APIError {
+    public static func conflict(code: Code, _ message: String) -> APIError {
         APIError(status: 409, code: code, message)
     }
 
@@ -49,6 +49,6 @@ extension APIError {
     /// An ``InsertionError`` of a break's interstitial fields, as a 400 with its path under `prefix`.
     init(_ error: InsertionError, prefix: String = "") {
         let path = [prefix, error.path].filter { !$0.isEmpty }.joined(separator: ".")
-        self.init(status: 400, code: "invalid-interstitial", path: path, error.message)
+        self.init(status: 400, code: .invalidInterstitial, path: path, error.message)
     }
 }

@@ -76,7 +76,7 @@ extension Break {
     /// Checks the fields that the date range's validity depends on.
     func check(path: String) throws(APIError) {
         func fail(_ key: String, _ message: String) -> APIError {
-            .badRequest(code: "invalid-break", path: path.isEmpty ? key : "\(path).\(key)", message)
+            .badRequest(code: .invalidBreak, path: path.isEmpty ? key : "\(path).\(key)", message)
         }
         let cue = interstitial.cue ?? []
         let edge = cue.contains("PRE") || cue.contains("POST")

@@ -143,7 +143,7 @@ extension BreakSchedule {
             }
             for key in ["id", "at", "date"] where fields[key] != nil {
                 throw APIError.badRequest(
-                    code: "json-schema", path: "\(templatePath).\(key)", "the cadence sets \(key) for each break")
+                    code: .jsonSchema, path: "\(templatePath).\(key)", "the cadence sets \(key) for each break")
             }
             fields["id"] = .string(prefix)
             do {

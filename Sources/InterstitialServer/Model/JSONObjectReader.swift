@@ -8,7 +8,7 @@ typealias JSONObjectReader = JSONReader<APIError>
 extension JSONReader where Failure == APIError {
     /// A reader of `value` for the admin API and the configuration file.
     init(_ value: JSONValue, path: String) throws(APIError) {
-        try self.init(value, path: path, code: "json-schema")
+        try self.init(value, path: path, code: .jsonSchema)
     }
 
     /// A non-empty identifier of letters, digits, `-`, `_` and `.`, usable in a URL path and as a
@@ -37,7 +37,7 @@ extension JSONReader where Failure == APIError {
 
 extension APIError: JSONPathError {
     /// A 400 for a problem at a JSON path.
-    public static func jsonProblem(code: String, path: String, message: String) -> APIError {
+    public static func jsonProblem(code: Code, path: String, message: String) -> APIError {
         .badRequest(code: code, path: path, message)
     }
 }

@@ -58,7 +58,7 @@ public struct PreloadSettings: Hashable, Sendable {
         }
         guard case .object = value else {
             throw APIError.badRequest(
-                code: "json-schema", path: path,
+                code: .jsonSchema, path: path,
                 "expected false, true or {\"endsBefore\", \"minimum\", \"maximum\"}, found \(value.typeName)")
         }
         var reader = try JSONObjectReader(value, path: path)

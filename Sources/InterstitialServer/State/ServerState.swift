@@ -199,9 +199,9 @@ final class ServerState: Sendable {
         } catch let error as APIError {
             throw error
         } catch let error as StoreError where error.code == "database-unavailable" {
-            throw APIError(status: 503, code: "store-unavailable", "nothing was changed: \(error.message)")
+            throw APIError(status: 503, code: .storeUnavailable, "nothing was changed: \(error.message)")
         } catch {
-            throw APIError(status: 500, code: "store", "the database failed: \(error)")
+            throw APIError(status: 500, code: .store, "the database failed: \(error)")
         }
     }
 

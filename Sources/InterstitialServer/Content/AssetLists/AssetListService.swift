@@ -53,7 +53,7 @@ struct AssetListService: Sendable {
         do {
             request = try AssetListQuery(parameters: query, maximumPrimaryIDLength: configuration.limits.viewerIDBytes)
         } catch {
-            throw APIError.badRequest(code: error.code, path: error.parameter, error.message)
+            throw APIError.badRequest(code: .assetListRequest, path: error.parameter, error.message)
         }
         let id = request.interstitialID
         guard let planned = planner.lookup(id: id, timeline), planned.source?.usesServerAssetList ?? true,

@@ -58,7 +58,7 @@ enum PlaylistRenderer {
             output = try InterstitialInserter.insert(
                 events: planned.map(\.event), dateRanges: hints.map(\.attributes), into: result)
         } catch {
-            throw APIError(status: 502, code: "playlist", "cannot add interstitials: \(error.message)")
+            throw APIError(status: 502, code: .playlist, "cannot add interstitials: \(error.message)")
         }
         var document = output.document
         if removingSignals { Self.removeSignals(from: &document) }

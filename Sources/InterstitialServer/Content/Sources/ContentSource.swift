@@ -45,7 +45,7 @@ struct ContentSource: PresentationFetcher {
             return try files.playlist(file: file(location, in: directory), name: content.path + "/" + location)
         case .upstream:
             guard case .playlist(let result) = try await upstream.fetch(location, playlist: true) else {
-                throw APIError(status: 502, code: "upstream-not-playlist", "\(location) is not a playlist")
+                throw APIError(status: 502, code: .upstreamNotPlaylist, "\(location) is not a playlist")
             }
             return result
         }
@@ -70,7 +70,7 @@ struct ContentSource: PresentationFetcher {
     }
 
     private var noMedia: APIError {
-        APIError(status: 502, code: "playlist", "\(content.path) has no media playlist with segments")
+        APIError(status: 502, code: .playlist, "\(content.path) has no media playlist with segments")
     }
 
     private func file(_ location: String, in directory: String) throws(APIError) -> String {

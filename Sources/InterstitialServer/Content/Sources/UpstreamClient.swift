@@ -65,7 +65,7 @@ final class UpstreamClient: Sendable {
     func fetchBytes(_ url: String) async throws(APIError) -> [UInt8] {
         switch try await request(url, whole: true) {
         case .whole(let bytes, _): return bytes
-        case .streamed: throw APIError(status: 502, code: "upstream-failed", "\(url) was not read whole")
+        case .streamed: throw APIError(status: 502, code: .upstreamFailed, "\(url) was not read whole")
         }
     }
 
@@ -77,7 +77,7 @@ final class UpstreamClient: Sendable {
     /// One upstream request: read whole when `whole` or when the response is a playlist, else streamed.
     private func request(_ url: String, whole: Bool) async throws(APIError) -> Answer {
         guard let origin = ServerConfiguration.origin(of: url), configuration.allowedOrigins.contains(origin) else {
-            throw APIError(status: 502, code: "upstream-origin", "\(url) is not on an allowed origin")
+            throw APIError(status: 502, code: .upstreamOrigin, "\(url) is not on an allowed origin")
         }
         let limits = configuration.limits
         let slot = try takeSlot(origin)
@@ -87,14 +87,14 @@ final class UpstreamClient: Sendable {
             let response = try await client.execute(
                 HTTPClientRequest(url: url), timeout: .nanoseconds(limits.upstreamTimeout.nanoseconds))
             guard response.status == .ok else {
-                throw APIError(status: 502, code: "upstream-status", "\(url) answered \(response.status.code)")
+                throw APIError(status: 502, code: .upstreamStatus, "\(url) answered \(response.status.code)")
             }
             let type = response.headers.first(name: "content-type") ?? ""
             let length = response.headers.first(name: "content-length").flatMap { Int($0) }
             guard whole || type.lowercased().contains("mpegurl") else {
                 if let length, length > limits.upstreamFileBytes {
                     throw APIError(
-                        status: 502, code: "upstream-too-large",
+                        status: 502, code: .upstreamTooLarge,
                         "\(url) is \(length) bytes, more than the \(limits.upstreamFileBytes) allowed")
                 }
                 return .streamed(stream(response.body, length: length, url: url, slot: slot), type)
@@ -102,7 +102,7 @@ final class UpstreamClient: Sendable {
             defer { slot.release() }
             if let length, length > limits.upstreamPlaylistBytes {
                 throw APIError(
-                    status: 502, code: "upstream-too-large",
+                    status: 502, code: .upstreamTooLarge,
                     "the playlist \(url) is \(length) bytes, more than the \(limits.upstreamPlaylistBytes) allowed")
             }
             let remaining = limits.upstreamTimeout.duration - (ContinuousClock.now - started)
@@ -117,18 +117,18 @@ final class UpstreamClient: Sendable {
             _ = error
             slot.release()
             throw APIError(
-                status: 502, code: "upstream-too-large",
+                status: 502, code: .upstreamTooLarge,
                 "the playlist \(url) is larger than the \(limits.upstreamPlaylistBytes) bytes allowed")
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             slot.release()
-            throw APIError(status: 504, code: "upstream-timeout", "\(url) did not answer in time")
+            throw APIError(status: 504, code: .upstreamTimeout, "\(url) did not answer in time")
         } catch is TimeLimitExceeded {
             slot.release()
             throw APIError(
-                status: 504, code: "upstream-timeout", "\(url) did not answer whole within \(limits.upstreamTimeout) s")
+                status: 504, code: .upstreamTimeout, "\(url) did not answer whole within \(limits.upstreamTimeout) s")
         } catch {
             slot.release()
-            throw APIError(status: 502, code: "upstream-failed", "\(url) failed: \(error)")
+            throw APIError(status: 502, code: .upstreamFailed, "\(url) failed: \(error)")
         }
     }
 
@@ -138,7 +138,7 @@ final class UpstreamClient: Sendable {
         do {
             try PlaylistLoader.checkPlaylistContent(bytes, location: url, contentType: contentType)
         } catch {
-            throw APIError(status: 502, code: "upstream-not-playlist", "\(url): \(error.message)")
+            throw APIError(status: 502, code: .upstreamNotPlaylist, "\(url): \(error.message)")
         }
         let result = PlaylistParser.parse(bytes, options: ParseOptions(file: url, playlistURL: url))
         let fatal: Set<RuleID> = [
@@ -147,7 +147,7 @@ final class UpstreamClient: Sendable {
         ]
         if let problem = result.diagnostics.first(where: { $0.severity == .error && fatal.contains($0.rule) }) {
             throw APIError(
-                status: 502, code: "upstream-not-playlist", "\(url) is not a usable playlist: \(problem.message)")
+                status: 502, code: .upstreamNotPlaylist, "\(url) is not a usable playlist: \(problem.message)")
         }
         return result
     }
@@ -169,12 +169,12 @@ final class UpstreamClient: Sendable {
                     received += chunk.readableBytes
                     guard received <= limits.upstreamFileBytes else {
                         throw APIError(
-                            status: 502, code: "upstream-too-large",
+                            status: 502, code: .upstreamTooLarge,
                             "\(url) is larger than the \(limits.upstreamFileBytes) bytes allowed")
                     }
                     guard ContinuousClock.now < deadline else {
                         throw APIError(
-                            status: 504, code: "upstream-timeout",
+                            status: 504, code: .upstreamTimeout,
                             "\(url) took longer than \(limits.upstreamTransferTimeout) s")
                     }
                     try await writer.write(chunk)
@@ -198,7 +198,7 @@ final class UpstreamClient: Sendable {
         }
         guard taken else {
             throw APIError(
-                status: 503, code: "upstream-busy", "\(limit) requests to \(origin) are in progress; try again soon")
+                status: 503, code: .upstreamBusy, "\(limit) requests to \(origin) are in progress; try again soon")
         }
         return UpstreamSlot {
             counts.withLockedValue { counts in
