@@ -67,6 +67,11 @@ def return_now(page, hlsi, base):
     while time.time() < deadline and mode(page) != "primary":
         page.wait_for_timeout(250)
     check(mode(page) == "primary", f"live primary plays (mode {mode(page)})")
+    # The demo's live breaks take 10 s from 30 s into each minute: the 30 s break starts after one
+    # ends and ends before the next, so that the schedule groups none with it.
+    deadline = time.time() + 70
+    while time.time() < deadline and not (43 <= time.gmtime().tm_sec <= 50 and mode(page) == "primary"):
+        page.wait_for_timeout(250)
     result = admin(hlsi, base, "break-now", "demo", "--duration", "30", "--id", BREAK)
     check(result.returncode == 0, "hlsi admin break-now starts a 30 s break")
     trace = wait_for(page, lambda t: events(t, "INTERSTITIAL_STARTED", BREAK), timeout=45)
@@ -78,8 +83,9 @@ def return_now(page, hlsi, base):
     timeline = json.loads(urllib.request.urlopen(base + "/demo/live/timeline.json").read())
     event = next((e for e in timeline["events"] if e["id"] == BREAK), {})
     group = next((g for g in timeline.get("groups", []) if BREAK in g["members"]), {})
-    check(event.get("playoutLimit") is not None and group.get("playoutDuration") == event.get("playoutDuration"),
-          f"timeline.json carries the limit and the group the schedule decided: {event.get('playoutLimit')}, {group}")
+    check(event.get("playoutLimit") is not None and group.get("members") == [BREAK]
+          and group.get("resumeTime") == event.get("resumeTime"),
+          f"timeline.json carries the limit, and the group where primary resumes: {event.get('playoutLimit')}, {group}")
     trace = wait_for(page, lambda t: events(t, "INTERSTITIAL_ENDED", BREAK), timeout=40)
     ended = events(trace, "INTERSTITIAL_ENDED", BREAK)
     length = (ended[0]["at"] - started[0]["at"]) / 1000 if ended and started else None

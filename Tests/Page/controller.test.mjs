@@ -455,3 +455,34 @@ test("a joined event's playout limit counts from the event's start (R11)", () =>
   ({ state, actions } = run(state, [{ type: "assetTime", t: 8 }]));
   assert.equal(state.mode, "primary");
 });
+
+test("return-now inside a group: the break ends at its limit and an event it covered plays as its own group", () => {
+  const both = structuredClone(live);
+  both.events.push(eventAt("break-2", 26, { playoutDuration: 4, assetURI: "http://127.0.0.1/ads/ad3/master.m3u8" }));
+  both.groups = [{ members: ["break-1", "break-2"], start: 20, resumeTime: 34, playoutDuration: 14, scheduled: true }];
+  let { state } = run(initial(both, { live: true }), [
+    { type: "start", at: 19.9 },
+    { type: "tick", primary: 20.1 },
+    { type: "listLoaded", id: "break-1", list: { ASSETS: [{ URI: "a", DURATION: 10 }] } },
+    { type: "assetTime", t: 2 },
+  ]);
+  const returned = structuredClone(both);
+  returned.events[0].playoutLimit = 3;
+  returned.groups = [
+    { members: ["break-1"], start: 20, resumeTime: 23, playoutDuration: 3, scheduled: true },
+    { members: ["break-2"], start: 26, resumeTime: 30, playoutDuration: 4, scheduled: true },
+  ];
+  let actions;
+  ({ state, actions } = run(state, [
+    { type: "schedule", document: returned },
+    { type: "assetTime", t: 3 },
+  ]));
+  assert.equal(state.mode, "primary");
+  assert.deepEqual(traces(actions, "INTERSTITIAL_STARTED"), []);
+  assert.deepEqual(types(actions, "playPrimary"), [{ type: "playPrimary", at: null, expected: 23 }]);
+  ({ state, actions } = run(state, [
+    { type: "tick", primary: 25.9 },
+    { type: "tick", primary: 26.05 },
+  ]));
+  assert.equal(state.run.group.members[0].id, "break-2");
+});

@@ -271,17 +271,29 @@ export function step(state, input) {
     }
     case "schedule": {
       // A new document (live reload): groups already fired keep their place; the running group
-      // takes its members' new attributes (an early return's X-PLAYOUT-LIMIT).
+      // takes its members' new attributes (an early return's X-PLAYOUT-LIMIT) and, while the member
+      // playing keeps its place, the schedule's new members, resumption and length (an early return
+      // ends the group sooner: an event it covered becomes a group of its own).
       const groups = groupsOf(input.document);
       state = { ...state, document: input.document, groups };
       const run = state.run;
       const renewed = run && groups.find((group) => group.key === run.group.key);
-      if (state.mode === "interstitial" && renewed) {
-        const events = new Map(input.document.events.map((event) => [event.id, event]));
-        const members = run.group.members.map((event) => events.get(event.id) || event);
-        state = { ...state, run: { ...run, group: { ...run.group, members } } };
+      if (state.mode !== "interstitial" || !renewed) return { state, actions: [] };
+      const playing = run.group.members[run.member];
+      if (run.member >= 0 && renewed.members[run.member]?.id === playing.id) {
+        const groupDuration = run.groupDuration - run.group.playoutDuration + renewed.playoutDuration;
+        const group = { ...run.group, members: renewed.members, resume: renewed.resume };
+        return {
+          state: {
+            ...state,
+            run: { ...run, groupDuration, group: { ...group, playoutDuration: renewed.playoutDuration } },
+          },
+          actions: [],
+        };
       }
-      return { state, actions: [] };
+      const events = new Map(input.document.events.map((event) => [event.id, event]));
+      const members = run.group.members.map((event) => events.get(event.id) || event);
+      return { state: { ...state, run: { ...run, group: { ...run.group, members } } }, actions: [] };
     }
     case "tick": {
       if (state.mode !== "primary") return { state, actions: [] };
