@@ -3,14 +3,25 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  BeaconTracker, END_TOLERANCE, SIGNALING, beaconSchedule, due, readSignaling, requests, signalingOf, vastClock,
+  BeaconTracker,
+  END_TOLERANCE,
+  SIGNALING,
+  beaconSchedule,
+  due,
+  readSignaling,
+  requests,
+  signalingOf,
+  vastClock,
 } from "../../Sources/InterstitialServer/Resources/page/tracking.mjs";
 
 // A slot as the server writes it (AdCreativeSignaling.swift): one entry per VAST event.
 const TYPES = ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"];
 function slot(ad, duration, extra = []) {
   return {
-    type: "linear", start: 0, duration, identifiers: [{ scheme: "e2e", value: ad }],
+    type: "linear",
+    start: 0,
+    duration,
+    identifiers: [{ scheme: "e2e", value: ad }],
     tracking: [...TYPES.map((type) => ({ type, urls: [`https://ads.example/t/${ad}/${type}`] })), ...extra],
   };
 }
@@ -22,12 +33,20 @@ const list = {
     { URI: "ad2.m3u8", DURATION: 4, [SIGNALING]: envelope("slot", [slot("ad2", 4)]) },
     { URI: "ad3.m3u8", DURATION: 6, [SIGNALING]: envelope("slot", [slot("ad3", 6, [skipEntry])]) },
   ],
-  [SIGNALING]: envelope("pod", [{
-    start: 0, duration: 10, slots: [slot("ad2", 4), slot("ad3", 6, [skipEntry])],
-    tracking: [{ type: "breakStart", urls: ["https://ads.example/t/pod/breakStart"] }, { type: "breakEnd", urls: ["https://ads.example/t/pod/breakEnd"] }],
-  }]),
+  [SIGNALING]: envelope("pod", [
+    {
+      start: 0,
+      duration: 10,
+      slots: [slot("ad2", 4), slot("ad3", 6, [skipEntry])],
+      tracking: [
+        { type: "breakStart", urls: ["https://ads.example/t/pod/breakStart"] },
+        { type: "breakEnd", urls: ["https://ads.example/t/pod/breakEnd"] },
+      ],
+    },
+  ]),
 };
-const names = (firings) => firings.map((firing) => (firing.index === null ? firing.type : `${firing.index}/${firing.type}`));
+const names = (firings) =>
+  firings.map((firing) => (firing.index === null ? firing.type : `${firing.index}/${firing.type}`));
 
 // Starts asset `index` of midroll-2 on `tracker` and feeds it the positions given.
 function play(tracker, index, positions, { end = null, event = "midroll-2" } = {}) {
@@ -39,8 +58,14 @@ function play(tracker, index, positions, { end = null, event = "midroll-2" } = {
 test("the signaling is read from the asset (slot) and the list (pod)", () => {
   const first = signalingOf(list, 0);
   assert.equal(first.slot.duration, 4);
-  assert.deepEqual(first.slot.tracking.map((entry) => entry.type), TYPES);
-  assert.deepEqual(first.pod.map((entry) => entry.type), ["breakStart", "breakEnd"]);
+  assert.deepEqual(
+    first.slot.tracking.map((entry) => entry.type),
+    TYPES,
+  );
+  assert.deepEqual(
+    first.pod.map((entry) => entry.type),
+    ["breakStart", "breakEnd"],
+  );
   // Without slots on the assets, the pod's slot at the same index (one per asset).
   const podOnly = { ...list, ASSETS: list.ASSETS.map(({ URI, DURATION }) => ({ URI, DURATION })) };
   assert.equal(signalingOf(podOnly, 1).slot.duration, 6);
@@ -58,23 +83,56 @@ test("unreadable signaling is ignored; unknown members are not an error", () => 
   assert.equal(readSignaling(envelope("slot", [{ duration: "4", tracking: [] }])), null);
   assert.equal(readSignaling(envelope("slot", [{ duration: 4, tracking: [{ urls: [] }] }])), null);
   assert.equal(readSignaling(envelope("slot", [{ duration: 4, tracking: [{ type: "start", urls: [1] }] }])), null);
-  assert.equal(readSignaling(envelope("slot", [{ duration: 4, tracking: [{ type: "start", urls: new Array(65).fill("https://a") }] }])), null);
+  assert.equal(
+    readSignaling(
+      envelope("slot", [
+        { duration: 4, tracking: [{ type: "start", urls: Array.from({ length: 65 }, () => "https://a") }] },
+      ]),
+    ),
+    null,
+  );
   assert.equal(readSignaling(envelope("pod", [])), null);
-  const read = readSignaling({ ...envelope("slot", [{ duration: 4, vendorThing: 1, tracking: [{ type: "start", urls: ["https://a"], x: 1 }] }]), extra: true });
-  assert.deepEqual(read, { kind: "slot", slots: [{ duration: 4, tracking: [{ type: "start", urls: ["https://a"], offset: null }] }], podTracking: [] });
+  const read = readSignaling({
+    ...envelope("slot", [{ duration: 4, vendorThing: 1, tracking: [{ type: "start", urls: ["https://a"], x: 1 }] }]),
+    extra: true,
+  });
+  assert.deepEqual(read, {
+    kind: "slot",
+    slots: [{ duration: 4, tracking: [{ type: "start", urls: ["https://a"], offset: null }] }],
+    podTracking: [],
+  });
 });
 
-test("the schedule: start events at 0, quartiles of the played duration, complete at the end, progress at its offset", () => {
-  const entries = [{ type: "progress", offset: 3, urls: ["https://p3"] }, { type: "progress", offset: 9, urls: ["https://p9"] },
-    { type: "creativeView", urls: ["https://cv"] }, { type: "pause", urls: ["https://pause"] }];
+test("the schedule: start at 0, quartiles of the played duration, complete at the end, progress at its offset", () => {
+  const entries = [
+    { type: "progress", offset: 3, urls: ["https://p3"] },
+    { type: "progress", offset: 9, urls: ["https://p9"] },
+    { type: "creativeView", urls: ["https://cv"] },
+    { type: "pause", urls: ["https://pause"] },
+  ];
   const schedule = beaconSchedule(readSignaling(envelope("slot", [slot("ad", 8, entries)])).slots[0], 6);
-  assert.deepEqual(schedule.timed.map((beacon) => [beacon.time, beacon.type]), [
-    [0, "impression"], [0, "creativeView"], [0, "start"], [1.5, "firstQuartile"], [3, "progress"], [3, "midpoint"],
-    [4.5, "thirdQuartile"], [6, "complete"],
-  ]);
+  assert.deepEqual(
+    schedule.timed.map((beacon) => [beacon.time, beacon.type]),
+    [
+      [0, "impression"],
+      [0, "creativeView"],
+      [0, "start"],
+      [1.5, "firstQuartile"],
+      [3, "progress"],
+      [3, "midpoint"],
+      [4.5, "thirdQuartile"],
+      [6, "complete"],
+    ],
+  );
   assert.deepEqual(schedule.onEvent, { pause: ["https://pause"] });
-  assert.deepEqual(due(schedule, null, 0).map((beacon) => beacon.type), ["impression", "creativeView", "start"]);
-  assert.deepEqual(due(schedule, 1.5, 4.5).map((beacon) => beacon.type), ["progress", "midpoint", "thirdQuartile"]);
+  assert.deepEqual(
+    due(schedule, null, 0).map((beacon) => beacon.type),
+    ["impression", "creativeView", "start"],
+  );
+  assert.deepEqual(
+    due(schedule, 1.5, 4.5).map((beacon) => beacon.type),
+    ["progress", "midpoint", "thirdQuartile"],
+  );
 });
 
 test("an asset played through fires each beacon once, at its time; the pod's at its start and end", () => {
@@ -91,7 +149,14 @@ test("an asset played through fires each beacon once, at its time; the pod's at 
   assert.deepEqual(names(tracker.assetEnded("midroll-2", 0)), ["0/complete"]);
   assert.deepEqual(tracker.assetEnded("midroll-2", 0), []);
   const second = play(tracker, 1, [0, 6]);
-  assert.deepEqual(names(second), ["1/impression", "1/start", "1/firstQuartile", "1/midpoint", "1/thirdQuartile", "1/complete"]);
+  assert.deepEqual(names(second), [
+    "1/impression",
+    "1/start",
+    "1/firstQuartile",
+    "1/midpoint",
+    "1/thirdQuartile",
+    "1/complete",
+  ]);
   assert.deepEqual(second.find((firing) => firing.type === "midpoint").adPlayhead, 3);
   assert.deepEqual(names(tracker.eventEnded("midroll-2")), ["breakEnd"]);
   assert.deepEqual(tracker.eventEnded("midroll-2"), []);
@@ -122,12 +187,26 @@ test("entered late or cut by a playout limit, quartiles are of the duration play
   assert.deepEqual(names(tracker.advanced("midroll-2", 1, 6)), ["1/complete"]);
   // Its end unknown: the slot's duration from where it was entered.
   const unknown = new BeaconTracker();
-  assert.deepEqual(names(play(unknown, 0, [1, 2, 4.9])), ["breakStart", "0/impression", "0/start", "0/firstQuartile", "0/midpoint", "0/thirdQuartile"]);
+  assert.deepEqual(names(play(unknown, 0, [1, 2, 4.9])), [
+    "breakStart",
+    "0/impression",
+    "0/start",
+    "0/firstQuartile",
+    "0/midpoint",
+    "0/thirdQuartile",
+  ]);
   assert.deepEqual(names(unknown.advanced("midroll-2", 0, 5)), ["0/complete"]);
   // Cut to 2 s by a playout limit: complete at 2 s.
   const limited = new BeaconTracker();
   assert.deepEqual(names(play(limited, 1, [0, 1, 2], { end: 2 })), [
-    "breakStart", "1/impression", "1/start", "1/firstQuartile", "1/midpoint", "1/thirdQuartile", "1/complete"]);
+    "breakStart",
+    "1/impression",
+    "1/start",
+    "1/firstQuartile",
+    "1/midpoint",
+    "1/thirdQuartile",
+    "1/complete",
+  ]);
 });
 
 test("after a skip only skip fires; an asset cut otherwise fires nothing more", () => {
@@ -157,7 +236,7 @@ test("an asset that stops: at its end (within the tolerance) it completed, else 
   assert.deepEqual(tracker.advanced("midroll-2", 1, 6), []);
 });
 
-test("an event that never showed a frame fires no breakEnd; an asset without signaling fires nothing but the pod's", () => {
+test("an event with no frame shown fires no breakEnd; an asset without signaling fires only the pod's", () => {
   const tracker = new BeaconTracker();
   play(tracker, 0, []);
   assert.deepEqual(tracker.eventEnded("midroll-2"), []);
@@ -171,12 +250,28 @@ test("an event that never showed a frame fires no breakEnd; an asset without sig
 
 test("requests: one per http(s) URL, with the macros a player knows filled", () => {
   const firings = [
-    { eventID: "e", index: 0, type: "start", adPlayhead: 3725.5, urls: ["https://a.example/s?cb=[CACHEBUSTING]&t=[TIMESTAMP]&p=[ADPLAYHEAD]&x=[OTHER]", "javascript:alert(1)", "ftp://a/b", "not a url"] },
+    {
+      eventID: "e",
+      index: 0,
+      type: "start",
+      adPlayhead: 3725.5,
+      urls: [
+        "https://a.example/s?cb=[CACHEBUSTING]&t=[TIMESTAMP]&p=[ADPLAYHEAD]&x=[OTHER]",
+        "javascript:alert(1)",
+        "ftp://a/b",
+        "not a url",
+      ],
+    },
     { eventID: "e", index: null, type: "breakEnd", adPlayhead: null, urls: ["http://a.example/end?p=[ADPLAYHEAD]"] },
   ];
   const sent = requests(firings, { now: Date.UTC(2025, 0, 2, 3, 4, 5, 6), random: () => 0.5 });
   assert.deepEqual(sent, [
-    { type: "start", id: "e", index: 0, url: "https://a.example/s?cb=55000000&t=2025-01-02T03%3A04%3A05.006Z&p=01%3A02%3A05.500&x=[OTHER]" },
+    {
+      type: "start",
+      id: "e",
+      index: 0,
+      url: "https://a.example/s?cb=55000000&t=2025-01-02T03%3A04%3A05.006Z&p=01%3A02%3A05.500&x=[OTHER]",
+    },
     { type: "breakEnd", id: "e", index: null, url: "http://a.example/end?p=[ADPLAYHEAD]" },
   ]);
   assert.equal(vastClock(0), "00:00:00.000");

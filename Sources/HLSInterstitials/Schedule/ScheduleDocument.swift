@@ -54,6 +54,25 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
         public var labelID: String?
     }
 
+    /// One group: events that play back to back while primary stays suspended (R5), as the schedule
+    /// decided it (``InterstitialSchedule/Group``). A player reads it instead of regrouping the items.
+    public struct Group: Codable, Sendable, Hashable {
+        /// The members' IDs, in playout order.
+        public var members: [String]
+        /// `PRE` or `POST` when the group plays before or after primary (R9); absent otherwise.
+        public var cue: String?
+        /// Where it starts on the primary timeline.
+        public var start: Double
+        /// Where primary resumes after it (its last member's `resumeTime`).
+        public var resumeTime: Double
+        /// How long it plays: the sum of its members' playout durations.
+        public var playoutDuration: Double
+        /// Whether it has items (false after the end of a VOD primary, R22).
+        public var scheduled: Bool
+        /// Where its first item starts on the integrated timeline; absent when it has no items.
+        public var integrated: Double?
+    }
+
     /// One item.
     public struct Item: Codable, Sendable, Hashable {
         /// `primary` or `interstitial`.
@@ -97,6 +116,8 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
 
     /// Every event, in input order.
     public var events: [Event]
+    /// The groups, by start (the PRE group first), scheduled or not.
+    public var groups: [Group]
     /// The items in playout order.
     public var items: [Item]
     /// The durations.
@@ -108,8 +129,12 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
     public var startDate: String?
 
     /// A document of these parts.
-    package init(events: [Event], items: [Item], durations: Durations, live: Bool, startDate: String? = nil) {
+    package init(
+        events: [Event], groups: [Group] = [], items: [Item], durations: Durations, live: Bool,
+        startDate: String? = nil
+    ) {
         self.events = events
+        self.groups = groups
         self.items = items
         self.durations = durations
         self.live = live
@@ -141,6 +166,17 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
                 playout: [item.playout.lowerBound.seconds, item.playout.upperBound.seconds],
                 integrated: [item.integrated.lowerBound.seconds, item.integrated.upperBound.seconds])
         }
+        var firstItem: [Int: Double] = [:]
+        for item in schedule.items.reversed() {
+            if let index = item.eventIndex { firstItem[index] = item.integrated.lowerBound.seconds }
+        }
+        groups = schedule.groups.map { group in
+            Group(
+                members: group.members.map { schedule.events[$0].id },
+                cue: group.cue == .join ? "PRE" : group.cue == .leave ? "POST" : nil, start: group.start.seconds,
+                resumeTime: group.resumeTime.seconds, playoutDuration: group.playoutDuration.seconds,
+                scheduled: group.isScheduled, integrated: group.isScheduled ? firstItem[group.members[0]] : nil)
+        }
         durations = Durations(
             primary: schedule.primaryDuration?.seconds, playout: schedule.playoutDuration?.seconds,
             integrated: schedule.integratedDuration?.seconds)
@@ -151,7 +187,7 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
     /// Pretty JSON with sorted keys and unescaped slashes, ending with a newline: what
     /// `JSONEncoder` gives for it, written by a ``PrettyJSONWriter`` without building a tree.
     public var json: String {
-        var writer = PrettyJSONWriter(capacity: 512 * (events.count + items.count) + 256)
+        var writer = PrettyJSONWriter(capacity: 512 * (events.count + items.count) + 256 * groups.count + 256)
         writer.beginObject()
         writeTimelineMembers(into: &writer)
         writer.key("live")
@@ -164,14 +200,18 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
         return String(decoding: writer.bytes, as: UTF8.self) + "\n"
     }
 
-    /// Writes the members `durations`, `events` and `items`, in this order (sorted keys), into the
-    /// object `writer` is in; the caller writes the keys before and after them.
+    /// Writes the members `durations`, `events`, `groups` and `items`, in this order (sorted keys),
+    /// into the object `writer` is in; the caller writes the keys before and after them.
     package func writeTimelineMembers(into writer: inout PrettyJSONWriter) {
         writer.key("durations")
         durations.write(into: &writer)
         writer.key("events")
         writer.beginArray()
         for event in events { event.write(into: &writer) }
+        writer.endArray()
+        writer.key("groups")
+        writer.beginArray()
+        for group in groups { group.write(into: &writer) }
         writer.endArray()
         writer.key("items")
         writer.beginArray()
@@ -247,6 +287,34 @@ extension ScheduleDocument.Event {
         writer.bool(supplementsPrimaryContent)
         writer.key("timelineOccupancy")
         writer.string(timelineOccupancy)
+        writer.endObject()
+    }
+}
+
+extension ScheduleDocument.Group {
+    /// Writes the group as `JSONEncoder` encodes it: absent optionals left out, keys sorted.
+    package func write(into writer: inout PrettyJSONWriter) {
+        writer.beginObject()
+        if let cue {
+            writer.key("cue")
+            writer.string(cue)
+        }
+        if let integrated {
+            writer.key("integrated")
+            writer.number(integrated)
+        }
+        writer.key("members")
+        writer.beginArray()
+        for member in members { writer.string(member) }
+        writer.endArray()
+        writer.key("playoutDuration")
+        writer.number(playoutDuration)
+        writer.key("resumeTime")
+        writer.number(resumeTime)
+        writer.key("scheduled")
+        writer.bool(scheduled)
+        writer.key("start")
+        writer.number(start)
         writer.endObject()
     }
 }

@@ -196,6 +196,7 @@ struct ScheduleReport: Encodable {
     var warnings: [String]
     var diagnostics: [Diagnostic]
     var events: [ScheduleDocument.Event] { document.events }
+    var groups: [ScheduleDocument.Group] { document.groups }
     var items: [ScheduleDocument.Item] { document.items }
     var durations: ScheduleDocument.Durations { document.durations }
     var startDate: String? { document.startDate }
@@ -221,7 +222,7 @@ struct ScheduleReport: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case location, events, items, durations, live, startDate, warnings, diagnostics
+        case location, events, groups, items, durations, live, startDate, warnings, diagnostics
     }
 
     /// Encodes every key, `null` included.
@@ -229,6 +230,7 @@ struct ScheduleReport: Encodable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(location, forKey: .location)
         try container.encode(events, forKey: .events)
+        try container.encode(groups, forKey: .groups)
         try container.encode(items, forKey: .items)
         try container.encode(durations, forKey: .durations)
         try container.encode(live, forKey: .live)

@@ -29,7 +29,7 @@ let drawn = "";
 let serverItems = [];
 let serverDuration = 0;
 let ended = false;
-let cannotPlay = false;  // no player: the status line says so until the next load
+let cannotPlay = false; // no player: the status line says so until the next load
 
 function log(entry) {
   entry.at = Math.round(performance.now());
@@ -64,31 +64,57 @@ async function choosePlayer() {
   if (asked !== "native" && (config.hlsjs || asked === "hlsjs")) {
     const loaded = await importHls();
     if (loaded && loaded.isSupported()) {
-      return { kind: "hlsjs", label: `hls.js ${loaded.version}`, why: `The server was started with --hlsjs ${config.hlsjsSource || ""}: hls.js plays the stream and its interstitials.` };
+      return {
+        kind: "hlsjs",
+        label: `hls.js ${loaded.version}`,
+        why:
+          `The server was started with --hlsjs ${config.hlsjsSource || ""}: ` +
+          "hls.js plays the stream and its interstitials.",
+      };
     }
     if (nativeHLS()) {
-      return { kind: "native", label: "built-in controller", why: `hls.js (--hlsjs ${config.hlsjsSource || "not given"}) could not be loaded; this browser plays HLS natively, so the page's own interstitial controller plays the ads.` };
+      return {
+        kind: "native",
+        label: "built-in controller",
+        why:
+          `hls.js (--hlsjs ${config.hlsjsSource || "not given"}) could not be loaded; ` +
+          "this browser plays HLS natively, so the page's own interstitial controller plays the ads.",
+      };
     }
   }
   if (nativeHLS()) {
-    return { kind: "native", label: "built-in controller", why: "This browser plays HLS natively: the page's own interstitial controller (a primary and an interstitial video, as the hlsi engine plays) schedules the ads from the server's timeline.json. Start the server with --hlsjs URL|FILE to use hls.js instead." };
+    return {
+      kind: "native",
+      label: "built-in controller",
+      why:
+        "This browser plays HLS natively: the page's own interstitial controller (a primary and an " +
+        "interstitial video, as the hlsi engine plays) schedules the ads from the server's timeline.json. " +
+        "Start the server with --hlsjs URL|FILE to use hls.js instead.",
+    };
   }
-  return { kind: "none", label: "no HLS player", why: "This browser cannot play HLS natively and no hls.js was given. Open the page in Safari or Chromium (141 or later), or start the server with --hlsjs URL|FILE (the hls.js ES module, e.g. a local hls.mjs) to play with hls.js." };
+  return {
+    kind: "none",
+    label: "no HLS player",
+    why:
+      "This browser cannot play HLS natively and no hls.js was given. Open the page in Safari or " +
+      "Chromium (141 or later), or start the server with --hlsjs URL|FILE (the hls.js ES module, " +
+      "e.g. a local hls.mjs) to play with hls.js.",
+  };
 }
 
 function draw(items, duration) {
   const key = JSON.stringify([items, duration]);
   if (key === drawn) return;
   drawn = key;
-  for (const node of [...timeline.querySelectorAll(".item")]) node.remove();
+  for (const node of timeline.querySelectorAll(".item")) node.remove();
   if (!duration || !isFinite(duration)) return;
   for (const item of items) {
     if (item.kind !== "interstitial") continue;
     const node = document.createElement("div");
     const point = item.end - item.start < 0.001;
     node.className = "item interstitial" + (point ? " point" : "");
-    node.style.left = (100 * item.start / duration) + "%";
-    node.style.width = (100 * (item.end - item.start) / duration) + "%";
+    node.style.left = (100 * item.start) / duration + "%";
+    node.style.width = (100 * (item.end - item.start)) / duration + "%";
     node.textContent = point ? "" : item.id || "";
     node.title = `${item.id}: ${item.start.toFixed(1)}–${item.end.toFixed(1)} s`;
     node.dataset.id = item.id || "";
@@ -97,7 +123,12 @@ function draw(items, duration) {
 }
 
 function documentItems(data) {
-  return data.items.map((item) => ({ kind: item.kind, id: item.id, start: item.integrated[0], end: item.integrated[1] }));
+  return data.items.map((item) => ({
+    kind: item.kind,
+    id: item.id,
+    start: item.integrated[0],
+    end: item.integrated[1],
+  }));
 }
 
 const clock = (seconds) => {
@@ -112,33 +143,67 @@ function view() {
     const items = documentItems(state.document);
     const live = state.document.live;
     const start = live && items.length ? items[0].start : 0;
-    const duration = live ? (items.length ? items[items.length - 1].end - start : 0) : state.document.durations.integrated;
+    const duration = live
+      ? items.length
+        ? items[items.length - 1].end - start
+        : 0
+      : state.document.durations.integrated;
     const shifted = live ? items.map((item) => ({ ...item, start: item.start - start, end: item.end - start })) : items;
-    return { items: shifted, duration, current: own.integratedTime - start, ad: own.ad, mode: state.mode, paused: own.paused, live };
+    return {
+      items: shifted,
+      duration,
+      current: own.integratedTime - start,
+      ad: own.ad,
+      mode: state.mode,
+      paused: own.paused,
+      live,
+    };
   }
   const manager = hls && hls.interstitialsManager;
   if (manager && manager.schedule && manager.schedule.length) {
     const items = manager.schedule.map((item) => ({
-      kind: item.event ? "interstitial" : "primary", id: item.event ? item.event.identifier : "",
-      start: item.integrated ? item.integrated.start : item.start, end: item.integrated ? item.integrated.end : item.end,
+      kind: item.event ? "interstitial" : "primary",
+      id: item.event ? item.event.identifier : "",
+      start: item.integrated ? item.integrated.start : item.start,
+      end: item.integrated ? item.integrated.end : item.end,
     }));
     const playing = manager.playingItem && manager.playingItem.event;
     return {
-      items, duration: manager.integrated ? manager.integrated.duration : 0,
+      items,
+      duration: manager.integrated ? manager.integrated.duration : 0,
       current: manager.integrated ? manager.integrated.currentTime : video.currentTime,
-      ad: playing ? { id: playing.identifier, remaining: Math.max(0, manager.playingItem.playout.end - manager.integrated.currentTime), skippable: false, skipIn: null } : null,
-      mode: ended ? "ended" : playing ? "interstitial" : "primary", paused: video.paused, live: !isFinite(video.duration),
+      ad: playing
+        ? {
+            id: playing.identifier,
+            remaining: Math.max(0, manager.playingItem.playout.end - manager.integrated.currentTime),
+            skippable: false,
+            skipIn: null,
+          }
+        : null,
+      mode: ended ? "ended" : playing ? "interstitial" : "primary",
+      paused: video.paused,
+      live: !isFinite(video.duration),
     };
   }
-  return { items: serverItems, duration: serverDuration, current: video.currentTime, ad: null, mode: "primary", paused: video.paused };
+  return {
+    items: serverItems,
+    duration: serverDuration,
+    current: video.currentTime,
+    ad: null,
+    mode: "primary",
+    paused: video.paused,
+  };
 }
 
 function render() {
   const state = view();
   draw(state.items, state.duration);
-  if (state.duration > 0) playhead.style.left = Math.min(100, 100 * state.current / state.duration) + "%";
-  for (const node of timeline.querySelectorAll(".item")) node.classList.toggle("current", !!state.ad && node.dataset.id === state.ad.id);
-  $("times").textContent = state.live ? `live ${state.current.toFixed(1)} s into the window` : `${clock(state.current)} / ${clock(state.duration || 0)}`;
+  if (state.duration > 0) playhead.style.left = Math.min(100, (100 * state.current) / state.duration) + "%";
+  for (const node of timeline.querySelectorAll(".item"))
+    node.classList.toggle("current", !!state.ad && node.dataset.id === state.ad.id);
+  $("times").textContent = state.live
+    ? `live ${state.current.toFixed(1)} s into the window`
+    : `${clock(state.current)} / ${clock(state.duration || 0)}`;
   $("playpause").textContent = state.paused ? "Play" : "Pause";
   const ad = state.ad;
   $("ad").hidden = !ad;
@@ -167,7 +232,7 @@ async function drawServerTimeline(url) {
     const data = await response.json();
     serverItems = documentItems(data);
     serverDuration = data.durations.integrated || 0;
-  } catch (error) {
+  } catch {
     /* the player's own timeline is drawn instead */
   }
 }
@@ -177,14 +242,15 @@ async function drawServerTimeline(url) {
  * read every 100 ms while the asset shows a frame. */
 function trackBeacons(instance, trace) {
   const tracker = new BeaconTracker();
-  let current = null;  // {id, index, player}
+  let current = null; // {id, index, player}
   const send = (firings) => sendBeacons(firings, trace);
   const frame = () => {
     const media = current && current.player.media;
-    if (media && media.readyState >= 2 && !media.seeking) send(tracker.advanced(current.id, current.index, current.player.currentTime));
+    if (media && media.readyState >= 2 && !media.seeking)
+      send(tracker.advanced(current.id, current.index, current.player.currentTime));
   };
   const timer = setInterval(frame, 100);
-  instance.on(Hls.Events.ASSET_LIST_LOADING, (_, data) => tracker.forget(data.event.identifier));  // a new ad decision
+  instance.on(Hls.Events.ASSET_LIST_LOADING, (_, data) => tracker.forget(data.event.identifier)); // a new ad decision
   instance.on(Hls.Events.INTERSTITIAL_ASSET_STARTED, (_, data) => {
     const id = data.event.identifier;
     const index = data.assetListIndex;
@@ -207,8 +273,13 @@ async function load() {
   const url = select.value;
   ended = false;
   say("");
-  if (hls) { hls.destroy(); hls = null; }
-  if (own) { own.stop(); }
+  if (hls) {
+    hls.destroy();
+    hls = null;
+  }
+  if (own) {
+    own.stop();
+  }
   const player = await choosePlayer();
   $("player-kind").textContent = player.label;
   $("player-why").textContent = player.why;
@@ -235,9 +306,14 @@ async function load() {
   for (const [key, name] of Object.entries(Hls.Events)) {
     if (key.startsWith("INTERSTITIAL") && key !== "INTERSTITIALS_BUFFERED_TO_BOUNDARY") {
       hls.on(name, (_, data) => {
-        log({ event: key, id: data && data.event ? data.event.identifier : undefined, asset: data && data.asset ? data.asset.uri : undefined });
+        log({
+          event: key,
+          id: data && data.event ? data.event.identifier : undefined,
+          asset: data && data.asset ? data.asset.uri : undefined,
+        });
         // After a post-roll hls.js leaves the element detached, with no "ended": the page says it ended.
-        if (key === "INTERSTITIAL_ENDED" && data && data.event && data.event.cue && data.event.cue.post) log({ event: "PLAYBACK_ENDED" });
+        if (key === "INTERSTITIAL_ENDED" && data && data.event && data.event.cue && data.event.cue.post)
+          log({ event: "PLAYBACK_ENDED" });
       });
     }
   }
@@ -245,7 +321,9 @@ async function load() {
   trackBeacons(hls, log);
   hls.loadSource(url);
   hls.attachMedia(video);
-  video.play().catch((error) => { if (error.name !== "AbortError") log({ event: "PLAY_FAILED", details: String(error) }); });
+  video.play().catch((error) => {
+    if (error.name !== "AbortError") log({ event: "PLAY_FAILED", details: String(error) });
+  });
 }
 
 // hls.js plays everything in `video`: the element also ends with each interstitial asset, and
@@ -253,7 +331,8 @@ async function load() {
 // the page's end.
 video.addEventListener("ended", () => {
   const manager = hls && hls.interstitialsManager;
-  if (!hls || ended || (manager && (manager.playingItem?.event || manager.events.some((event) => event.cue.post)))) return;
+  if (!hls || ended || (manager && (manager.playingItem?.event || manager.events.some((event) => event.cue.post))))
+    return;
   log({ event: "PLAYBACK_ENDED" });
 });
 
@@ -272,9 +351,9 @@ $("skip").addEventListener("click", () => {
 timeline.addEventListener("click", (click) => {
   const state = view();
   const box = timeline.getBoundingClientRect();
-  const target = (click.clientX - box.left) / box.width * state.duration;
+  const target = ((click.clientX - box.left) / box.width) * state.duration;
   if (own && own.state) {
-    const refusal = own.seek(target + (state.live ? 0 : 0));
+    const refusal = own.seek(target);
     say(refusal ? `seek refused: ${refusal.reason}` : "");
     return;
   }
@@ -288,32 +367,53 @@ requestAnimationFrame(render);
 // A coordinated group: each member speaks the /group protocol over its own WebSocket. Members
 // play with hls.js when it is loaded, else with the page's own controller.
 const groupName = params.get("group") || "demo-page";
-const groupURL = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/group/" + encodeURIComponent(groupName);
+const groupURL =
+  (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/group/" + encodeURIComponent(groupName);
 $("group-name").textContent = groupName;
-$("group-command").textContent = "hlsi play " + location.origin + (select.options[0] ? select.options[0].value : "") + " --group " + groupURL;
+$("group-command").textContent =
+  "hlsi play " + location.origin + (select.options[0] ? select.options[0].value : "") + " --group " + groupURL;
 window.groupTrace = [];
 function member(name, element, adElement) {
   const m = { name, video: element, socket: null, offset: 0, applyingUntil: 0, hls: null, player: null };
-  const primaryTime = () => m.hls && m.hls.interstitialsManager ? m.hls.interstitialsManager.primary.currentTime
-    : m.player && m.player.state ? m.player.state.primaryTime : element.currentTime;
+  const primaryTime = () =>
+    m.hls && m.hls.interstitialsManager
+      ? m.hls.interstitialsManager.primary.currentTime
+      : m.player && m.player.state
+        ? m.player.state.primaryTime
+        : element.currentTime;
   const seek = (t) => {
     if (m.hls && m.hls.interstitialsManager) m.hls.interstitialsManager.primary.currentTime = t;
     else element.currentTime = t;
   };
   // Players pause, seek and play the element themselves around interstitials: only primary playback proposes.
-  const inInterstitial = () => m.hls ? !!(m.hls.interstitialsManager && m.hls.interstitialsManager.playingItem && m.hls.interstitialsManager.playingItem.event)
-    : !!(m.player && m.player.state && m.player.state.mode !== "primary");
+  const inInterstitial = () =>
+    m.hls
+      ? !!(
+          m.hls.interstitialsManager &&
+          m.hls.interstitialsManager.playingItem &&
+          m.hls.interstitialsManager.playingItem.event
+        )
+      : !!(m.player && m.player.state && m.player.state.mode !== "primary");
   const now = () => Date.now() * 1e6 + m.offset;
   // `playing` given: the user's intent (the start button), proposed even inside an interstitial.
   m.propose = (playing) => {
     if (!m.socket || m.socket.readyState !== 1) return;
     if (playing === undefined && (performance.now() < m.applyingUntil || inInterstitial())) return;
-    m.socket.send(JSON.stringify({ type: "propose", state: { playing: playing === undefined ? !element.paused : playing,
-      rate: element.playbackRate || 1, location: { primary: primaryTime() }, referenceTime: Math.round(now()) } }));
+    m.socket.send(
+      JSON.stringify({
+        type: "propose",
+        state: {
+          playing: playing === undefined ? !element.paused : playing,
+          rate: element.playbackRate || 1,
+          location: { primary: primaryTime() },
+          referenceTime: Math.round(now()),
+        },
+      }),
+    );
   };
   m.apply = (state) => {
     m.applyingUntil = performance.now() + 400;
-    const gone = state.playing ? (now() - state.referenceTime) / 1e9 * state.rate : 0;
+    const gone = state.playing ? ((now() - state.referenceTime) / 1e9) * state.rate : 0;
     const target = (state.location.primary !== undefined ? state.location.primary : primaryTime()) + Math.max(0, gone);
     // hls.js plays its interstitials in the same element; the built-in controller in its own, and
     // its primary element waits (or runs on, hidden) until the interstitial is over.
@@ -327,25 +427,29 @@ function member(name, element, adElement) {
   };
   m.connect = () => {
     m.socket = new WebSocket(groupURL);
-    m.socket.onopen = () => { m.socket.send(JSON.stringify({ type: "ping", sent: Date.now() * 1e6 })); m.socket.send(JSON.stringify({ type: "join", name })); };
-    m.socket.onmessage = (message) => {
+    m.socket.addEventListener("open", () => {
+      m.socket.send(JSON.stringify({ type: "ping", sent: Date.now() * 1e6 }));
+      m.socket.send(JSON.stringify({ type: "join", name }));
+    });
+    m.socket.addEventListener("message", (message) => {
       const data = JSON.parse(message.data);
       if (data.type === "pong") m.offset = data.time - (data.sent + (Date.now() * 1e6 - data.sent) / 2);
       else if (data.type === "welcome") {
         m.id = data.participant;
         // The start button asked this member to play: the group plays, whatever its player is doing now.
-        if (m.startsGroup) { m.startsGroup = false; m.propose(true); }
-        else if (data.state) m.apply(data.state);
-        else if (!element.paused) m.propose();  // a paused joiner waits for the group's state
-      }
-      else if (data.type === "state" && data.state.originator !== m.id) m.apply(data.state);
+        if (m.startsGroup) {
+          m.startsGroup = false;
+          m.propose(true);
+        } else if (data.state) m.apply(data.state);
+        else if (!element.paused) m.propose(); // a paused joiner waits for the group's state
+      } else if (data.type === "state" && data.state.originator !== m.id) m.apply(data.state);
       else if (data.type === "release") m.apply(data.state);
       else if (data.type === "participants") $("group-status").textContent = data.participants.length + " in the group";
-    };
+    });
   };
   for (const type of ["play", "pause", "seeked", "ratechange"]) element.addEventListener(type, () => m.propose());
   m.start = async (url) => {
-    const useHls = config.hlsjs && params.get("player") !== "native" && await importHls();
+    const useHls = config.hlsjs && params.get("player") !== "native" && (await importHls());
     if (useHls && Hls.isSupported()) {
       m.hls = new Hls();
       trackBeacons(m.hls, () => {});
@@ -362,7 +466,9 @@ const members = [member("page-a", $("member-a"), $("member-a-ad")), member("page
 window.groupMembers = members;
 $("group-start").addEventListener("click", async () => {
   members[0].startsGroup = !members[0].socket;
-  const vod = [...select.options].map((option) => option.value).find((value) => value.includes("/vod/")) || select.options[0].value;
+  const vod =
+    [...select.options].map((option) => option.value).find((value) => value.includes("/vod/")) ||
+    select.options[0].value;
   for (const m of members) {
     if (!m.hls && !m.player) await m.start(vod);
     if (!m.socket) m.connect();

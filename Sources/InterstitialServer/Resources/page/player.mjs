@@ -10,7 +10,7 @@
 import { adStatus, initial, integratedTime, step } from "./controller.mjs";
 import { BeaconTracker, requests, signalingOf } from "./tracking.mjs";
 
-const LOOKAHEAD = 10;  // R18: asset lists are requested this long before their event.
+const LOOKAHEAD = 10; // R18: asset lists are requested this long before their event.
 const LIST_DEADLINE = 10000;
 
 /** A random `_HLS_primary_id` for one playback session (R19). */
@@ -69,9 +69,9 @@ export class InterstitialPlayer {
     this.session = sessionID();
     this.timer = null;
     this.lastRefusal = null;
-    this.clock = null;  // live: maps primary time to dates
+    this.clock = null; // live: maps primary time to dates
     this.tracker = new BeaconTracker();
-    this.tracked = null;  // the asset the tracker follows: {id, index}
+    this.tracked = null; // the asset the tracker follows: {id, index}
     // A second interstitial element loads the next asset while the current one plays (or before a
     // break), so that an ad starts without waiting for its first segments; the two swap roles.
     this.spare = interstitial.cloneNode(false);
@@ -87,13 +87,20 @@ export class InterstitialPlayer {
         this.send({ type: "assetEnded" });
       });
       element.addEventListener("error", () => {
-        if (element === this.interstitial && element.getAttribute("src")) this.send({ type: "assetFailed", error: this.describe(element.error) });
+        if (element === this.interstitial && element.getAttribute("src"))
+          this.send({ type: "assetFailed", error: this.describe(element.error) });
       });
     }
     // Stalls: how long each element waited for data while it should have been playing.
-    for (const [name, element] of [["primary", primary], ["interstitial", interstitial], ["interstitial", this.spare]]) {
+    for (const [name, element] of [
+      ["primary", primary],
+      ["interstitial", interstitial],
+      ["interstitial", this.spare],
+    ]) {
       let since = null;
-      element.addEventListener("waiting", () => { if (since === null) since = performance.now(); });
+      element.addEventListener("waiting", () => {
+        if (since === null) since = performance.now();
+      });
       element.addEventListener("playing", () => {
         if (since === null) return;
         const stalled = (performance.now() - since) / 1000;
@@ -101,7 +108,9 @@ export class InterstitialPlayer {
         if (stalled > 0.05) this.trace({ event: "STALLED", player: name, seconds: Math.round(stalled * 1000) / 1000 });
       });
     }
-    primary.addEventListener("error", () => this.trace({ event: "ERROR", details: this.describe(primary.error), fatal: true }));
+    primary.addEventListener("error", () =>
+      this.trace({ event: "ERROR", details: this.describe(primary.error), fatal: true }),
+    );
   }
 
   describe(error) {
@@ -135,7 +144,12 @@ export class InterstitialPlayer {
       await this.waitFor(this.primary, "loadedmetadata");
       const origin = await this.liveOrigin();
       this.clock = origin === null ? null : { origin };
-      if (!this.clock) this.trace({ event: "ERROR", details: "the live stream's dates cannot be mapped onto the player", fatal: false });
+      if (!this.clock)
+        this.trace({
+          event: "ERROR",
+          details: "the live stream's dates cannot be mapped onto the player",
+          fatal: false,
+        });
       this.state = initial(this.liveDocument(await this.fetchSchedule()), { live });
       this.primary.muted = muted;
       at = this.primary.currentTime;
@@ -169,8 +183,22 @@ export class InterstitialPlayer {
     const move = (range) => range.map((value) => value + shift);
     return {
       ...document,
-      events: document.events.map((event) => ({ ...event, start: event.start + shift, resumeTime: event.resumeTime + shift })),
-      items: document.items.map((item) => ({ ...item, primary: move(item.primary), integrated: move(item.integrated) })),
+      events: document.events.map((event) => ({
+        ...event,
+        start: event.start + shift,
+        resumeTime: event.resumeTime + shift,
+      })),
+      groups: (document.groups || []).map((group) => ({
+        ...group,
+        start: group.start + shift,
+        resumeTime: group.resumeTime + shift,
+        integrated: typeof group.integrated === "number" ? group.integrated + shift : group.integrated,
+      })),
+      items: document.items.map((item) => ({
+        ...item,
+        primary: move(item.primary),
+        integrated: move(item.integrated),
+      })),
     };
   }
 
@@ -228,14 +256,25 @@ export class InterstitialPlayer {
     const t = this.state.primaryTime;
     for (const group of this.state.groups) {
       const first = group.members[0];
-      if (group.pre || this.lists.has(first.id) || !(group.at - t > 0 && group.at - t <= LOOKAHEAD) || this.state.fired.includes(group.key)) continue;
+      if (
+        group.pre ||
+        this.lists.has(first.id) ||
+        !(group.at - t > 0 && group.at - t <= LOOKAHEAD) ||
+        this.state.fired.includes(group.key)
+      )
+        continue;
       if (first.assetURI) {
         this.lists.set(first.id, null);
         this.preload(first.assetURI);
       } else if (first.assetList && !group.post) {
         const request = this.requestList(first.assetList, null);
         this.lists.set(first.id, request);
-        request.then((list) => { if (list && list.ASSETS && list.ASSETS[0]) this.preload(list.ASSETS[0].URI); }, () => {});
+        request.then(
+          (list) => {
+            if (list && list.ASSETS && list.ASSETS[0]) this.preload(list.ASSETS[0].URI);
+          },
+          () => {},
+        );
       }
     }
   }
@@ -243,10 +282,14 @@ export class InterstitialPlayer {
   requestList(url, startOffset) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), LIST_DEADLINE);
-    const target = withQuery(url, {
-      _HLS_primary_id: this.session,
-      _HLS_start_offset: startOffset === null ? null : startOffset.toFixed(3),
-    }, this.url);
+    const target = withQuery(
+      url,
+      {
+        _HLS_primary_id: this.session,
+        _HLS_start_offset: startOffset === null ? null : startOffset.toFixed(3),
+      },
+      this.url,
+    );
     return fetch(target, { signal: controller.signal, headers: { "X-PLAYBACK-SESSION-ID": this.session } })
       .then(async (response) => {
         if (!response.ok) throw new Error(`HTTP ${response.status}`);
@@ -304,10 +347,11 @@ export class InterstitialPlayer {
         const cached = action.startOffset === null ? this.lists.get(action.id) || null : null;
         const request = cached || this.requestList(action.url, action.startOffset);
         this.lists.delete(action.id);
-        this.tracker.forget(action.id);  // a new ad decision
+        this.tracker.forget(action.id); // a new ad decision
         request.then(
           (list) => this.send({ type: "listLoaded", id: action.id, list }),
-          (error) => this.send({ type: "listFailed", id: action.id, error: String(error) }));
+          (error) => this.send({ type: "listFailed", id: action.id, error: String(error) }),
+        );
         break;
       }
       case "playAsset": {
@@ -326,7 +370,13 @@ export class InterstitialPlayer {
         const next = this.state && this.state.run && this.state.run.assets[action.index + 1];
         if (next && typeof next.URI === "string") this.preload(next.URI);
         if (action.offset > 0) {
-          video.addEventListener("loadedmetadata", () => { video.currentTime = action.offset; }, { once: true });
+          video.addEventListener(
+            "loadedmetadata",
+            () => {
+              video.currentTime = action.offset;
+            },
+            { once: true },
+          );
         }
         this.play(video);
         this.trackAsset(action);
@@ -343,9 +393,14 @@ export class InterstitialPlayer {
           this.primary.muted = this.restoreMuted;
           this.restoreMuted = undefined;
         }
-        if (action.at !== null && Math.abs(this.primary.currentTime - action.at) > 0.25) this.primary.currentTime = action.at;
+        if (action.at !== null && Math.abs(this.primary.currentTime - action.at) > 0.25)
+          this.primary.currentTime = action.at;
         if (before === "interstitial") {
-          this.trace({ event: "INTERSTITIALS_PRIMARY_RESUMED", primary: action.at ?? this.primary.currentTime, expected: action.expected ?? action.at });
+          this.trace({
+            event: "INTERSTITIALS_PRIMARY_RESUMED",
+            primary: action.at ?? this.primary.currentTime,
+            expected: action.expected ?? action.at,
+          });
         }
         this.play(this.primary);
         break;
@@ -359,13 +414,18 @@ export class InterstitialPlayer {
         return action;
       case "trace": {
         const names = {
-          INTERSTITIAL_STARTED: "INTERSTITIAL_STARTED", INTERSTITIAL_ENDED: "INTERSTITIAL_ENDED",
-          INTERSTITIAL_SKIPPED: "INTERSTITIAL_SKIPPED", ASSET_LIST_ERROR: "INTERSTITIAL_ASSET_LIST_ERROR",
-          ASSET_ERROR: "INTERSTITIAL_ASSET_ERROR", REFUSED: "REFUSED", JUMP: "JUMP",
+          INTERSTITIAL_STARTED: "INTERSTITIAL_STARTED",
+          INTERSTITIAL_ENDED: "INTERSTITIAL_ENDED",
+          INTERSTITIAL_SKIPPED: "INTERSTITIAL_SKIPPED",
+          ASSET_LIST_ERROR: "INTERSTITIAL_ASSET_LIST_ERROR",
+          ASSET_ERROR: "INTERSTITIAL_ASSET_ERROR",
+          REFUSED: "REFUSED",
+          JUMP: "JUMP",
+          PLAYOUT_LIMIT_REACHED: "INTERSTITIAL_PLAYOUT_LIMIT_REACHED",
         };
         if (action.name === "INTERSTITIAL_ENDED") this.stopTracking({ eventID: action.id });
         if (names[action.name]) {
-          const { type, name, ...rest } = action;
+          const { type: _type, name, ...rest } = action;
           this.trace({ event: names[name], ...rest });
         }
         break;
@@ -375,21 +435,25 @@ export class InterstitialPlayer {
   }
 
   /** Tells the tracker that the asset of `action` (playAsset) starts: its signaling, and where it
-   * stops (its DURATION, or sooner at the event's playout limit). */
+   * stops (`action.end`: its DURATION, or sooner at the event's playout limit). */
   trackAsset(action) {
     const run = this.state.run;
-    const event = run.group.members[run.member];
-    const asset = run.assets[action.index] || {};
-    const limit = event.playoutLimited && event.playoutDuration > 0 ? action.offset + event.playoutDuration - run.assetBase : Infinity;
-    const end = Math.min(Number(asset.DURATION) || Infinity, limit);
-    this.tracker.assetStarted({ eventID: action.id, index: action.index, ...signalingOf(run.list, action.index), end: isFinite(end) ? end : null });
+    this.tracker.assetStarted({
+      eventID: action.id,
+      index: action.index,
+      ...signalingOf(run.list, action.index),
+      end: action.end,
+    });
     this.tracked = { id: action.id, index: action.index };
   }
 
   play(video) {
     // A play() interrupted by our own load() or pause() is not a failure.
     const result = video.play();
-    if (result) result.catch((error) => { if (error.name !== "AbortError") this.trace({ event: "PLAY_FAILED", details: String(error) }); });
+    if (result)
+      result.catch((error) => {
+        if (error.name !== "AbortError") this.trace({ event: "PLAY_FAILED", details: String(error) });
+      });
   }
 
   show(which) {
@@ -418,13 +482,24 @@ export class InterstitialPlayer {
   }
 
   // For the page's controls.
-  get integratedTime() { return this.state ? integratedTime(this.state) : 0; }
-  get ad() { return this.state ? adStatus(this.state) : null; }
-  get paused() { return this.state && this.state.mode === "interstitial" ? this.interstitial.paused : this.primary.paused; }
+  get integratedTime() {
+    return this.state ? integratedTime(this.state) : 0;
+  }
+  get ad() {
+    return this.state ? adStatus(this.state) : null;
+  }
+  get paused() {
+    return this.state && this.state.mode === "interstitial" ? this.interstitial.paused : this.primary.paused;
+  }
   togglePause() {
     const video = this.state && this.state.mode === "interstitial" ? this.interstitial : this.primary;
-    if (video.paused) this.play(video); else video.pause();
+    if (video.paused) this.play(video);
+    else video.pause();
   }
-  seek(integrated) { return this.send({ type: "seek", integrated }); }
-  skip() { return this.send({ type: "skip" }); }
+  seek(integrated) {
+    return this.send({ type: "seek", integrated });
+  }
+  skip() {
+    return this.send({ type: "skip" });
+  }
 }

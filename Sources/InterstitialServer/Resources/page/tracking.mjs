@@ -12,6 +12,8 @@
 // - the pod's breakStart with the first frame of its first asset, breakEnd when its event ends.
 // The players (player.mjs, page.mjs) report times and send what comes out. Times are seconds.
 
+import { EPSILON } from "./controller.mjs";
+
 /** The asset-list and asset key that carries the signaling. */
 export const SIGNALING = "X-AD-CREATIVE-SIGNALING";
 /** How far short of its end an asset that stops may be and still count as played to its end: a
@@ -21,8 +23,28 @@ export const END_TOLERANCE = 0.5;
 // The engine reader's bounds (AdCreativeSignaling+Reading.swift): more is unreadable.
 const MAXIMUM = { slots: 256, entries: 1024, urls: 64 };
 // Where in the played duration each timed type falls, and the order of ties.
-const FRACTIONS = { impression: 0, creativeView: 0, loaded: 0, start: 0, firstQuartile: 0.25, midpoint: 0.5, thirdQuartile: 0.75, complete: 1 };
-const ORDER = ["impression", "creativeView", "loaded", "start", "progress", "firstQuartile", "midpoint", "thirdQuartile", "complete"];
+const FRACTIONS = {
+  impression: 0,
+  creativeView: 0,
+  loaded: 0,
+  start: 0,
+  firstQuartile: 0.25,
+  midpoint: 0.5,
+  thirdQuartile: 0.75,
+  complete: 1,
+};
+const ORDER = [
+  "impression",
+  "creativeView",
+  "loaded",
+  "start",
+  "progress",
+  "firstQuartile",
+  "midpoint",
+  "thirdQuartile",
+  "complete",
+];
+const rank = (type) => (ORDER.includes(type) ? ORDER.indexOf(type) : ORDER.length);
 const POD_START = ["breakStart"];
 const POD_END = ["breakEnd"];
 
@@ -39,7 +61,8 @@ function readTracking(object) {
   return items.map((item) => {
     if (!isObject(item) || typeof item.type !== "string") unreadable("a tracking entry has no type");
     const urls = item.urls ?? [];
-    if (!Array.isArray(urls) || urls.length > MAXIMUM.urls || !urls.every((url) => typeof url === "string")) unreadable("bad urls");
+    if (!Array.isArray(urls) || urls.length > MAXIMUM.urls || !urls.every((url) => typeof url === "string"))
+      unreadable("bad urls");
     if (item.offset !== undefined && seconds(item.offset) === null) unreadable("bad offset");
     return { type: item.type, urls, offset: item.offset ?? null };
   });
@@ -96,10 +119,9 @@ export function beaconSchedule(slot, played = slot.duration) {
       if (entry.offset <= played) timed.push({ time: entry.offset, type: entry.type, urls: entry.urls });
     } else onEvent[entry.type] = [...(onEvent[entry.type] || []), ...entry.urls];
   }
-  const rank = (type) => (ORDER.includes(type) ? ORDER.indexOf(type) : ORDER.length);
-  // Array.prototype.sort is stable: equal entries keep the signaling's order.
-  timed.sort((a, b) => a.time - b.time || rank(a.type) - rank(b.type));
-  return { timed, onEvent, duration: played };
+  // Sorting is stable: equal entries keep the signaling's order.
+  const sorted = timed.toSorted((a, b) => a.time - b.time || rank(a.type) - rank(b.type));
+  return { timed: sorted, onEvent, duration: played };
 }
 
 /** The timed beacons of `schedule` passed moving from `previous` (exclusive; null before the first
@@ -119,8 +141,8 @@ export function due(schedule, previous, current) {
  */
 export class BeaconTracker {
   constructor() {
-    this.playing = null;  // {eventID, index, slot, end, origin, schedule, reached}
-    this.pod = null;      // {eventID, tracking, started}
+    this.playing = null; // {eventID, index, slot, end, origin, schedule, reached}
+    this.pod = null; // {eventID, tracking, started}
     this.fired = new Set();
   }
 
@@ -166,7 +188,8 @@ export class BeaconTracker {
     const beacons = due(current.schedule, current.reached, played);
     current.reached = played;
     const { eventID, index } = current;
-    return beacons.filter((beacon) => this.once(eventID, index, beacon.type, beacon.time))
+    return beacons
+      .filter((beacon) => this.once(eventID, index, beacon.type, beacon.time))
       .map((beacon) => ({ eventID, index, type: beacon.type, urls: beacon.urls, adPlayhead: beacon.time }));
   }
 
@@ -206,7 +229,7 @@ export class BeaconTracker {
   /** Forgets what fired for `eventID`: its asset list was loaded anew (a new ad decision). */
   forget(eventID) {
     const prefix = JSON.stringify([eventID]).slice(0, -1) + ",";
-    for (const key of [...this.fired]) if (key.startsWith(prefix)) this.fired.delete(key);
+    for (const key of this.fired) if (key.startsWith(prefix)) this.fired.delete(key);
   }
 
   /** True the first time (event, asset, type, time) is seen. */
@@ -233,12 +256,14 @@ export class BeaconTracker {
   }
 }
 
+const two = (value) => String(value).padStart(2, "0");
+
 /** `[ADPLAYHEAD]`'s format: HH:MM:SS.mmm. */
 export function vastClock(time) {
-  const total = Math.max(0, Math.floor(time * 1000 + 1e-6));
-  const two = (value) => String(value).padStart(2, "0");
+  const total = Math.max(0, Math.floor(time * 1000 + EPSILON));
   const whole = Math.floor(total / 1000);
-  return `${two(Math.floor(whole / 3600))}:${two(Math.floor(whole / 60) % 60)}:${two(whole % 60)}.${String(total % 1000).padStart(3, "0")}`;
+  const milliseconds = String(total % 1000).padStart(3, "0");
+  return `${two(Math.floor(whole / 3600))}:${two(Math.floor(whole / 60) % 60)}:${two(whole % 60)}.${milliseconds}`;
 }
 
 /**
@@ -262,7 +287,9 @@ export function requests(firings, { now = Date.now(), random = Math.random } = {
         TIMESTAMP: new Date(now).toISOString(),
         ADPLAYHEAD: firing.adPlayhead === null ? null : vastClock(firing.adPlayhead),
       };
-      const filled = raw.replace(/\[([A-Z_]+)\]/g, (whole, name) => (values[name] ? encodeURIComponent(values[name]) : whole));
+      const filled = raw.replace(/\[([A-Z_]+)\]/g, (whole, name) =>
+        values[name] ? encodeURIComponent(values[name]) : whole,
+      );
       out.push({ type: firing.type, id: firing.eventID, index: firing.index, url: filled });
     }
   }
