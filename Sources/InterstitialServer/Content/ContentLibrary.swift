@@ -198,10 +198,18 @@ final class ContentLibrary: Sendable {
         case "asset-list.json":
             let planner = planner(for: mounted)
             let base = publicBase
-            return try referenceTimeline(mounted).then { [self] timeline throws(APIError) in
+            let timeline = referenceTimeline(mounted)
+            let profile: @Sendable () async -> ConditioningProfile? = { [self] in await conditioningProfile(mounted) }
+            // A timeline known at once is used without a closure (the fast lane's path).
+            if let known = timeline.known {
+                return try assetLists.assetList(
+                    query: query, target: mounted.target, planner: planner, timeline: known, publicBase: base,
+                    userAgent: userAgent, viewerIP: viewerIP, profile: profile)
+            }
+            return try timeline.then { [self] timeline throws(APIError) in
                 try assetLists.assetList(
                     query: query, target: mounted.target, planner: planner, timeline: timeline, publicBase: base,
-                    userAgent: userAgent, viewerIP: viewerIP, profile: { [self] in await conditioningProfile(mounted) })
+                    userAgent: userAgent, viewerIP: viewerIP, profile: profile)
             }
         case "timeline.json" where mounted.target.kind == .vod:
             return .later { [self] () async throws(APIError) -> ContentResponse in
@@ -374,7 +382,9 @@ final class ContentLibrary: Sendable {
         case .vod:
             let (snapshot, version) = state.versioned
             let key = Self.renderedKey(mounted, path: path, version: version, base: base)
-            if let entry = rendered.entry(key) { return .now(.playlist(entry, live: false)) }
+            if let entry = rendered.entry(key) {
+                return .now(.playlist(entry, live: false).reused(version: version, until: nil))
+            }
             return .later { [self] () async throws(APIError) -> ContentResponse in
                 let (timeline, _) = PlaylistRenderer.vodTimeline(playlist)
                 let planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
@@ -418,7 +428,10 @@ final class ContentLibrary: Sendable {
             return key
         }()
         if let entry = rendered.entry(key) {
-            return .now(.playlist(entry, live: true, targetDuration: playlist.targetDuration))
+            let response = ContentResponse.playlist(entry, live: true, targetDuration: playlist.targetDuration)
+            // Preload hints change with the audience, not the state: such a window is not reused.
+            guard preload == nil, let until = loop.nextChange(after: at) else { return .now(response) }
+            return .now(response.reused(version: version, until: until))
         }
         return .later { [self] () async throws(APIError) -> ContentResponse in
             let window = loop.window(at: at, signals: mounted.content.signalInserter)

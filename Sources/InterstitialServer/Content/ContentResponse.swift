@@ -1,3 +1,4 @@
+import HLSPlaylist
 import Hummingbird
 
 /// What the content side answers: bytes, a file or a stream, its type and caching.
@@ -14,6 +15,23 @@ struct ContentResponse: Sendable {
     var body: Body
     var contentType: String
     var cacheControl: String
+    /// How long the same request gets these same bytes, when that is known (a kept rendered
+    /// playlist): the fast lane's ``AnswerCache`` keeps the answer that long.
+    var reuse: Reuse? = nil
+
+    /// How long an answer stays the answer to its request: while the state has `version` and,
+    /// when `until` is set, before then (a live window's next segment).
+    struct Reuse: Hashable, Sendable {
+        var version: Int
+        var until: DateTime?
+    }
+
+    /// This answer, to be reused while the state has `version`, and before `until` when set.
+    func reused(version: Int, until: DateTime?) -> ContentResponse {
+        var copy = self
+        copy.reuse = Reuse(version: version, until: until)
+        return copy
+    }
 
     /// A playlist, kept as ``CachePolicy`` says for live (with its target duration) or VOD.
     static func playlist(_ bytes: [UInt8], live: Bool, targetDuration: UInt64? = nil) -> ContentResponse {

@@ -30,6 +30,23 @@ struct FastLane: Sendable {
 
         var fields: HTTPFields
         var body: Body
+        /// The status line and ``fields`` as written (``written(allocator:)``), when made once for
+        /// an answer given again (``AnswerCache``); nil: written from ``fields`` each time.
+        var written: ByteBuffer? = nil
+
+        /// The status line and fields of this answer as HTTP/1.1 writes them, without `Date` and
+        /// `Server`.
+        func written(allocator: ByteBufferAllocator) -> ByteBuffer {
+            var buffer = allocator.buffer(capacity: 512)
+            buffer.writeStaticString("HTTP/1.1 200 OK\r\n")
+            for field in fields {
+                buffer.writeString(field.name.rawName)
+                buffer.writeStaticString(": ")
+                buffer.writeString(field.value)
+                buffer.writeStaticString("\r\n")
+            }
+            return buffer
+        }
     }
 
     /// The `Server` field of every answer.
@@ -113,13 +130,12 @@ struct FastLane: Sendable {
 
     /// The response head of `answer`, with `date` (an IMF-fixdate, ``httpDate(_:)``).
     func head(_ answer: Answer, date: String, allocator: ByteBufferAllocator) -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: 512)
-        buffer.writeStaticString("HTTP/1.1 200 OK\r\n")
-        for field in answer.fields {
-            buffer.writeString(field.name.rawName)
-            buffer.writeStaticString(": ")
-            buffer.writeString(field.value)
-            buffer.writeStaticString("\r\n")
+        var buffer: ByteBuffer
+        if let written = answer.written {
+            buffer = allocator.buffer(capacity: written.readableBytes + 80)
+            buffer.writeImmutableBuffer(written)
+        } else {
+            buffer = answer.written(allocator: allocator)
         }
         buffer.writeStaticString("Date: ")
         buffer.writeString(date)

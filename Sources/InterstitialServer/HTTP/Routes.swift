@@ -15,6 +15,8 @@ struct Routes {
     let metrics: ServerMetrics
     /// Answers for files, with the bytes of the most used kept in memory.
     let files: FileResponder
+    /// The fast lane's playlist answers kept by request target while they hold.
+    let answers = AnswerCache()
 
     init(library: ContentLibrary, admin: AdminAPI, mailbox: HandoffMailbox, metrics: ServerMetrics = ServerMetrics()) {
         self.library = library
@@ -34,7 +36,12 @@ struct Routes {
         let library = library
         let files = files
         let metrics = metrics
+        let kept = answers
         return FastLane(serverName: serverName, answered: { metrics.fastAnswered() }) { target, session in
+            if let entry = kept.entry(target, version: library.state.version, now: library.now()) {
+                library.sawPlaylist(entry.mounted, session: session, query: [:])
+                return entry.answer
+            }
             let uri = URI(target)
             let query = uri.queryDictionary
             guard let mounted = library.mounted(uri.path), query.isEmpty || mounted.rest == "asset-list.json",
@@ -62,6 +69,11 @@ struct Routes {
                 return nil
             }
             HTTPSemanticsMiddleware<ServerRequestContext>.addPublicFields(to: &answer.fields)
+            if let reuse = response.reuse, query.isEmpty, case .bytes = answer.body {
+                var made = answer
+                made.written = answer.written(allocator: ByteBufferAllocator())
+                kept.keep(AnswerCache.Entry(answer: made, mounted: mounted, reuse: reuse), for: target)
+            }
             return answer
         }
     }

@@ -85,6 +85,21 @@ public struct LiveLoop: Sendable {
         return (last - Int64(windowSegments) + 1)...last
     }
 
+    /// The time after `now` when the last available segment (``range(at:)``'s upper bound) next
+    /// changes, or sooner: until then the window is the one at `now`. Nil before the epoch.
+    func nextChange(after now: DateTime) -> DateTime? {
+        let elapsed = now - epoch
+        guard elapsed.nanoseconds >= 0, let first = segments.first else { return nil }
+        let loop = elapsed.nanoseconds / loopDuration.nanoseconds
+        let loopStart = epoch + MediaTime(nanoseconds: loop * loopDuration.nanoseconds)
+        let intoLoop = elapsed - MediaTime(nanoseconds: loop * loopDuration.nanoseconds)
+        // Segment ends grow with their starts: the next one to end is the first ending after now.
+        if let next = segments.first(where: { $0.start + $0.duration > intoLoop }) {
+            return loopStart + next.start + next.duration
+        }
+        return loopStart + loopDuration + first.start + first.duration
+    }
+
     func date(ofSequence sequence: Int64) -> (date: DateTime, segment: Segment, loop: Int64) {
         let count = Int64(segments.count)
         let loop = sequence / count

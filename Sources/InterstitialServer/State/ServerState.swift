@@ -133,6 +133,8 @@ final class ServerState: Sendable {
     /// state in memory: each ``update(_:)`` that writes (admin changes, early returns, the seed) and
     /// each ``claimServed(_:)`` that decides a new served value; equal versions mean equal states.
     var versioned: (state: StoredState, version: Int) { box.withLockedValue { $0 } }
+    /// The state's version alone (see ``versioned``).
+    var version: Int { box.withLockedValue { $0.version } }
 
     /// Stores the seed's entries on the first start, in one transaction; later starts leave the
     /// admin API's changes alone.

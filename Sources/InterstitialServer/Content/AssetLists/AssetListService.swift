@@ -103,13 +103,21 @@ struct AssetListService: Sendable {
                     publicBase: publicBase)
             }
         }
-        return try state.attempt(viewer: viewer, target: target, id: id, logger: logger).then {
-            [self] attempt throws(APIError) -> Pending<ContentResponse> in
+        let attempt = state.attempt(viewer: viewer, target: target, id: id, logger: logger)
+        // Known at once without a closure (this is the fast lane's path): no copy of the service.
+        if let counted = attempt.known {
             if target.kind == .live { sessions?.seen(viewer, on: target) }
             return .now(
                 inventoryList(
-                    request, target: target, planned: planned, duration: duration, ads: once && attempt > 0 ? [] : ads,
-                    attempt: attempt, publicBase: publicBase))
+                    request, target: target, planned: planned, duration: duration, ads: once && counted > 0 ? [] : ads,
+                    attempt: counted, publicBase: publicBase))
+        }
+        return .later { [self] () async throws(APIError) -> ContentResponse in
+            let counted = try await attempt.resolve()
+            if target.kind == .live { sessions?.seen(viewer, on: target) }
+            return inventoryList(
+                request, target: target, planned: planned, duration: duration, ads: once && counted > 0 ? [] : ads,
+                attempt: counted, publicBase: publicBase)
         }
     }
 
