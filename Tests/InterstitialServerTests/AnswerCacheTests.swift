@@ -106,4 +106,54 @@ struct AnswerCacheTests {
         await recorder.value
         try await client.shutdown()
     }
+
+    @Test(
+        "A live asset list answered on the fast lane counts its viewer, as the full path does (the twins had drifted)"
+    )
+    func fastAssetListCountsViewer() async throws {
+        let configuration = try Harness.demo()
+        let state = try ServerState(store: SQLiteStore(path: nil))
+        try await state.seed(configuration.seed)
+        let recorder = Task { await state.recordServed(logger: Harness.logger) }
+        let clock = TestClock(RenderedPlaylistCacheTests.start)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let library = ContentLibrary(
+            configuration: configuration, state: state, inventory: StoredInventory(state: state), client: client,
+            logger: Harness.logger, now: { clock.now })
+        let lane = Routes(
+            library: library, admin: AdminAPI(library: library),
+            mailbox: HandoffMailbox(capacity: 1, expiry: .seconds(1))
+        ).fastLane(serverName: "test")
+        do {
+            var request = InsertionRequest(id: "fast-viewers")
+            request.date = clock.now - MediaTime(seconds: 4)
+            request.duration = MediaTime(seconds: 10)
+            try await Catalog(library: library).createBreak(
+                Break(target: Target(.live, "demo"), interstitial: request))
+            let list = "/demo/live/asset-list.json?_HLS_interstitial_id=fast-viewers&_HLS_primary_id="
+            // Served in the live window first, as a player finds it.
+            let window = try await FastLaneTests.settled(library, "/demo/live/video/main.m3u8")
+            #expect(String(decoding: window, as: UTF8.self).contains("fast-viewers"))
+            // The first may take the full path (the window's timeline is found then); then the fast lane.
+            _ = try await library.get(
+                try #require(library.mounted("/demo/live/asset-list.json")),
+                query: ["_HLS_interstitial_id": "fast-viewers", "_HLS_primary_id": "full"])
+            let before = library.sessions.count(Target(.live, "demo"))
+            let answer = try #require(lane.answer(list + "fast-1", nil), "answered on the fast lane")
+            guard case .bytes(let body) = answer.body else {
+                Issue.record("an asset list in memory")
+                return
+            }
+            #expect(String(buffer: body).contains("\"ASSETS\""))
+            #expect(library.sessions.count(Target(.live, "demo")) == before + 1)
+        } catch {
+            state.finishRecording()
+            await recorder.value
+            try await client.shutdown()
+            throw error
+        }
+        state.finishRecording()
+        await recorder.value
+        try await client.shutdown()
+    }
 }
