@@ -54,26 +54,14 @@ struct AnswerCacheTests {
         "Through the fast lane: a kept playlist is given again byte for byte, and not after an admin break or a new live window"
     )
     func throughFastLane() async throws {
-        let configuration = try Harness.demo()
-        let state = try ServerState(store: SQLiteStore(path: nil))
-        try await state.seed(configuration.seed)
-        let recorder = Task { await state.recordServed(logger: Harness.logger) }
-        let clock = TestClock(RenderedPlaylistCacheTests.start)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let library = ContentLibrary(
-            configuration: configuration, state: state, inventory: StoredInventory(state: state), client: client,
-            logger: Harness.logger, now: { clock.now })
-        let routes = Routes(
-            library: library, admin: AdminAPI(library: library),
-            mailbox: HandoffMailbox(capacity: 1, expiry: .seconds(1)))
-        let lane = routes.fastLane(serverName: "test")
-        func body(_ target: String) -> [UInt8]? {
-            guard let answer = lane.answer(target, nil), case .bytes(let buffer) = answer.body else { return nil }
-            return Array(buffer.readableBytesView)
-        }
-        let vod = "/demo/vod/video/main.m3u8"
-        let live = "/demo/live/video/main.m3u8"
-        do {
+        try await withDemoLibrary { library, _, clock in
+            let (lane, routes) = fastLane(library)
+            func body(_ target: String) -> [UInt8]? {
+                guard let answer = lane.answer(target, nil), case .bytes(let buffer) = answer.body else { return nil }
+                return Array(buffer.readableBytesView)
+            }
+            let vod = "/demo/vod/video/main.m3u8"
+            let live = "/demo/live/video/main.m3u8"
             for path in [vod, live] { _ = try await FastLaneTests.settled(library, path) }
             let vodBytes = try #require(body(vod))
             let liveBytes = try #require(body(live))
@@ -96,35 +84,15 @@ struct AnswerCacheTests {
             #expect(body(live) == nil, "a new live window: not given again")
             let next = try await FastLaneTests.settled(library, live)
             #expect(body(live) == next && next != window)
-        } catch {
-            state.finishRecording()
-            await recorder.value
-            try await client.shutdown()
-            throw error
         }
-        state.finishRecording()
-        await recorder.value
-        try await client.shutdown()
     }
 
     @Test(
         "A live asset list answered on the fast lane counts its viewer, as the full path does (the twins had drifted)"
     )
     func fastAssetListCountsViewer() async throws {
-        let configuration = try Harness.demo()
-        let state = try ServerState(store: SQLiteStore(path: nil))
-        try await state.seed(configuration.seed)
-        let recorder = Task { await state.recordServed(logger: Harness.logger) }
-        let clock = TestClock(RenderedPlaylistCacheTests.start)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let library = ContentLibrary(
-            configuration: configuration, state: state, inventory: StoredInventory(state: state), client: client,
-            logger: Harness.logger, now: { clock.now })
-        let lane = Routes(
-            library: library, admin: AdminAPI(library: library),
-            mailbox: HandoffMailbox(capacity: 1, expiry: .seconds(1))
-        ).fastLane(serverName: "test")
-        do {
+        try await withDemoLibrary { library, _, clock in
+            let (lane, _) = fastLane(library)
             var request = InsertionRequest(id: "fast-viewers")
             request.date = clock.now - MediaTime(seconds: 4)
             request.duration = MediaTime(seconds: 10)
@@ -146,14 +114,6 @@ struct AnswerCacheTests {
             }
             #expect(String(buffer: body).contains("\"ASSETS\""))
             #expect(library.sessions.count(Target(.live, "demo")) == before + 1)
-        } catch {
-            state.finishRecording()
-            await recorder.value
-            try await client.shutdown()
-            throw error
         }
-        state.finishRecording()
-        await recorder.value
-        try await client.shutdown()
     }
 }

@@ -345,18 +345,9 @@ struct FastLaneTests {
         "A known answer is the full path's, and goes when what it depends on changes: an admin break, a new live window, any state change"
     )
     func knownAnswersFollow() async throws {
-        let configuration = try Harness.demo()
-        let state = try ServerState(store: SQLiteStore(path: nil))
-        try await state.seed(configuration.seed)
-        let recorder = Task { await state.recordServed(logger: Harness.logger) }
-        let clock = TestClock(RenderedPlaylistCacheTests.start)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let library = ContentLibrary(
-            configuration: configuration, state: state, inventory: StoredInventory(state: state), client: client,
-            logger: Harness.logger, now: { clock.now })
-        let vod = "/demo/vod/video/main.m3u8"
-        let live = "/demo/live/video/main.m3u8"
-        do {
+        try await withDemoLibrary { library, state, clock in
+            let vod = "/demo/vod/video/main.m3u8"
+            let live = "/demo/live/video/main.m3u8"
             // An admin break: the state's version moves on, the known answer goes, the next has the break.
             let before = try await Self.settled(library, vod)
             var request = InsertionRequest(id: "known-answer-break")
@@ -384,15 +375,7 @@ struct FastLaneTests {
             #expect(state.versioned.version > version)
             #expect(try Self.known(library, vod) == nil && Self.known(library, live) == nil)
             #expect(try await Self.settled(library, vod) == after)
-        } catch {
-            state.finishRecording()
-            await recorder.value
-            try await client.shutdown()
-            throw error
         }
-        state.finishRecording()
-        await recorder.value
-        try await client.shutdown()
     }
 
     // MARK: The guard, driven directly

@@ -131,3 +131,33 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// The demo's content library on an in-memory store, its served values recorded, on a test clock
+/// at ``RenderedPlaylistCacheTests/start``: runs `body`, then stops recording and the HTTP client,
+/// whether `body` threw or not.
+func withDemoLibrary(
+    _ body: (_ library: ContentLibrary, _ state: ServerState, _ clock: TestClock) async throws -> Void
+) async throws {
+    let configuration = try Harness.demo()
+    let state = try ServerState(store: SQLiteStore(path: nil))
+    try await state.seed(configuration.seed)
+    let recorder = Task { await state.recordServed(logger: Harness.logger) }
+    let clock = TestClock(RenderedPlaylistCacheTests.start)
+    let client = HTTPClient(eventLoopGroupProvider: .singleton)
+    let library = ContentLibrary(
+        configuration: configuration, state: state, inventory: StoredInventory(state: state), client: client,
+        logger: Harness.logger, now: { clock.now })
+    var failure: (any Error)?
+    do { try await body(library, state, clock) } catch { failure = error }
+    state.finishRecording()
+    await recorder.value
+    try await client.shutdown()
+    if let failure { throw failure }
+}
+
+/// The fast lane of a server on `library` (its routes', as the request guard gets it).
+func fastLane(_ library: ContentLibrary) -> (FastLane, Routes) {
+    let routes = Routes(
+        library: library, admin: AdminAPI(library: library), mailbox: HandoffMailbox(capacity: 1, expiry: .seconds(1)))
+    return (routes.fastLane(serverName: "test"), routes)
+}

@@ -38,7 +38,10 @@ struct Routes {
         let metrics = metrics
         let kept = answers
         return FastLane(serverName: serverName, answered: { metrics.fastAnswered() }) { target, session in
-            if let entry = kept.entry(target, version: library.state.version, now: library.now()) {
+            // Only playlists without a query are kept: other targets skip the lookup, lock and clock.
+            if target.hasSuffix(".m3u8"),
+                let entry = kept.entry(target, version: library.state.version, now: library.now())
+            {
                 library.sawPlaylist(entry.mounted, session: session, query: [:])
                 return entry.answer
             }
