@@ -54,7 +54,7 @@ extension PlaybackStateMachine {
     mutating func coordinate(
         _ location: CoordinatedLocation, playing: Bool, rate: Double, anchor: Duration?, continuing: Bool
     ) {
-        coordinator.placed(loaded: timeline != nil)
+        actions += coordinator.placed(loaded: timeline != nil, at: position).map { .signal($0) }
         self.playing = playing
         self.rate = rate
         guard timeline != nil else {

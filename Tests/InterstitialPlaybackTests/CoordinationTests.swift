@@ -152,6 +152,29 @@ struct CoordinationTests {
         }
     }
 
+    @Test("two participants that start at once, each with its own pre-roll, end up together: none waits forever")
+    func startTogether() async throws {
+        let files = vod(
+            [Content.interstitial("pre", at: 0, "CUE=\"PRE\",X-ASSET-LIST=\"/list.json\",X-RESUME-OFFSET=0")], ads)
+        try await TestOrigin.with({ path, query in
+            path == "/list.json" ? Self.varying(path, query) : TestOrigin.reply(files, path)
+        }) { origin in
+            let group = try await Group(origin, count: 2)
+            // Both propose a start at the same moment (as `hlsi play --group-size` does once the group
+            // is full): the later proposal may take the other out of its pre-roll.
+            for player in group.players { player.play() }
+            await group.run(to: 30)
+            for player in group.players {
+                #expect(
+                    player.reasonForWaitingToPlay != .waitingForCoordinatedPlayback,
+                    "\(player.trace.lines([.interstitialStarted, .interstitialEnded, .waitingForGroup, .coordinated]))")
+                #expect(player.timeControlStatus == .playing)
+            }
+            #expect(group.drift == 0)
+            await group.shutdown()
+        }
+    }
+
     @Test("a participant that joins late starts where the group is")
     func lateJoiner() async throws {
         try await TestOrigin.with(Self.varying) { origin in

@@ -81,7 +81,7 @@ struct AdServerProtectionTests {
         try await TestOrigin.withOrigin(routes: { _ in .init() }) { origin in port = origin.port }
         let closed = port
         let configuration = try Self.configuration(
-            vast: "http://127.0.0.1:\(closed)/vast?brk=[BREAKID]", deadline: 1.5,
+            vast: "http://127.0.0.1:\(closed)/vast?brk=[BREAKID]", deadline: 20,
             ["breaker": .object(["failures": .integer(2), "coolDown": .integer(600)]), "slate": .string("ad2")])
         try await Harness.withServer(configuration) { client in
             for _ in 0..<6 {
@@ -91,13 +91,22 @@ struct AdServerProtectionTests {
                 #expect(!ads.isEmpty && ads.allSatisfy { $0 == "ad2" }, "\(ads)")
             }
             let key = "http://127.0.0.1:\(closed)"
-            // A refused connection is a failure at once: retried inside the HTTP client until its 2 s
-            // connect timeout, each decision would run into the 1.5 s deadline.
+            // A refused connection is a failure, not a wait for the deadline (a generous one here, so
+            // that a loaded machine cannot decide the outcome); that the client does not retry the
+            // connection until its connect timeout is the next test's.
             #expect(try await Self.metric(client, "hlsi_vast_timeouts_total{target=\"vod/demo\"}") == "0")
             #expect(try await Self.metric(client, "hlsi_ad_server_breaker_state{ad_server=\"\(key)\"}") == "2.0")
             #expect(
                 try await Self.metric(client, "hlsi_ad_server_shed_total{ad_server=\"\(key)\",reason=\"breaker\"}")
                     == "4")
+        }
+    }
+
+    @Test("the ad-server client fails a connection that cannot be made at once: no retries inside the client")
+    func noConnectionRetries() {
+        for fresh in [false, true] {
+            let configuration = InterstitialServer.adServerClientConfiguration(fresh: fresh)
+            #expect(configuration.connectionPool.retryConnectionEstablishment == false)
         }
     }
 

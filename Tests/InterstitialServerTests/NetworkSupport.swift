@@ -68,16 +68,24 @@ final class TestOrigin: Sendable {
     let uris: NIOLockedValueBox<[String]>
     /// Every request's URI and header fields, in order of arrival.
     let heads: NIOLockedValueBox<[(uri: String, headers: HTTPHeaders)]>
+    /// The connections accepted.
+    private let connections: NIOLockedValueBox<[any Channel]>
 
     private init(
         channel: any Channel, received: NIOLockedValueBox<[String: Int]>, uris: NIOLockedValueBox<[String]>,
-        heads: NIOLockedValueBox<[(uri: String, headers: HTTPHeaders)]>
+        heads: NIOLockedValueBox<[(uri: String, headers: HTTPHeaders)]>, connections: NIOLockedValueBox<[any Channel]>
     ) {
         self.channel = channel
         self.received = received
         self.uris = uris
         self.heads = heads
+        self.connections = connections
         port = channel.localAddress?.port ?? 0
+    }
+
+    /// Closes every connection accepted so far (stalled answers end there, cut short).
+    func dropConnections() {
+        for connection in connections.withLockedValue({ $0 }) { connection.close(promise: nil) }
     }
 
     /// The header fields of the requests whose path is `path`.
@@ -98,16 +106,19 @@ final class TestOrigin: Sendable {
         let counter = NIOLockedValueBox<[String: Int]>([:])
         let uris = NIOLockedValueBox<[String]>([])
         let heads = NIOLockedValueBox<[(uri: String, headers: HTTPHeaders)]>([])
+        let connections = NIOLockedValueBox<[any Channel]>([])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
+                connections.withLockedValue { $0.append(channel) }
+                return channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
                     try channel.pipeline.syncOperations.addHandler(
                         Handler(routes: routes, received: counter, uris: uris, heads: heads))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        let origin = TestOrigin(channel: channel, received: counter, uris: uris, heads: heads)
+        let origin = TestOrigin(
+            channel: channel, received: counter, uris: uris, heads: heads, connections: connections)
         do {
             try await body(origin)
         } catch {
@@ -173,8 +184,9 @@ func get(port: Int, _ path: String) async throws -> (status: Int, body: String) 
     return (Int(response.status.code), String(buffer: body))
 }
 
-/// Waits until `condition` holds, checking after each yield (at most `limit`).
-func eventually(_ limit: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
+/// Waits until `condition` holds, checking after each yield (at most `limit`: generous, as the whole
+/// suite runs at once on two cores; a condition that holds returns at once).
+func eventually(_ limit: Duration = .seconds(60), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
     let end = ContinuousClock.now + limit
     while ContinuousClock.now < end {
         if try await condition() { return true }

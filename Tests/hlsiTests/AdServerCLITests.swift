@@ -7,33 +7,33 @@ import Testing
 struct AdServerCLITests {
     /// Runs `E2E/ad_server.py` (media from `mediaBase`) while `body` runs with its origin and the
     /// file it logs every request to.
-    static func withAdServer(mediaBase: String, _ body: (String, URL) throws -> Void) throws {
+    static func withAdServer(mediaBase: String, _ body: (String, URL) async throws -> Void) async throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-ads-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
-        try CLITests.withPython(["E2E/ad_server.py", mediaBase, log.path]) { line in
+        try await CLITests.withPython(["E2E/ad_server.py", mediaBase, log.path]) { line in
             let port = try #require(
                 line.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) },
                 "the ad server did not start: \(line)")
-            try body("http://127.0.0.1:\(port)", log)
+            try await body("http://127.0.0.1:\(port)", log)
         }
     }
 
     @Test("every ad played hears impression, start, the quartiles and complete, once each, from hlsi play")
-    func beaconsReachTheAdServer() throws {
-        let (server, base, serverLog) = try ServeCLITests.startServer()
+    func beaconsReachTheAdServer() async throws {
+        let (server, base, serverLog) = try await ServeCLITests.startServer()
         defer {
             if server.isRunning { server.terminate() }
             try? FileManager.default.removeItem(at: serverLog)
         }
-        try Self.withAdServer(mediaBase: base) { adServer, log in
+        try await Self.withAdServer(mediaBase: base) { adServer, log in
             let common = ["--server", base, "--token", "cli-token"]
             let schedule = """
                 {"target":"vod/demo","adServer":{"vast":"\(adServer)/vast?brk=[BREAKID]&dur=[BREAKDURATION]&sid=[SESSIONID]&cb=[CACHEBUSTING]"}}
                 """
-            let created = try CLITests.run(["admin", "create", "schedule", "--json", schedule] + common)
+            let created = try await CLITests.run(["admin", "create", "schedule", "--json", schedule] + common)
             #expect(created.status == 0, "\(created.standardError)")
-            let run = try CLITests.run(["play", base + "/demo/vod/master.m3u8", "--json", "--no-segments"])
+            let run = try await CLITests.run(["play", base + "/demo/vod/master.m3u8", "--json", "--no-segments"])
             #expect(run.status == 0, "\(run.standardError)")
             let events = try PlayCLITests.objects(run.standardOutput)
             let requests = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)

@@ -37,14 +37,14 @@ struct CLIPolishTests {
     ]
 
     @Test("commands that echo a playlist's text escape its control characters", arguments: echoingCommands)
-    func controlCharactersEscaped(_ command: [String]) throws {
+    func controlCharactersEscaped(_ command: [String]) async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("hostile.m3u8")
         try Data(Self.hostilePlaylist.utf8).write(to: file)
         // insert refuses a playlist with errors before it reads the request: give it a clean one.
         let input = command[0] == "insert" ? "Tests/Fixtures/playlists/vod-basic.m3u8" : file.path
-        let run = try CLITests.run(command + [input])
+        let run = try await CLITests.run(command + [input])
         #expect(run.status != 0 || command[0] != "insert")
         let output = run.standardOutput + run.standardError
         #expect(Self.controls(output).isEmpty, "\(command): raw control characters \(Self.controls(output))")
@@ -53,7 +53,7 @@ struct CLIPolishTests {
     }
 
     @Test("a binary file (an ELF header) is reported with its bytes escaped, text and JSON")
-    func binaryFile() throws {
+    func binaryFile() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("binary")
@@ -61,7 +61,7 @@ struct CLIPolishTests {
         bytes += (0..<64).map { UInt8($0 * 4 & 0xFF) }
         try Data(bytes).write(to: file)
         for command in [["inspect"], ["validate"], ["schedule"], ["timeline", "--ansi"], ["inspect", "--json"]] {
-            let run = try CLITests.run(command + [file.path])
+            let run = try await CLITests.run(command + [file.path])
             #expect(run.status == 1, "\(command)")
             let output = run.standardOutput + run.standardError
             #expect(Self.controls(output).isEmpty, "\(command): \(Self.controls(output))")
@@ -72,8 +72,8 @@ struct CLIPolishTests {
     // MARK: Network failures
 
     @Test("a refused connection is worded as such, with the host and port")
-    func refusedConnection() throws {
-        let run = try CLITests.run(["validate", "http://127.0.0.1:1/x"])
+    func refusedConnection() async throws {
+        let run = try await CLITests.run(["validate", "http://127.0.0.1:1/x"])
         #expect(run.status == 2)
         #expect(
             run.standardError
@@ -90,8 +90,8 @@ struct CLIPolishTests {
     ]
 
     @Test("--help shows each default once (the parser adds \"(default: …)\" itself)", arguments: subcommands)
-    func defaultsShownOnce(_ command: String) throws {
-        let run = try CLITests.run([command, "--help"])
+    func defaultsShownOnce(_ command: String) async throws {
+        let run = try await CLITests.run([command, "--help"])
         #expect(run.status == 0)
         let text = run.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         // A "(default …)" of the help text right before the parser's own "(default: …)".
@@ -145,13 +145,13 @@ struct CLIPolishTests {
     @Test(
         "--format json / --json print JSON with the keys of a normal report when loading fails", arguments: jsonFailures
     )
-    func jsonOnFailure(_ testCase: JSONCase) throws {
-        let run = try CLITests.run(testCase.arguments)
+    func jsonOnFailure(_ testCase: JSONCase) async throws {
+        let run = try await CLITests.run(testCase.arguments)
         #expect(run.status == testCase.status, "\(run.standardError)")
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any],
             "no JSON: \(run.standardOutput)")
-        let normal = try CLITests.run(Self.working(testCase.arguments))
+        let normal = try await CLITests.run(Self.working(testCase.arguments))
         let normalObject = try #require(
             try JSONSerialization.jsonObject(with: Data(normal.standardOutput.utf8)) as? [String: Any])
         #expect(Set(object.keys) == Set(normalObject.keys))
@@ -171,10 +171,11 @@ struct CLIPolishTests {
     ]
 
     @Test("insert --in MEDIA does what the positional form does")
-    func insertInMedia() throws {
-        let positional = try CLITests.run(["insert", "Tests/Fixtures/playlists/vod-basic.m3u8"] + Self.insertOptions)
+    func insertInMedia() async throws {
+        let positional = try await CLITests.run(
+            ["insert", "Tests/Fixtures/playlists/vod-basic.m3u8"] + Self.insertOptions)
         #expect(positional.status == 0)
-        let option = try CLITests.run(
+        let option = try await CLITests.run(
             ["insert", "--in", "Tests/Fixtures/playlists/vod-basic.m3u8"] + Self.insertOptions)
         #expect(option.status == 0, "\(option.standardError)")
         #expect(option.standardOutput == positional.standardOutput)
@@ -183,7 +184,7 @@ struct CLIPolishTests {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let written = directory.appendingPathComponent("one.m3u8")
-        let toFile = try CLITests.run(
+        let toFile = try await CLITests.run(
             ["insert", "--in", "Tests/Fixtures/playlists/vod-basic.m3u8", "--output", written.path] + Self.insertOptions
         )
         #expect(toFile.status == 0, "\(toFile.standardError)")
@@ -191,10 +192,10 @@ struct CLIPolishTests {
     }
 
     @Test("insert --in MEDIA --out DIR writes the playlist and copies its media")
-    func insertInMediaTree() throws {
+    func insertInMediaTree() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try CLITests.run(
+        let run = try await CLITests.run(
             [
                 "insert", "--in", "Tests/Fixtures/presentation/video/prog.m3u8", "--out", directory.path, "--schedule",
                 "Tests/Fixtures/insert-schedule.json",
@@ -205,7 +206,7 @@ struct CLIPolishTests {
         for file in ["init.mp4", "s0.m4s", "s1.m4s", "s2.m4s"] {
             #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent(file).path), "\(file)")
         }
-        let master = try CLITests.run([
+        let master = try await CLITests.run([
             "insert", "--in", "Tests/Fixtures/presentation/master.m3u8", "--schedule",
             "Tests/Fixtures/insert-schedule.json",
         ])
@@ -262,7 +263,7 @@ struct CLIPolishTests {
     }
 
     @Test("validate --recursive says what it checked: counts in text, each one with --verbose, all in JSON")
-    func recursiveReport() throws {
+    func recursiveReport() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try Self.writePresentation(in: directory)
@@ -271,7 +272,7 @@ struct CLIPolishTests {
             (run.standardOutput + (run.standardError.isEmpty ? "" : "--- stderr\n" + run.standardError))
                 .replacingOccurrences(of: directory.path, with: "DIR")
         }
-        let plain = try CLITests.run(["validate", "--recursive", master])
+        let plain = try await CLITests.run(["validate", "--recursive", master])
         #expect(plain.status == 1)
         #expect(
             plain.standardError.contains(
@@ -280,14 +281,14 @@ struct CLIPolishTests {
         #expect(!plain.standardError.contains("checked media playlist"))
         try CLITests.golden("validate-recursive.txt", normalized(plain))
 
-        let verbose = try CLITests.run(["validate", "--recursive", "--verbose", master])
+        let verbose = try await CLITests.run(["validate", "--recursive", "--verbose", master])
         #expect(verbose.status == 1)
         try CLITests.golden("validate-recursive-verbose.txt", normalized(verbose))
         #expect(
             verbose.standardError.contains(
                 "checked asset list DIR/list.json".replacingOccurrences(of: "DIR", with: directory.path)))
 
-        let json = try CLITests.run(["validate", "--recursive", "--format", "json", master])
+        let json = try await CLITests.run(["validate", "--recursive", "--format", "json", master])
         #expect(json.status == 1)
         try CLITests.golden("validate-recursive.json", normalized(json))
         let object = try #require(
@@ -301,10 +302,10 @@ struct CLIPolishTests {
     }
 
     @Test("validate of one playlist keeps its short summary; --verbose names the playlist checked")
-    func singleReport() throws {
-        let plain = try CLITests.run(["validate", "Tests/Fixtures/playlists/vod-basic.m3u8"])
+    func singleReport() async throws {
+        let plain = try await CLITests.run(["validate", "Tests/Fixtures/playlists/vod-basic.m3u8"])
         #expect(plain.standardError == "Tests/Fixtures/playlists/vod-basic.m3u8: 0 errors, 0 warnings\n")
-        let verbose = try CLITests.run(["validate", "--verbose", "Tests/Fixtures/playlists/vod-basic.m3u8"])
+        let verbose = try await CLITests.run(["validate", "--verbose", "Tests/Fixtures/playlists/vod-basic.m3u8"])
         #expect(
             verbose.standardError
                 == """

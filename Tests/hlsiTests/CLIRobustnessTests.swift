@@ -42,18 +42,18 @@ struct CLIRobustnessTests {
     ]
 
     @Test("hostile arguments and playlists end with a message and an exit status, never a crash", arguments: cases)
-    func hostileCommandLines(_ testCase: Case) throws {
-        let run = try CLITests.run(testCase.arguments)
+    func hostileCommandLines(_ testCase: Case) async throws {
+        let run = try await CLITests.run(testCase.arguments)
         #expect(run.status == testCase.status, "\(run.standardError)")
         let output = run.standardOutput + run.standardError
         #expect(testCase.message.isEmpty || output.contains(testCase.message), "\(run.standardError)")
     }
 
     @Test("insert --attr refuses a value that would break the line grammar (tag injection)")
-    func insertInjection() throws {
+    func insertInjection() async throws {
         for value in ["X-EVIL=a\"\n#EXTINF:2,\nhttp://evil.invalid/seg.m4s\n#X:\"b", "X-EVIL=a\",DURATION=999,X-Z=\"b"]
         {
-            let run = try CLITests.run([
+            let run = try await CLITests.run([
                 "insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--id", "ad", "--at", "2", "--asset-uri",
                 "https://ads.example.com/ad.m3u8", "--attr", value,
             ])
@@ -65,7 +65,7 @@ struct CLIRobustnessTests {
     }
 
     @Test("10,000 duplicate attributes on one tag: bounded output, the count said once")
-    func duplicateAttributes() throws {
+    func duplicateAttributes() async throws {
         let tag =
             "#EXT-X-DATERANGE:ID=\"a\",START-DATE=\"2020-01-01T00:00:00Z\""
             + String(repeating: ",DURATION=1", count: 10_000)
@@ -74,7 +74,7 @@ struct CLIRobustnessTests {
         try Data(text.utf8).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         for command in ["inspect", "validate"] {
-            let run = try CLITests.run([command, url.path])
+            let run = try await CLITests.run([command, url.path])
             #expect(run.status == 1)
             // The input is 110 KB; what is said about it stays a small multiple of one line's window.
             #expect(run.standardError.utf8.count + run.standardOutput.utf8.count < 64 * 1024, "\(command)")
@@ -85,11 +85,11 @@ struct CLIRobustnessTests {
 
 extension CLIRobustnessTests {
     @Test("a binary file is reported without raw control bytes (terminal escapes) in the message")
-    func binaryInputIsEscaped() throws {
+    func binaryInputIsEscaped() async throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-binary-\(UUID())")
         try Data([0x7F, 0x45, 0x4C, 0x46, 0x1B, 0x5B, 0x32, 0x4A, 0x00, 0x07, 0x0A, 0x0D, 0x09]).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
-        let run = try CLITests.run(["inspect", url.path])
+        let run = try await CLITests.run(["inspect", url.path])
         #expect(run.status == 1)
         #expect(run.standardError.contains("load-not-a-playlist"))
         #expect(run.standardError.contains(#"\u{1B}[2J"#), "\(run.standardError)")

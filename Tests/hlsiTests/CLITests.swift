@@ -27,7 +27,7 @@ struct CLITests {
 
     /// Runs `python3 -u ARGUMENTS` from the package root while `body` runs with the first line it
     /// prints (a server says its port there); the process is killed after.
-    static func withPython(_ arguments: [String], _ body: (String) throws -> Void) throws {
+    static func withPython(_ arguments: [String], _ body: (String) async throws -> Void) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u"] + arguments
@@ -36,33 +36,58 @@ struct CLITests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        defer {
+        let running = Started(process: process, output: output, error: Pipe())
+        let first = await offPool {
+            var text = ""
+            let handle = running.output.fileHandleForReading
+            while !text.contains("\n") {
+                let data = handle.availableData
+                guard !data.isEmpty else { break }
+                text += String(decoding: data, as: UTF8.self)
+            }
+            return String(text.prefix { $0 != "\n" })
+        }
+        func stop() async {
             // SIGKILL: a child of the test process inherits its blocked SIGTERM.
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            await offPool { running.process.waitUntilExit() }
         }
-        var text = ""
-        let handle = output.fileHandleForReading
-        while !text.contains("\n") {
-            let data = handle.availableData
-            guard !data.isEmpty else { break }
-            text += String(decoding: data, as: UTF8.self)
+        do {
+            try await body(first)
+        } catch {
+            await stop()
+            throw error
         }
-        try body(String(text.prefix { $0 != "\n" }))
+        await stop()
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        try start(arguments, environment: environment).finish()
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Run {
+        try await start(arguments, environment: environment).finish()
+    }
+
+    /// Runs `work` on a thread of its own and waits for it without blocking: a blocking read or
+    /// wait on the concurrency pool (two threads on a 2-core machine) would stall every other test
+    /// running at once, and their deadlines with them.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: work()) }.start()
+        }
     }
 
     /// A started `hlsi` process, to run several at once.
-    struct Started {
+    struct Started: Sendable {
         let process: Process
         let output: Pipe
         let error: Pipe
 
-        /// Waits for the process and collects what it printed.
-        func finish() -> Run {
+        /// Waits for the process (off the concurrency pool) and collects what it printed.
+        func finish() async -> Run {
+            let started = self
+            return await CLITests.offPool { started.finishBlocking() }
+        }
+
+        /// Waits for the process and collects what it printed, blocking the calling thread.
+        private func finishBlocking() -> Run {
             // Both pipes are drained at once: a process that fills one while the other is read would block.
             let errorHandle = error.fileHandleForReading
             let errorBox = ErrorBox()
@@ -216,65 +241,65 @@ struct CLITests {
     ]
 
     @Test("golden output and exit status", arguments: goldenCases)
-    func goldenOutput(_ testCase: GoldenCase) throws { try Self.check(testCase) }
+    func goldenOutput(_ testCase: GoldenCase) async throws { try await Self.check(testCase) }
 
     /// Runs a golden case: its exit status, and standard output then standard error against the golden file.
-    static func check(_ testCase: GoldenCase) throws {
-        let run = try run(testCase.arguments)
+    static func check(_ testCase: GoldenCase) async throws {
+        let run = try await run(testCase.arguments)
         #expect(run.status == testCase.status, "\(run.standardError)")
         try golden(
             testCase.golden, run.standardOutput + (run.standardError.isEmpty ? "" : "--- stderr\n" + run.standardError))
     }
 
     @Test("usage errors exit 2 with a message; --help exits 0")
-    func usage() throws {
-        let noArguments = try Self.run(["inspect"])
+    func usage() async throws {
+        let noArguments = try await Self.run(["inspect"])
         #expect(noArguments.status == 2)
         #expect(noArguments.standardError.contains("Missing expected argument"))
-        let unknown = try Self.run(["inspect", "--bogus", "x"])
+        let unknown = try await Self.run(["inspect", "--bogus", "x"])
         #expect(unknown.status == 2)
-        let badValue = try Self.run(["generate", "vod", "--segments", "-3"])
+        let badValue = try await Self.run(["generate", "vod", "--segments", "-3"])
         #expect(badValue.status == 2)
-        let help = try Self.run(["inspect", "--help"])
+        let help = try await Self.run(["inspect", "--help"])
         #expect(help.status == 0)
         #expect(
             help.standardOutput.contains("Exit codes: 0 no errors, 1 the playlist has errors, 2 usage or I/O failure."))
     }
 
     @Test("I/O failures exit 2; content that is not a playlist exits 1")
-    func failures() throws {
-        let missing = try Self.run(["inspect", "Tests/Fixtures/playlists/none.m3u8"])
+    func failures() async throws {
+        let missing = try await Self.run(["inspect", "Tests/Fixtures/playlists/none.m3u8"])
         #expect(missing.status == 2)
         #expect(
             missing.standardError == "Tests/Fixtures/playlists/none.m3u8: error: [load-file-unreadable] no such file\n")
-        let notPlaylist = try Self.run(["inspect", "README.md"])
+        let notPlaylist = try await Self.run(["inspect", "README.md"])
         #expect(notPlaylist.status == 1)
         #expect(notPlaylist.standardError.contains("[load-not-a-playlist]"))
-        let refused = try Self.run(["inspect", "http://127.0.0.1:9/a.m3u8"])
+        let refused = try await Self.run(["inspect", "http://127.0.0.1:9/a.m3u8"])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("[load-network]"))
-        let validate = try Self.run(["validate", "http://127.0.0.1:1/x"])
+        let validate = try await Self.run(["validate", "http://127.0.0.1:1/x"])
         #expect(validate.status == 2)
         #expect(
             validate.standardError.hasPrefix("http://127.0.0.1:1/x: error: [load-network]"), "\(validate.standardError)"
         )
-        let interval = try Self.run(["validate", "x.m3u8", "--watch", "1", "--interval", "1e300"])
+        let interval = try await Self.run(["validate", "x.m3u8", "--watch", "1", "--interval", "1e300"])
         #expect(interval.status != 0)
         #expect(interval.standardError.contains("--interval"))
     }
 
     @Test("generate writes playlists that inspect cleanly")
-    func generate() throws {
-        let run = try Self.run(["generate", "vod", "--segments", "300", "--interstitial-every", "100"])
+    func generate() async throws {
+        let run = try await Self.run(["generate", "vod", "--segments", "300", "--interstitial-every", "100"])
         #expect(run.status == 0)
         #expect(run.standardOutput.components(separatedBy: "#EXT-X-DATERANGE").count == 4)
-        let live = try Self.run(["generate", "live", "--hours", "0.1"])
+        let live = try await Self.run(["generate", "live", "--hours", "0.1"])
         #expect(live.standardOutput.contains("#EXT-X-PRELOAD-HINT"))
     }
 
     @Test("docs/rules.md is the output of hlsi rules --markdown")
-    func rulesCatalog() throws {
-        let run = try Self.run(["rules", "--markdown"])
+    func rulesCatalog() async throws {
+        let run = try await Self.run(["rules", "--markdown"])
         #expect(run.status == 0)
         let path = Self.packageRoot.appendingPathComponent("docs/rules.md")
         if ProcessInfo.processInfo.environment["HLSI_UPDATE_GOLDEN"] == "1" {
@@ -284,10 +309,10 @@ struct CLITests {
     }
 
     @Test("insert --in --out writes identical tags into every media playlist, copies the media, and validates")
-    func insertTree() throws {
+    func insertTree() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-tree-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
-        let run = try Self.run([
+        let run = try await Self.run([
             "insert", "--in", "Tests/Fixtures/presentation/master.m3u8", "--out", out.path, "--schedule",
             "Tests/Fixtures/insert-schedule.json",
         ])
@@ -302,37 +327,37 @@ struct CLITests {
         for file in ["video/init.mp4", "video/s2.m4s", "audio/s0.m4s"] {
             #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(file).path), "\(file)")
         }
-        let validate = try Self.run(["validate", "--recursive", out.appendingPathComponent("master.m3u8").path])
+        let validate = try await Self.run(["validate", "--recursive", out.appendingPathComponent("master.m3u8").path])
         // The asset list (resolved against each media playlist) and the ad are not there: only loading fails.
         let errors = validate.standardOutput.split(separator: "\n").filter { $0.contains(": error: ") }
         #expect(errors.allSatisfy { $0.contains("[interstitial-load]") }, "\(validate.standardOutput)")
         #expect(errors.filter { $0.contains("mid.json") }.count == 2)
-        let single = try Self.run(["validate", out.appendingPathComponent("video/prog.m3u8").path])
+        let single = try await Self.run(["validate", out.appendingPathComponent("video/prog.m3u8").path])
         #expect(single.status == 0)
         #expect(single.standardOutput.isEmpty)
     }
 
     @Test("insert refuses bad requests with the option or JSON path, exit 2")
-    func insertErrors() throws {
-        let relative = try Self.run([
+    func insertErrors() async throws {
+        let relative = try await Self.run([
             "insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--id", "a", "--at", "1", "--asset-uri", "ad.m3u8",
         ])
         #expect(relative.status == 2)
         #expect(relative.standardError.contains("[insert-request] assetUri: \"ad.m3u8\" is not absolute"))
-        let noID = try Self.run(["insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--at", "1"])
+        let noID = try await Self.run(["insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--at", "1"])
         #expect(noID.status == 2)
-        let badSeconds = try Self.run([
+        let badSeconds = try await Self.run([
             "insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--id", "a", "--at", "soon", "--asset-uri",
             "https://a/b",
         ])
         #expect(badSeconds.status == 2)
         #expect(badSeconds.standardError.contains("--at needs a non-negative number of seconds, found soon"))
-        let invalid = try Self.run([
+        let invalid = try await Self.run([
             "insert", "Tests/Fixtures/invalid/attribute-syntax.m3u8", "--id", "a", "--at", "1", "--asset-uri",
             "https://a/b",
         ])
         #expect(invalid.status == 1)
-        let master = try Self.run([
+        let master = try await Self.run([
             "insert", "Tests/Fixtures/presentation/master.m3u8", "--id", "a", "--at", "1", "--asset-uri", "https://a/b",
         ])
         #expect(master.status == 2)
@@ -340,7 +365,7 @@ struct CLITests {
     }
 
     @Test("schedule and timeline do not crash on a playlist with huge durations that validates clean")
-    func hugeDurations() throws {
+    func hugeDurations() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-huge-\(UUID().uuidString).m3u8")
         defer { try? FileManager.default.removeItem(at: file) }
         var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n"
@@ -352,32 +377,32 @@ struct CLITests {
         for index in 0..<5 { text += "#EXTINF:6.000,\nseg\(index).ts\n" }
         text += "#EXT-X-ENDLIST\n"
         try text.write(to: file, atomically: true, encoding: .utf8)
-        #expect(try Self.run(["validate", file.path]).status == 0)
+        await #expect(try Self.run(["validate", file.path]).status == 0)
         let svg = file.deletingPathExtension().appendingPathExtension("svg")
         defer { try? FileManager.default.removeItem(at: svg) }
         for arguments in [
             ["schedule"], ["schedule", "--json"], ["timeline", "--ansi"], ["timeline", "--svg", svg.path],
         ] {
-            let run = try Self.run(arguments + [file.path])
+            let run = try await Self.run(arguments + [file.path])
             #expect(run.status == 0, "\(arguments): \(run.standardError)")
         }
     }
 
     @Test("inspect --limit=-1 and validate --interval 1e300 are usage errors, not crashes")
-    func boundedOptions() throws {
-        let limit = try Self.run(["inspect", "--limit=-1", "Tests/Fixtures/playlists/vod-basic.m3u8"])
+    func boundedOptions() async throws {
+        let limit = try await Self.run(["inspect", "--limit=-1", "Tests/Fixtures/playlists/vod-basic.m3u8"])
         #expect(limit.status == 2)
-        let interval = try Self.run([
+        let interval = try await Self.run([
             "validate", "--watch", "1", "--interval", "1e300", "Tests/Fixtures/playlists/vod-basic.m3u8",
         ])
         #expect(interval.status == 2)
         #expect(interval.standardError.contains("--interval"))
-        let hugeAt = try Self.run([
+        let hugeAt = try await Self.run([
             "insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--id", "a", "--at", "8999999999", "--asset-uri",
             "https://a/b",
         ])
         #expect(hugeAt.status == 2)
-        let inject = try Self.run([
+        let inject = try await Self.run([
             "insert", "Tests/Fixtures/playlists/vod-basic.m3u8", "--id", "a", "--at", "1", "--asset-uri",
             "https://a/b", "--attr", "X-EVIL=a\",DURATION=999,X-Z=\"b",
         ])
@@ -386,7 +411,7 @@ struct CLITests {
     }
 
     @Test("validate reports a quoted-string with a quote inside, and output stays bounded for 100k duplicates")
-    func validateInjected() throws {
+    func validateInjected() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-dup-\(UUID().uuidString).m3u8")
         defer { try? FileManager.default.removeItem(at: file) }
         var text = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
@@ -395,7 +420,7 @@ struct CLITests {
         text += "#EXTINF:6,\na.ts\n"
         try text.write(to: file, atomically: true, encoding: .utf8)
         for arguments in [["validate"], ["validate", "--format", "json"], ["inspect"]] {
-            let run = try Self.run(arguments + [file.path])
+            let run = try await Self.run(arguments + [file.path])
             #expect(run.status == 1)
             let output = run.standardOutput + run.standardError
             #expect(output.contains("attribute-quoted-string"))
@@ -405,11 +430,11 @@ struct CLITests {
     }
 
     @Test("validate exits 2 on I/O failures and usage errors")
-    func validateFailures() throws {
-        #expect(try Self.run(["validate", "Tests/Fixtures/none.m3u8"]).status == 2)
-        #expect(try Self.run(["validate", "--watch", "0", "x.m3u8"]).status == 2)
-        #expect(try Self.run(["validate", "--format", "xml", "x.m3u8"]).status == 2)
-        let ended = try Self.run(["validate", "--watch", "2", "Tests/Fixtures/playlists/vod-basic.m3u8"])
+    func validateFailures() async throws {
+        await #expect(try Self.run(["validate", "Tests/Fixtures/none.m3u8"]).status == 2)
+        await #expect(try Self.run(["validate", "--watch", "0", "x.m3u8"]).status == 2)
+        await #expect(try Self.run(["validate", "--format", "xml", "x.m3u8"]).status == 2)
+        let ended = try await Self.run(["validate", "--watch", "2", "Tests/Fixtures/playlists/vod-basic.m3u8"])
         #expect(ended.status == 0)
         #expect(ended.standardError.contains("has EXT-X-ENDLIST; stopped watching after 0 reloads"))
     }
@@ -431,7 +456,7 @@ struct CLITests {
     }
 
     @Test("hlsi schedule --json --resolve reproduces every conformance vector to the millisecond")
-    func scheduleConformance() throws {
+    func scheduleConformance() async throws {
         let vectors = try Self.scheduleVectors()
         #expect(vectors.count >= 10)
         func ms(_ value: Any?) -> Int? { (value as? NSNumber).map { Int(($0.doubleValue * 1000).rounded()) } }
@@ -457,7 +482,7 @@ struct CLITests {
                 let data = try JSONSerialization.data(withJSONObject: content)
                 try data.write(to: directory.appendingPathComponent(file))
             }
-            let run = try Self.run(["schedule", "--json", "--resolve", playlist.path])
+            let run = try await Self.run(["schedule", "--json", "--resolve", playlist.path])
             #expect(run.status == 0, "\(name): \(run.standardError)")
             let output = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any] ?? [:]
             let expected = vector["expected"] as? [String: Any] ?? [:]
@@ -472,12 +497,14 @@ struct CLITests {
     }
 
     @Test("hlsi timeline --svg writes an SVG; without an output it is a usage error")
-    func timelineSVG() throws {
+    func timelineSVG() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-\(UUID().uuidString).svg")
         defer { try? FileManager.default.removeItem(at: path) }
-        let run = try Self.run(["timeline", "Tests/Fixtures/playlists/interstitials-vod.m3u8", "--svg", path.path])
+        let run = try await Self.run([
+            "timeline", "Tests/Fixtures/playlists/interstitials-vod.m3u8", "--svg", path.path,
+        ])
         #expect(run.status == 0)
         #expect(try String(contentsOf: path, encoding: .utf8).hasPrefix("<svg"))
-        #expect(try Self.run(["timeline", "Tests/Fixtures/playlists/interstitials-vod.m3u8"]).status == 2)
+        await #expect(try Self.run(["timeline", "Tests/Fixtures/playlists/interstitials-vod.m3u8"]).status == 2)
     }
 }

@@ -12,13 +12,15 @@ struct PlayCLITests {
     }
 
     @Test("plays the demo VOD: every interstitial in order, primary resuming where timeline.json says")
-    func demoVOD() throws {
-        let (server, base, log) = try ServeCLITests.startServer()
+    func demoVOD() async throws {
+        let (server, base, log) = try await ServeCLITests.startServer()
         defer {
             if server.isRunning { server.terminate() }
             try? FileManager.default.removeItem(at: log)
         }
-        let run = try CLITests.run(["play", base + "/demo/vod/master.m3u8", "--json", "--primary-id", "cli-session"])
+        let run = try await CLITests.run([
+            "play", base + "/demo/vod/master.m3u8", "--json", "--primary-id", "cli-session",
+        ])
         #expect(run.status == 0, "\(run.standardError)")
         let events = try Self.objects(run.standardOutput)
         let started = events.filter { $0["event"] as? String == "interstitialStarted" }.compactMap {
@@ -33,22 +35,22 @@ struct PlayCLITests {
         let listURL = events.first { $0["event"] as? String == "assetListRequested" }?["url"] as? String
         #expect(listURL?.contains("_HLS_primary_id=cli-session") == true)
         // Text mode prints the same events as a log.
-        let text = try CLITests.run(["play", base + "/demo/vod/master.m3u8", "--no-segments"])
+        let text = try await CLITests.run(["play", base + "/demo/vod/master.m3u8", "--no-segments"])
         #expect(text.status == 0)
         #expect(text.standardOutput.components(separatedBy: "interstitialStarted").count == 5)
         #expect(text.standardOutput.contains("interstitialStarted   primary 12.000  id=midroll-1"))
     }
 
     @Test("scripts seek under restrictions: midroll-1 has X-RESTRICT=SKIP,JUMP")
-    func script() throws {
-        let (server, base, log) = try ServeCLITests.startServer()
+    func script() async throws {
+        let (server, base, log) = try await ServeCLITests.startServer()
         defer {
             if server.isRunning { server.terminate() }
             try? FileManager.default.removeItem(at: log)
         }
         // At 5 the pre-roll (a 6 s ad for this session) still plays: the seek ends it and crosses
         // midroll-1 (JUMP), which plays first; inside it (SKIP) a forward seek and rate 2 are refused.
-        let run = try CLITests.run([
+        let run = try await CLITests.run([
             "play", base + "/demo/vod/master.m3u8", "--json", "--no-segments", "--primary-id", "cli-script", "--script",
             "at 5 seek 20; at 7 seek 30; at 8 rate 2",
         ])
@@ -61,36 +63,36 @@ struct PlayCLITests {
         #expect(names.contains("seekCompleted@9.0"))
 
         // Live on a real clock for a few seconds; a manual clock cannot follow live.
-        let live = try CLITests.run(["play", base + "/demo/live/master.m3u8", "--json", "--duration", "2"])
+        let live = try await CLITests.run(["play", base + "/demo/live/master.m3u8", "--json", "--duration", "2"])
         #expect(live.status == 0, "\(live.standardError)")
         #expect(live.standardOutput.contains("\"event\":\"eventsChanged\""))
-        let manual = try CLITests.run(["play", base + "/demo/live/master.m3u8", "--clock", "manual"])
+        let manual = try await CLITests.run(["play", base + "/demo/live/master.m3u8", "--clock", "manual"])
         #expect(manual.status == 2)
         #expect(manual.standardError.contains("use --clock real"))
     }
 
     @Test("bad input: a script error points at the word, a missing stream exits 1")
-    func badInput() throws {
-        let script = try CLITests.run(["play", "/nonexistent.m3u8", "--script", "at 5 seek 40; at x skip"])
+    func badInput() async throws {
+        let script = try await CLITests.run(["play", "/nonexistent.m3u8", "--script", "at 5 seek 40; at x skip"])
         #expect(script.status == 2)
         #expect(
             script.standardError.contains(
                 "script:1:18: error: [script-syntax] expected non-negative seconds, found 'x'"))
         #expect(script.standardError.contains("                 ^"))
-        let missing = try CLITests.run(["play", "/nonexistent.m3u8"])
+        let missing = try await CLITests.run(["play", "/nonexistent.m3u8"])
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("no such file"))
-        #expect(try CLITests.run(["play", "/x.m3u8", "--duration", "-1"]).status == 2)
+        #expect(try await CLITests.run(["play", "/x.m3u8", "--duration", "-1"]).status == 2)
     }
 }
 
 extension PlayCLITests {
     @Test("out-of-range numbers are usage errors, not crashes")
-    func ranges() throws {
+    func ranges() async throws {
         for arguments in [
             ["--start", "1e300"], ["--duration", "inf"], ["--lookahead", "-2"], ["--script", "at 1 rate 1e999"],
         ] {
-            let run = try CLITests.run(["play", "/x.m3u8"] + arguments)
+            let run = try await CLITests.run(["play", "/x.m3u8"] + arguments)
             #expect(run.status == 2, "\(arguments)")
         }
     }
@@ -112,7 +114,7 @@ struct GroupCLITests {
 
     @Test("two processes play the demo VOD in sync through its interstitials")
     func twoProcesses() async throws {
-        let (server, base, log) = try ServeCLITests.startServer()
+        let (server, base, log) = try await ServeCLITests.startServer()
         defer {
             if server.isRunning { server.terminate() }
             try? FileManager.default.removeItem(at: log)
@@ -126,8 +128,8 @@ struct GroupCLITests {
         }
         let first = try CLITests.start(member("first"))
         try await Task.sleep(for: .milliseconds(700))
-        let second = try CLITests.start(member("second")).finish()
-        let one = first.finish()
+        let second = try await CLITests.start(member("second")).finish()
+        let one = await first.finish()
         #expect(one.status == 0, "\(one.standardError)")
         #expect(second.status == 0, "\(second.standardError)")
         // Each played its own pre-roll (its content may vary), then the group resumed together;
@@ -148,7 +150,7 @@ struct GroupCLITests {
 
     @Test("a hand-off through the server carries the overridden restrictions, which the receiver enforces")
     func handOff() async throws {
-        let (server, base, log) = try ServeCLITests.startServer()
+        let (server, base, log) = try await ServeCLITests.startServer()
         defer {
             if server.isRunning { server.terminate() }
             try? FileManager.default.removeItem(at: log)
@@ -163,13 +165,13 @@ struct GroupCLITests {
         try await Task.sleep(for: .milliseconds(800))
         let sessionFile = FileManager.default.temporaryDirectory.appendingPathComponent("session-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: sessionFile) }
-        let sender = try CLITests.run([
+        let sender = try await CLITests.run([
             "play", base + "/demo/vod/master.m3u8", "--json", "--no-segments", "--audio", "fr", "--script",
             "at 8 restrict midroll-1 SKIP; at 9 handoff \(endpoint)", "--session-out", sessionFile.path,
         ])
         #expect(sender.status == 0, "\(sender.standardError)")
         #expect(try Self.events(sender.standardOutput, "handedOff").count == 1)
-        let received = receiver.finish()
+        let received = await receiver.finish()
         #expect(received.status == 0, "\(received.standardError)")
         let output = received.standardOutput
         // The pre-roll is ONCE and played on the sender: not again.
@@ -182,8 +184,8 @@ struct GroupCLITests {
     }
 
     @Test("hlsi handoff sends a session document; bad documents are refused with their JSON path")
-    func handoffCommand() throws {
-        let (server, base, log) = try ServeCLITests.startServer()
+    func handoffCommand() async throws {
+        let (server, base, log) = try await ServeCLITests.startServer()
         defer {
             if server.isRunning { server.terminate() }
             try? FileManager.default.removeItem(at: log)
@@ -192,21 +194,21 @@ struct GroupCLITests {
         defer { try? FileManager.default.removeItem(at: file) }
         let endpoint = base + "/handoff/cli"
         try Data(#"{"url":"\#(base)/demo/vod/master.m3u8","location":{"primary":20},"rate":1}"#.utf8).write(to: file)
-        let sent = try CLITests.run(["handoff", file.path, "--to", endpoint])
+        let sent = try await CLITests.run(["handoff", file.path, "--to", endpoint])
         #expect(sent.status == 0, "\(sent.standardError)")
         #expect(sent.standardOutput.contains("at primary 20.000"))
-        let played = try CLITests.run([
+        let played = try await CLITests.run([
             "play", "--receive", endpoint, "--json", "--no-segments", "--duration", "1", "--clock", "manual",
         ])
         #expect(played.status == 0, "\(played.standardError)")
         #expect(try Self.events(played.standardOutput, "coordinated").first?["location"] as? String == "primary 20.000")
         try Data(#"{"url":"x","location":{"primary":"soon"}}"#.utf8).write(to: file)
-        let bad = try CLITests.run(["handoff", file.path, "--to", endpoint])
+        let bad = try await CLITests.run(["handoff", file.path, "--to", endpoint])
         #expect(bad.status == 2)
         #expect(
             bad.standardError.contains(
                 "[session-schema] location.primary: expected a number of seconds, found a string"))
-        let usage = try CLITests.run(["play", "--receive", endpoint, base + "/demo/vod/master.m3u8"])
+        let usage = try await CLITests.run(["play", "--receive", endpoint, base + "/demo/vod/master.m3u8"])
         #expect(usage.status == 2)
     }
 }

@@ -5,13 +5,13 @@ import Testing
 @Suite("hlsi play --media")
 struct PlayMediaCLITests {
     @Test("the demo VOD: a media transition per track at each change of source, and a summary without errors")
-    func demoVOD() throws {
-        let (server, base, log) = try ServeCLITests.startServer()
+    func demoVOD() async throws {
+        let (server, base, log) = try await ServeCLITests.startServer()
         defer {
             if server.isRunning { server.terminate() }
             try? FileManager.default.removeItem(at: log)
         }
-        let run = try CLITests.run(["play", base + "/demo/vod/master.m3u8", "--json", "--media"])
+        let run = try await CLITests.run(["play", base + "/demo/vod/master.m3u8", "--json", "--media"])
         #expect(run.status == 0, "\(run.standardError)")
         let events = try PlayCLITests.objects(run.standardOutput)
         #expect(events.contains { $0["event"] as? String == "interstitialStarted" })
@@ -51,15 +51,15 @@ struct PlayMediaCLITests {
         #expect((summary["segments"] as? Int ?? 0) > 0)
         #expect(summary["transitions"] as? Int == video.count)
 
-        let text = try CLITests.run(["play", base + "/demo/vod/master.m3u8", "--media"])
+        let text = try await CLITests.run(["play", base + "/demo/vod/master.m3u8", "--media"])
         #expect(text.status == 0)
         #expect(text.standardOutput.contains("mediaTransition"))
         #expect(text.standardOutput.contains("mediaSummary"))
     }
 
     @Test("--media needs the segments: with --no-segments it is a usage error")
-    func usage() throws {
-        let run = try CLITests.run(["play", "http://127.0.0.1:9/x.m3u8", "--media", "--no-segments"])
+    func usage() async throws {
+        let run = try await CLITests.run(["play", "http://127.0.0.1:9/x.m3u8", "--media", "--no-segments"])
         #expect(run.status == 2)
         #expect(run.standardError.contains("--media"))
     }

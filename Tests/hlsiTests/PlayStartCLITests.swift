@@ -6,7 +6,7 @@ import Testing
 @Suite("hlsi play --start after a PRE")
 struct PlayStartCLITests {
     @Test("R9, R26: a 15 s PRE, then the RANGE mid-roll over [24, 34) asked with _HLS_start_offset=6")
-    func preThenCoveringMidRoll() throws {
+    func preThenCoveringMidRoll() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("play-start-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -25,7 +25,7 @@ struct PlayStartCLITests {
         let primary = folder.appendingPathComponent("main.m3u8")
         try (lines + ["#EXT-X-ENDLIST", ""]).joined(separator: "\n").write(
             to: primary, atomically: true, encoding: .utf8)
-        let run = try CLITests.run(["play", primary.path, "--start", "30", "--json", "--no-segments"])
+        let run = try await CLITests.run(["play", primary.path, "--start", "30", "--json", "--no-segments"])
         #expect(run.status == 0, "\(run.standardError)")
         let events = try PlayCLITests.objects(run.standardOutput)
         let started = events.filter { $0["event"] as? String == "interstitialStarted" }.compactMap {

@@ -27,11 +27,11 @@ struct ScheduleStartCLITests {
         """
 
     /// The events' `id playoutDuration` of `hlsi schedule --json` with these options.
-    static func playouts(_ options: [String]) throws -> [String] {
+    static func playouts(_ options: [String]) async throws -> [String] {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("schedule-start-\(UUID()).m3u8")
         try Self.playlist.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let run = try CLITests.run(["schedule", "--json"] + options + [file.path])
+        let run = try await CLITests.run(["schedule", "--json"] + options + [file.path])
         #expect(run.status == 0, "\(run.standardError)")
         let object = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
         let events = object?["events"] as? [[String: Any]] ?? []
@@ -39,14 +39,14 @@ struct ScheduleStartCLITests {
     }
 
     @Test("--start inside an event plays its rest (R26); without it, all of it")
-    func startInside() throws {
-        #expect(try Self.playouts([]) == ["mid 10"])
-        #expect(try Self.playouts(["--start", "24"]) == ["mid 6"])
+    func startInside() async throws {
+        #expect(try await Self.playouts([]) == ["mid 10"])
+        #expect(try await Self.playouts(["--start", "24"]) == ["mid 6"])
     }
 
     @Test("--start refuses a negative time")
-    func negative() throws {
-        let run = try CLITests.run(["schedule", "--start=-1", "Tests/Fixtures/playlists/interstitials-vod.m3u8"])
+    func negative() async throws {
+        let run = try await CLITests.run(["schedule", "--start=-1", "Tests/Fixtures/playlists/interstitials-vod.m3u8"])
         #expect(run.status != 0)
         #expect(run.standardError.contains("--start must be a non-negative number"))
     }

@@ -19,11 +19,11 @@ struct VASTCLITests {
     ]
 
     @Test("golden output and exit status", arguments: goldenCases)
-    func golden(_ testCase: CLITests.GoldenCase) throws { try CLITests.check(testCase) }
+    func golden(_ testCase: CLITests.GoldenCase) async throws { try await CLITests.check(testCase) }
 
     @Test("--follow: a pod resolves in sequence order with every wrapper's impressions and tracking merged in")
-    func followMerges() throws {
-        let run = try CLITests.run(["vast", "--follow", "--json", Self.vast + "follow/wrapper-1.xml"])
+    func followMerges() async throws {
+        let run = try await CLITests.run(["vast", "--follow", "--json", Self.vast + "follow/wrapper-1.xml"])
         #expect(run.status == 0, "\(run.standardError)")
         let object = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
         let resolution = try #require(object?["resolution"] as? [String: Any])
@@ -45,21 +45,23 @@ struct VASTCLITests {
     }
 
     @Test("--follow: a wrapper loop is VAST error 302 and a chain that ends without ads 303; both exit 1")
-    func followFailures() throws {
-        let loop = try CLITests.run(["vast", "--follow", Self.vast + "follow/loop-a.xml"])
+    func followFailures() async throws {
+        let loop = try await CLITests.run(["vast", "--follow", Self.vast + "follow/loop-a.xml"])
         #expect(loop.status == 1)
         #expect(loop.standardOutput.contains("failed: VAST error 302 [wrapper-loop]"), "\(loop.standardOutput)")
         #expect(loop.standardOutput.contains("would request: https://a.example.com/error?code=[ERRORCODE]"))
-        let empty = try CLITests.run(["vast", "--follow", Self.vast + "follow/to-empty.xml"])
+        let empty = try await CLITests.run(["vast", "--follow", Self.vast + "follow/to-empty.xml"])
         #expect(empty.status == 1)
         #expect(empty.standardOutput.contains("VAST error 303"), "\(empty.standardOutput)")
-        let shallow = try CLITests.run(["vast", "--follow", "--max-depth", "1", Self.vast + "follow/wrapper-1.xml"])
+        let shallow = try await CLITests.run([
+            "vast", "--follow", "--max-depth", "1", Self.vast + "follow/wrapper-1.xml",
+        ])
         #expect(shallow.status == 1)
         #expect(shallow.standardOutput.contains("VAST error 302 [wrapper-limit]"), "\(shallow.standardOutput)")
-        let missing = try CLITests.run(["vast", Self.vast + "none.xml"])
+        let missing = try await CLITests.run(["vast", Self.vast + "none.xml"])
         #expect(missing.status == 2)
         #expect(missing.standardError.contains("[load-file-unreadable]"))
-        let depth = try CLITests.run(["vast", "--max-depth", "0", Self.vast + "pod-4.3.xml"])
+        let depth = try await CLITests.run(["vast", "--max-depth", "0", Self.vast + "pod-4.3.xml"])
         #expect(depth.status == 2)
         #expect(depth.standardError.contains("--max-depth"))
     }
@@ -67,13 +69,13 @@ struct VASTCLITests {
     @Test(
         "--follow over HTTP: relative wrapper URLs resolve against the URL; a document from a URL cannot lead to a file"
     )
-    func followOverHTTP() throws {
-        try withFileServer(directory: Self.vast) { base in
-            let run = try CLITests.run(["vast", "--follow", base + "follow/wrapper-1.xml"])
+    func followOverHTTP() async throws {
+        try await withFileServer(directory: Self.vast) { base in
+            let run = try await CLITests.run(["vast", "--follow", base + "follow/wrapper-1.xml"])
             #expect(run.status == 0, "\(run.standardError)")
             #expect(run.standardOutput.contains("depth 2: \(base)follow/inline-pod.xml: vast"), "\(run.standardOutput)")
             #expect(run.standardOutput.contains("resolved ads: 2"))
-            let file = try CLITests.run(["vast", "--follow", base + "follow/to-file.xml"])
+            let file = try await CLITests.run(["vast", "--follow", base + "follow/to-file.xml"])
             #expect(file.status == 1)
             #expect(
                 file.standardOutput.contains("refused: a document read from a URL cannot lead to a file"),
@@ -83,15 +85,15 @@ struct VASTCLITests {
     }
 
     /// Runs Python's `http.server` on a free port over `directory` while `body` runs.
-    func withFileServer(directory: String, _ body: (String) throws -> Void) throws {
-        try CLITests.withPython(
+    func withFileServer(directory: String, _ body: (String) async throws -> Void) async throws {
+        try await CLITests.withPython(
             ["-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory]
         ) { line in
             // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
             let words = line.split(separator: " ")
             let port = try #require(
                 words.firstIndex(of: "port").map { words[$0 + 1] }, "python3 -m http.server did not start: \(line)")
-            try body("http://127.0.0.1:\(port)/")
+            try await body("http://127.0.0.1:\(port)/")
         }
     }
 }

@@ -11,8 +11,8 @@ struct ValidateMediaCLITests {
     }
 
     @Test("text: each media rule's diagnostic at its line, the table of what was measured, the counts")
-    func text() throws {
-        let run = try CLITests.run(["validate", "--media", "Tests/Fixtures/media-validation/master.m3u8"])
+    func text() async throws {
+        let run = try await CLITests.run(["validate", "--media", "Tests/Fixtures/media-validation/master.m3u8"])
         #expect(run.status == 1, "\(run.standardError)")
         for rule in [
             "media-extinf", "media-key-frame", "media-av-offset", "media-bandwidth", "media-average-bandwidth",
@@ -26,8 +26,8 @@ struct ValidateMediaCLITests {
     }
 
     @Test("JSON: the diagnostics and every measurement, with --sample")
-    func json() throws {
-        let run = try CLITests.run([
+    func json() async throws {
+        let run = try await CLITests.run([
             "validate", "--media", "--sample", "2", "--format", "json", "Tests/Fixtures/media-validation/lying.m3u8",
         ])
         #expect(run.status == 1)
@@ -42,11 +42,11 @@ struct ValidateMediaCLITests {
     }
 
     @Test("usage: --sample needs --media, --media cannot watch")
-    func usage() throws {
-        let sample = try CLITests.run(["validate", "--sample", "2", "Tests/Fixtures/media-validation/lying.m3u8"])
+    func usage() async throws {
+        let sample = try await CLITests.run(["validate", "--sample", "2", "Tests/Fixtures/media-validation/lying.m3u8"])
         #expect(sample.status == 2)
         #expect(sample.standardError.contains("--sample applies only with --media"))
-        let watch = try CLITests.run([
+        let watch = try await CLITests.run([
             "validate", "--media", "--watch", "2", "Tests/Fixtures/media-validation/lying.m3u8",
         ])
         #expect(watch.status == 2)

@@ -92,6 +92,11 @@ public struct InterstitialServer: Service {
     /// connection cannot be made fails at once (no retries inside the client). With `fresh`, the
     /// client for retries: its connections are not kept (every request on it asks to close).
     func makeAdServerClient(fresh: Bool = false) -> HTTPClient {
+        HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.adServerClientConfiguration(fresh: fresh))
+    }
+
+    /// The configuration of ``makeAdServerClient(fresh:)``'s client.
+    static func adServerClientConfiguration(fresh: Bool) -> HTTPClient.Configuration {
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.redirectConfiguration = .disallow
         clientConfiguration.timeout.connect = .seconds(2)
@@ -103,7 +108,7 @@ public struct InterstitialServer: Service {
         // fresh client): retried until the deadline, every viewer of a down ad server would wait for
         // it, and the breaker would open only after the first viewers' deadlines.
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        return clientConfiguration
     }
 
     /// The HTTP client for upstream origins: no redirects, a read timeout of

@@ -33,9 +33,16 @@ extension PlaybackStateMachine {
 
         /// The group placed playback (a coordinated state arrived): a held or lone player follows
         /// it again. `loaded`: whether the primary is loaded (before, only a hold is released).
-        package mutating func placed(loaded: Bool) {
+        ///
+        /// A player led away from a group it played on its own, at primary `position`, tells the
+        /// group it arrived there: the others' barrier for that group must not wait for an arrival
+        /// that will never come (two participants starting at once each propose a start, and the
+        /// later one takes the other out of its pre-roll).
+        package mutating func placed(loaded: Bool, at position: MediaTime) -> [Signal] {
             if role == .held { role = .following }
-            if loaded, case .alone = role { role = .following }
+            guard loaded, case .alone(let key) = role else { return [] }
+            role = .following
+            return [.arrived(key, position)]
         }
 
         /// The interstitial group with key `current` plays on its own now (nil: none does), with
