@@ -99,7 +99,9 @@ struct LocalizedStringsTableTests {
     func flatJSON() throws {
         let table = try LocalizedStringsTable.parse(Array(#"{"skip-ad":"Skip ad","x":"y"}"#.utf8), format: .json)
         #expect(table.strings == ["skip-ad": "Skip ad", "x": "y"])
-        #expect(error(#"{"skip-ad": 3}"#, format: .json) == StringsTableError(code: .schema, path: "skip-ad", "must be a string, not a number"))
+        #expect(
+            error(#"{"skip-ad": 3}"#, format: .json)
+                == StringsTableError(code: .schema, path: "skip-ad", "must be a string, not a number"))
         #expect(error(#"["a"]"#, format: .json)?.code == .schema)
         #expect(error(#"{"a": "b""#, format: .json)?.code == .json)
     }

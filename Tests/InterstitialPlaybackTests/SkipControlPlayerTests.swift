@@ -39,7 +39,8 @@ struct SkipControlPlayerTests {
             for time in [5.0, 11, 14, 18, 25] {
                 await player.run(until: .nanoseconds(s(time).nanoseconds))
                 seen.append(
-                    "\(controller.currentEventSkippableState.rawValue) \(controller.currentEventSkipControlLabel ?? "-")")
+                    "\(controller.currentEventSkippableState.rawValue) \(controller.currentEventSkipControlLabel ?? "-")"
+                )
             }
             await player.shutdown()
             var notified: [String] = []

@@ -219,7 +219,7 @@ struct SkipControlStateTests {
         harness.run(until: 60)
         #expect(
             harness.lines([.eventUnscheduled], fields: ["id", "error"]).map { $0.drop { $0 != " " } } == [
-                " eventUnscheduled @41.0 id=later error=no asset at \(Harness.base)a.m3u8"
+                " eventUnscheduled @45.0 id=later error=no asset at \(Harness.base)a.m3u8"
             ])
         let unscheduled = harness.notifications.compactMap { notification -> String? in
             guard case .eventWasUnscheduled(let event, let error) = notification else { return nil }

@@ -83,7 +83,9 @@ struct PlaySkipControlCLITests {
             "play", primary, "--no-segments", "--strings", strings.path, "--skip-label", "Next", "--duration", "45",
         ])
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardOutput.contains("skippableStateChanged primary 10.000  id=ad state=eligible label=Skip this ad"))
+        #expect(
+            run.standardOutput.contains("skippableStateChanged primary 10.000  id=ad state=eligible label=Skip this ad")
+        )
         #expect(run.standardOutput.contains("skippableStateChanged primary 30.000  id=promo state=eligible label=Next"))
     }
 
@@ -97,7 +99,8 @@ struct PlaySkipControlCLITests {
         try "\"skip-ad\" = \"Skip\"\n\"other\" = \"x\";\n".write(to: strings, atomically: true, encoding: .utf8)
         let run = try CLITests.run(["play", primary, "--no-segments", "--strings", strings.path])
         #expect(run.status == 2)
-        #expect(run.standardError.contains("Bad.strings:2:1: error: [strings-syntax] expected ';'"), "\(run.standardError)")
+        #expect(
+            run.standardError.contains("Bad.strings:2:1: error: [strings-syntax] expected ';'"), "\(run.standardError)")
         let json = folder.appendingPathComponent("labels.json")
         try #"{"skip-ad": 1}"#.write(to: json, atomically: true, encoding: .utf8)
         let bad = try CLITests.run(["play", primary, "--no-segments", "--strings", json.path])

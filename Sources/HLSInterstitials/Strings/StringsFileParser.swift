@@ -219,7 +219,8 @@ enum StringsFileParser {
 
         /// A character for a message.
         static func show(_ scalar: Unicode.Scalar) -> String {
-            scalar.properties.isWhitespace || scalar.value < 0x20 ? "U+\(String(scalar.value, radix: 16))" : "'\(scalar)'"
+            scalar.properties.isWhitespace || scalar.value < 0x20
+                ? "U+\(String(scalar.value, radix: 16))" : "'\(scalar)'"
         }
     }
 }

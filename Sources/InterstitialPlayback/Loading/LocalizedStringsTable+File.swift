@@ -20,7 +20,8 @@ extension LocalizedStringsTable {
             switch error {
             case .missing: throw StringsTableError(code: .file, "\(path): no such file")
             case .directory: throw StringsTableError(code: .file, "\(path): is a folder")
-            case .unreadable(let number): throw StringsTableError(code: .file, "\(path): cannot be read (errno \(number))")
+            case .unreadable(let number):
+                throw StringsTableError(code: .file, "\(path): cannot be read (errno \(number))")
             case .tooLarge:
                 throw StringsTableError(code: .tooLarge, "\(path): larger than the \(maximumBytes) bytes allowed")
             }

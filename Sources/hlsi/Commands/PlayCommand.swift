@@ -134,7 +134,8 @@ struct PlayCommand: AsyncParsableCommand {
         help: "Skip button labels by X-SKIP-CONTROL-LABEL-ID: a .strings, .xcstrings (String Catalog) or .json file.")
     var strings: String?
 
-    @Option(name: .long, help: "With --strings FILE.xcstrings: the preferred languages, most preferred first (fr-CA,en).")
+    @Option(
+        name: .long, help: "With --strings FILE.xcstrings: the preferred languages, most preferred first (fr-CA,en).")
     var language: String?
 
     @Option(name: .long, help: "The skip button label when --strings gives none for an event.")
