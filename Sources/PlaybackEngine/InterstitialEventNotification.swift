@@ -10,14 +10,19 @@ public enum InterstitialEventNotification: Sendable, Hashable {
     case currentEventDidChange(InterstitialEvent?)
     /// An asset list response arrived, was cleared or failed (`assetListResponseStatusDidChange`).
     case assetListResponseStatusDidChange(event: InterstitialEvent, status: AssetListResponseStatus, error: String?)
-    /// The current event's skippable state changed (`currentEventSkippableStateDidChange`).
-    case currentEventSkippableStateDidChange(event: InterstitialEvent, state: SkippableEventState)
+    /// The current event's skippable state changed (`currentEventSkippableStateDidChange`), with
+    /// the skip button's label (Apple's `SkipControlLabelKey`; nil when the state is not skippable).
+    /// When an event that was skippable ends, its state goes back to not skippable.
+    case currentEventSkippableStateDidChange(event: InterstitialEvent, state: SkippableEventState, label: String?)
     /// The current event was skipped (`currentEventSkippedNotification`).
     case currentEventSkipped(InterstitialEvent)
     /// An event with loaded assets, or one whose load failed, was unscheduled before it played
     /// (`interstitialEventWasUnscheduledNotification`).
     case eventWasUnscheduled(InterstitialEvent, error: String?)
-    /// An event finished or was cancelled after it began (`interstitialEventDidFinishNotification`).
+    /// An event finished or was cancelled after it began (`interstitialEventDidFinishNotification`):
+    /// `playoutTime` is the interstitial time played; `didPlayEntireEvent` is false when it was
+    /// skipped, cancelled, cut by a playout limit, left by a seek, joined or moved past part of it,
+    /// or lost an asset that failed.
     case eventDidFinish(InterstitialEvent, playoutTime: MediaTime, didPlayEntireEvent: Bool)
 }
 

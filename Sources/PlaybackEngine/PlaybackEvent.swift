@@ -39,9 +39,13 @@ public struct PlaybackEvent: Sendable, Hashable, CustomStringConvertible {
         case skipRefused
         /// The current event was skipped.
         case eventSkipped
+        /// The current event's skippable state changed (`state`: notSkippable, notYetEligible,
+        /// eligible, noLongerEligible), with the skip button's `label` unless not skippable.
+        case skippableStateChanged
         /// The current interstitial was cancelled by the controller.
         case interstitialCancelled
-        /// An event that had not started was removed from the schedule.
+        /// An event that had not started was removed from the schedule; `error` when its content
+        /// had failed to load.
         case eventUnscheduled
         /// Playback started or its rate changed.
         case rateChanged

@@ -106,7 +106,7 @@ extension PlaybackStateMachine {
         case .assetEnded(let index):
             emit(.assetEnded, [("id", .string(id)), ("index", .integer(index))])
         case .skippableChanged(let state):
-            notify(.currentEventSkippableStateDidChange(event: run.event, state: state))
+            reportSkippable(state, of: run)
         case .end(let ending):
             endMember(ending)
         }
@@ -129,9 +129,21 @@ extension PlaybackStateMachine {
         trackAssetStart(index, media: media)
     }
 
+    /// Reports the current member's new skippable state, with its label (trace and notification).
+    mutating func reportSkippable(_ state: SkippableEventState, of run: GroupRun) {
+        let label = skipLabel(state, labelID: run.skipControl.labelID)
+        var fields: [(name: String, value: PlaybackEvent.Value)] = [
+            ("id", .string(run.eventID)), ("state", .string(state.rawValue)),
+        ]
+        if let label { fields.append(("label", .string(label))) }
+        emit(.skippableStateChanged, fields)
+        notify(.currentEventSkippableStateDidChange(event: run.event, state: state, label: label))
+    }
+
     /// Ends the current member and goes on to the next one, or resumes primary.
     mutating func endMember(_ ending: GroupRun.Ending) {
         trackMemberEnd(skipped: ending == .skipped)
+        if run != nil, updateRun({ $0.endSkippable() }) == true, let run { reportSkippable(.notSkippable, of: run) }
         guard let ended = run else { return }
         let id = ended.eventID
         if let index = ended.assetIndex, ending != .completed {
@@ -163,12 +175,13 @@ extension PlaybackStateMachine {
         notify(
             .eventDidFinish(
                 run.event, playoutTime: playedNow - min(playedNow, run.joinOffset),
-                didPlayEntireEvent: ending == .completed))
+                didPlayEntireEvent: ending == .completed && !run.cutShort))
         var fields: [(name: String, value: PlaybackEvent.Value)] = [
             ("id", .string(id)), ("playedDuration", .time(playedNow - min(playedNow, run.joinOffset))),
             ("resumeTime", run.group.cue == .leave ? .null : .time(resume)),
         ]
         if ending != .completed { fields.append(("reason", .string(ending.rawValue))) }
+        fields.append(("playedEntirely", .bool(ending == .completed && !run.cutShort)))
         emit(.interstitialEnded, fields)
         if goesOn {
             switchMember(to: run.memberIndex + 1)

@@ -11,6 +11,8 @@ extension PlaybackStateMachine {
         let itemURL: String
         /// The configuration of interstitial items; the driver sets it (the next input applies it).
         var template: InterstitialItemTemplate
+        /// How skip button labels are found; the driver sets it.
+        var skipLabels = SkipControlLabels()
     }
 
     /// Where the playhead is and how it moves.
@@ -67,6 +69,12 @@ extension PlaybackStateMachine {
     package var template: InterstitialItemTemplate {
         get { settings.template }
         set { settings.template = newValue }
+    }
+
+    /// How skip button labels are found (the application's strings table and default label).
+    package var skipControlLabels: SkipControlLabels {
+        get { settings.skipLabels }
+        set { settings.skipLabels = newValue }
     }
 
     // MARK: Playhead

@@ -106,7 +106,6 @@ extension PlaybackStateMachine {
                 let id = event.identifier
                 let start = scheduledEvent(id)?.start
                 if let start, start >= position || mode == .loading {
-                    emit(.eventUnscheduled, [("id", .string(id))])
                     // Its content had been resolved: the asset list, or the X-ASSET-URI asset.
                     var error: String?
                     var resolved = false
@@ -122,6 +121,9 @@ extension PlaybackStateMachine {
                         default: break
                         }
                     }
+                    var fields: [(name: String, value: PlaybackEvent.Value)] = [("id", .string(id))]
+                    if let error { fields.append(("error", .string(error))) }
+                    emit(.eventUnscheduled, fields)
                     if resolved || error != nil { notify(.eventWasUnscheduled(event, error: error)) }
                 }
                 loads.forget(eventID: id)

@@ -52,6 +52,19 @@ extension PlaybackStateMachine {
         return run.skippableState
     }
 
+    /// The current event's skip button label (`currentEventSkipControlLabel`): its label key looked
+    /// up in ``skipControlLabels``, else the default label; nil when no event plays or it is not
+    /// skippable.
+    package var currentSkipControlLabel: String? {
+        guard mode == .interstitial, let run else { return nil }
+        return skipLabel(run.skippableState, labelID: run.skipControl.labelID)
+    }
+
+    /// The label that goes with a skippable state: nil when not skippable.
+    func skipLabel(_ state: SkippableEventState, labelID: String?) -> String? {
+        state == .notSkippable ? nil : skipControlLabels.label(for: labelID)
+    }
+
     /// The events of the schedule, with their resolved asset lists.
     package var scheduledEvents: [InterstitialEvent] { schedule?.events.map(\.event) ?? activeEvents }
 

@@ -30,6 +30,14 @@ public class InterstitialEventMonitor: @unchecked Sendable {
         primaryPlayer.state.withLockedValue { $0.machine.currentSkippableState }
     }
 
+    /// The current event's skip button label (`currentEventSkipControlLabel`): its
+    /// X-SKIP-CONTROL-LABEL-ID (or its asset list's SKIP-CONTROL LABEL-ID) looked up in the
+    /// player's ``Player/skipControlLabels``, else their default label; nil without a current event
+    /// or when it is not skippable.
+    public var currentEventSkipControlLabel: String? {
+        primaryPlayer.state.withLockedValue { $0.machine.currentSkipControlLabel }
+    }
+
     /// Every notification, from now on.
     public var notifications: AsyncStream<InterstitialEventNotification> { primaryPlayer.notifications() }
 
@@ -54,11 +62,17 @@ public class InterstitialEventMonitor: @unchecked Sendable {
         }
     }
 
-    /// Posted when the current event's skippable state changes.
-    public var currentEventSkippableStateDidChange: AsyncStream<(event: InterstitialEvent, state: SkippableEventState)>
+    /// Posted when the current event's skippable state changes, with the skip button's label (nil
+    /// when not skippable); an event that was skippable goes back to not skippable when it ends.
+    public var currentEventSkippableStateDidChange:
+        AsyncStream<(event: InterstitialEvent, state: SkippableEventState, label: String?)>
     {
         filtered {
-            if case .currentEventSkippableStateDidChange(let event, let state) = $0 { (event, state) } else { nil }
+            if case .currentEventSkippableStateDidChange(let event, let state, let label) = $0 {
+                (event, state, label)
+            } else {
+                nil
+            }
         }
     }
 
@@ -118,6 +132,14 @@ public final class InterstitialEventController: InterstitialEventMonitor, @unche
     /// current event.
     public func cancelCurrentEvent(resumptionOffset: ResumptionOffset?) {
         primaryPlayer.perform(.cancelCurrentEvent(resumptionOffset: resumptionOffset))
+    }
+
+    /// The strings table skip button labels are looked up in (Apple's `localizedStringsBundle` and
+    /// `localizedStringsTableName`); nil: none, every label is the default one. Read one with
+    /// ``LocalizedStringsTable/load(contentsOf:languages:)``.
+    public var localizedStrings: LocalizedStringsTable? {
+        get { primaryPlayer.skipControlLabels.table }
+        set { primaryPlayer.skipControlLabels.table = newValue }
     }
 
     /// Abandons the current event only (coinciding events still play), when skipping is allowed

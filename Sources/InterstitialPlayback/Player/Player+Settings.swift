@@ -28,6 +28,14 @@ extension Player {
         }
     }
 
+    /// How skip button labels are found: the application's strings table (the controller's
+    /// ``InterstitialEventController/localizedStrings``) and the default label ("Skip"). Setting it
+    /// applies to the next label reported.
+    public var skipControlLabels: SkipControlLabels {
+        get { state.withLockedValue { $0.machine.skipControlLabels } }
+        set { state.withLockedValue { $0.machine.skipControlLabels = newValue } }
+    }
+
     /// The primary time ranges whose segments are loaded (`loadedTimeRanges` of the item); empty
     /// when segments are not loaded.
     public var loadedTimeRanges: [Range<MediaTime>] { state.withLockedValue { $0.machine.loadedPrimaryRanges } }

@@ -45,6 +45,8 @@ extension PlaybackStateMachine {
             fileprivate(set) var skippable = SkippableEventState.notSkippable
             /// Waiting for an asset list or an asset playlist.
             fileprivate(set) var waiting = false
+            /// Whether part of it will not play: joined or moved past, an asset failed or left out.
+            fileprivate(set) var cutShort = false
 
             /// A member not started, `joinOffset` into it.
             init(event: InterstitialEvent, at clock: Duration, joinOffset: MediaTime = .zero) {
@@ -52,6 +54,7 @@ extension PlaybackStateMachine {
                 self.startedAt = clock
                 self.joinOffset = joinOffset
                 self.elapsed = joinOffset
+                self.cutShort = joinOffset > .zero
             }
         }
 
@@ -153,6 +156,10 @@ extension PlaybackStateMachine {
         var skipControl: SkipControl { member.skipControl }
         /// Waiting for an asset list or an asset playlist.
         var waiting: Bool { member.waiting }
+        /// Whether part of the member did not or will not play (a join or a move past part of it, a
+        /// failed asset passed over, assets left out by the template's maximum): it cannot have
+        /// played entirely.
+        var cutShort: Bool { member.cutShort }
         /// Where primary resumes after the run: the override, or the schedule's resumption point
         /// after the last member that ended (R5, R6).
         var resumePoint: MediaTime { resumeOverride ?? resume }
@@ -192,6 +199,7 @@ extension PlaybackStateMachine {
                     return .assetStarted(index)
                 case .failed?:
                     member.planPosition += 1
+                    member.cutShort = true
                     return .passedFailedAsset
                 default:
                     member.waiting = true
@@ -246,7 +254,10 @@ extension PlaybackStateMachine {
             } else {
                 member.plan = Array(list.assets.indices)
             }
-            if let most = content.maximumAssetCount { member.plan = member.plan.map { Array($0.prefix(max(0, most))) } }
+            if let most = content.maximumAssetCount, let plan = member.plan, plan.count > max(0, most) {
+                member.plan = Array(plan.prefix(max(0, most)))
+                member.cutShort = true
+            }
             member.waiting = false
             return .planned
         }
@@ -287,6 +298,7 @@ extension PlaybackStateMachine {
             member.assetIndex = target.index
             member.currentMedia = target.media
             member.assetPosition = target.offset
+            if member.joinOffset + offset > member.elapsed { member.cutShort = true }
             member.elapsed = member.joinOffset + offset
             return (left, changed, target.index, target.media)
         }
@@ -294,8 +306,16 @@ extension PlaybackStateMachine {
         /// Places playback `offset` into the member before its assets are known: it starts there
         /// once they are.
         mutating func awaitPlan(at offset: MediaTime) {
+            if offset > member.elapsed { member.cutShort = true }
             member.seekOffset = offset
             member.elapsed = offset
+        }
+
+        /// The member ends: its skippable state goes back to not skippable. False when it was.
+        mutating func endSkippable() -> Bool {
+            guard member.skippable != .notSkippable else { return false }
+            member.skippable = .notSkippable
+            return true
         }
 
         // MARK: Members

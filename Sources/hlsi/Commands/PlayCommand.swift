@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HLSInterstitials
 import HLSPlaylist
 import InterstitialPlayback
 import NIOConcurrencyHelpers
@@ -43,6 +44,13 @@ struct PlayCommand: AsyncParsableCommand {
             and complete of its played duration, skip on a skip, breakStart/breakEnd for the pod), each \
             reported as a beaconSent line with its type, url, dueAt and HTTP status or error; --no-beacons \
             sends none.
+
+            Skip control (iOS 26 API): skippableStateChanged lines give the current event's state \
+            (notSkippable, notYetEligible, eligible, noLongerEligible) and its button label, looked up by \
+            X-SKIP-CONTROL-LABEL-ID in --strings FILE (a .strings file, a String Catalog .xcstrings read \
+            for --language, or a flat JSON object), else --skip-label (default "Skip"); a script's skip \
+            skips the current event (eventSkipped). interstitialEnded gives playedDuration and \
+            playedEntirely; eventUnscheduled gives the error when the event's content had failed.
 
             Every line of --json output is an object with t (clock seconds), event, primaryTime and the \
             event's fields. Exit status: 0 when playback ran, 1 when the primary could not be loaded, \
@@ -121,6 +129,18 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The _HLS_primary_id to send (default: a new UUID).")
     var primaryID: String?
 
+    @Option(
+        name: .long,
+        help: "Skip button labels by X-SKIP-CONTROL-LABEL-ID: a .strings, .xcstrings (String Catalog) or .json file.")
+    var strings: String?
+
+    @Option(
+        name: .long, help: "With --strings FILE.xcstrings: the preferred languages, most preferred first (fr-CA,en).")
+    var language: String?
+
+    @Option(name: .long, help: "The skip button label when --strings gives none for an event.")
+    var skipLabel: String = "Skip"
+
     func validate() throws {
         try checkSeconds(start, "--start")
         try checkSeconds(duration, "--duration", allowsZero: false)
@@ -148,6 +168,12 @@ struct PlayCommand: AsyncParsableCommand {
         if let groupSize, group == nil || !(1...64).contains(groupSize) {
             throw ValidationError("--group-size takes 1 to 64 and needs --group")
         }
+        if language != nil && strings == nil {
+            throw ValidationError("--language picks the localization of --strings: give --strings FILE with it")
+        }
+        if skipLabel.isEmpty || skipLabel.count > 200 {
+            throw ValidationError("--skip-label takes a label of 1 to 200 characters")
+        }
         if group != nil && clock == .manual {
             throw ValidationError(
                 "--group plays on the real clock: a manual clock cannot stay in sync with other processes")
@@ -160,6 +186,15 @@ struct PlayCommand: AsyncParsableCommand {
             parsed = try PlaybackScript(parsing: script ?? "")
         } catch {
             throw CommandFailure(message: "error: --script: \(error)", exitCode: 2)
+        }
+        var labels = SkipControlLabels(defaultLabel: skipLabel)
+        if let strings {
+            let languages = language.map { $0.split(separator: ",").map(String.init) } ?? []
+            do {
+                labels.table = try LocalizedStringsTable.load(contentsOf: strings, languages: languages)
+            } catch {
+                throw CommandFailure(message: error.rendered(source: strings), exitCode: 2)
+            }
         }
         var configuration = Player.Configuration()
         if let primaryID { configuration.primaryID = primaryID }
@@ -220,6 +255,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         let player = kind == .manual ? makePlayer(ManualClock()) : makePlayer(ContinuousClock())
         playerBox.withLockedValue { $0 = player }
+        player.skipControlLabels = labels
         for entry in parsed.entries { player.schedule(entry.command, at: .nanoseconds(entry.time.nanoseconds)) }
 
         var joined: PlaybackCoordinator?
