@@ -167,6 +167,14 @@ struct DateRangeScheduleTests {
                 "{\"ID\": \"a\", \"CLASS\": \"c\", \"X-SCHEDULE-OFFSET\": 1, \"END-DATE\": \"soon\"}", .entryValue,
                 "DATERANGES[0].END-DATE"
             ),
+            (
+                "{\"ID\": \"a\", \"CLASS\": \"c\", \"X-SCHEDULE-OFFSET\": 1, \"END-ON-NEXT\": \"*YES\"}", .entryValue,
+                "DATERANGES[0].END-ON-NEXT"
+            ),
+            (
+                "{\"ID\": \"a\", \"CLASS\": \"c\", \"X-SCHEDULE-OFFSET\": 1, \"SCTE35-OUT\": \"FC30\"}", .entryValue,
+                "DATERANGES[0].SCTE35-OUT"
+            ),
         ])
     func badEntry(entry: String, code: DateRangeScheduleError.Code, path: String) throws {
         let good = "{\"ID\": \"good\", \"CLASS\": \"com.apple.hls.interstitial\", \"X-SCHEDULE-OFFSET\": 12.5}"
@@ -295,6 +303,39 @@ struct DateRangeScheduleTests {
         let (resolution, _) = Self.resolve([hint], [:])
         #expect(resolution.preloads.map(\.identity) == [Self.identity])
         #expect(resolution.preloads.first?.hint.end.iso8601 == "2026-01-01T00:00:06.000Z")
+    }
+
+    @Test("the validator: the tag's rules, the document's problems and each entry's rules, at the schedule tag")
+    func validator() throws {
+        let text = Sample.media([
+            Sample.interstitial, Self.scheduleTag,
+            "ID=\"no-uri\",CLASS=\"com.apple.hls.daterange-schedule\",START-DATE=\"2026-01-01T00:00:00.000Z\"",
+        ])
+        let tagRules = Sample.validate(text).map(\.rule.rawValue).filter { $0.hasPrefix("schedule") }
+        #expect(tagRules == ["schedule-uri"])
+        let parsed = Sample.parse(text)
+        guard case .media(let playlist) = parsed.playlist else { throw CancellationError() }
+        let document = try Self.document(
+            """
+            {"DATERANGES": [{"ID": "ad", "CLASS": "com.apple.hls.interstitial", "X-SCHEDULE-OFFSET": 1},
+                            {"ID": "both", "CLASS": "com.apple.hls.interstitial", "X-SCHEDULE-OFFSET": 2,
+                             "X-ASSET-URI": "https://a.example/x.m3u8?_HLS_interstitial_id=both",
+                             "X-ASSET-LIST": "https://a.example/l.json?_HLS_interstitial_id=both"},
+                            {"ID": "neg", "CLASS": "c", "X-SCHEDULE-OFFSET": -2}]}
+            """)
+        let (resolution, diagnostics) = ScheduleValidator.validate(
+            playlist, in: parsed.document, playlistURL: Self.playlistURL, documents: [Self.identity: .success(document)]
+        )
+        #expect(resolution.events.map(\.identifier) == ["ad", "both"])
+        #expect(
+            diagnostics.map(\.rule.rawValue) == [
+                "schedule-entry-offset", "schedule-entry-collision", "interstitial-asset",
+            ])
+        let scheduleLine = playlist.dateRanges[1].lines[0]
+        #expect(diagnostics.allSatisfy { $0.location.line == scheduleLine })
+        #expect(diagnostics[0].message.contains("DATERANGES[2].X-SCHEDULE-OFFSET"))
+        #expect(diagnostics[2].message.hasPrefix("schedule \"sched\" (\(Self.identity.uri)), entry \"both\": "))
+        #expect(Rule.allRules.filter { $0.id.rawValue.hasPrefix("schedule") }.count == 3 + 15)
     }
 
     /// JSON-ish documents from random draws: entries of random shapes and values.

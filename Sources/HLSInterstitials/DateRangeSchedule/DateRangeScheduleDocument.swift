@@ -274,9 +274,20 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
             }
             return try written { () throws(AttributeSyntaxError) in try .enumeratedList(tokens) }
         case ("END-ON-NEXT", .string(let text)):
+            // §4.4.5.1: "END-ON-NEXT=YES"; no other value exists.
+            guard text == "YES" else {
+                throw DateRangeScheduleError(
+                    .entryValue, path: path, "expected \"YES\", found \"\(Diagnostic.clipped(text))\"")
+            }
             return try written { () throws(AttributeSyntaxError) in try .enumerated(text) }
         case ("SCTE35-CMD", .string(let text)), ("SCTE35-OUT", .string(let text)), ("SCTE35-IN", .string(let text)):
-            return try written { () throws(AttributeSyntaxError) in try AttributeValue(rawValue: text) }
+            let value = try written { () throws(AttributeSyntaxError) in try AttributeValue(rawValue: text) }
+            guard value.kind == .hexadecimalSequence, value.hexadecimalSequence != nil else {
+                throw DateRangeScheduleError(
+                    .entryValue, path: path,
+                    "expected a hexadecimal-sequence (0x…), found \"\(Diagnostic.clipped(text))\"")
+            }
+            return value
         case (_, .string(let text)):
             return try written { () throws(AttributeSyntaxError) in try .quoted(text) }
         case (_, .integer(let number)) where name.hasPrefix("X-"):
