@@ -19,6 +19,11 @@ public enum InterstitialEventNotification: Sendable, Hashable {
     case eventWasUnscheduled(InterstitialEvent, error: String?)
     /// An event finished or was cancelled after it began (`interstitialEventDidFinishNotification`).
     case eventDidFinish(InterstitialEvent, playoutTime: MediaTime, didPlayEntireEvent: Bool)
+    /// A Date Range Schedule's document was loaded and read (`response`), or failed (`error`), for
+    /// the schedule with this ID (`AVPlayerInterstitialEventMonitorScheduleRequestCompletedNotification`,
+    /// profile R27).
+    case scheduleRequestCompleted(
+        identifier: String, response: DateRangeScheduleDocument?, error: DateRangeScheduleError?)
 }
 
 /// The state of an event's asset list (`AVPlayerInterstitialEventAssetListResponseStatus`).
