@@ -14,6 +14,15 @@ extension PlaybackStateMachine {
         }
     }
 
+    /// Whether a schedule's document is loading: playback does not start until it arrives or fails
+    /// (within the loader's deadline), so that its PRE and early entries play as the playlist's own
+    /// would (R27).
+    var awaitsScheduleDocuments: Bool {
+        loads.inFlight.contains { key in
+            if case .schedule = key { true } else { false }
+        }
+    }
+
     /// What a Preload tag that targets a schedule loads (App. F, R27): the document of the identity
     /// (X-TARGET-ID, X-URI resolved), unless it is loaded or loading.
     func schedulePreloadTarget(_ hint: PrimaryTimeline.Preload) -> (LoadKey, String)? {

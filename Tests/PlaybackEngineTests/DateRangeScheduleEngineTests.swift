@@ -150,3 +150,24 @@ struct DateRangeScheduleEngineTests {
         #expect(harness.machine.scheduledEvents.map(\.identifier) == ["s1", "s2"])
     }
 }
+
+extension DateRangeScheduleEngineTests {
+    @Test("R27: playback starts once the first load's schedule documents arrive, so a schedule's PRE plays first")
+    func startWaitsForDocument() {
+        let pre =
+            #"{"DATERANGES":[{"ID":"pre","CLASS":"com.apple.hls.interstitial","CUE":"PRE","X-SCHEDULE-OFFSET":0,"X-ASSET-URI":"a.m3u8","X-RESUME-OFFSET":0}]}"#
+        var harness = Self.harness(dated(Self.schedule()), document: pre)
+        // The primary arrives; the schedule's document is still loading when play is asked for.
+        let primary = harness.pending.removeFirst()
+        harness.record(
+            harness.machine.handle(harness.primaryInput(Harness.strip(primary.url), key: .primary), at: .zero).actions)
+        harness.record(harness.machine.handle(.command(.play), at: .zero).actions)
+        #expect(harness.events(.primaryResumed).isEmpty)
+        #expect(harness.events(.interstitialStarted).isEmpty)
+        harness.run(until: 30)
+        #expect(
+            harness.lines([.interstitialStarted, .primaryResumed]) == [
+                "0.0 interstitialStarted @0.0 id=pre", "10.0 primaryResumed @0.0",
+            ])
+    }
+}
