@@ -4,10 +4,16 @@ import HLSPlaylist
 extension PlaybackStateMachine {
     /// Requests the document of each Date Range Schedule of the playlist that has none yet and is
     /// not loading: once per identity across reloads (R27), with the asset lists' limits and
-    /// deadline (the driver loads it as it loads an asset list, R20).
+    /// deadline (the driver loads it as it loads an asset list, R20); at most
+    /// ``Configuration/concurrentScheduleLoads`` at once.
     mutating func requestSchedules() {
         guard mode != .ended, let timeline else { return }
+        var loading = loads.inFlight.count { key in
+            if case .schedule = key { true } else { false }
+        }
         for schedule in timeline.pendingSchedules where !loads.inFlight.contains(.schedule(schedule.identity)) {
+            guard loading < configuration.concurrentScheduleLoads else { return }
+            loading += 1
             let url = tagged(schedule.resolvedURI)
             request(.schedule(schedule.identity), url: url)
             emitScheduleRequested(schedule.identity, url: url)

@@ -171,3 +171,20 @@ extension DateRangeScheduleEngineTests {
             ])
     }
 }
+
+extension DateRangeScheduleEngineTests {
+    @Test("R27: a playlist that names many schedules has their documents loaded a few at a time")
+    func boundedConcurrentLoads() {
+        let tags = (0..<6).map { Self.schedule("k\($0)", uri: "k\($0).json") }
+        var harness = Harness(
+            playlist(6, tags: ["#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z"] + tags, end: true))
+        for index in 0..<6 { harness.schedules[Harness.base + "k\(index).json"] = Self.document("k\(index)-") }
+        let primary = harness.pending.removeFirst()
+        harness.record(
+            harness.machine.handle(harness.primaryInput(Harness.strip(primary.url), key: .primary), at: .zero).actions)
+        #expect(Self.scheduleRequests(harness).count == 4)
+        harness.deliver()
+        #expect(Self.scheduleRequests(harness).count == 6)
+        #expect(harness.machine.scheduledEvents.count == 12)
+    }
+}
