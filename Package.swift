@@ -166,7 +166,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HLSInterstitialsTests",
-            dependencies: ["HLSInterstitials", "HLSPlaylist", "SCTE35"]
+            dependencies: [
+                "HLSInterstitials", "HLSPlaylist", "SCTE35",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "HLSLoadingTests",

@@ -12,17 +12,21 @@
 #   request line, fields, body framing, chunked framing and trailers), read whole and in parts, over
 #   Fuzz/http-seeds;
 # - vast-fuzzer (Fuzz/VASTFuzzer.swift): the XML pre-scan, Foundation's XMLParser (libxml2) and the VAST
-#   and VMAP readers, over Tests/Fixtures/vast and Fuzz/vast-seeds.
+#   and VMAP readers, over Tests/Fixtures/vast and Fuzz/vast-seeds;
+# - schedule-fuzzer (Fuzz/ScheduleFuzzer.swift): Date Range Schedule documents (the bounded JSON
+#   reader, both entry-failure policies) and their resolution against a playlist, over
+#   Fuzz/schedule-seeds.
 # Usage: Fuzz/run.sh [SECONDS]   (default 60, shared equally by the targets). Exits non-zero on a crash;
 # each target is limited to 2 GB of RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 # One entry per target: the time is shared by as many as there are.
-targets=(playlist admin scte35 media http vast)
+targets=(playlist admin scte35 media http vast schedule)
 part=$(((seconds + ${#targets[@]} - 1) / ${#targets[@]}))
 out=.build/fuzz
-mkdir -p "$out" Fuzz/corpus-run Fuzz/corpus-admin Fuzz/corpus-scte35 Fuzz/corpus-media Fuzz/corpus-http Fuzz/corpus-vast
+mkdir -p "$out" Fuzz/corpus-run Fuzz/corpus-admin Fuzz/corpus-scte35 Fuzz/corpus-media Fuzz/corpus-http Fuzz/corpus-vast \
+    Fuzz/corpus-schedule
 # One module per target: the sources lose their imports of the package's own modules.
 strip() {
     local directory="$1"
@@ -54,9 +58,12 @@ swiftc "${flags[@]}" -module-name HTTPHeadFuzz Sources/InterstitialServer/HTTP/R
 swiftc "${flags[@]}" -module-name VASTFuzz \
     $(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') "$out"/interstitials/*.swift "$out"/ads/*.swift \
     Fuzz/VASTFuzzer.swift -o "$out/vast-fuzzer"
+swiftc "${flags[@]}" -module-name ScheduleFuzz $(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') \
+    "$out"/interstitials/*.swift Fuzz/ScheduleFuzzer.swift -o "$out/schedule-fuzzer"
 cp Tests/Fixtures/playlists/*.m3u8 Tests/Fixtures/invalid/*.m3u8 Tests/Fixtures/scte35-playlists/literal/*.m3u8 \
     Fuzz/seeds/* Fuzz/corpus-run/
 cp Fuzz/admin-seeds/* Fuzz/corpus-admin/
+cp Fuzz/schedule-seeds/* Fuzz/corpus-schedule/
 cp Fuzz/scte35-seeds/* Fuzz/corpus-scte35/
 cp Fuzz/media-seeds/* Fuzz/corpus-media/
 cp Fuzz/http-seeds/* Fuzz/corpus-http/
@@ -75,3 +82,5 @@ cp Tests/Fixtures/vast/*.xml Tests/Fixtures/vast/follow/*.xml Fuzz/vast-seeds/* 
 # reports (XMLTreeBuilder stops at the first, so one per unreadable document).
 ASAN_OPTIONS=detect_leaks=0 "$out/vast-fuzzer" Fuzz/corpus-vast -max_total_time="$part" -max_len=65536 -timeout=10 \
     -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 -artifact_prefix=Fuzz/vast-
+"$out/schedule-fuzzer" Fuzz/corpus-schedule -max_total_time="$part" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix=Fuzz/schedule-

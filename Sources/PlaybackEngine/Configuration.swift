@@ -16,6 +16,9 @@ extension PlaybackStateMachine {
         /// The random source of preload points (App. F): a number in `0..<bound`; nil: a
         /// pseudo-random number derived from the session's primary ID and the hint's ID.
         package var random: (@Sendable (_ bound: UInt64) -> UInt64)?
+        /// The most Date Range Schedule documents loading at once (R27): a playlist that names many
+        /// schedules has them loaded a few at a time, the next as one finishes.
+        package var concurrentScheduleLoads = 4
         /// The most transitions handled at one clock time; reaching it is a trace warning (a
         /// transition that would not end).
         package var transitionLimit = 10_000

@@ -24,6 +24,11 @@ public enum InterstitialEventNotification: Sendable, Hashable {
     /// skipped, cancelled, cut by a playout limit, left by a seek, joined or moved past part of it,
     /// or lost an asset that failed.
     case eventDidFinish(InterstitialEvent, playoutTime: MediaTime, didPlayEntireEvent: Bool)
+    /// A Date Range Schedule's document was loaded and read (`response`), or failed (`error`), for
+    /// the schedule with this ID (`AVPlayerInterstitialEventMonitorScheduleRequestCompletedNotification`,
+    /// profile R27).
+    case scheduleRequestCompleted(
+        identifier: String, response: DateRangeScheduleDocument?, error: DateRangeScheduleError?)
 }
 
 /// The state of an event's asset list (`AVPlayerInterstitialEventAssetListResponseStatus`).

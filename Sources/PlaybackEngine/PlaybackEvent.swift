@@ -70,6 +70,11 @@ public struct PlaybackEvent: Sendable, Hashable, CustomStringConvertible {
         case variantSwitched
         /// The session was handed off to another player; this one stopped.
         case handedOff
+        /// A Date Range Schedule's document was requested (`schedule`, `url`; R27).
+        case scheduleRequested
+        /// A Date Range Schedule's document loaded (`entries`, and `leftOut` for entries left out) or
+        /// failed (`code`, `error`): a failed one adds no events (R27).
+        case scheduleRequestCompleted
         /// An ad tracking beacon was sent, with its `type`, `url` and the HTTP `status` or the `error`.
         case beaconSent
     }

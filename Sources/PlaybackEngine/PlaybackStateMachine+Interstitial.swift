@@ -99,6 +99,7 @@ extension PlaybackStateMachine {
             if run.event.willPlayOnce { program.exhausted.insert(id) }
             var fields: [(name: String, value: PlaybackEvent.Value)] = [("id", .string(id))]
             if run.joinOffset > .zero { fields.append(("startOffset", .time(run.joinOffset))) }
+            if let schedule = run.event.scheduleIdentifier { fields.append(("schedule", .string(schedule))) }
             emit(.interstitialStarted, fields)
             notify(.currentEventDidChange(run.event))
         case .assetStarted(let index):

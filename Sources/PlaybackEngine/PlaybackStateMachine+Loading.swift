@@ -16,8 +16,11 @@ extension PlaybackStateMachine {
         if mode != .ended, let timeline, loads.takeReload(at: clock) {
             request(.primary, url: tagged(timeline.url))
         }
+        requestSchedules()
         guard loads.bufferLoad == nil, case .now(let key, let url, let origin)? = nextBufferStep() else { return }
-        if let hint = timeline?.preloads.first(where: { hint in preloadTarget(hint).map { $0.0 == key } == true }) {
+        if let hint = timeline?.preloads.first(where: { hint in preloadTarget(hint).map { $0.0 == key } == true }),
+            hint.targetClass != DateRangeSchedule.className
+        {
             loads.issued(hint: hint.id, for: hint.targetID)
         }
         loads.startedBuffering(key, url: url)
@@ -25,6 +28,7 @@ extension PlaybackStateMachine {
         if case .assetList(let id) = key {
             emit(.assetListRequested, [("id", .string(id)), ("url", .string(url))])
         }
+        if case .schedule(let identity) = key { emitScheduleRequested(identity, url: url) }
     }
 
     /// The media distance until the next buffering step is due, when it waits for the playhead.
@@ -66,6 +70,7 @@ extension PlaybackStateMachine {
     /// X-URI is not the URL the target loads (App. F: such a result is not used), or while the target
     /// is not in the playlist.
     func preloadTarget(_ hint: PrimaryTimeline.Preload) -> (LoadKey, String)? {
+        if hint.targetClass == DateRangeSchedule.className { return schedulePreloadTarget(hint) }
         guard hint.targetClass == InterstitialEvent.className, let timeline,
             let event = activeEvents.first(where: { $0.identifier == hint.targetID }), event.assetList == nil,
             !program.exhausted.contains(event.identifier), let scheduled = scheduledEvent(event.identifier),
@@ -92,9 +97,12 @@ extension PlaybackStateMachine {
     mutating func placePreloads() {
         guard let timeline else { return }
         for hint in timeline.preloads where loads.preloadPoints[hint.id] == nil {
-            guard let target = scheduledEvent(hint.targetID) else { continue }
+            // A schedule's document has no event time to arrive before: the hint's range alone (R27).
+            let isSchedule = hint.targetClass == DateRangeSchedule.className
+            let target = isSchedule ? nil : scheduledEvent(hint.targetID)
+            guard isSchedule || target != nil else { continue }
             let start = max(hint.start, position)
-            let end = min(hint.end, target.start - template.lookahead)
+            let end = target.map { min(hint.end, $0.start - template.lookahead) } ?? hint.end
             guard end > start else {
                 loads.place(hint: hint.id, at: start)
                 continue
@@ -317,6 +325,8 @@ extension PlaybackStateMachine {
         case .variant(let index):
             selection.failed(index)
             emit(.error, [("variant", .integer(index)), ("message", .string(message))])
+        case .schedule(let identity):
+            scheduleLoaded(identity, .failure(DateRangeScheduleError(.load, message)))
         }
     }
 }

@@ -231,7 +231,7 @@ extension PlaybackStateMachine {
         case .primary:
             guard let timeline else { return false }
             if !started {
-                guard playing else { return false }
+                guard playing, !awaitsScheduleDocuments else { return false }
                 begin()
                 return true
             }

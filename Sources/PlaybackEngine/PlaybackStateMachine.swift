@@ -34,6 +34,8 @@ package struct PlaybackStateMachine: Sendable {
         case segment(String)
         /// Another variant's media playlist (a switch), with its renditions matched to the tracks.
         case variant(Int)
+        /// A Date Range Schedule's document, by the schedule's identity (R27).
+        case schedule(DateRangeSchedule.Identity)
     }
 
     /// A load to start.
@@ -62,6 +64,8 @@ package struct PlaybackStateMachine: Sendable {
         case throughputMeasured(bytes: Int, duration: Duration)
         /// Another variant's media playlist loaded: playback switches to it.
         case variantLoaded(Int, PrimaryPresentation)
+        /// A Date Range Schedule's document loaded and was read, or failed to (R27).
+        case scheduleLoaded(DateRangeSchedule.Identity, Result<DateRangeScheduleDocument, DateRangeScheduleError>)
         /// A load failed.
         case loadFailed(LoadKey, String)
         /// A load was abandoned before it finished (the driver stopped); it may be asked for again.
@@ -215,6 +219,7 @@ package struct PlaybackStateMachine: Sendable {
         case .segmentLoaded(let url): loads.segmentLoaded(url)
         case .throughputMeasured(let bytes, let duration): selection.measured(bytes: bytes, duration: duration)
         case .variantLoaded(let index, let presentation): variantLoaded(index, presentation)
+        case .scheduleLoaded(let identity, let result): scheduleLoaded(identity, result)
         case .loadFailed(let key, let message): loadFailed(key, message)
         case .loadCancelled(let key): loads.cancelled(key)
         }

@@ -34,6 +34,15 @@ package struct PrimaryTimeline: Sendable {
     private(set) var preloads: [Preload] = []
     /// Each event's merged attributes.
     private var attributes: [String: AttributeList]
+    /// The Date Range Schedule documents loaded, once per identity (R27).
+    private(set) var schedules = DateRangeScheduleStore()
+    /// The last loaded media playlist as it was written (its tags, not accumulated), against which
+    /// schedules resolve again when a document arrives.
+    private var lastMedia: MediaPlaylist
+    /// Where ``lastMedia`` was loaded from: schedule X-URIs resolve against it.
+    private var lastMediaURL: String
+    /// The last playlist's schedules resolved against ``schedules``.
+    private(set) var scheduleResolution: DateRangeScheduleResolution
 
     init(_ presentation: PrimaryPresentation) {
         playlist = presentation.media
@@ -42,8 +51,11 @@ package struct PrimaryTimeline: Sendable {
         otherURLs = presentation.otherURLs
         events = []
         attributes = [:]
+        lastMedia = presentation.media
+        lastMediaURL = presentation.mediaURL
+        scheduleResolution = schedules.resolve(playlist: presentation.media, playlistURL: presentation.mediaURL)
         if presentation.media.isLive { others = Self.accumulate([], presentation.others, on: playlist) }
-        _ = mergeEvents(of: presentation.media)
+        _ = mergeEvents(of: scheduleResolution.dateRanges)
         preloads = Self.preloads(of: presentation.media, in: playlist)
     }
 
@@ -111,7 +123,11 @@ package struct PrimaryTimeline: Sendable {
             others = isLive ? Self.accumulate(others, presentation.others, on: playlist) : presentation.others
             otherURLs = presentation.otherURLs
         }
-        let eventUpdate = mergeEvents(of: reloaded)
+        lastMedia = reloaded
+        lastMediaURL = url
+        scheduleResolution = schedules.resolve(playlist: reloaded, playlistURL: url)
+        schedules.retain(only: scheduleIdentities)
+        let eventUpdate = mergeEvents(of: scheduleResolution.dateRanges)
         preloads = Self.preloads(of: reloaded, in: playlist)
         update.eventsChanged = eventUpdate.changed
         update.removed = eventUpdate.removed
@@ -159,16 +175,49 @@ package struct PrimaryTimeline: Sendable {
         [(playlist, url)] + zip(others, otherURLs).map { ($0, $1) }
     }
 
+    /// The schedules that have no document yet (R27): to load.
+    var pendingSchedules: [DateRangeSchedule] {
+        scheduleResolution.pending.filter { schedules.needsLoading($0.identity) }
+    }
+
+    /// The identities the playlist names, by its schedule tags and the Preload tags that target one.
+    var scheduleIdentities: Set<DateRangeSchedule.Identity> {
+        Set(scheduleResolution.schedules.map(\.identity) + scheduleResolution.preloads.map(\.identity))
+    }
+
+    /// The identity a Preload tag that targets a schedule loads its document under (R27).
+    func scheduleIdentity(of hint: Preload) -> DateRangeSchedule.Identity {
+        DateRangeSchedule.Identity(
+            identifier: hint.targetID, uri: URIReference.resolve(hint.uri, against: lastMediaURL))
+    }
+
+    /// Records what loading schedule `identity` gave (the first result holds, R27) and resolves the
+    /// last playlist again: its entries become events like the playlist's own tags.
+    mutating func scheduleLoaded(
+        _ identity: DateRangeSchedule.Identity, _ result: Result<DateRangeScheduleDocument, DateRangeScheduleError>
+    ) -> Update {
+        var update = Update()
+        guard schedules.record(result, for: identity) else { return update }
+        scheduleResolution = schedules.resolve(playlist: lastMedia, playlistURL: lastMediaURL)
+        let eventUpdate = mergeEvents(of: scheduleResolution.dateRanges)
+        update.eventsChanged = eventUpdate.changed
+        update.removed = eventUpdate.removed
+        update.conflicts = eventUpdate.conflicts
+        return update
+    }
+
     private mutating func mergeEvents(
-        of media: MediaPlaylist
+        of dateRanges: [DateRangeScheduleResolution.ScheduledDateRange]
     ) -> (changed: Bool, removed: [InterstitialEvent], conflicts: [String]) {
         var changed = false
         var conflicts: [String] = []
         var seen: Set<String> = []
-        for range in media.dateRanges where range.className == InterstitialEvent.className {
+        for scheduled in dateRanges where scheduled.dateRange.className == InterstitialEvent.className {
+            let range = scheduled.dateRange
             seen.insert(range.id)
             guard var known = attributes[range.id] else {
-                guard let event = InterstitialEvent(dateRange: range) else { continue }
+                guard var event = InterstitialEvent(dateRange: range) else { continue }
+                event.scheduleIdentifier = scheduled.scheduleIdentifier
                 attributes[range.id] = range.attributes
                 events.append(event)
                 changed = true
@@ -187,9 +236,10 @@ package struct PrimaryTimeline: Sendable {
                     grew = true
                 }
             }
-            if grew, let event = InterstitialEvent(attributes: known),
+            if grew, var event = InterstitialEvent(attributes: known),
                 let index = events.firstIndex(where: { $0.identifier == range.id })
             {
+                event.scheduleIdentifier = scheduled.scheduleIdentifier
                 attributes[range.id] = known
                 events[index] = event
                 changed = true

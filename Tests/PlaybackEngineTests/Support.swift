@@ -56,6 +56,9 @@ struct Harness {
     var playlists: [String: String]
     /// Asset lists by URL (without query), as JSON.
     var assetLists: [String: String] = [:]
+    /// Date Range Schedule documents by URL (without query), as JSON (read with the pure decoder,
+    /// as the player's loader reads them).
+    var schedules: [String: String] = [:]
     /// URLs (without query) that fail to load.
     var failing: Set<String> = []
     /// The audio rendition selected with each asset (asset URL to audio playlist URL, without
@@ -158,6 +161,16 @@ struct Harness {
                         asset.otherRenditions = [AssetMedia(playlist: audio, url: audioURL)]
                     }
                     input = .assetLoaded(id, index, asset)
+                case .schedule(let identity):
+                    guard let json = schedules[url] else {
+                        input = .loadFailed(request.key, "no schedule at \(url)")
+                        break
+                    }
+                    input = .scheduleLoaded(
+                        identity,
+                        Result { () throws(DateRangeScheduleError) in
+                            try DateRangeScheduleDocument.decode(Array(json.utf8))
+                        })
                 case .segment(let url):
                     if let network {
                         let seconds = Double(segmentBytes) * 8 / network

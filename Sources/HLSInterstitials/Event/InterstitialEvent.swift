@@ -62,6 +62,10 @@ public struct InterstitialEvent: Sendable, CustomStringConvertible {
     /// Every other attribute of the date range, as written: SCTE35-*, END-ON-NEXT, unknown names,
     /// and schema attributes whose value does not have the schema's type.
     public var otherAttributes: AttributeList
+    /// The ID of the Date Range Schedule tag whose document the event came from
+    /// (`scheduleIdentifier` in AVFoundation); nil for an event of a plain tag or a client event.
+    /// Not written to the tag (profile R27).
+    public var scheduleIdentifier: String?
     /// The attributes this event was read from, used to write untouched attributes back verbatim.
     package var sourceAttributes: AttributeList?
 
@@ -112,7 +116,7 @@ extension InterstitialEvent: Hashable {
             && lhs.timelineOccupiesValue == rhs.timelineOccupiesValue
             && lhs.timelineStyleValue == rhs.timelineStyleValue && lhs.contentMayVaryValue == rhs.contentMayVaryValue
             && lhs.skipControl == rhs.skipControl && lhs.userDefinedAttributes == rhs.userDefinedAttributes
-            && lhs.otherAttributes == rhs.otherAttributes
+            && lhs.otherAttributes == rhs.otherAttributes && lhs.scheduleIdentifier == rhs.scheduleIdentifier
     }
 
     /// Hashes the identity and placement; equal events hash equally.

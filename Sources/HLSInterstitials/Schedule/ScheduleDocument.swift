@@ -41,6 +41,9 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
         /// X-SKIP-CONTROL-OFFSET, -DURATION and -LABEL-ID, when present (an asset list's SKIP-CONTROL
         /// overrides them, R16).
         public var skipControl: SkipControlDocument?
+        /// The ID of the Date Range Schedule the event came from (`scheduleIdentifier` in
+        /// AVFoundation, R27); absent for an event of a plain tag.
+        public var scheduleIdentifier: String?
     }
 
     /// An event's skip control: the window, measured from the start of the interstitial, in which
@@ -157,7 +160,8 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
                     ? nil
                     : SkipControlDocument(
                         offset: event.event.skipControl.offset?.seconds,
-                        duration: event.event.skipControl.duration?.seconds, labelID: event.event.skipControl.labelID))
+                        duration: event.event.skipControl.duration?.seconds, labelID: event.event.skipControl.labelID),
+                scheduleIdentifier: event.event.scheduleIdentifier)
         }
         items = schedule.items.map { item in
             Item(
@@ -262,6 +266,10 @@ extension ScheduleDocument.Event {
         writer.number(resumeTime)
         writer.key("resumptionOffset")
         writer.number(resumptionOffset)
+        if let scheduleIdentifier {
+            writer.key("scheduleIdentifier")
+            writer.string(scheduleIdentifier)
+        }
         writer.key("scheduled")
         writer.bool(scheduled)
         if let skipControl {

@@ -25,12 +25,27 @@ public enum InterstitialValidator {
                 "the playlist has EXT-X-DATERANGE tags but no EXT-X-PROGRAM-DATE-TIME; \(Rule.dateRangeProgramDateTime.quote)"
             )
         }
-        for range in playlist.dateRanges {
-            checker.checkDateRange(range)
-            if range.className == InterstitialEvent.className { checker.checkInterstitial(range) }
-            if range.className == PreloadDateRange.className { checker.checkPreload(range) }
-        }
+        for range in playlist.dateRanges { checker.check(range) }
         return checker.diagnostics + SignalValidator.validate(playlist, in: document)
+    }
+
+    /// The date-range and interstitial diagnostics of date ranges that are not tags of `document`
+    /// (a Date Range Schedule's entries, reported at their schedule tag's lines), each message
+    /// prefixed by `prefix(range)`.
+    package static func validate(
+        dateRanges: [DateRange], in document: PlaylistDocument, prefix: (DateRange) -> String
+    ) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        for range in dateRanges {
+            var checker = Checker(document: document)
+            checker.check(range)
+            diagnostics += checker.diagnostics.map { diagnostic in
+                var diagnostic = diagnostic
+                diagnostic.message = prefix(range) + diagnostic.message
+                return diagnostic
+            }
+        }
+        return diagnostics
     }
 }
 
@@ -145,6 +160,40 @@ private struct Checker {
                 .enumeratedListRepeat, range, attribute: name,
                 "\(name) lists \(token) more than once; \(Rule.enumeratedListRepeat.quote)")
             return
+        }
+    }
+
+    /// Every rule of one date range, by its CLASS.
+    mutating func check(_ range: DateRange) {
+        checkDateRange(range)
+        if range.className == InterstitialEvent.className { checkInterstitial(range) }
+        if range.className == PreloadDateRange.className { checkPreload(range) }
+        if range.className == DateRangeSchedule.className { checkSchedule(range) }
+    }
+
+    // MARK: Date Range Schedules (profile R27)
+
+    /// Each requirement a schedule date range breaks (the rule resolution applies too).
+    mutating func checkSchedule(_ range: DateRange) {
+        for (violation, attribute) in DateRangeSchedule.violations(of: range) {
+            switch violation {
+            case .missingURI:
+                let present = range.attributes.contains(attribute)
+                report(
+                    .scheduleURI, line: range.lines[0] - 1,
+                    "schedule date range \"\(range.id)\" \(present ? "has X-URI but not as a quoted-string" : "lacks X-URI"); it cannot be loaded (R27)"
+                )
+            case .invalidURI:
+                report(
+                    .scheduleURIInvalid, range, attribute: attribute,
+                    "X-URI of schedule date range \"\(range.id)\" is not a URI reference (empty, or with spaces or control characters)"
+                )
+            case .missingStartDate:
+                report(
+                    .scheduleStartDate, line: range.lines[0] - 1,
+                    "schedule date range \"\(range.id)\" has no valid START-DATE, from which its entries' X-SCHEDULE-OFFSET counts (R27)"
+                )
+            }
         }
     }
 

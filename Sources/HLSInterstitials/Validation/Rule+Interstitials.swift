@@ -234,5 +234,5 @@ extension Rule {
 
     /// Every rule `hlsi validate` applies, parser rules first, then the SCTE-35 signal rules, the
     /// media rules (`--media`) last.
-    public static let allRules: [Rule] = playlistRules + interstitialRules + signalRules + mediaRules
+    public static let allRules: [Rule] = playlistRules + interstitialRules + scheduleRules + signalRules + mediaRules
 }

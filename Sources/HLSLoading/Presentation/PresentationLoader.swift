@@ -28,6 +28,9 @@ public struct PresentationLoader: Sendable {
         public var selectAudio: (@Sendable ([Rendition]) -> Rendition?)?
         /// Whether to load every event's X-ASSET-LIST.
         public var loadsAssetLists: Bool
+        /// Whether to load the primary's Date Range Schedule documents, whose entries then count as
+        /// date ranges of the playlist (profile R27).
+        public var loadsSchedules: Bool
         /// Turns a URL the loader derived (resolved, absolute or a file path) into the one it loads.
         public var deriveURL: @Sendable (String) -> String
 
@@ -36,13 +39,16 @@ public struct PresentationLoader: Sendable {
         /// - Parameters:
         ///   - selectAudio: the audio rendition to load for snapping; by default ``defaultAudio(_:)``.
         ///   - loadsAssetLists: whether to load the asset lists (default no).
+        ///   - loadsSchedules: whether to load the Date Range Schedule documents (default no).
         ///   - deriveURL: applied to every derived URL (default: unchanged).
         public init(
             selectAudio: (@Sendable ([Rendition]) -> Rendition?)? = PresentationLoader.defaultAudio,
-            loadsAssetLists: Bool = false, deriveURL: @escaping @Sendable (String) -> String = { $0 }
+            loadsAssetLists: Bool = false, loadsSchedules: Bool = false,
+            deriveURL: @escaping @Sendable (String) -> String = { $0 }
         ) {
             self.selectAudio = selectAudio
             self.loadsAssetLists = loadsAssetLists
+            self.loadsSchedules = loadsSchedules
             self.deriveURL = deriveURL
         }
     }
@@ -91,6 +97,10 @@ public struct PresentationLoader: Sendable {
         public var failedEvents: Set<String> = []
         /// The asset lists that failed to load.
         public var assetListFailures: [Failure] = []
+        /// The primary's Date Range Schedules followed, when ``Options/loadsSchedules`` was set: the
+        /// entries are in ``events`` (with their ``InterstitialEvent/scheduleIdentifier``) and in
+        /// ``primary``'s date ranges.
+        public var scheduleResolution: DateRangeScheduleResolution?
 
         /// The multivariant playlist itself, when the location named one (for the renditions and
         /// tracks a player offers).
@@ -150,6 +160,7 @@ public struct PresentationLoader: Sendable {
         case .media(let media):
             var presentation = Presentation(
                 primaryPlaylist: first, primary: media, events: ScheduleInput.events(of: media))
+            if options.loadsSchedules { await followSchedules(into: &presentation) }
             if options.loadsAssetLists { await loadAssetLists(into: &presentation, options: options) }
             return presentation
         case .multivariant(let multivariant):
@@ -174,6 +185,7 @@ public struct PresentationLoader: Sendable {
                     presentation.renditionFailures.append(Failure(url: url, eventID: nil, error: error))
                 }
             }
+            if options.loadsSchedules { await followSchedules(into: &presentation) }
             if options.loadsAssetLists { await loadAssetLists(into: &presentation, options: options) }
             return presentation
         }
@@ -188,6 +200,52 @@ public struct PresentationLoader: Sendable {
             throw PresentationError.notMediaPlaylist(location: location)
         }
         return (playlist, loaded)
+    }
+
+    /// Loads the Date Range Schedule documents `store` lacks for `playlist` (nested ones too, as far as
+    /// `policy` follows them), each once per identity (R27), with the same fetcher, limits and
+    /// deadline as asset lists; a document that fails is recorded as a failure (`schedule-load`, or
+    /// the reading error) and adds nothing.
+    ///
+    /// - Returns: the resolution of `playlist` against the store.
+    public func loadSchedules(
+        of playlist: MediaPlaylist, playlistURL: String, into store: inout DateRangeScheduleStore,
+        limits: DateRangeScheduleDocument.Limits = .default, policy: DateRangeSchedulePolicy = .profile
+    ) async -> DateRangeScheduleResolution {
+        while true {
+            let resolution = store.resolve(playlist: playlist, playlistURL: playlistURL, policy: policy)
+            let pending = resolution.pending.filter { store.needsLoading($0.identity) }
+            guard !pending.isEmpty else { return resolution }
+            for schedule in pending {
+                store.record(
+                    await loadSchedule(schedule.resolvedURI, limits: limits, policy: policy), for: schedule.identity)
+            }
+        }
+    }
+
+    /// Loads and reads one schedule document: the one place a schedule's X-URI is fetched.
+    public func loadSchedule(
+        _ url: String, limits: DateRangeScheduleDocument.Limits = .default,
+        policy: DateRangeSchedulePolicy = .profile
+    ) async -> Result<DateRangeScheduleDocument, DateRangeScheduleError> {
+        let bytes: [UInt8]
+        do {
+            bytes = try await fetcher.fetchBytes(url)
+        } catch {
+            return .failure(DateRangeScheduleError(.load, "\(url) cannot be loaded: \(StreamValidator.reason(error))"))
+        }
+        return Result { () throws(DateRangeScheduleError) in
+            try DateRangeScheduleDocument.decode(bytes, limits: limits, policy: policy)
+        }
+    }
+
+    private func followSchedules(into presentation: inout Presentation) async {
+        var store = DateRangeScheduleStore()
+        let resolution = await loadSchedules(
+            of: presentation.primary, playlistURL: presentation.primaryURL, into: &store)
+        presentation.scheduleResolution = resolution
+        presentation.primary = resolution.applied(to: presentation.primary)
+        presentation.events = resolution.events
     }
 
     private func derived(_ uri: String, in playlist: LoadedPlaylist, _ options: Options) -> String {

@@ -14,6 +14,8 @@ extension StreamValidator {
             case playlist
             /// An interstitial's X-ASSET-LIST.
             case assetList = "asset-list"
+            /// A Date Range Schedule's document (X-URI, profile R27).
+            case schedule
             /// An interstitial's asset (its X-ASSET-URI or an asset list's URI).
             case asset
             /// A media playlist of a multivariant asset.

@@ -112,8 +112,10 @@ public struct StreamValidator: Sendable {
                 count(diagnostic, into: &report.checked[index])
             }
         }
+        let resolved = await validateSchedules(primaries: primaries, into: &report)
         var assets: [MediaTarget] = []
-        await validateInterstitials(primaries: primaries, multivariant: multivariant, into: &report, assets: &assets)
+        await validateInterstitials(
+            primaries: primaries, resolved: resolved, multivariant: multivariant, into: &report, assets: &assets)
         if let media {
             let primary = MediaTarget(
                 location: location, multivariant: multivariant.map { ($0, result.document) },
@@ -187,17 +189,50 @@ public struct StreamValidator: Sendable {
         return finish(report)
     }
 
+    // MARK: Date Range Schedules
+
+    /// Loads and checks the Date Range Schedules of each media playlist (R27); returns each playlist
+    /// with its schedules' entries as date ranges, by location.
+    private func validateSchedules(
+        primaries: [(uri: String, location: String, result: ParseResult)], into report: inout Report
+    ) async -> [String: MediaPlaylist] {
+        var resolved: [String: MediaPlaylist] = [:]
+        for primary in primaries {
+            guard case .media(let playlist) = primary.result.playlist,
+                playlist.dateRanges.contains(where: { $0.className == DateRangeSchedule.className })
+            else { continue }
+            let start = report.diagnostics.count
+            var store = DateRangeScheduleStore()
+            _ = await PresentationLoader(fetcher: loader).loadSchedules(
+                of: playlist, playlistURL: primary.location, into: &store)
+            let (resolution, diagnostics) = ScheduleValidator.validate(
+                playlist, in: primary.result.document, playlistURL: primary.location, documents: store.documents)
+            report.diagnostics += diagnostics
+            resolved[primary.location] = resolution.applied(to: playlist)
+            for schedule in resolution.schedules {
+                switch store.documents[schedule.identity] {
+                case .failure(let error)? where error.code == .load:
+                    record(.schedule, schedule.resolvedURI, failure: error, in: &report)
+                case nil: continue
+                default: record(.schedule, schedule.resolvedURI, interstitial: nil, from: start, in: &report)
+                }
+            }
+        }
+        return resolved
+    }
+
     // MARK: Interstitials
 
     private func validateInterstitials(
-        primaries: [(uri: String, location: String, result: ParseResult)], multivariant: MultivariantPlaylist?,
-        into report: inout Report, assets targets: inout [MediaTarget]
+        primaries: [(uri: String, location: String, result: ParseResult)], resolved: [String: MediaPlaylist],
+        multivariant: MultivariantPlaylist?, into report: inout Report, assets targets: inout [MediaTarget]
     ) async {
         var checkedLists: Set<String> = []
         var checkedAssets: [String: MediaTime?] = [:]
         var checkedEvents: Set<String> = []
         for primary in primaries {
-            guard case .media(let playlist) = primary.result.playlist else { continue }
+            guard case .media(let parsed) = primary.result.playlist else { continue }
+            let playlist = resolved[primary.location] ?? parsed
             for range in playlist.dateRanges {
                 guard let event = InterstitialEvent(dateRange: range) else { continue }
                 let here = primary.result.document.location(line: range.lines[0] - 1)

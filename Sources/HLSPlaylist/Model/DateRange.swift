@@ -49,3 +49,33 @@ public struct DateRange: Hashable, Sendable, Codable {
         return nil
     }
 }
+
+extension DateRange {
+    /// A date range from one attribute list that did not come from a playlist's tag (a Date Range
+    /// Schedule's entry), its typed fields read as the playlist parser reads them; nil without a
+    /// quoted ID.
+    ///
+    /// - Parameters:
+    ///   - attributes: the attributes, as they would be written on the tag.
+    ///   - lines: the 1-based lines the date range is reported at (the tag that stands for it).
+    ///   - timeline: the playlist whose segments place START-DATE (R1); nil leaves ``startTime`` nil.
+    package init?(attributes: AttributeList, lines: [Int], timeline: MediaPlaylist?) {
+        guard let id = attributes["ID"]?.quotedString else { return nil }
+        func date(_ name: String) -> DateTime? { attributes[name]?.quotedString.flatMap { DateTime(iso8601: $0) } }
+        self.id = id
+        className = attributes["CLASS"]?.quotedString
+        startDate = date("START-DATE")
+        endDate = date("END-DATE")
+        cue = attributes["CUE"]?.enumeratedStringList
+        duration = attributes["DURATION"]?.decimalFloatingPoint
+        plannedDuration = attributes["PLANNED-DURATION"]?.decimalFloatingPoint
+        endOnNext = attributes["END-ON-NEXT"]?.rawValue == "YES"
+        scte35Command = attributes["SCTE35-CMD"]?.rawValue
+        scte35Out = attributes["SCTE35-OUT"]?.rawValue
+        scte35In = attributes["SCTE35-IN"]?.rawValue
+        clientAttributes = AttributeList(attributes.filter(\.isClientAttribute))
+        self.attributes = attributes
+        startTime = startDate.flatMap { date in timeline?.time(at: date) }
+        self.lines = lines
+    }
+}

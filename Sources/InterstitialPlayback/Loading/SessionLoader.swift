@@ -71,6 +71,13 @@ struct SessionLoader: Sendable {
         }
     }
 
+    /// Loads and reads a Date Range Schedule's document through ``PresentationLoader/loadSchedule(_:limits:policy:)``
+    /// (the one place it is fetched): the same loader, redirects, deadline and byte bound as asset
+    /// lists (R20, R27). A load or read failure is the result's error.
+    func loadSchedule(_ url: String) async -> Result<DateRangeScheduleDocument, DateRangeScheduleError> {
+        await PresentationLoader(fetcher: loader).loadSchedule(url)
+    }
+
     /// The audio and subtitle renditions a variant offers, the audio one to load (if it has a URI),
     /// and the selection that matches `wanted` (``TrackMatcher``).
     static func select(

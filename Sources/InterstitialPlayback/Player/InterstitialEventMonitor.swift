@@ -94,6 +94,21 @@ public class InterstitialEventMonitor: @unchecked Sendable {
         }
     }
 
+    /// Posted when a Date Range Schedule's document request completes, with the schedule's ID and
+    /// the document read or the error (`AVPlayerInterstitialEventMonitorScheduleRequestCompletedNotification`,
+    /// profile R27). A failed or malformed document adds no events.
+    public var scheduleRequestCompleted:
+        AsyncStream<(identifier: String, response: DateRangeScheduleDocument?, error: DateRangeScheduleError?)>
+    {
+        filtered {
+            if case .scheduleRequestCompleted(let identifier, let response, let error) = $0 {
+                (identifier, response, error)
+            } else {
+                nil
+            }
+        }
+    }
+
     private func filtered<Element: Sendable>(
         _ transform: @escaping @Sendable (InterstitialEventNotification) -> Element?
     ) -> AsyncStream<Element> {

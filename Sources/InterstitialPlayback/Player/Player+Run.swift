@@ -203,6 +203,8 @@ extension Player {
                 measured = .throughputMeasured(bytes: chunk.bytes.count, duration: clock.now() - started)
                 renderer.enqueue(chunk)
                 input = .segmentLoaded(url)
+            case .schedule(let identity):
+                input = .scheduleLoaded(identity, await loader.loadSchedule(request.url))
             case .variant(let index):
                 let (variant, tracks) = state.withLockedValue { ($0.machine.variants[index], $0.machine.tracks) }
                 input = .variantLoaded(index, try await loadVariant(variant, tracks: tracks))

@@ -118,7 +118,7 @@ extension PlaybackStateMachine {
             case .assetList(let id): lists[id] = .failed(message)
             case .asset(let id, let index): assets[id, default: [:]][index] = .failed(message)
             case .segment(let identity): failedSegments.insert(identity)
-            case .primary, .variant: break
+            case .primary, .variant, .schedule: break
             }
         }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HLSInterstitials
 import HLSLoading
 import HLSPlaylist
 
@@ -15,6 +16,11 @@ struct InspectCommand: AsyncParsableCommand {
             cannot be loaded (then url, kind and playlist are null and the failure is a diagnostic \
             of rule load-CODE).
 
+            --schedules follows the Date Range Schedules (R27): each schedule's JSON document is \
+            loaded and its entries are listed as date ranges of the playlist, each with the schedule \
+            it came from; --json then adds "schedules":[{"id","uri","entries","problems"}], and what \
+            a schedule leaves out is a warning on standard error.
+
             Exit codes: 0 no errors, 1 the playlist has errors, 2 usage or I/O failure.
             """
     )
@@ -24,6 +30,9 @@ struct InspectCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Print the whole model and the diagnostics as JSON.")
     var json = false
+
+    @Flag(name: .long, help: "Load each Date Range Schedule's document and list its entries (R27).")
+    var schedules = false
 
     @Option(name: .long, help: "How many date ranges, variants or renditions to list in the text summary.")
     var limit = 20
@@ -45,13 +54,32 @@ struct InspectCommand: AsyncParsableCommand {
             }
             throw CommandFailure(error)
         }
+        var playlist = result.playlist
+        var followed: [InspectReport.Schedule]?
+        var scheduleOf: [String: String] = [:]
+        if schedules, case .media(let media) = playlist {
+            let url = resource.finalLocation
+            let resolution = try await PlaylistLoader.withLoader { loader in
+                var store = DateRangeScheduleStore()
+                return await PresentationLoader(fetcher: loader).loadSchedules(
+                    of: media, playlistURL: url, into: &store)
+            }
+            playlist = .media(resolution.applied(to: media))
+            for range in resolution.dateRanges {
+                if let schedule = range.scheduleIdentifier { scheduleOf[range.dateRange.id] = schedule }
+            }
+            followed = InspectReport.schedules(resolution)
+            for problem in resolution.problems { Output.standardError("warning: \(problem) (R27)") }
+        }
         if json {
-            let report = InspectReport(
-                file: location, url: resource.finalLocation, kind: result.playlist.kindName, playlist: result.playlist,
+            var report = InspectReport(
+                file: location, url: resource.finalLocation, kind: result.playlist.kindName, playlist: playlist,
                 diagnostics: result.diagnostics)
+            report.schedules = followed
             Output.standardOutput(try Output.json(report))
         } else {
-            Output.standardOutput(InspectSummary(location: location, playlist: result.playlist, limit: limit).text)
+            Output.standardOutput(
+                InspectSummary(location: location, playlist: playlist, limit: limit, scheduleOf: scheduleOf).text)
             if !result.diagnostics.isEmpty {
                 Output.standardError(Output.render(result.diagnostics, document: result.document), terminator: "")
             }
@@ -68,8 +96,30 @@ struct InspectReport: Encodable {
     var kind: String?
     var playlist: Playlist?
     var diagnostics: [Diagnostic]
+    /// The schedules followed with `--schedules`; the key is absent without it.
+    var schedules: [Schedule]?
 
-    private enum CodingKeys: String, CodingKey { case file, url, kind, playlist, diagnostics }
+    /// One Date Range Schedule followed: its tag's ID, its document's URI, the IDs of the entries it
+    /// added and what it left out.
+    struct Schedule: Encodable {
+        var id: String
+        var uri: String
+        var entries: [String]
+        var problems: [JSONValue]
+    }
+
+    static func schedules(_ resolution: DateRangeScheduleResolution) -> [Schedule] {
+        resolution.schedules.map { schedule in
+            Schedule(
+                id: schedule.identifier, uri: schedule.resolvedURI,
+                entries: resolution.dateRanges.filter { $0.scheduleIdentifier == schedule.identifier }.map(
+                    \.dateRange.id),
+                problems: resolution.problems.filter { $0.scheduleIdentifier == schedule.identifier }.map(
+                    \.error.errorJSON))
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case file, url, kind, playlist, diagnostics, schedules }
 
     /// Encodes every key, `null` included.
     func encode(to encoder: any Encoder) throws {
@@ -79,5 +129,6 @@ struct InspectReport: Encodable {
         try container.encode(kind, forKey: .kind)
         try container.encode(playlist, forKey: .playlist)
         try container.encode(diagnostics, forKey: .diagnostics)
+        try container.encodeIfPresent(schedules, forKey: .schedules)
     }
 }

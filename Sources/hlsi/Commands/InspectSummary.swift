@@ -6,6 +6,8 @@ struct InspectSummary {
     var location: String
     var playlist: Playlist
     var limit: Int
+    /// The schedule each date range came from, when `--schedules` followed them (R27).
+    var scheduleOf: [String: String] = [:]
 
     var text: String {
         var lines = ["file: \(location)"]
@@ -38,7 +40,10 @@ struct InspectSummary {
             lines.append("program date-time: none")
         }
         let interstitials = playlist.dateRanges.filter { $0.className == "com.apple.hls.interstitial" }.count
-        lines.append("date ranges: \(playlist.dateRanges.count) (\(interstitials) interstitial)")
+        let schedules = playlist.dateRanges.filter { $0.className == DateRangeSchedule.className }.count
+        lines.append(
+            "date ranges: \(playlist.dateRanges.count) (\(interstitials) interstitial"
+                + (schedules > 0 ? ", \(schedules) schedule)" : ")"))
         for range in playlist.dateRanges.prefix(limit) {
             var line = "  \(range.id)"
             if let className = range.className { line += "  class=\(className)" }
@@ -47,6 +52,10 @@ struct InspectSummary {
             if let duration = range.resolvedDuration { line += "  duration=\(duration) s" }
             if let planned = range.plannedDuration { line += "  planned=\(planned) s" }
             if let cue = range.cue { line += "  cue=\(cue.joined(separator: ","))" }
+            if range.className == DateRangeSchedule.className {
+                line += "  uri=\(range.attributes[DateRangeSchedule.AttributeName.uri]?.quotedString ?? "missing")"
+            }
+            if let schedule = scheduleOf[range.id] { line += "  schedule=\(schedule)" }
             lines.append(line)
         }
         if playlist.dateRanges.count > limit {

@@ -14,7 +14,10 @@ struct ScheduleCommand: AsyncParsableCommand {
             followed to its first variant, whose DEFAULT audio rendition, else its first, counts for X-SNAP) with the rules of \
             the behavior profile. --resolve first loads every X-ASSET-LIST (relative URLs resolve \
             against the playlist; files work too), so that asset durations count; a list that fails \
-            to load makes its event play nothing (R7).
+            to load makes its event play nothing (R7). Date Range Schedules are always followed: \
+            each schedule's JSON document is loaded and its entries count as date ranges of the \
+            playlist (R27); events from a schedule name it ("scheduleIdentifier" in JSON), and what \
+            a schedule leaves out is a warning.
 
             JSON: {"location","events":[{"id","start","resumeTime",…}],"items":[{"kind","id",\
             "primary":[s,e],"playout":[s,e],"integrated":[s,e]}],"durations":{"primary","playout",\
@@ -115,9 +118,12 @@ struct ScheduleCommand: AsyncParsableCommand {
         -> (schedule: InterstitialSchedule, warnings: [String], errors: [Diagnostic])
     {
         let presentation = try await PresentationLoader(fetcher: loader).load(
-            location, options: .init(loadsAssetLists: resolve))
+            location, options: .init(loadsAssetLists: resolve, loadsSchedules: true))
         var warnings = presentation.renditionFailures.map { failure in
             "audio rendition \(failure.url) is left out of snapping (R6): \(failure.error)"
+        }
+        for problem in presentation.scheduleResolution?.problems ?? [] {
+            warnings.append("\(problem) (R27)")
         }
         for failure in presentation.assetListFailures {
             warnings.append(
