@@ -1,0 +1,86 @@
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Hummingbird
+
+/// The admin routes the operations console reads besides the catalog's: the targets with what fills
+/// their breaks, the date ranges served, and the API's own description (`openapi.json`).
+extension AdminAPI {
+    /// Adds `GET targets`, `GET served` and `GET openapi.json` to the admin group (behind its token).
+    func registerOperations(on group: RouterGroup<ServerRequestContext>) {
+        group.get("targets") { _, _ in Response.json(targets(state.snapshot)) }
+        group.get("served") { request, _ in
+            let filter = request.queryDictionary["target"]
+            if let filter {
+                guard let target = Target(filter) else {
+                    throw APIError.badRequest(
+                        code: .badPath, path: "target", "expected vod/ID or live/ID, found \"\(filter.prefix(80))\"")
+                }
+                try catalog.checkTarget(target, path: "target")
+            }
+            return Response.json(served(state.snapshot, target: filter))
+        }
+        let document = OpenAPIDocument.bytes
+        group.get("openapi.json") { _, _ in
+            guard let document else {
+                throw APIError(status: 500, code: .fileUnreadable, "openapi.json is missing from the build's resources")
+            }
+            return Response.bytes(document, contentType: ContentResponse.jsonType, cacheControl: CachePolicy.noStore)
+        }
+    }
+
+    /// Every configured target: its URL, its standing schedule, and the ad server that fills its
+    /// breaks (`adServerFrom`: `schedule` or `configuration`; none: the stored inventory).
+    func targets(_ snapshot: StoredState) -> JSONValue {
+        func list(_ items: [ServerConfiguration.Content], _ kind: Target.Kind) -> [JSONValue] {
+            items.map { content in
+                let target = Target(kind, content.id)
+                var fields: [String: JSONValue] = [
+                    "target": .string(target.description), "kind": .string(kind.rawValue),
+                    "url": .string("\(content.path)/\(content.entry)"),
+                    "breaks": .integer(Int64(snapshot.breaks.values.count { $0.target == target })),
+                ]
+                if let schedule = snapshot.schedules[target] { fields["schedule"] = schedule.jsonValue }
+                if let settings = snapshot.schedules[target]?.adServer {
+                    fields["adServer"] = settings.jsonValue
+                    fields["adServerFrom"] = .string("schedule")
+                } else if let settings = content.adServer {
+                    fields["adServer"] = settings.jsonValue
+                    fields["adServerFrom"] = .string("configuration")
+                }
+                if kind == .live {
+                    fields["windowSegments"] = .integer(Int64(content.windowSegments))
+                    fields["lookahead"] = .seconds(content.lookahead)
+                }
+                return .object(fields)
+            }
+        }
+        return .object(["targets": .array(list(configuration.vod, .vod) + list(configuration.live, .live))])
+    }
+
+    /// The date ranges served (of `target`, or all), by target and ID: the attributes every viewer
+    /// got as first served, an early return's limit, and whether it was withdrawn before it started.
+    func served(_ snapshot: StoredState, target: String?) -> JSONValue {
+        let keys = snapshot.served.keys.filter { target == nil || $0.target.description == target }
+            .sorted { ($0.target.description, $0.id) < ($1.target.description, $1.id) }
+        return .object([
+            "served": .array(
+                keys.map { key in
+                    let attributes = snapshot.served[key] ?? []
+                    var fields: [String: JSONValue] = [
+                        "target": .string(key.target.description), "id": .string(key.id),
+                        "attributes": .object(
+                            Dictionary(attributes.map { ($0.name, .string($0.value.rawValue)) }) { first, _ in first }),
+                        "withdrawn": .bool(snapshot.withdrawn.contains(key)),
+                        "stored": .bool(snapshot.breaks[key.id]?.target == key.target),
+                    ]
+                    if let start = attributes["START-DATE"]?.quotedString { fields["startDate"] = .string(start) }
+                    if let duration = attributes["DURATION"]?.decimalFloatingPoint {
+                        fields["duration"] = .seconds(duration)
+                    }
+                    if let limit = snapshot.earlyReturns[key] { fields["playoutLimit"] = .seconds(limit) }
+                    return .object(fields)
+                })
+        ])
+    }
+}
