@@ -84,7 +84,7 @@ struct ConsoleRouteTests {
         try await Harness.withServer(clock: clock) { client in
             let none = try await client.admin(.get, "served?target=live/demo")
             #expect(none.status == .ok)
-            #expect(none.json == .object(["served": .array([])]), "\(none.text)")
+            #expect(none.json == .object(["served": .array([]), "total": .integer(0)]), "\(none.text)")
             let started = try await client.admin(.post, "channels/demo/breaks", #"{"duration":30,"id":"live-now"}"#)
             #expect(started.status == .created, "\(started.text)")
             _ = try await client.text("/demo/live/video/main.m3u8")
@@ -115,7 +115,23 @@ struct ConsoleRouteTests {
             #expect(attributes["PLANNED-DURATION"] == .string("30"))
             let all = try await client.admin(.get, "served")
             #expect(all.text.contains("\"live-now\""))
-            #expect(try await client.admin(.get, "served?target=vod/demo").json == .object(["served": .array([])]))
+            #expect(
+                try await client.admin(.get, "served?target=vod/demo").json
+                    == .object(["served": .array([]), "total": .integer(0)]))
+            // The latest first, at most `limit` of them.
+            let one = try await client.admin(.get, "served?target=live/demo&limit=1")
+            guard case .object(let limited)? = one.json, case .array(let first)? = limited["served"],
+                case .integer(let total)? = limited["total"]
+            else {
+                Issue.record("no served list: \(one.text)")
+                return
+            }
+            #expect(first.count == 1 && total == Int64(served.count) && total >= 2, "\(one.text)")
+            #expect(first.first == served.first)
+            for bad in ["0", "1001", "x"] {
+                let refused = try await client.admin(.get, "served?limit=" + bad)
+                #expect(refused.status == .badRequest && refused.errorPath == "limit", "\(bad): \(refused.text)")
+            }
         }
     }
 }

@@ -151,6 +151,7 @@ struct OpenAPITests {
         (.post, "channels/demo/return", #"{"other":1}"#, "POST /channels/{id}/return"),
         (.get, "served?target=vod/nothing", nil, "GET /served"),
         (.get, "served?target=tv", nil, "GET /served"),
+        (.get, "served?limit=0", nil, "GET /served"),
     ]
 
     @Test("Each admin route answers bad requests with a code its operation lists")

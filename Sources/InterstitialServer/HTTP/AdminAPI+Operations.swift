@@ -18,7 +18,16 @@ extension AdminAPI {
                 }
                 try catalog.checkTarget(target, path: "target")
             }
-            return Response.json(served(state.snapshot, target: filter))
+            var limit = Self.servedLimit
+            if let text = request.queryDictionary["limit"] {
+                guard let count = Int(text), (1...Self.longestServedList).contains(count) else {
+                    throw APIError.badRequest(
+                        code: .badRequest, path: "limit",
+                        "expected 1 to \(Self.longestServedList) entries, found \"\(text.prefix(20))\"")
+                }
+                limit = count
+            }
+            return Response.json(served(state.snapshot, target: filter, limit: limit))
         }
         let document = OpenAPIDocument.bytes
         group.get("openapi.json") { _, _ in
@@ -58,12 +67,22 @@ extension AdminAPI {
         return .object(["targets": .array(list(configuration.vod, .vod) + list(configuration.live, .live))])
     }
 
-    /// The date ranges served (of `target`, or all), by target and ID: the attributes every viewer
-    /// got as first served, an early return's limit, and whether it was withdrawn before it started.
-    func served(_ snapshot: StoredState, target: String?) -> JSONValue {
-        let keys = snapshot.served.keys.filter { target == nil || $0.target.description == target }
-            .sorted { ($0.target.description, $0.id) < ($1.target.description, $1.id) }
+    /// The entries `GET served` answers without `limit`.
+    static let servedLimit = 100
+    /// The most entries `GET served` answers (`limit`).
+    static let longestServedList = 1000
+
+    /// The date ranges served (of `target`, or all), the `limit` latest first (by `START-DATE`, then
+    /// target and ID): the attributes every viewer got as first served, an early return's limit, and
+    /// whether it was withdrawn before it started; `total` counts them all.
+    func served(_ snapshot: StoredState, target: String?, limit: Int = servedLimit) -> JSONValue {
+        func start(_ key: ServedKey) -> String { snapshot.served[key]?["START-DATE"]?.quotedString ?? "" }
+        let matching = snapshot.served.keys.filter { target == nil || $0.target.description == target }
+        let keys = matching.map { (start: start($0), key: $0) }
+            .sorted { ($1.start, $0.key.target.description, $0.key.id) < ($0.start, $1.key.target.description, $1.key.id) }
+            .prefix(limit).map(\.key)
         return .object([
+            "total": .integer(Int64(matching.count)),
             "served": .array(
                 keys.map { key in
                     let attributes = snapshot.served[key] ?? []

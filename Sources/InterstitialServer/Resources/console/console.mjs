@@ -323,10 +323,10 @@ async function refreshLive() {
     $("channels").replaceChildren(el("p", {}, "This server has no live channel."));
     return;
   }
-  const served = (await admin("GET", "served")).served || [];
   await Promise.all(
     liveTargets.map(async (target) => {
       const entry = channelCard(target);
+      const served = (await admin("GET", `served?target=${encodeURIComponent(target.target)}&limit=50`)).served;
       const base = target.url.slice(0, target.url.lastIndexOf("/"));
       let timeline = null;
       try {
@@ -337,7 +337,7 @@ async function refreshLive() {
       }
       const layout = timelineLayout(
         timeline,
-        served.filter((item) => item.target === target.target),
+        served || [],
         state.breaks.filter((item) => item.target === target.target),
         Date.now(),
       );
