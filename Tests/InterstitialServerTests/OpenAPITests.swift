@@ -35,7 +35,7 @@ struct OpenAPITests {
         guard case .array(let values)? = schema?["properties"]?["error"]?["properties"]?["code"]?["enum"] else {
             return []
         }
-        return values.compactMap { if case .string(let code) = $0 { code } else { nil } }
+        return strings(values)
     }
 
     /// Every code listed by any operation.
@@ -44,6 +44,26 @@ struct OpenAPITests {
         for operation in operations {
             let (method, path) = split(operation)
             for status in 400..<600 { result.formUnion(codes(method, path, status: status)) }
+        }
+        return result
+    }
+
+    /// The strings of a JSON array's elements.
+    static func strings(_ values: [JSONValue]) -> [String] {
+        values.compactMap { value -> String? in
+            guard case .string(let text) = value else { return nil }
+            return text
+        }
+    }
+
+    /// A Swift case name as its code: `jsonSchema` is `json-schema`, `sessionJSON` is `session-json`.
+    static func kebab(_ name: String) -> String {
+        var result = ""
+        var previous: Character?
+        for character in name {
+            if character.isUppercase, let previous, previous.isLowercase || previous.isNumber { result.append("-") }
+            result.append(Character(character.lowercased()))
+            previous = character
         }
         return result
     }
@@ -92,7 +112,7 @@ struct OpenAPITests {
             Issue.record("no ErrorCode schema")
             return
         }
-        #expect(Set(values.compactMap { if case .string(let code) = $0 { code } else { nil } }) == Self.listedCodes)
+        #expect(Set(Self.strings(values)) == Self.listedCodes)
     }
 
     /// The sources the admin routes run: the routes, the catalog, the models they decode, the
@@ -108,16 +128,17 @@ struct OpenAPITests {
     func sourceCodes() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/InterstitialServer")
-        let byCase = Dictionary(uniqueKeysWithValues: APIError.Code.allCases.map { ("\($0)", $0.rawValue) })
+        let known = Set(APIError.Code.allCases.map(\.rawValue))
         var used: Set<String> = []
         for file in Self.adminSources {
             let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
             // `code: .name`, and the helpers that name their code.
             let pattern = try NSRegularExpression(pattern: #"code: \.([A-Za-z]+)"#)
             for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-                if let range = Range(match.range(at: 1), in: text), let code = byCase[String(text[range])] {
-                    used.insert(code)
-                }
+                guard let range = Range(match.range(at: 1), in: text) else { continue }
+                let code = Self.kebab(String(text[range]))
+                #expect(known.contains(code), "\(file): code: .\(text[range]) is not read as an APIError.Code")
+                used.insert(code)
             }
             if text.contains("APIError.notFound(") || text.contains(".notFound(") { used.insert("not-found") }
             if text.contains("APIError(error") { used.insert("invalid-interstitial") }

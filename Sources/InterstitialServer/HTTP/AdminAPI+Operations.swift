@@ -1,4 +1,3 @@
-import Foundation
 import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
@@ -47,7 +46,7 @@ extension AdminAPI {
                 var fields: [String: JSONValue] = [
                     "target": .string(target.description), "kind": .string(kind.rawValue),
                     "url": .string("\(content.path)/\(content.entry)"),
-                    "breaks": .integer(Int64(snapshot.breaks.values.count { $0.target == target })),
+                    "breaks": .integer(Int64(snapshot.breaks.values.count(where: { $0.target == target }))),
                 ]
                 if let schedule = snapshot.schedules[target] { fields["schedule"] = schedule.jsonValue }
                 if let settings = snapshot.schedules[target]?.adServer {
@@ -75,11 +74,13 @@ extension AdminAPI {
     /// The date ranges served (of `target`, or all), the `limit` latest first (by `START-DATE`, then
     /// target and ID): the attributes every viewer got as first served, an early return's limit, and
     /// whether it was withdrawn before it started; `total` counts them all.
-    func served(_ snapshot: StoredState, target: String?, limit: Int = servedLimit) -> JSONValue {
+    func served(_ snapshot: StoredState, target: String?, limit: Int = Self.servedLimit) -> JSONValue {
         func start(_ key: ServedKey) -> String { snapshot.served[key]?["START-DATE"]?.quotedString ?? "" }
         let matching = snapshot.served.keys.filter { target == nil || $0.target.description == target }
         let keys = matching.map { (start: start($0), key: $0) }
-            .sorted { ($1.start, $0.key.target.description, $0.key.id) < ($0.start, $1.key.target.description, $1.key.id) }
+            .sorted {
+                ($1.start, $0.key.target.description, $0.key.id) < ($0.start, $1.key.target.description, $1.key.id)
+            }
             .prefix(limit).map(\.key)
         return .object([
             "total": .integer(Int64(matching.count)),
@@ -89,7 +90,9 @@ extension AdminAPI {
                     var fields: [String: JSONValue] = [
                         "target": .string(key.target.description), "id": .string(key.id),
                         "attributes": .object(
-                            Dictionary(attributes.map { ($0.name, .string($0.value.rawValue)) }) { first, _ in first }),
+                            Dictionary(
+                                attributes.map { ($0.name, JSONValue.string($0.value.rawValue)) },
+                                uniquingKeysWith: { first, _ in first })),
                         "withdrawn": .bool(snapshot.withdrawn.contains(key)),
                         "stored": .bool(snapshot.breaks[key.id]?.target == key.target),
                     ]
@@ -99,7 +102,7 @@ extension AdminAPI {
                     }
                     if let limit = snapshot.earlyReturns[key] { fields["playoutLimit"] = .seconds(limit) }
                     return .object(fields)
-                })
+                }),
         ])
     }
 }

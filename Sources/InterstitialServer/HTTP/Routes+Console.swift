@@ -24,7 +24,9 @@ extension Routes {
     func registerConsole(on router: Router<ServerRequestContext>) {
         let files = files
         let directory = Self.consoleDirectory
-        @Sendable func answer(_ name: String, _ request: Request, _ context: ServerRequestContext) async throws
+        @Sendable func answer(
+            _ name: String, _ request: Request, _ context: ServerRequestContext
+        ) async throws
             -> Response
         {
             guard let directory, let path = SafePath(name), !name.hasPrefix(".") else {
