@@ -90,9 +90,17 @@ async function useToken(token) {
   note.classList.remove("error");
   note.dataset.state = "ok";
   $("console").hidden = false;
-  await refreshAll();
+  await refreshAll().catch(reportFailure);
   state.timers.push(setInterval(() => refreshLive().catch(() => {}), 2000));
   state.timers.push(setInterval(() => refreshMetrics().catch(() => {}), 5000));
+}
+
+/** A refresh that failed other than by a refused token (which signs out): said in the token's message. */
+function reportFailure(error) {
+  if (error.described && error.described.status === 401) return;
+  const note = $("auth-message");
+  note.textContent = `Could not read the server: ${error.message}`;
+  note.classList.add("error");
 }
 
 async function refreshAll() {
@@ -214,11 +222,12 @@ async function saveBreak(event) {
     const verb = state.editing ? "Saved" : "Created";
     startEditing(saved);
     $("break-done").textContent = `${verb} break ${saved.id}.`;
-    await Promise.all([refreshBreaks(), refreshTargets()]);
   } catch (error) {
     if (!error.described) throw error;
     showBreakError(error.described.path, error.message);
+    return;
   }
+  await Promise.all([refreshBreaks(), refreshTargets()]).catch(reportFailure);
 }
 
 async function deleteBreak(id) {
@@ -227,11 +236,12 @@ async function deleteBreak(id) {
     await admin("DELETE", `breaks/${encodeURIComponent(id)}`);
     $("break-done").textContent = `Deleted break ${id}.`;
     if (state.editing === id) startEditing(null);
-    await Promise.all([refreshBreaks(), refreshTargets()]);
   } catch (error) {
     if (!error.described) throw error;
     showBreakError(error.described.path, error.message);
+    return;
   }
+  await Promise.all([refreshBreaks(), refreshTargets()]).catch(reportFailure);
 }
 
 // Live channels
@@ -312,7 +322,7 @@ async function live(id, message, method, path, body, say) {
     message.classList.add("error");
     message.dataset.state = "refused";
   }
-  await Promise.all([refreshLive(), refreshBreaks()]);
+  await Promise.all([refreshLive(), refreshBreaks()]).catch(reportFailure);
 }
 
 const clock = (ms) => new Date(ms).toISOString().slice(11, 19);
@@ -373,8 +383,11 @@ function drawChannel(entry, layout) {
     ...layout.breaks.map((item) => {
       const attributes = Object.entries(item.attributes || {})
         .filter(([name]) => !["ID", "CLASS", "START-DATE"].includes(name))
-        .map(([name, value]) => `${name}=${value}`)
-        .join(", ");
+        .map(([name, value]) => `${name}=${value}`);
+      // An early return's limit is added to the date range after its first serving.
+      if (item.playoutLimit !== null && item.playoutLimit !== undefined) {
+        attributes.push(`X-PLAYOUT-LIMIT=${item.playoutLimit}`);
+      }
       return el(
         "tr",
         { "data-break": item.id, "data-state": item.state },
@@ -382,7 +395,7 @@ function drawChannel(entry, layout) {
         el("td", {}, new Date(item.start).toISOString()),
         el("td", {}, item.seconds === null ? "—" : `${item.seconds} s`),
         el("td", { class: "state" }, item.state),
-        el("td", {}, item.served ? el("code", {}, attributes) : "not served yet"),
+        el("td", {}, item.served ? el("code", {}, attributes.join(", ")) : "not served yet"),
       );
     }),
   );
