@@ -1,5 +1,6 @@
 import Foundation
 import HLSInterstitials
+import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
