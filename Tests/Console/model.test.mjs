@@ -97,4 +97,18 @@ test("the live timeline: the window, now, and each break placed with its state",
   assert.ok(old.left > 0 && old.left + old.width < layout.windowWidth);
   assert.equal(layout.breaks.find((item) => item.id === "now").seconds, 4, "a returned break ends at its limit");
   assert.equal(timelineLayout({}, [], [], 0), null);
+  // A live document: no durations, the window as long as its primary items; a served break with a
+  // planned duration only is as long as that, not the part of it the window shows.
+  const live = {
+    startDate: "2026-01-02T00:00:00.000Z",
+    durations: { primary: null },
+    items: [{ kind: "primary", primary: [0, 12] }],
+    events: [{ id: "cut", date: "2026-01-01T23:59:58.000Z", playoutDuration: 2 }],
+  };
+  const cut = [{ id: "cut", startDate: "2026-01-01T23:59:58.000Z", plannedDuration: 10 }];
+  const liveLayout = timelineLayout(live, cut, [], start + 12_000);
+  assert.equal(liveLayout.edge, start + 12_000);
+  assert.ok(liveLayout.windowWidth > 50);
+  assert.equal(liveLayout.breaks[0].seconds, 10);
+  assert.equal(liveLayout.breaks[0].state, "over");
 });

@@ -111,6 +111,7 @@ struct ConsoleRouteTests {
             #expect(fields["target"] == .string("live/demo"))
             #expect(fields["startDate"] == .string("2026-01-02T00:00:02.000Z"))
             #expect(fields["playoutLimit"]?.description == "8.55")
+            #expect(fields["plannedDuration"]?.description == "30")
             #expect(fields["withdrawn"] == .bool(false))
             #expect(fields["stored"] == .bool(true))
             guard case .object(let attributes)? = fields["attributes"] else {

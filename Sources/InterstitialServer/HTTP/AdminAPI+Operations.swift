@@ -100,6 +100,9 @@ extension AdminAPI {
                     if let duration = attributes["DURATION"]?.decimalFloatingPoint {
                         fields["duration"] = .seconds(duration)
                     }
+                    if let planned = attributes["PLANNED-DURATION"]?.decimalFloatingPoint {
+                        fields["plannedDuration"] = .seconds(planned)
+                    }
                     if let limit = snapshot.earlyReturns[key] { fields["playoutLimit"] = .seconds(limit) }
                     return .object(fields)
                 }),

@@ -118,7 +118,11 @@ const milliseconds = (text) => {
  */
 export function timelineLayout(timeline, served, stored, now) {
   const start = milliseconds(timeline && timeline.startDate);
-  const length = ((timeline && timeline.durations && timeline.durations.primary) || 0) * 1000;
+  // A live document has no durations: the window is as long as its primary items reach.
+  const reach = ((timeline && timeline.items) || [])
+    .filter((item) => item.kind === "primary" && Array.isArray(item.primary))
+    .reduce((longest, item) => Math.max(longest, Number(item.primary[1]) || 0), 0);
+  const length = ((timeline && timeline.durations && timeline.durations.primary) || reach) * 1000;
   if (start === null) return null;
   const edge = start + length;
   const byID = new Map();
@@ -131,16 +135,17 @@ export function timelineLayout(timeline, served, stored, now) {
   for (const event of (timeline && timeline.events) || []) {
     const date = milliseconds(event.date);
     if (date === null) continue;
+    const known = byID.get(event.id)?.seconds;
     put(event.id, {
       start: date,
-      seconds: event.playoutLimit ?? event.playoutDuration ?? event.duration ?? null,
+      seconds: known ?? event.playoutLimit ?? event.playoutDuration ?? null,
       announced: true,
     });
   }
   for (const item of served || []) {
     const date = milliseconds(item.startDate);
     if (date === null) continue;
-    const seconds = item.playoutLimit ?? item.duration ?? null;
+    const seconds = item.playoutLimit ?? item.duration ?? item.plannedDuration ?? null;
     put(item.id, {
       start: date,
       seconds: seconds ?? byID.get(item.id)?.seconds ?? null,
