@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   breakBody,
+  cadenceStarts,
   describeError,
   editorFields,
   fieldOfPath,
@@ -111,4 +112,27 @@ test("the live timeline: the window, now, and each break placed with its state",
   assert.ok(liveLayout.windowWidth > 50);
   assert.equal(liveLayout.breaks[0].seconds, 10);
   assert.equal(liveLayout.breaks[0].state, "over");
+});
+
+test("a standing schedule's next breaks: epoch + offset + k × every, drawn past the window", () => {
+  const epoch = "2026-01-01T00:00:00.000Z";
+  const base = Date.parse(epoch);
+  const cadence = { every: 60, duration: 10, offset: 30 };
+  assert.deepEqual(cadenceStarts({ cadence, epoch }, base + 95_000, 2), [base + 150_000, base + 210_000]);
+  assert.deepEqual(cadenceStarts({ cadence, epoch }, base - 1_000_000, 1), [base + 30_000], "never before k = 0");
+  assert.deepEqual(cadenceStarts({ cadence }, base, 2), [], "no epoch");
+  assert.deepEqual(cadenceStarts({ epoch }, base, 2), [], "no cadence");
+  const timeline = { startDate: "2026-01-01T00:01:00.000Z", items: [{ kind: "primary", primary: [0, 12] }] };
+  // The break at 01:30 is announced already: it is not drawn twice.
+  const announced = [{ id: "break-90", startDate: "2026-01-01T00:01:30.000Z", plannedDuration: 10 }];
+  const layout = timelineLayout(timeline, announced, [], base + 72_000, { cadence, epoch });
+  assert.deepEqual(
+    layout.breaks.map((item) => [item.id, item.state]),
+    [
+      ["break-90", "upcoming"],
+      ["scheduled@2026-01-01T00:02:30.000Z", "upcoming"],
+      ["scheduled@2026-01-01T00:03:30.000Z", "upcoming"],
+    ],
+  );
+  assert.equal(layout.next.id, "break-90");
 });

@@ -73,6 +73,7 @@ struct ConsoleRouteTests {
             #expect(live["url"] == .string("/demo/live/master.m3u8"))
             #expect(live["adServerFrom"] == .string("schedule"))
             #expect(live["windowSegments"] != nil)
+            #expect(live["epoch"] == .string(ServerConfiguration.defaultEpoch.iso8601))
             guard case .object(let server)? = live["adServer"] else {
                 Issue.record("no ad server")
                 return

@@ -38,7 +38,8 @@ extension AdminAPI {
     }
 
     /// Every configured target: its URL, its standing schedule, and the ad server that fills its
-    /// breaks (`adServerFrom`: `schedule` or `configuration`; none: the stored inventory).
+    /// breaks (`adServerFrom`: `schedule` or `configuration`; none: the stored inventory); a live
+    /// channel's window, lookahead and epoch (where its schedule's cadence counts from).
     func targets(_ snapshot: StoredState) -> JSONValue {
         func list(_ items: [ServerConfiguration.Content], _ kind: Target.Kind) -> [JSONValue] {
             items.map { content in
@@ -59,6 +60,8 @@ extension AdminAPI {
                 if kind == .live {
                     fields["windowSegments"] = .integer(Int64(content.windowSegments))
                     fields["lookahead"] = .seconds(content.lookahead)
+                    // A cadence's breaks start at epoch + offset + k × every.
+                    fields["epoch"] = .string(content.epoch.iso8601)
                 }
                 return .object(fields)
             }

@@ -350,6 +350,7 @@ async function refreshLive() {
         served || [],
         state.breaks.filter((item) => item.target === target.target),
         Date.now(),
+        { cadence: target.schedule && target.schedule.cadence, epoch: target.epoch },
       );
       drawChannel(entry, layout);
     }),
@@ -376,7 +377,7 @@ function drawChannel(entry, layout) {
   parts.timeline.replaceChildren(windowBox, ...boxes, now);
   parts.scale.replaceChildren(el("span", {}, clock(layout.start)), el("span", {}, clock(layout.end)));
   const onAir = layout.onAir ? `On air: ${layout.onAir.id} until ${clock(layout.onAir.end)}. ` : "Primary content. ";
-  const next = layout.next ? `Next break: ${layout.next.id} at ${clock(layout.next.start)}.` : "No break announced.";
+  const next = layout.next ? `Next break: ${layout.next.id} at ${clock(layout.next.start)}.` : "No break ahead.";
   parts.status.textContent = onAir + next;
   parts.status.dataset.onAir = layout.onAir ? layout.onAir.id : "";
   parts.rows.replaceChildren(
@@ -395,7 +396,15 @@ function drawChannel(entry, layout) {
         el("td", {}, new Date(item.start).toISOString()),
         el("td", {}, item.seconds === null ? "—" : `${item.seconds} s`),
         el("td", { class: "state" }, item.state),
-        el("td", {}, item.served ? el("code", {}, attributes.join(", ")) : "not served yet"),
+        el(
+          "td",
+          {},
+          item.served
+            ? el("code", {}, attributes.join(", "))
+            : item.stored || item.announced
+              ? "not served yet"
+              : "by the standing schedule",
+        ),
       );
     }),
   );

@@ -115,8 +115,10 @@ const milliseconds = (text) => {
  * @param {object[]} served /admin/v1/served's entries of the channel
  * @param {object[]} stored /admin/v1/breaks of the channel
  * @param {number} now the wall clock, ms since 1970
+ * @param {{cadence?: {every: number, duration: number, offset?: number}, epoch?: string}} schedule the
+ *   channel's standing schedule and epoch: its next breaks past the window are drawn too
  */
-export function timelineLayout(timeline, served, stored, now) {
+export function timelineLayout(timeline, served, stored, now, schedule = {}) {
   const start = milliseconds(timeline && timeline.startDate);
   // A live document has no durations: the window is as long as its primary items reach.
   const reach = ((timeline && timeline.items) || [])
@@ -155,6 +157,10 @@ export function timelineLayout(timeline, served, stored, now) {
       attributes: item.attributes || {},
     });
   }
+  for (const next of cadenceStarts(schedule, Math.max(edge, now), 3)) {
+    const taken = [...byID.values()].some((item) => Math.abs(item.start - next) < 500);
+    if (!taken) put(`scheduled@${new Date(next).toISOString()}`, { start: next, seconds: schedule.cadence.duration });
+  }
   const breaks = [...byID.values()].filter((item) => item.start + (item.seconds || 0) * 1000 >= start);
   const latest = Math.max(edge, now, ...breaks.map((item) => item.start + (item.seconds || 0) * 1000));
   const end = latest + Math.max(5000, (latest - start) * 0.05);
@@ -187,4 +193,23 @@ export function timelineLayout(timeline, served, stored, now) {
     onAir: placed.find((item) => item.state === "on-air") || null,
     next: placed.find((item) => item.start > now && item.state === "upcoming") || null,
   };
+}
+
+/**
+ * The next `count` starts (ms) of a standing schedule's cadence after `after`: epoch + offset + k ×
+ * every, k ≥ 0, as the server plans them; none without a cadence or an epoch.
+ */
+export function cadenceStarts(schedule, after, count) {
+  const cadence = schedule && schedule.cadence;
+  const epoch = milliseconds(schedule && schedule.epoch);
+  if (!cadence || epoch === null || !(cadence.every > 0)) return [];
+  const every = cadence.every * 1000;
+  const first = epoch + (cadence.offset || 0) * 1000;
+  let index = Math.max(0, Math.floor((after - first) / every) + 1);
+  const starts = [];
+  while (starts.length < count) {
+    starts.push(first + index * every);
+    index += 1;
+  }
+  return starts;
 }
