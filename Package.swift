@@ -122,7 +122,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            resources: [.copy("Resources/demo"), .copy("Resources/page")]
+            resources: [
+                .copy("Resources/demo"), .copy("Resources/page"), .copy("Resources/console"),
+                .copy("Resources/openapi.json"),
+            ]
         ),
         // I/O: the command-line tool over every module above.
         .executableTarget(

@@ -38,6 +38,10 @@ serves or grow without bound. The timeouts here only stop a hung test; no outcom
    deadline and every viewer still gets the fallback.
 19. (Issue 32, item 2) A flood of new viewer session IDs on a live playlist keeps at most
    `prefetchSessions` sessions within `prefetchSessionBytes`; over-long and non-ASCII IDs are ignored.
+20. (Issue 36, items 1 and 3) The operations console's files: paths out of its folder, hidden names,
+   other types and encoded tricks get 404, every answer carries its content policy; the admin API's
+   description and the console's admin routes refuse a missing or wrong token and answer no other
+   origin; `served` refuses a `limit` or a target it cannot take with 400 at once.
 """
 
 import argparse
@@ -1112,6 +1116,48 @@ def session_flood(hlsi, workdir):
         server.stop()
 
 
+def console_attacks(hlsi, workdir):
+    # Issue 36, items 1 and 3: /console serves only its own files, each under its content policy; the
+    # admin routes the console reads and /admin/v1/openapi.json need the token and send no CORS fields;
+    # GET /admin/v1/served refuses what it cannot take with 400, at once.
+    print("20. the operations console's files and the admin routes it reads", flush=True)
+    port = free_port()
+    server = Server(hlsi, base_config(port, os.path.join(workdir, "console.sqlite")), workdir, "console")
+    try:
+        base = server.base
+        status, headers, body = request(base, "GET", "/console")
+        policy = headers.get("Content-Security-Policy", "")
+        check(status == 200 and b"/console/console.mjs" in body, f"the console is served (got {status})")
+        check(policy.startswith("default-src 'self';") and "frame-ancestors 'none'" in policy,
+              f"under its content policy: {policy!r}")
+        for path in ("/console/..%2F..%2FPackage.swift", "/console/%2e%2e%2fpage%2fpage.mjs", "/console/.x.mjs",
+                     "/console/index.html%00.css", "/console/openapi.json", "/console/../page/page.mjs",
+                     "/console/" + "a" * 4000 + ".mjs", "/console/console.mjs%2f..%2fx.css"):
+            status, headers, body = request(base, "GET", path)
+            check(status in (400, 404) and b"<html" not in body,
+                  f"{path[:60]} is not served ({status})")
+        status, headers, _ = request(base, "GET", "/console/console.mjs")
+        check(status == 200 and "Content-Security-Policy" in headers and headers.get("X-Content-Type-Options")
+              == "nosniff", f"a console file carries the policy and nosniff ({status})")
+        for path in ("/admin/v1/openapi.json", "/admin/v1/targets", "/admin/v1/served"):
+            for auth in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": f"Basic {TOKEN}"}):
+                status, headers, _ = request(base, "GET", path, headers=dict(auth, Origin="http://evil.example"))
+                check(status == 401 and "Access-Control-Allow-Origin" not in headers,
+                      f"{path} with {auth or 'no token'} is refused without CORS ({status})")
+        status, headers, body = admin(base, "GET", "/openapi.json")
+        check(status == 200 and json.loads(body).get("openapi") == "3.1.0"
+              and "Access-Control-Allow-Origin" not in headers, f"with the token: the description ({status})")
+        for query in ("limit=0", "limit=-1", "limit=99999999999999999999999", "limit=1e3", "target=..%2F..%2Fx",
+                      "target=vod%2F" + "a" * 3000, "target=live%2Fnothing"):
+            started = time.time()
+            status, _, body = admin(base, "GET", "/served?" + query)
+            check(status in (400, 404) and b'"code"' in body and time.time() - started < 5,
+                  f"served?{query[:40]} is refused at once ({status})")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlsi", required=True)
@@ -1127,6 +1173,7 @@ def main():
         vast_attribute_flood(os.path.abspath(args.hlsi), workdir)
         herd_attacks(os.path.abspath(args.hlsi), workdir)
         session_flood(os.path.abspath(args.hlsi), workdir)
+        console_attacks(os.path.abspath(args.hlsi), workdir)
         upstream_attacks(os.path.abspath(args.hlsi), workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -132,6 +132,9 @@ struct AdminAPI {
                     "start": .string(done.start.iso8601),
                 ]))
         }
+
+        // What the operations console reads: targets, served date ranges, this API's description.
+        registerOperations(on: group)
     }
 
     private var contentList: JSONValue {

@@ -212,6 +212,7 @@ struct Routes {
             }
             return Response(status: .noContent, headers: headers)
         }
+        registerConsole(on: router)
         admin.register(on: router.group("admin/v1"))
         registerHandoff(on: router)
         registerMetrics(on: router)
