@@ -6,6 +6,7 @@
 # break are clean with both players, on a loaded machine too (E2E/page_playback.py); the page fires
 # every ad's tracking beacons once with both players, heard by a local ad server (E2E/page_beacons.py);
 # `hlsi admin return-now` cuts a live ad short on the page's built-in controller (E2E/page_return_now.py).
+# The page of `hlsi report` renders offline in Chromium with no console error or request (E2E/report_page.py).
 # First, the security issue's reproductions are run against the real server (E2E/server_attacks.py).
 # Three `hlsi serve` replicas on one PostgreSQL behind nginx (deploy/nginx-replicas.conf) serve identical
 # playlists, follow each other's admin writes within 1 s and survive a 10 s database outage (E2E/replicas.py).
@@ -34,5 +35,6 @@ python3 E2E/server_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/page_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/page_beacons.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/page_return_now.py --hlsi "$HLSI"
+python3 E2E/report_page.py --hlsi "$HLSI"
 python3 E2E/cross_origin.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/replicas.py --hlsi "$HLSI" 2>&1 | tee "$CACHE/replicas.log"
