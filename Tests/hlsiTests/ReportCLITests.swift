@@ -86,13 +86,8 @@ struct ReportCLITests {
                     "  checked " + cells.prefix(3).joined(separator: " | ") + " | \(element.attributes["class"] ?? "")")
             case "div" where element.classes.contains("break"):
                 let inner = descendants(of: element)
-                let rows = inner.filter {
-                    $0.name == "th"
-                        && $0.node.parent?.parent.map {
-                            ($0 as? XMLElement)?.attribute(forName: "class")?.stringValue == "schedule"
-                        } == true
-                }
-                .map(\.text)
+                let table = inner.first { $0.name == "table" && $0.classes.contains("schedule") }
+                let rows = table.map { descendants(of: $0).filter { $0.name == "th" }.map(\.text) } ?? []
                 let drawn = Dictionary(
                     grouping: inner.filter { ["rect", "line"].contains($0.name) && $0.attributes["class"] != nil }
                 ) {

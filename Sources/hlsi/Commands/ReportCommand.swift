@@ -60,6 +60,12 @@ struct ReportCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "With --play, do not send the assets' tracking beacons.")
     var noBeacons = false
 
+    /// What loading found: the validation, why the playlist could not be loaded, the schedule and
+    /// the notes about it.
+    typealias Loaded = (
+        validation: StreamValidator.Report, failure: LoadError?, schedule: InterstitialSchedule?, notes: [String]
+    )
+
     func validate() throws {
         if !media, sample != nil { throw ValidationError("--sample applies only with --media") }
         if let sample, !(1...100_000).contains(sample) { throw ValidationError("--sample needs 1 to 100000 segments") }
@@ -79,7 +85,7 @@ struct ReportCommand: AsyncParsableCommand {
         let options =
             media
             ? MediaValidationOptions(sample: sample, maximumBytes: mediaBudget << 20, concurrency: concurrency) : nil
-        let loaded = try await PlaylistLoader.withLoader { loader in
+        let loaded = try await PlaylistLoader.withLoader { (loader: PlaylistLoader) async throws -> Loaded in
             var validation: StreamValidator.Report
             do {
                 validation = try await StreamValidator(loader: loader).validate(
@@ -91,15 +97,17 @@ struct ReportCommand: AsyncParsableCommand {
                 validation.checked = [
                     StreamValidator.CheckedResource(kind: .playlist, location: location, failure: error.message)
                 ]
-                return (validation, error, nil as InterstitialSchedule?, [String]())
+                return (validation, error, nil, [])
             }
             do {
                 let computed = try await ScheduleCommand.compute(location, resolve: true, loader: loader)
-                return (validation, nil as LoadError?, computed.schedule, computed.warnings)
+                return (validation, nil, computed.schedule, computed.warnings)
             } catch let error as PresentationLoader.PresentationError {
                 return (validation, nil, nil, [ScheduleCommand.diagnostic(error).message])
             } catch let error as LoadError {
                 return (validation, nil, nil, ["the schedule could not be computed: \(error.description)"])
+            } catch {
+                return (validation, nil, nil, ["the schedule could not be computed: \(error)"])
             }
         }
         report.validation = loaded.0

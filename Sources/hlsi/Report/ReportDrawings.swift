@@ -1,6 +1,7 @@
 import HLSInterstitials
 import HLSLoading
 import HLSPlaylist
+import MediaTiming
 
 /// The inline SVG drawings of `hlsi report` besides the integrated timeline (``TimelinePicture``):
 /// each break's schedule, the media timing of each measured playlist with its gaps and overlaps,
@@ -233,8 +234,8 @@ enum ReportDrawings {
         for (lane, track) in tracks.enumerated() {
             let y = 24 + Double(lane) * laneHeight
             body.append(text(left, y - 4, track, fill: "#52606d"))
-            for (number, item) in placed.filter({ $0.track == track }).prefix(maximumSegmentsDrawn).enumerated() {
-                let color = number % 2 == 0 ? primaryColor : "#6a9be3"
+            for (position, item) in placed.filter({ $0.track == track }).prefix(maximumSegmentsDrawn).enumerated() {
+                let color = position % 2 == 0 ? primaryColor : "#6a9be3"
                 body.append(rect(x(item.start), y, x(item.end) - x(item.start), 14, color, "segment"))
             }
             for edge in edges where edge.track == track {

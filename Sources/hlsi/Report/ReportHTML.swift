@@ -102,7 +102,7 @@ enum ReportHTML {
             html += "<li class=\"finding \(severity)\" data-rule=\"\(escape(diagnostic.rule.rawValue))\">\n"
             html += "<p class=\"head\"><span class=\"severity \(severity)\">\(severity)</span> "
             html += "<code class=\"rule\">\(escape(diagnostic.rule.rawValue))</code> "
-            html += "<code class=\"where\">\(escape(diagnostic.location.description))</code></p>\n"
+            html += "<code class=\"where\">\(escape("\(diagnostic.location)"))</code></p>\n"
             html += "<p class=\"message\">\(escape(diagnostic.message))</p>\n"
             if let rule = rules[diagnostic.rule] {
                 html += "<blockquote class=\"spec\">\(escape(rule.reference))</blockquote>\n"
@@ -186,13 +186,13 @@ enum ReportHTML {
         html += "<table class=\"schedule\">\n"
         for (name, value) in rows { html += "<tr><th>\(escape(name))</th><td>\(escape(value))</td></tr>\n" }
         html += "</table>\n"
-        let assets = assets(of: event)
+        let listed = Self.assets(of: event)
         html += "<table class=\"assets\">\n<thead><tr><th>#</th><th>Asset</th><th>Duration</th></tr></thead>\n<tbody>\n"
-        for (index, asset) in assets.enumerated() {
+        for (index, asset) in listed.enumerated() {
             html += "<tr class=\"asset\"><td>\(index + 1)</td><td><code>\(escape(asset.uri))</code></td>"
             html += "<td>\(escape(time(asset.duration)))</td></tr>\n"
         }
-        if assets.isEmpty { html += "<tr><td colspan=\"3\">no assets known</td></tr>\n" }
+        if listed.isEmpty { html += "<tr><td colspan=\"3\">no assets known</td></tr>\n" }
         return html + "</tbody>\n</table>\n</div>\n"
     }
 
