@@ -8,6 +8,7 @@
 # `hlsi admin return-now` cuts a live ad short on the page's built-in controller (E2E/page_return_now.py);
 # the operations console creates breaks that are served and returns a live break early (E2E/console.py,
 # screenshots in $ARTIFACTS_DIR, default .build/artifacts/console/).
+# The page of `hlsi report` renders offline in Chromium with no console error or request (E2E/report_page.py).
 # First, the security issue's reproductions are run against the real server (E2E/server_attacks.py).
 # Three `hlsi serve` replicas on one PostgreSQL behind nginx (deploy/nginx-replicas.conf) serve identical
 # playlists, follow each other's admin writes within 1 s and survive a 10 s database outage (E2E/replicas.py).
@@ -37,5 +38,6 @@ python3 E2E/page_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/page_beacons.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/page_return_now.py --hlsi "$HLSI"
 python3 E2E/console.py --hlsi "$HLSI"
+python3 E2E/report_page.py --hlsi "$HLSI"
 python3 E2E/cross_origin.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/replicas.py --hlsi "$HLSI" 2>&1 | tee "$CACHE/replicas.log"

@@ -16,6 +16,7 @@ struct HLSI: AsyncParsableCommand {
             InspectCommand.self, ValidateCommand.self, InsertCommand.self, ScheduleCommand.self, TimelineCommand.self,
             GenerateCommand.self, ServeCommand.self, AdminCommand.self, PlayCommand.self, HandoffCommand.self,
             RulesCommand.self, SCTE35Command.self, MediaTimingCommand.self, VASTCommand.self,
+            ReportCommand.self,
         ]
     )
 }

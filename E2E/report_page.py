@@ -1,0 +1,92 @@
+"""End-to-end: the page of `hlsi report` renders in headless Chromium on its own (issue 36, item 2).
+
+`hlsi serve --demo` serves its VOD; `hlsi report URL -o FILE --play --media --sample 1 --no-beacons`
+writes the page (findings, the integrated timeline, each break, the media timing and the play trace).
+The file is opened from file:// in headless Chromium: it must render (its sections and their drawings
+are laid out with a size), log no console error or page error, and make no request other than the
+file itself. A screenshot is kept in E2E/.cache/screenshots/report.png.
+
+Usage: python3 E2E/report_page.py --hlsi PATH
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+from playwright.sync_api import sync_playwright
+
+from support import check, failures, free_port, stop, wait_until_serving
+
+SCREENSHOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".cache", "screenshots")
+
+
+def open_report(browser, path):
+    print(f"== {path} in Chromium", flush=True)
+    page = browser.new_page()
+    console = []
+    requests = []
+    page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
+    page.on("pageerror", lambda error: console.append(f"pageerror: {error}"))
+    page.on("request", lambda request: requests.append(request.url))
+    url = "file://" + os.path.abspath(path)
+    page.goto(url)
+    page.wait_for_load_state("load")
+    sections = page.evaluate("[...document.querySelectorAll('section')].map(s => s.id)")
+    check(sections[:4] == ["summary", "findings", "checked", "timeline"], f"the sections are there: {sections}")
+    check("media" in sections and "playback" in sections, "--media and --play add their sections")
+    sizes = page.evaluate(
+        "[...document.querySelectorAll('svg')].map(s => { const r = s.getBoundingClientRect(); "
+        "return [r.width, r.height]; })")
+    check(len(sizes) >= 3 and all(w > 100 and h > 20 for w, h in sizes),
+          f"every drawing is laid out with a size ({len(sizes)} SVG)")
+    breaks = page.evaluate("document.querySelectorAll('div.break').length")
+    check(breaks >= 1, f"each break has its box ({breaks})")
+    check(page.evaluate("document.querySelectorAll('script').length") == 0, "no script in the page")
+    errors = [line for line in console if line.startswith(("error", "pageerror"))]
+    check(not errors, f"no console error ({errors[:3]})")
+    others = [u for u in requests if u != url]
+    check(not others, f"no request but the file itself ({others[:3]})")
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    page.screenshot(path=os.path.join(SCREENSHOTS, "report.png"), full_page=True)
+    page.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hlsi", required=True)
+    args = parser.parse_args()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen([args.hlsi, "serve", "--demo", "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    directory = tempfile.mkdtemp(prefix="hlsi-report-")
+    path = os.path.join(directory, "report.html")
+    try:
+        check(wait_until_serving(base + "/"), "the demo server answers")
+        result = subprocess.run(
+            [args.hlsi, "report", base + "/demo/vod/master.m3u8", "-o", path, "--play", "--media", "--sample", "1",
+             "--no-beacons"], capture_output=True, text=True, timeout=300)
+        print(f"+ hlsi report -> {result.returncode} {result.stderr.strip()}", flush=True)
+        check(result.returncode in (0, 1) and os.path.exists(path), "hlsi report writes the page")
+        if os.path.exists(path):
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path="/usr/bin/chromium")
+                try:
+                    open_report(browser, path)
+                finally:
+                    browser.close()
+    finally:
+        stop(server)
+        if os.path.exists(path):
+            os.remove(path)
+        os.rmdir(directory)
+    if failures:
+        print(f"\n{len(failures)} check(s) failed:\n- " + "\n- ".join(failures))
+        sys.exit(1)
+    print("\nall report page checks passed")
+
+
+if __name__ == "__main__":
+    main()
