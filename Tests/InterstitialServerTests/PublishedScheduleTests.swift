@@ -61,7 +61,8 @@ struct PublishedScheduleTests {
         try events.map { event in
             var plain = event
             plain.scheduleIdentifier = nil
-            return try plain.dateRangeAttributes.map { "\($0.name)=\($0.value.rawValue)" }.sorted().joined(separator: ",")
+            return try plain.dateRangeAttributes.map { "\($0.name)=\($0.value.rawValue)" }.sorted().joined(
+                separator: ",")
         }
     }
 
