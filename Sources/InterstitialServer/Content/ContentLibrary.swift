@@ -810,13 +810,24 @@ final class ContentLibrary: Sendable {
                 throw APIError.badRequest(
                     code: .badPath, path: "id", "not the ID of a schedule this server writes")
             }
-            guard let document = publishedSchedules.document(content: mounted.content.id, identifier: id) else {
-                throw APIError.notFound(name + "?id=" + id)
-            }
-            return .now(
+            @Sendable func answer(_ document: [UInt8]) -> ContentResponse {
                 ContentResponse(
                     body: .bytes(document), contentType: ContentResponse.jsonType,
-                    cacheControl: CachePolicy.publishedSchedule))
+                    cacheControl: CachePolicy.publishedSchedule)
+            }
+            if let document = publishedSchedules.document(content: mounted.content.id, identifier: id) {
+                return .now(answer(document))
+            }
+            // Another replica wrote the playlist that names it (or this one has let it go): the
+            // primary's playlist as served now (kept, or planned on the shared state) writes the
+            // same schedule while its breaks are the same.
+            return .later { [self] () async throws(APIError) -> ContentResponse in
+                _ = try await servedPrimary(mounted, name: name)
+                guard let document = publishedSchedules.document(content: mounted.content.id, identifier: id) else {
+                    throw APIError.notFound(name + "?id=" + id)
+                }
+                return answer(document)
+            }
         }
         return .later { [self] () async throws(APIError) -> ContentResponse in
             let media = try await servedPrimary(mounted, name: name)
