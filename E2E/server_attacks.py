@@ -42,6 +42,10 @@ serves or grow without bound. The timeouts here only stop a hung test; no outcom
    other types and encoded tricks get 404, every answer carries its content policy; the admin API's
    description and the console's admin routes refuse a missing or wrong token and answer no other
    origin; `served` refuses a `limit` or a target it cannot take with 400 at once.
+21. (Issue 35, item 4) Date Range Schedules: a flood of made-up schedule IDs on a target that
+   publishes schedules gets 404 (malformed ones 400) and stores nothing, the real document is still
+   served; an upstream whose schedule documents are too large, too deep, too many entries or not
+   JSON, flattened into plain tags, adds no date ranges and its playlists are still served.
 """
 
 import argparse
@@ -1156,6 +1160,93 @@ def console_attacks(hlsi, workdir):
         check(server.alive(), "the server still serves")
     finally:
         server.stop()
+class ScheduleUpstream(http.server.ThreadingHTTPServer):
+    """An upstream whose media playlists name hostile Date Range Schedule documents."""
+    daemon_threads = True
+    DOCUMENTS = {
+        "big": b'{"DATERANGES":[' + b",".join(
+            b'{"ID":"e%d","CLASS":"x","X-SCHEDULE-OFFSET":1,"X-PAD":"%s"}' % (i, b"a" * 1000) for i in range(2100)) + b"]}",
+        "deep": b'{"DATERANGES":[' + b"[" * 5000 + b"]" * 5000 + b"]}",
+        "many": b'{"DATERANGES":[' + b",".join(
+            b'{"ID":"e%d","CLASS":"x","X-SCHEDULE-OFFSET":1}' % i for i in range(5000)) + b"]}",
+        "junk": b"\x00\xff{not json",
+    }
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            name, _, file = self.path.strip("/").partition("/")
+            if name in ScheduleUpstream.DOCUMENTS and file.startswith("main.m3u8"):
+                text = ("#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+                        "#EXT-X-PROGRAM-DATE-TIME:2026-03-01T10:00:00.000Z\n"
+                        '#EXT-X-DATERANGE:ID="s",CLASS="com.apple.hls.daterange-schedule",'
+                        'START-DATE="2026-03-01T10:00:00.000Z",X-URI="doc.json"\n')
+                text += "".join(f"#EXTINF:4.0,\nseg{i}.ts\n" for i in range(10)) + "#EXT-X-ENDLIST\n"
+                body, kind = text.encode(), "application/vnd.apple.mpegurl"
+            elif name in ScheduleUpstream.DOCUMENTS and file == "doc.json":
+                body, kind = ScheduleUpstream.DOCUMENTS[name], "application/json"
+            else:
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+
+def schedule_attacks(hlsi, workdir):
+    # Issue 35, item 4: the schedule route stores and plans nothing for a made-up ID, and hostile
+    # upstream schedule documents add nothing (profile R27) at a bounded cost.
+    print("21. Date Range Schedules: made-up IDs, hostile upstream documents", flush=True)
+    upstream = ScheduleUpstream(("127.0.0.1", 0), ScheduleUpstream.Handler)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{upstream.server_address[1]}"
+    port = free_port()
+    config = base_config(port, os.path.join(workdir, "schedules.sqlite"), LIMITS)
+    config["vod"][0]["interstitials"] = "schedule"
+    config["allowedOrigins"] = [origin]
+    config["vod"] += [{"id": name, "upstream": f"{origin}/{name}/main.m3u8", "flattenSchedules": True}
+                      for name in ScheduleUpstream.DOCUMENTS]
+    server = Server(hlsi, config, workdir, "schedules")
+    try:
+        status, _, _ = admin(server.base, "POST", "/breaks", {"id": "mid", "target": "vod/demo", "at": 12, "duration": 6})
+        check(status == 201, f"a VOD break is added (got {status})")
+        status, _, body = request(server.base, "GET", "/demo/vod/video/main.m3u8")
+        check(status == 200 and b"com.apple.hls.daterange-schedule" in body,
+              f"the VOD's playlist names its schedule (got {status})")
+        uri = next((line.split('X-URI="')[1].split('"')[0] for line in body.decode().splitlines()
+                    if "daterange-schedule" in line), "")
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        statuses = {}
+        for index in range(2000):
+            connection.request("GET", f"/demo/vod/schedule.json?id=hlsi-schedule-{index:016x}")
+            response = connection.getresponse()
+            response.read()
+            statuses[response.status] = statuses.get(response.status, 0) + 1
+        connection.close()
+        check(statuses == {404: 2000}, f"2000 made-up schedule IDs get 404 (got {statuses})")
+        for bad in ("x" * 100, "hlsi-schedule-..%2f..", "../asset-list"):
+            status, _, _ = request(server.base, "GET", f"/demo/vod/schedule.json?id={bad}")
+            check(status == 400, f"a malformed schedule ID gets 400 (got {status})")
+        status, headers, document = request(server.base, "GET", uri)
+        check(status == 200 and b'"ID":"mid"' in document and headers.get("Cache-Control") == "public, max-age=86400",
+              f"the real document is still served (got {status} {document[:100]!r})")
+        for name in ScheduleUpstream.DOCUMENTS:
+            status, _, body = request(server.base, "GET", f"/vod/{name}/main.m3u8")
+            check(status == 200 and b"EXT-X-DATERANGE" not in body,
+                  f"an upstream schedule that is {name} adds nothing; the playlist is served (got {status})")
+        failed = metric(server.base, 'hlsi_schedule_loads_total{result="failed"}')
+        check(failed is not None and float(failed) == len(ScheduleUpstream.DOCUMENTS),
+              f"each failed document is counted (got {failed})")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        upstream.shutdown()
 
 
 def main():
@@ -1175,6 +1266,7 @@ def main():
         session_flood(os.path.abspath(args.hlsi), workdir)
         console_attacks(os.path.abspath(args.hlsi), workdir)
         upstream_attacks(os.path.abspath(args.hlsi), workdir)
+        schedule_attacks(os.path.abspath(args.hlsi), workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"attacks: {len(failures)} failed", flush=True)

@@ -1,5 +1,6 @@
 import Foundation
 import HLSInterstitials
+import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -111,6 +112,23 @@ struct HTTPDocumentTests {
                 configuration.allowedOrigins = [origin]
                 configuration.vod = [.init(id: "demo", path: "/demo/vod", origin: .upstream(origin + "/master.m3u8"))]
                 try await Harness.withServer(configuration) { client in try await Self.check(row, client) }
+            }
+        } else if row.remark.contains("publishes a schedule") {
+            configuration.vod[0].interstitials = .schedule
+            try await Harness.withServer(configuration) { [row] client in
+                var row = row
+                // The schedule ID the VOD's media playlist names now.
+                if row.path.hasSuffix("=ID") {
+                    let playlist = try await client.text("/demo/vod/video/main.m3u8")
+                    guard case .media(let media) = PlaylistParser.parse(playlist).playlist,
+                        let schedule = DateRangeSchedule.schedules(of: media).first
+                    else {
+                        Issue.record("no schedule tag in the VOD's playlist")
+                        return
+                    }
+                    row.path = schedule.uri
+                }
+                try await Self.check(row, client)
             }
         } else {
             try await Harness.withServer(configuration) { [row] client in try await Self.check(row, client) }

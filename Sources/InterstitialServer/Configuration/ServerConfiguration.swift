@@ -57,6 +57,12 @@ public struct ServerConfiguration: Sendable {
         /// The VAST ad decision server that fills its breaks (`adServer`); nil fills them from the
         /// stored inventory. A standing schedule's own `adServer` (admin API) takes precedence.
         public var adServer: AdServerSettings?
+        /// How its breaks are written into its media playlists (`interstitials`): plain interstitial
+        /// tags, the default, for every player; or one Date Range Schedule (profile R27).
+        public var interstitials: InterstitialForm = .tags
+        /// Upstream contents (`flattenSchedules`): whether the Date Range Schedules of the upstream's
+        /// playlists are loaded and written as plain date ranges, for players without support.
+        public var flattensSchedules = false
 
         /// Creates content.
         public init(
@@ -81,6 +87,15 @@ public struct ServerConfiguration: Sendable {
         /// Whether the served playlists leave out the SCTE-35 markers: the channel converts them and
         /// does not keep them.
         var removesSignals: Bool { signals != nil && !keepSignals }
+    }
+
+    /// How a content's breaks are written into its media playlists.
+    public enum InterstitialForm: String, Hashable, Sendable {
+        /// One EXT-X-DATERANGE interstitial tag per break: every player reads them.
+        case tags
+        /// One Date Range Schedule tag whose document (`schedule.json` under the content's path)
+        /// lists the breaks (``PublishedSchedule``): players with Date Range Schedules (Apple 26.4).
+        case schedule
     }
 
     /// The kinds of ad signals a live channel's playlists may carry.
@@ -369,6 +384,19 @@ extension ServerConfiguration {
                 }
                 content.signalInserter = try SignalInserter.decode(inserter, path: reader.at("signalInserter"))
             }
+        }
+        if let form = try reader.string("interstitials") {
+            guard let value = InterstitialForm(rawValue: form) else {
+                throw reader.error("interstitials", "expected \"tags\" or \"schedule\", found \"\(form)\"")
+            }
+            content.interstitials = value
+        }
+        if let flatten = try reader.bool("flattenSchedules") {
+            guard case .upstream = origin else {
+                throw reader.error(
+                    "flattenSchedules", "only an upstream content has schedules of its origin to flatten")
+            }
+            content.flattensSchedules = flatten
         }
         if let settings = reader.take("adServer") {
             content.adServer = try AdServerSettings.decode(

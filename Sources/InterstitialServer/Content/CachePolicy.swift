@@ -17,6 +17,9 @@ enum CachePolicy {
     static let noStore = "no-store"
     /// Pages and documents that change with the server's state: stored, but revalidated each time.
     static let revalidate = "no-cache"
+    /// A published Date Range Schedule's document by ID (`schedule.json?id=…`): its ID is derived
+    /// from its bytes, so it never changes; a day.
+    static let publishedSchedule = "public, max-age=86400"
     /// Media passed through from an upstream origin: a minute (the origin may change it).
     static let proxiedMedia = "public, max-age=60"
 

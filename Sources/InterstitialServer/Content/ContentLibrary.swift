@@ -29,6 +29,8 @@ final class ContentLibrary: Sendable {
     let logger: Logger
     let now: @Sendable () -> DateTime
     let upstream: UpstreamClient
+    /// Writes upstream playlists' Date Range Schedules as plain date ranges (`flattenSchedules`).
+    private let scheduleFlattener: UpstreamScheduleFlattener
     private let files = PlaylistFileCache()
     /// Upstream playlists, fetched and rendered once for the viewers asking at about the same time.
     private let sharedPlaylists: UpstreamPlaylistShare<ContentResponse>
@@ -37,6 +39,8 @@ final class ContentLibrary: Sendable {
     private let loops = LiveLoopCache()
     private let rendered: RenderedPlaylistCache
     private let assetLists: AssetListService
+    /// The documents of the Date Range Schedules written into playlists (`interstitials: schedule`).
+    let publishedSchedules = PublishedScheduleMemo()
     private let tracker = ProgramDateTimeTracker()
     /// The VOD timelines of directory contents (their files do not change while the server runs),
     /// by content ID: an asset-list request does not load the presentation again.
@@ -103,6 +107,7 @@ final class ContentLibrary: Sendable {
         self.logger = logger
         self.now = now
         upstream = UpstreamClient(configuration: configuration, client: client, logger: logger)
+        scheduleFlattener = UpstreamScheduleFlattener(upstream: upstream, logger: logger, metrics: metrics)
         vmapPlans = VMAPPlans(
             fetcher: adDecisions?.fetcher ?? AdServerFetcher(client: client, policy: configuration.adServerFetch),
             logger: logger)
@@ -219,6 +224,8 @@ final class ContentLibrary: Sendable {
             return .later { [self] () async throws(APIError) -> ContentResponse in
                 .json(try await liveTimeline(mounted).jsonDocument)
             }
+        case PublishedSchedule.documentName:
+            return try scheduleDocument(mounted, query: query)
         case "timeline.svg" where mounted.target.kind == .vod:
             return .later { [self] () async throws(APIError) -> ContentResponse in
                 let schedule = try await timeline(mounted)
@@ -268,9 +275,10 @@ final class ContentLibrary: Sendable {
             // second (two contents on one upstream have their own breaks).
             let key = mounted.content.id + "\n" + url
             return try await sharedPlaylists.playlist(key) { () async throws(APIError) -> ContentResponse in
-                guard case .playlist(let result) = try await self.upstream.fetch(url, playlist: true) else {
+                guard case .playlist(let fetched) = try await self.upstream.fetch(url, playlist: true) else {
                     throw APIError(status: 502, code: .upstreamFailed, "\(url) was not read whole")
                 }
+                let result = try await self.flattened(fetched, mounted: mounted, url: url)
                 return try await self.renderUpstream(result, mounted: mounted, path: path)
             }
         }
@@ -279,9 +287,19 @@ final class ContentLibrary: Sendable {
             return ContentResponse(
                 body: .stream(body), contentType: type.isEmpty ? ContentResponse.contentType(of: path.text) : type,
                 cacheControl: CachePolicy.proxiedMedia)
-        case .playlist(let result):
+        case .playlist(let fetched):
+            let result = try await flattened(fetched, mounted: mounted, url: url)
             return try await renderUpstream(result, mounted: mounted, path: path)
         }
+    }
+
+    /// `result`, fetched from `url`, with its Date Range Schedules written as plain date ranges
+    /// when the content flattens them (`flattenSchedules`), else as it is.
+    private func flattened(
+        _ result: ParseResult, mounted: Mounted, url: String
+    ) async throws(APIError) -> ParseResult {
+        guard mounted.content.flattensSchedules else { return result }
+        return try await scheduleFlattener.flatten(result, url: url)
     }
 
     /// The answer to `HEAD` of an asset list: the request is checked and the break looked up as for
@@ -297,7 +315,9 @@ final class ContentLibrary: Sendable {
     }
 
     /// The names under a content that are documents made per request, not files.
-    static let documents: Set<String> = ["asset-list.json", "timeline.json", "timeline.svg"]
+    static let documents: Set<String> = [
+        "asset-list.json", "timeline.json", "timeline.svg", PublishedSchedule.documentName,
+    ]
 
     /// A media file of a directory content, answered from the file system.
     private static func mediaFile(_ file: String) -> ContentResponse {
@@ -389,7 +409,9 @@ final class ContentLibrary: Sendable {
                 let (timeline, _) = PlaylistRenderer.vodTimeline(playlist)
                 let planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
                 let served = await served(planner, timeline)
-                let entry = RenderedPlaylistCache.Entry(try PlaylistRenderer.render(served.planned, into: result))
+                let entry = RenderedPlaylistCache.Entry(
+                    try PlaylistRenderer.render(
+                        served.planned, into: result, schedule: try publish(served.planned, mounted: mounted)))
                 let settings = AdServerSettings.of(mounted.target, configuration: configuration, state: snapshot)
                 if served.isPure, vmapPlans.isSettled(content: mounted.content.id, settings: settings) {
                     rendered.keep(entry, for: key)
@@ -448,7 +470,8 @@ final class ContentLibrary: Sendable {
             let served = await served(planner, timeline, occupied: occupied)
             let entry = RenderedPlaylistCache.Entry(
                 try PlaylistRenderer.render(
-                    served.planned, hints: served.hints, into: result, removingSignals: mounted.content.removesSignals))
+                    served.planned, hints: served.hints, into: result, removingSignals: mounted.content.removesSignals,
+                    schedule: try publish(served.planned, mounted: mounted)))
             if served.isPure { rendered.keep(entry, for: key) }
             return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
         }
@@ -467,8 +490,10 @@ final class ContentLibrary: Sendable {
         case .vod:
             let (timeline, _) = PlaylistRenderer.vodTimeline(playlist)
             let planner = planner(for: mounted.content, target: mounted.target, state: state.snapshot, base: base)
+            let planned = await served(planner, timeline).planned
             return .playlist(
-                try PlaylistRenderer.render(await served(planner, timeline).planned, into: result), live: false)
+                try PlaylistRenderer.render(planned, into: result, schedule: try publish(planned, mounted: mounted)),
+                live: false)
         case .live:
             var source = result
             if !playlist.segments.contains(where: { $0.programDateTime != nil }) {
@@ -495,7 +520,8 @@ final class ContentLibrary: Sendable {
             let served = await served(planner, timeline, occupied: Set(dated.dateRanges.map(\.id)))
             let entry = RenderedPlaylistCache.Entry(
                 try PlaylistRenderer.render(
-                    served.planned, hints: served.hints, into: source, removingSignals: mounted.content.removesSignals))
+                    served.planned, hints: served.hints, into: source, removingSignals: mounted.content.removesSignals,
+                    schedule: try publish(served.planned, mounted: mounted)))
             if served.isPure, !fromPrimary { rendered.keep(entry, for: key) }
             return .playlist(entry, live: true, targetDuration: playlist.targetDuration)
         }
@@ -742,6 +768,112 @@ final class ContentLibrary: Sendable {
         }
     }
 
+    // MARK: Date Range Schedules
+
+    /// The schedule that stands for `planned` in a playlist of `mounted`, its document kept for the
+    /// `schedule.json` route; nil when the content writes plain tags (or the breaks do not fit one
+    /// document: they are then written as plain tags).
+    private func publish(_ planned: [BreakPlanner.Planned], mounted: Mounted) throws(APIError) -> PublishedSchedule? {
+        guard mounted.content.interstitials == .schedule else { return nil }
+        let schedule: PublishedSchedule?
+        do {
+            schedule = try PublishedSchedule.make(events: planned.map(\.event), contentPath: mounted.content.path)
+        } catch {
+            throw APIError(status: 502, code: .playlist, "cannot write the breaks' schedule: \(error.message)")
+        }
+        if let schedule {
+            publishedSchedules.keep(schedule, content: mounted.content.id)
+        } else if planned.count > DateRangeScheduleDocument.Limits.default.maximumEntries {
+            logger.warning(
+                "\(mounted.content.path): \(planned.count) breaks do not fit one schedule document; written as plain tags"
+            )
+        }
+        return schedule
+    }
+
+    /// `GET schedule.json[?id=ID]`: the document of a schedule the content's playlists name (`id`),
+    /// or, without `id`, of the one its primary media playlist names now.
+    ///
+    /// - Throws: 404 when the content does not publish schedules or the schedule is not known (any
+    ///   longer); 400 for a malformed `id`.
+    private func scheduleDocument(
+        _ mounted: Mounted, query: [String: String]
+    ) throws(APIError) -> Pending<ContentResponse> {
+        let name = mounted.content.path + "/" + PublishedSchedule.documentName
+        guard mounted.content.interstitials == .schedule else {
+            throw APIError.notFound(name)
+        }
+        if let id = query["id"] {
+            guard id.hasPrefix(PublishedSchedule.identifierPrefix), id.utf8.count <= 64,
+                JSONObjectReader.isIdentifier(id)
+            else {
+                throw APIError.badRequest(
+                    code: .badPath, path: "id", "not the ID of a schedule this server writes")
+            }
+            @Sendable func answer(_ document: [UInt8]) -> ContentResponse {
+                ContentResponse(
+                    body: .bytes(document), contentType: ContentResponse.jsonType,
+                    cacheControl: CachePolicy.publishedSchedule)
+            }
+            if let document = publishedSchedules.document(content: mounted.content.id, identifier: id) {
+                return .now(answer(document))
+            }
+            // Another replica wrote the playlist that names it (or this one has let it go): the
+            // primary's playlist as served now (kept, or planned on the shared state) writes the
+            // same schedule while its breaks are the same.
+            return .later { [self] () async throws(APIError) -> ContentResponse in
+                _ = try await servedPrimary(mounted, name: name)
+                guard let document = publishedSchedules.document(content: mounted.content.id, identifier: id) else {
+                    throw APIError.notFound(name + "?id=" + id)
+                }
+                return answer(document)
+            }
+        }
+        return .later { [self] () async throws(APIError) -> ContentResponse in
+            let media = try await servedPrimary(mounted, name: name)
+            guard let schedule = DateRangeSchedule.schedules(of: media).first,
+                let document = publishedSchedules.document(content: mounted.content.id, identifier: schedule.identifier)
+            else { throw APIError.notFound(name) }
+            return ContentResponse(
+                body: .bytes(document), contentType: ContentResponse.jsonType, cacheControl: CachePolicy.noStore)
+        }
+    }
+
+    /// `media`, served by `content`, with the date ranges of the schedules it names (the documents
+    /// kept in ``publishedSchedules``) in place of their tags.
+    private func withPublishedSchedules(
+        _ media: MediaPlaylist, content: ServerConfiguration.Content
+    ) -> MediaPlaylist {
+        var documents: [DateRangeSchedule.Identity: Result<DateRangeScheduleDocument, DateRangeScheduleError>] = [:]
+        for schedule in DateRangeSchedule.schedules(of: media) {
+            guard let bytes = publishedSchedules.document(content: content.id, identifier: schedule.identifier) else {
+                continue
+            }
+            documents[schedule.identity] = Result { () throws(DateRangeScheduleError) in
+                try DateRangeScheduleDocument.decode(bytes)
+            }
+        }
+        return DateRangeScheduleResolution.resolve(playlist: media, documents: documents).applied(to: media)
+    }
+
+    /// The primary media playlist of `mounted` exactly as a player gets it now; 404 at `name` when
+    /// an upstream's primary is not under its entry's directory.
+    private func servedPrimary(_ mounted: Mounted, name: String) async throws(APIError) -> MediaPlaylist {
+        let location = try await source(mounted.content).primary().location
+        var relative = location
+        if case .upstream(let entry) = mounted.content.origin, let slash = entry.lastIndex(of: "/") {
+            let directory = entry[...slash]
+            guard location.hasPrefix(directory) else { throw APIError.notFound(name) }
+            relative = String(location.dropFirst(directory.count))
+        }
+        let response = try await get(
+            Mounted(content: mounted.content, target: mounted.target, rest: relative), query: [:])
+        guard let bytes = response.bytes,
+            case .media(let media) = PlaylistParser.parse(bytes).playlist
+        else { throw APIError(status: 502, code: .playlist, "\(location) is not a media playlist") }
+        return media
+    }
+
     // MARK: Timeline
 
     /// The schedule of a VOD asset's primary with its planned breaks.
@@ -755,20 +887,10 @@ final class ContentLibrary: Sendable {
     /// The schedule of a live channel's current window: its primary media playlist exactly as a
     /// player gets it now, resolved. Its `startDate` ties its times to the window's dates.
     private func liveTimeline(_ mounted: Mounted) async throws(APIError) -> InterstitialSchedule {
-        let location = try await source(mounted.content).primary().location
-        var relative = location
-        if case .upstream(let entry) = mounted.content.origin, let slash = entry.lastIndex(of: "/") {
-            let directory = entry[...slash]
-            guard location.hasPrefix(directory) else {
-                throw APIError.notFound(mounted.content.path + "/timeline.json")
-            }
-            relative = String(location.dropFirst(directory.count))
+        var media = try await servedPrimary(mounted, name: mounted.content.path + "/timeline.json")
+        if mounted.content.interstitials == .schedule {
+            media = withPublishedSchedules(media, content: mounted.content)
         }
-        let response = try await get(
-            Mounted(content: mounted.content, target: mounted.target, rest: relative), query: [:])
-        guard let bytes = response.bytes,
-            case .media(let media) = PlaylistParser.parse(bytes).playlist
-        else { throw APIError(status: 502, code: .playlist, "\(location) is not a media playlist") }
         return InterstitialSchedule.resolve(
             ScheduleInput(primary: media, events: ScheduleInput.events(of: media), isLive: true))
     }

@@ -25,6 +25,8 @@ final class MetricLabels: Sendable {
     static let trackingKinds: Set<String> = ["error", "impression", "relayed"]
     /// Why the relay did not pass a beacon on.
     static let beaconDropReasons: Set<String> = ["expired", "repeated", "budget"]
+    /// The results of loading an upstream's Date Range Schedule document.
+    static let scheduleLoadResults: Set<String> = ["loaded", "failed"]
     /// The VAST 4.3 tracking events (section 3.14.1 "Tracking Events", plus `impression`, `error`,
     /// `clickTracking` and `progress`) that a beacon may name.
     static let beaconTypes: Set<String> = [

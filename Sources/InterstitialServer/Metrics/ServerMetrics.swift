@@ -87,6 +87,12 @@ final class ServerMetrics: Sendable {
                 "Decisions made ahead not kept (unused: not answered or not ready; full: over the bounds), and ledger failures."
             )
         }
+        static var scheduleLoads: MetricNameDescriptor {
+            name(
+                "schedule_loads", "total",
+                "Upstream Date Range Schedule documents loaded to flatten (loaded), or that failed and added nothing (failed)."
+            )
+        }
         static var fastAnswers: MetricNameDescriptor {
             name("fast_answers", "total", "Requests answered from memory on the connection's event loop.")
         }
@@ -230,6 +236,12 @@ final class ServerMetrics: Sendable {
     /// Counts a relayed beacon not passed on, for `reason`: `expired`, `repeated` or `budget`.
     func beaconDropped(reason: String) {
         counter(Name.beaconsDropped, [("reason", MetricLabels.member(reason, of: MetricLabels.beaconDropReasons))])
+            .increment()
+    }
+
+    /// Counts an upstream Date Range Schedule document loaded (`loaded`) or failed (`failed`).
+    func scheduleLoad(result: String) {
+        counter(Name.scheduleLoads, [("result", MetricLabels.member(result, of: MetricLabels.scheduleLoadResults))])
             .increment()
     }
 

@@ -48,15 +48,17 @@ enum PlaylistRenderer {
 
     /// `result` with the planned date ranges and the preload `hints` in, written; 502 when they
     /// cannot go in. With `removingSignals`, the SCTE-35 markers (``removingSignals(from:)``) are
-    /// left out.
+    /// left out. With a `schedule` (the planned breaks published as a Date Range Schedule), its
+    /// one tag stands for the planned date ranges.
     static func render(
         _ planned: [BreakPlanner.Planned], hints: [BreakPlanner.Hint] = [], into result: ParseResult,
-        removingSignals: Bool = false
+        removingSignals: Bool = false, schedule: PublishedSchedule? = nil
     ) throws(APIError) -> [UInt8] {
         let output: InterstitialInserter.Output
         do {
             output = try InterstitialInserter.insert(
-                events: planned.map(\.event), dateRanges: hints.map(\.attributes), into: result)
+                events: schedule == nil ? planned.map(\.event) : [],
+                dateRanges: (schedule.map { [$0.tag] } ?? []) + hints.map(\.attributes), into: result)
         } catch {
             throw APIError(status: 502, code: .playlist, "cannot add interstitials: \(error.message)")
         }
