@@ -92,6 +92,8 @@ extension PlaybackStateMachine {
             state = .primary(PrimaryState(started: false))
             placePreloads()
             emitEventsChanged()
+            // Before playback may begin: it waits for the documents the first load names (R27).
+            requestSchedules()
             placePending(pending)
             if timeline.isLive { loads.scheduleReload(at: clock + .nanoseconds(timeline.targetDuration.nanoseconds)) }
             return

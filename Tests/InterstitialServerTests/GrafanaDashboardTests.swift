@@ -84,6 +84,7 @@ struct GrafanaDashboardTests {
         metrics.trackingDropped(kind: "relayed")
         metrics.beaconDropped(reason: "budget")
         metrics.beaconSeen(type: "start")
+        metrics.scheduleLoad(result: "loaded")
         return metrics
     }
 

@@ -88,7 +88,8 @@ struct UpstreamLimitTests {
                 origin.dropConnections()
                 for task in hanging { #expect(try await task.value == 502) }
                 #expect(
-                    try await eventually { try await get(port: port, "/up/media.m3u8").status == 200 }, "slots come back")
+                    try await eventually { try await get(port: port, "/up/media.m3u8").status == 200 },
+                    "slots come back")
             }
         }
     }

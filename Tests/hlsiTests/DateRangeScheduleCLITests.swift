@@ -25,11 +25,11 @@ struct DateRangeScheduleCLITests {
     ]
 
     @Test("golden output and exit status", arguments: goldenCases)
-    func goldenOutput(_ testCase: CLITests.GoldenCase) throws { try CLITests.check(testCase) }
+    func goldenOutput(_ testCase: CLITests.GoldenCase) async throws { try await CLITests.check(testCase) }
 
     @Test("the measured case: schedule --resolve schedules the entry by offset and the one by date")
-    func measuredCase() throws {
-        let run = try CLITests.run(["schedule", "--resolve", "--json", Self.measured])
+    func measuredCase() async throws {
+        let run = try await CLITests.run(["schedule", "--resolve", "--json", Self.measured])
         #expect(run.status == 0, "\(run.standardError)")
         let object = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
         let events = object?["events"] as? [[String: Any]] ?? []

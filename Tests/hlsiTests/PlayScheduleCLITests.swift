@@ -31,7 +31,7 @@ struct PlayScheduleCLITests {
 
     /// Writes the playlist, the ad and (when given) the schedule document to a new directory and
     /// plays the playlist with `--json --no-segments`; returns the trace's objects.
-    static func play(document: String?) throws -> [[String: Any]] {
+    static func play(document: String?) async throws -> [[String: Any]] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-play-schedule-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -40,7 +40,7 @@ struct PlayScheduleCLITests {
         if let document {
             try document.write(to: directory.appendingPathComponent("schedule.json"), atomically: true, encoding: .utf8)
         }
-        let run = try CLITests.run([
+        let run = try await CLITests.run([
             "play", directory.appendingPathComponent("main.m3u8").path, "--json", "--no-segments",
         ])
         #expect(run.status == 0, "\(run.standardError)")
@@ -54,8 +54,8 @@ struct PlayScheduleCLITests {
     }
 
     @Test("the schedule's request and its entries are traced; each interstitial names its schedule")
-    func traced() throws {
-        let events = try Self.play(document: Self.document)
+    func traced() async throws {
+        let events = try await Self.play(document: Self.document)
         #expect(Self.lines(events, "scheduleRequested", ["schedule"]) == ["breaks"])
         #expect(Self.lines(events, "scheduleRequestCompleted", ["schedule", "entries", "code"]) == ["breaks 2 -"])
         #expect(
@@ -66,8 +66,8 @@ struct PlayScheduleCLITests {
     }
 
     @Test("a schedule whose document is missing is traced with its error and adds no interstitials")
-    func failed() throws {
-        let events = try Self.play(document: nil)
+    func failed() async throws {
+        let events = try await Self.play(document: nil)
         #expect(Self.lines(events, "scheduleRequestCompleted", ["schedule", "code"]) == ["breaks schedule-load"])
         #expect(Self.lines(events, "interstitialStarted", ["id"]) == ["plain"])
         #expect(events.last?["event"] as? String == "ended")

@@ -40,7 +40,7 @@ struct PlaySkipControlCLITests {
     }
 
     @Test("a String Catalog gives the labels for --language; a script skips the promo once eligible")
-    func catalogAndSkip() throws {
+    func catalogAndSkip() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("play-skip-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -51,7 +51,7 @@ struct PlaySkipControlCLITests {
           "skip-ad":{"localizations":{"en":{"stringUnit":{"value":"Skip ad"}},"fr":{"stringUnit":{"value":"Passer la pub"}}}},
           "skip-promo":{"localizations":{"en":{"stringUnit":{"value":"Skip promo"}}}}}}
         """#.write(to: catalog, atomically: true, encoding: .utf8)
-        let run = try CLITests.run([
+        let run = try await CLITests.run([
             "play", primary, "--no-segments", "--strings", catalog.path, "--language", "fr-FR,en",
             "--script", "at 42 skip",
         ])
@@ -71,7 +71,7 @@ struct PlaySkipControlCLITests {
     }
 
     @Test("a .strings file without the key, and --skip-label: the default label")
-    func stringsDefaultLabel() throws {
+    func stringsDefaultLabel() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("play-skip-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -79,7 +79,7 @@ struct PlaySkipControlCLITests {
         let strings = folder.appendingPathComponent("Localizable.strings")
         try "/* Only the ad. */\n\"skip-ad\" = \"Skip this ad\";\n".write(
             to: strings, atomically: true, encoding: .utf8)
-        let run = try CLITests.run([
+        let run = try await CLITests.run([
             "play", primary, "--no-segments", "--strings", strings.path, "--skip-label", "Next", "--duration", "45",
         ])
         #expect(run.status == 0, "\(run.standardError)")
@@ -90,23 +90,23 @@ struct PlaySkipControlCLITests {
     }
 
     @Test("a malformed strings file stops hlsi play with its location and exit status 2")
-    func malformedStrings() throws {
+    func malformedStrings() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("play-skip-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let primary = try Self.stream(in: folder)
         let strings = folder.appendingPathComponent("Bad.strings")
         try "\"skip-ad\" = \"Skip\"\n\"other\" = \"x\";\n".write(to: strings, atomically: true, encoding: .utf8)
-        let run = try CLITests.run(["play", primary, "--no-segments", "--strings", strings.path])
+        let run = try await CLITests.run(["play", primary, "--no-segments", "--strings", strings.path])
         #expect(run.status == 2)
         #expect(
             run.standardError.contains("Bad.strings:2:1: error: [strings-syntax] expected ';'"), "\(run.standardError)")
         let json = folder.appendingPathComponent("labels.json")
         try #"{"skip-ad": 1}"#.write(to: json, atomically: true, encoding: .utf8)
-        let bad = try CLITests.run(["play", primary, "--no-segments", "--strings", json.path])
+        let bad = try await CLITests.run(["play", primary, "--no-segments", "--strings", json.path])
         #expect(bad.status == 2)
         #expect(bad.standardError.contains("error: [strings-schema] skip-ad: must be a string"), "\(bad.standardError)")
-        let unknown = try CLITests.run(["play", primary, "--no-segments", "--language", "fr"])
+        let unknown = try await CLITests.run(["play", primary, "--no-segments", "--language", "fr"])
         #expect(unknown.status != 0)
     }
 }

@@ -105,12 +105,14 @@ struct ReportCLITests {
     }
 
     @Test("a presentation with errors: every finding with rule, spec text and line; each break drawn; exit 1")
-    func presentation() throws {
+    func presentation() async throws {
         let directory = try CLIPolishTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try CLIPolishTests.writePresentation(in: directory)
         let output = directory.appendingPathComponent("report.html")
-        let run = try CLITests.run(["report", directory.appendingPathComponent("master.m3u8").path, "-o", output.path])
+        let run = try await CLITests.run([
+            "report", directory.appendingPathComponent("master.m3u8").path, "-o", output.path,
+        ])
         #expect(run.status == 1, "\(run.standardError)")
         #expect(run.standardError.contains("wrote the report"))
         let html = try String(contentsOf: output, encoding: .utf8)
@@ -119,7 +121,7 @@ struct ReportCLITests {
         #expect(sections == ["summary", "findings", "checked", "timeline"])
 
         // The same diagnostics as validate --recursive --format json.
-        let validate = try CLITests.run([
+        let validate = try await CLITests.run([
             "validate", "--recursive", "--format", "json", directory.appendingPathComponent("master.m3u8").path,
         ])
         let object = try #require(
@@ -153,7 +155,7 @@ struct ReportCLITests {
     }
 
     @Test("markup in the playlist stays text: no element, attribute or entity gets through")
-    func injection() throws {
+    func injection() async throws {
         let directory = try CLIPolishTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let playlist =
@@ -167,7 +169,7 @@ struct ReportCLITests {
         let file = directory.appendingPathComponent("<evil>.m3u8")
         try Data(playlist.utf8).write(to: file)
         let output = directory.appendingPathComponent("report.html")
-        let run = try CLITests.run(["report", file.path, "-o", output.path])
+        let run = try await CLITests.run(["report", file.path, "-o", output.path])
         #expect(run.status == 1, "\(run.standardError)")
         let html = try String(contentsOf: output, encoding: .utf8)
         let elements = try Self.elements(html)
@@ -182,11 +184,11 @@ struct ReportCLITests {
     }
 
     @Test("a playlist that cannot be loaded: the report still says why; exit 2; an unwritable output: exit 2")
-    func failures() throws {
+    func failures() async throws {
         let directory = try CLIPolishTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("report.html")
-        let missing = try CLITests.run([
+        let missing = try await CLITests.run([
             "report", directory.appendingPathComponent("none.m3u8").path, "-o", output.path,
         ])
         #expect(missing.status == 2)
@@ -194,24 +196,24 @@ struct ReportCLITests {
         #expect(elements.contains { $0.attributes["data-rule"] == "load-file-unreadable" })
         #expect(elements.contains { $0.name == "tr" && $0.classes.contains("failed") })
 
-        let unwritable = try CLITests.run([
+        let unwritable = try await CLITests.run([
             "report", "Tests/Fixtures/playlists/interstitials-vod.m3u8", "-o", directory.path + "/no/such/dir/r.html",
         ])
         #expect(unwritable.status == 2)
         #expect(unwritable.standardError.contains("cannot write"))
-        let usage = try CLITests.run(["report", "Tests/Fixtures/playlists/vod-basic.m3u8"])
+        let usage = try await CLITests.run(["report", "Tests/Fixtures/playlists/vod-basic.m3u8"])
         #expect(usage.status == 2)
-        let sample = try CLITests.run(["report", "x.m3u8", "-o", output.path, "--sample", "2"])
+        let sample = try await CLITests.run(["report", "x.m3u8", "-o", output.path, "--sample", "2"])
         #expect(sample.status == 2)
         #expect(sample.standardError.contains("--sample applies only with --media"))
     }
 
     @Test("--media: each measured playlist drawn with its gaps and overlaps; --play: the trace as a timeline")
-    func mediaAndPlay() throws {
+    func mediaAndPlay() async throws {
         let directory = try CLIPolishTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("report.html")
-        let run = try CLITests.run([
+        let run = try await CLITests.run([
             "report", "Tests/Fixtures/media-validation/fmp4.m3u8", "-o", output.path, "--media",
         ])
         #expect(run.status <= 1, "\(run.standardError)")
@@ -224,12 +226,12 @@ struct ReportCLITests {
                 Self.descendants(of: playlist).contains { $0.name == "rect" && $0.attributes["class"] == "segment" })
         }
 
-        let (server, base, log) = try ServeCLITests.startServer()
+        let (server, base, log) = try await ServeCLITests.startServer()
         defer {
             if server.isRunning { server.terminate() }
             try? FileManager.default.removeItem(at: log)
         }
-        let played = try CLITests.run([
+        let played = try await CLITests.run([
             "report", base + "/demo/vod/master.m3u8", "-o", output.path, "--play", "--media", "--sample", "1",
             "--no-beacons",
         ])

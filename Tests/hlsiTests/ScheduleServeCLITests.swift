@@ -7,9 +7,11 @@ import Testing
 @Suite("hlsi serve: Date Range Schedules")
 struct ScheduleServeCLITests {
     /// Starts `hlsi serve` on a configuration of the demo VOD with three breaks, written as `form`.
-    static func startServer(form: String, in directory: URL) throws -> (Process, String, URL) {
+    static func startServer(
+        form: String, in directory: URL, sharedPublicURL: Bool = true
+    ) async throws -> (Process, String, URL) {
         let demo = CLITests.packageRoot.appendingPathComponent("Sources/InterstitialServer/Resources/demo").path
-        let config: [String: Any] = [
+        var config: [String: Any] = [
             "port": 0, "database": directory.appendingPathComponent("\(form).sqlite").path,
             // One public base for both servers, as replicas behind one name have.
             "publicURL": "http://127.0.0.1",
@@ -24,39 +26,22 @@ struct ScheduleServeCLITests {
                 ],
             ],
         ]
+        if !sharedPublicURL { config["publicURL"] = nil }
         let file = directory.appendingPathComponent("\(form).json")
         try JSONSerialization.data(withJSONObject: config).write(to: file)
-        let log = directory.appendingPathComponent("\(form).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = CLITests.executable
-        process.arguments = ["serve", "--config", file.path]
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"serving on http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) {
-                return (process, String(text[range].dropFirst("serving on ".count)), log)
-            }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        process.terminate()
-        throw CocoaError(.fileReadUnknown)
+        return try await ServeCLITests.startServer(["serve", "--config", file.path])
     }
 
     @Test("the published schedule resolves to the plain form's events, each naming its schedule")
-    func sameEventsAsPlain() throws {
+    func sameEventsAsPlain() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-sched-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var outputs: [String: [String: Any]] = [:]
         for form in ["tags", "schedule"] {
-            let (server, base, _) = try Self.startServer(form: form, in: directory)
+            let (server, base, _) = try await Self.startServer(form: form, in: directory)
             defer { if server.isRunning { server.terminate() } }
-            let run = try CLITests.run(["schedule", "--json", base + "/demo/vod/video/main.m3u8"])
+            let run = try await CLITests.run(["schedule", "--json", base + "/demo/vod/video/main.m3u8"])
             #expect(run.status == 0, "\(run.standardError)")
             outputs[form] = try #require(
                 JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
@@ -79,5 +64,41 @@ struct ScheduleServeCLITests {
         #expect(try rest(plain) == rest(scheduled))
         let warnings = outputs["schedule"]?["warnings"] as? [Any]
         #expect(warnings?.isEmpty ?? true, "\(String(describing: warnings))")
+    }
+
+    @Test("hlsi play plays the published schedule: the same breaks, at the same times, as the plain form")
+    func playedAsPlain() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-sched-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var played: [String: [[String: Any]]] = [:]
+        for form in ["tags", "schedule"] {
+            // Each server's own URLs: the player loads the ads from it.
+            let (server, base, log) = try await Self.startServer(form: form, in: directory, sharedPublicURL: false)
+            defer {
+                if server.isRunning { server.terminate() }
+                try? FileManager.default.removeItem(at: log)
+            }
+            let run = try await CLITests.run([
+                "play", base + "/demo/vod/master.m3u8", "--json", "--no-segments", "--clock", "manual",
+            ])
+            #expect(run.status == 0, "\(form): \(run.standardError)")
+            played[form] = try PlayCLITests.objects(run.standardOutput)
+        }
+        func breaks(_ lines: [[String: Any]]) -> [String] {
+            lines.filter { ["interstitialStarted", "interstitialEnded"].contains($0["event"] as? String) }.map {
+                "\($0["event"] ?? "") \($0["id"] ?? "") t=\($0["t"] ?? "") primary=\($0["primaryTime"] ?? "")"
+            }
+        }
+        let plain = try #require(played["tags"])
+        let scheduled = try #require(played["schedule"])
+        #expect(breaks(plain).count == 6, "\(breaks(plain))")
+        #expect(breaks(scheduled) == breaks(plain))
+        // The schedule's document was requested and read; each of its breaks names it.
+        let completed = scheduled.filter { $0["event"] as? String == "scheduleRequestCompleted" }
+        #expect(completed.count == 1 && completed.first?["entries"] as? Int == 3, "\(completed)")
+        let started = scheduled.filter { $0["event"] as? String == "interstitialStarted" }
+        #expect(started.allSatisfy { ($0["schedule"] as? String)?.hasPrefix("hlsi-schedule-") == true }, "\(started)")
+        #expect(plain.allSatisfy { $0["event"] as? String != "scheduleRequested" })
     }
 }

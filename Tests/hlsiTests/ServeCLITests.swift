@@ -4,13 +4,16 @@ import Testing
 /// `hlsi serve --demo` as a process, driven by `hlsi admin`.
 @Suite("hlsi serve and hlsi admin")
 struct ServeCLITests {
-    /// Starts `hlsi serve --demo` on a free port and returns the process, its base URL and its log file.
-    static func startServer() async throws -> (Process, String, URL) {
+    /// Starts `hlsi serve` (by default the demo on a free port) and returns the process, its base URL
+    /// and its log file.
+    static func startServer(
+        _ arguments: [String] = ["serve", "--demo", "--port", "0", "--admin-token", "cli-token"]
+    ) async throws -> (Process, String, URL) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-serve-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = CLITests.executable
-        process.arguments = ["serve", "--demo", "--port", "0", "--admin-token", "cli-token"]
+        process.arguments = arguments
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
