@@ -42,14 +42,7 @@ struct ReportCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Download the media segments and draw their timing (as validate --media).")
     var media = false
 
-    @Option(name: .long, help: "With --media, read only this many segments per playlist, evenly spaced.")
-    var sample: Int?
-
-    @Option(name: .long, help: "With --media, the most MiB downloaded in all.")
-    var mediaBudget: Int = 512
-
-    @Option(name: .long, help: "With --media, the most segment downloads at once (1 to 16).")
-    var concurrency: Int = 4
+    @OptionGroup var downloads: MediaDownloadOptions
 
     @Flag(name: .long, help: "Play the stream headless (as hlsi play) and draw its trace.")
     var play = false
@@ -67,10 +60,7 @@ struct ReportCommand: AsyncParsableCommand {
     )
 
     func validate() throws {
-        if !media, sample != nil { throw ValidationError("--sample applies only with --media") }
-        if let sample, !(1...100_000).contains(sample) { throw ValidationError("--sample needs 1 to 100000 segments") }
-        if !(1...1_048_576).contains(mediaBudget) { throw ValidationError("--media-budget needs 1 to 1048576 MiB") }
-        if !(1...16).contains(concurrency) { throw ValidationError("--concurrency needs 1 to 16 downloads") }
+        try downloads.check(media: media)
         if !play, playDuration != nil || noBeacons {
             throw ValidationError("--play-duration and --no-beacons apply only with --play")
         }
@@ -84,7 +74,7 @@ struct ReportCommand: AsyncParsableCommand {
             validation: StreamValidator.Report())
         let options =
             media
-            ? MediaValidationOptions(sample: sample, maximumBytes: mediaBudget << 20, concurrency: concurrency) : nil
+            ? downloads.validationOptions : nil
         let loaded = try await PlaylistLoader.withLoader { (loader: PlaylistLoader) async throws -> Loaded in
             var validation: StreamValidator.Report
             do {

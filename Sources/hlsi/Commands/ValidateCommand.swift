@@ -64,14 +64,7 @@ struct ValidateCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Download the media segments and check their timing and bit rates (implies --recursive).")
     var media = false
 
-    @Option(name: .long, help: "With --media, read only this many segments per playlist, evenly spaced.")
-    var sample: Int?
-
-    @Option(name: .long, help: "With --media, the most MiB downloaded in all.")
-    var mediaBudget: Int = 512
-
-    @Option(name: .long, help: "With --media, the most segment downloads at once (1 to 16).")
-    var concurrency: Int = 4
+    @OptionGroup var downloads: MediaDownloadOptions
 
     func validate() throws {
         if let watch, !(1...10_000).contains(watch) { throw ValidationError("--watch needs 1 to 10000 reloads") }
@@ -80,10 +73,7 @@ struct ValidateCommand: AsyncParsableCommand {
         }
         if interval != nil, watch == nil { throw ValidationError("--interval applies only with --watch") }
         if media, watch != nil { throw ValidationError("--media cannot be combined with --watch") }
-        if !media, sample != nil { throw ValidationError("--sample applies only with --media") }
-        if let sample, !(1...100_000).contains(sample) { throw ValidationError("--sample needs 1 to 100000 segments") }
-        if !(1...1_048_576).contains(mediaBudget) { throw ValidationError("--media-budget needs 1 to 1048576 MiB") }
-        if !(1...16).contains(concurrency) { throw ValidationError("--concurrency needs 1 to 16 downloads") }
+        try downloads.check(media: media)
     }
 
     func run() async throws {
@@ -98,7 +88,7 @@ struct ValidateCommand: AsyncParsableCommand {
                 }
                 let options =
                     media
-                    ? MediaValidationOptions(sample: sample, maximumBytes: mediaBudget << 20, concurrency: concurrency)
+                    ? downloads.validationOptions
                     : nil
                 return try await validator.validate(location, recursive: recursive, media: options)
             }
