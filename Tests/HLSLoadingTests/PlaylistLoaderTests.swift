@@ -19,17 +19,17 @@ struct PlaylistLoaderTests {
         case "/loop": return .init(status: .found, headers: [("Location", "/loop")])
         case "/html": return .init(headers: [("Content-Type", "text/html")], body: Array("<html>Not found</html>".utf8))
         case "/latin1.m3u8": return .init(body: Array("#EXTM3U\n#EXTINF:6,caf".utf8) + [0xE9] + Array("\na.ts\n".utf8))
-        case "/slow.m3u8": return .init(body: playlist, delay: .seconds(12))
+        case "/slow.m3u8": return .init(body: playlist, delay: .seconds(40))
         case "/stall.m3u8": return .init(body: playlist, stallAfter: 10)
         case "/big.m3u8": return .init(body: playlist + Array(repeating: 0x0A, count: 5000))
         default: return .init(status: .notFound, body: Array("nope".utf8))
         }
     }
 
-    /// A generous timeout, so that a busy machine (tests run in parallel) does not time out a redirect
+    /// A generous timeout (20 s; the slow route takes 40 s), so that a busy machine (tests run in parallel) does not time out a redirect
     /// chain; the timeout test waits out the slow route against it.
     func withServer(_ body: (TestHTTPServer, PlaylistLoader) async throws -> Void) async throws {
-        try await TestHTTPServer.withServerAndLoader(routes: Self.routes, timeout: .seconds(5), body)
+        try await TestHTTPServer.withServerAndLoader(routes: Self.routes, timeout: .seconds(20), body)
     }
 
     /// The LoadError the operation throws; records an issue if it throws nothing or something else.
