@@ -31,6 +31,7 @@ import asyncio
 import contextvars
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -616,6 +617,38 @@ async def live_join(browser, server, player, label, join, T, hog=None):
     results.append((name, summary))
 
 
+async def vod_then_live(browser, server, T):
+    """Issue 47, item 1: the page autoplays the VOD; picking "Live demo" and Play then plays the live
+    channel's break at T (UNIX s). The live dates were mapped from the VOD's playlists: the status read
+    "live -1795869633.9 s into the window" and no break played."""
+    name = "VOD, then live (native)"
+    await sleep_until(T - 45)
+    context, page = await new_page(browser)
+    try:
+        await page.goto(f"{server.base}/?player=native")
+        vod = await wait_for(page, "() => window.player && window.player.state && window.player.state.mode === 'primary' "
+                             "&& document.getElementById('video').currentTime > 2", 30)
+        check(bool(vod), f"{name}: the VOD plays first")
+        await sleep_until(T - 25)
+        await page.select_option("#source", "/demo/live/master.m3u8")
+        await page.click("#load")
+        await sleep_until(T + 3)
+        during = await page.evaluate("document.getElementById('times').textContent")
+        await sleep_until(T + LATENCY + BREAK + 4)
+        data = await state(page, name)
+    finally:
+        await context.close()
+    trace = data["trace"]
+    unmapped = [e for e in trace if "cannot be mapped" in str(e.get("details", ""))]
+    check(not unmapped, f"{name}: the live dates are mapped onto the player ({unmapped[:1]})")
+    seconds_in = re.search(r"live (-?[0-9.]+) s", during or "")
+    check(bool(seconds_in) and 0 <= float(seconds_in.group(1)) <= 600,
+          f"{name}: the status places the playhead in the live window ({during!r})")
+    ident = f"break-{T}"
+    check(bool(events(trace, "INTERSTITIAL_STARTED", ident)), f"{name}: {ident} plays after the switch to live")
+    results.append((name, {"status": during}))
+
+
 def resume_check(name, summary, samples, began, resumed, inside, allowance=1.0):
     """R10: live primary resumes at the break's start plus the time it played, "so the viewer stays
     as far behind the live edge as before": the delay (wall clock minus the date playing) after the
@@ -690,6 +723,8 @@ async def run(args, plain, with_hlsjs):
                             browser, with_hlsjs, "hlsjs", label, join, max(load_break, hls_break) + 60)))
             if want("load"):
                 tasks.append(live_join(browser, plain, "native", "5 s before", -5, load_break, hog=True))
+            if want("switch"):
+                tasks.append(vod_then_live(browser, plain, max(load_break, hls_break) + 60))
             outcomes = await asyncio.gather(*tasks, return_exceptions=True)
             for outcome in outcomes:
                 if isinstance(outcome, BaseException):
@@ -702,7 +737,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlsi", required=True)
     parser.add_argument("--hls", required=True, help="hls.js ES module")
-    parser.add_argument("--only", help="comma-separated cases: vod, controls, cannot, live, native, hlsjs, load")
+    parser.add_argument("--only", help="comma-separated cases: vod, controls, cannot, live, native, hlsjs, load, switch")
     args = parser.parse_args()
     began = time.time()
     plain = Server(args.hlsi)

@@ -41,6 +41,15 @@ def open_report(browser, path):
         "return [r.width, r.height]; })")
     check(len(sizes) >= 3 and all(w > 100 and h > 20 for w, h in sizes),
           f"every drawing is laid out with a size ({len(sizes)} SVG)")
+    # Issue 47, item 7: nothing runs off the page (the media table was a <pre> wider than the body),
+    # and the media transitions are stamped with the player's clock, not all at 0 s.
+    spilling = page.evaluate(
+        "[...document.querySelectorAll('pre, table')].filter(e => e.scrollWidth > e.clientWidth + 1 && "
+        "!['auto', 'scroll'].includes(getComputedStyle(e).overflowX)).map(e => e.tagName + '.' + e.className)")
+    check(not spilling, f"no table or text block runs off the page: it fits or scrolls ({spilling[:3]})")
+    times = page.evaluate(
+        "[...document.querySelectorAll('table.transitions tbody tr')].map(r => parseFloat(r.cells[0].textContent))")
+    check(len(times) >= 2 and max(times) > 0, f"media transitions are placed in time, not all at 0 s ({times[:6]})")
     breaks = page.evaluate("document.querySelectorAll('div.break').length")
     check(breaks >= 1, f"each break has its box ({breaks})")
     check(page.evaluate("document.querySelectorAll('script').length") == 0, "no script in the page")

@@ -9,6 +9,7 @@ import {
   editorFields,
   fieldOfPath,
   timelineLayout,
+  PAST_BREAKS,
 } from "../../Sources/InterstitialServer/Resources/console/model.mjs";
 
 test("an API error says where, why and its code; a 401 says what to do about the token", () => {
@@ -135,4 +136,31 @@ test("a standing schedule's next breaks: epoch + offset + k × every, drawn past
     ],
   );
   assert.equal(layout.next.id, "break-90");
+});
+
+test("an SCTE-35 channel's breaks that left the window are still listed, the latest few, as over", () => {
+  const start = Date.parse("2026-01-02T00:10:00Z");
+  // A short live window (12 s) and breaks signalled as they start: none is in the window any more.
+  const timeline = { startDate: "2026-01-02T00:10:00.000Z", items: [{ kind: "primary", primary: [0, 12] }] };
+  const served = Array.from({ length: 8 }, (_, k) => ({
+    id: `splice-${k}`,
+    startDate: new Date(start - (8 - k) * 60_000).toISOString(),
+    duration: 10,
+  }));
+  served.push({ id: "pulled", startDate: new Date(start - 30_000).toISOString(), duration: 5, withdrawn: true });
+  const layout = timelineLayout(timeline, served, [], start + 12_000);
+  assert.deepEqual(layout.breaks, [], "nothing is drawn outside the window");
+  assert.equal(layout.next, null);
+  assert.deepEqual(
+    layout.past.map((item) => [item.id, item.state]),
+    [
+      ["splice-4", "over"],
+      ["splice-5", "over"],
+      ["splice-6", "over"],
+      ["splice-7", "over"],
+      ["pulled", "withdrawn"],
+    ],
+  );
+  assert.equal(layout.past.length, PAST_BREAKS);
+  assert.equal(layout.past[0].end, layout.past[0].start + 10_000);
 });

@@ -62,6 +62,8 @@ extension AdminAPI {
                     fields["lookahead"] = .seconds(content.lookahead)
                     // A cadence's breaks start at epoch + offset + k × every.
                     fields["epoch"] = .string(content.epoch.iso8601)
+                    // Breaks signalled in the channel's own playlists are known only as they start.
+                    if let signals = content.signals { fields["signals"] = .string(signals.rawValue) }
                 }
                 return .object(fields)
             }

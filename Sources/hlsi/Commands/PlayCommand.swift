@@ -3,7 +3,6 @@ import Foundation
 import HLSInterstitials
 import HLSPlaylist
 import InterstitialPlayback
-import NIOConcurrencyHelpers
 import PlaybackCoordination
 
 /// `hlsi play`: a headless conformance player that prints what an Apple player would do.
@@ -234,14 +233,11 @@ struct PlayCommand: AsyncParsableCommand {
                 exitCode: 2)
         }
         // --media: the renderer's lines join the trace, stamped with the player's clock.
-        let playerBox = NIOLockedValueBox<Player?>(nil)
+        let stamp = PlayerStamp()
         let renderer: any MediaRenderer =
             media
             ? MediaTimingRenderer(
-                now: { () -> (Duration, MediaTime?) in
-                    guard let player = playerBox.withLockedValue({ $0 }) else { return (.zero, nil) }
-                    return (player.clockTime, player.currentTime)
-                },
+                now: stamp.now,
                 onEvent: { [json] event in
                     if json {
                         Output.document(Array((event.json + "\n").utf8))
@@ -254,7 +250,7 @@ struct PlayCommand: AsyncParsableCommand {
                 ?? Player(item: PlayerItem(url: url), configuration: configuration, clock: clock, renderer: renderer)
         }
         let player = kind == .manual ? makePlayer(ManualClock()) : makePlayer(ContinuousClock())
-        playerBox.withLockedValue { $0 = player }
+        stamp.attach(player)
         player.skipControlLabels = labels
         for entry in parsed.entries { player.schedule(entry.command, at: .nanoseconds(entry.time.nanoseconds)) }
 

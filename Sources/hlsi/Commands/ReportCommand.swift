@@ -135,7 +135,9 @@ struct ReportCommand: AsyncParsableCommand {
             report.playFailure = "\(error)"
             return
         }
-        let renderer: any MediaRenderer = media ? MediaTimingRenderer() : CountingRenderer()
+        // Each media line is stamped with the player's clock when it is reported (not all at 0 s).
+        let stamp = PlayerStamp()
+        let renderer: any MediaRenderer = media ? MediaTimingRenderer(now: stamp.now) : CountingRenderer()
         let player =
             live
             ? Player(
@@ -143,6 +145,7 @@ struct ReportCommand: AsyncParsableCommand {
                 renderer: renderer)
             : Player(
                 item: PlayerItem(url: location), configuration: configuration, clock: ManualClock(), renderer: renderer)
+        stamp.attach(player)
         player.play()
         let seconds = playDuration ?? (live ? 30 : nil)
         await player.run(until: seconds.map { player.clockTime + .nanoseconds(MediaTime(seconds: $0).nanoseconds) })

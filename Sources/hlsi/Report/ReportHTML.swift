@@ -253,7 +253,8 @@ enum ReportHTML {
         .severity{display:inline-block;min-width:60px;font-weight:bold;text-transform:uppercase;font-size:11px}\
         .severity.error{color:#c81e1e}.severity.warning{color:#a35d00}.severity.note{color:#3e4c59}\
         blockquote.spec{margin:4px 0 4px 0;padding:4px 10px;border-left:3px solid #9aa5b1;color:#3e4c59;font-size:13px}\
-        pre.line{background:#f5f7fa;padding:6px 8px;overflow-x:auto;font-size:12px;margin:4px 0}\
+        pre.line,pre.media-table{background:#f5f7fa;padding:6px 8px;overflow-x:auto;font-size:12px;margin:4px 0}\
+        td{overflow-wrap:anywhere}\
         table{border-collapse:collapse;font-size:12px;margin:6px 0}th,td{border:1px solid #e4e7eb;padding:3px 6px;\
         text-align:left;vertical-align:top}thead th{background:#f5f7fa}tr.failed td,tr.errors td{color:#c81e1e}\
         tr.gap td{color:#c81e1e}tr.overlap td{color:#7c3aed}.note{color:#616e7c}.note.error{color:#c81e1e}\

@@ -352,12 +352,12 @@ async function refreshLive() {
         Date.now(),
         { cadence: target.schedule && target.schedule.cadence, epoch: target.epoch },
       );
-      drawChannel(entry, layout);
+      drawChannel(entry, layout, target.signals);
     }),
   );
 }
 
-function drawChannel(entry, layout) {
+function drawChannel(entry, layout, signals) {
   const { parts } = entry;
   if (!layout) {
     parts.status.textContent = "The channel's timeline.json cannot be read now.";
@@ -377,11 +377,15 @@ function drawChannel(entry, layout) {
   parts.timeline.replaceChildren(windowBox, ...boxes, now);
   parts.scale.replaceChildren(el("span", {}, clock(layout.start)), el("span", {}, clock(layout.end)));
   const onAir = layout.onAir ? `On air: ${layout.onAir.id} until ${clock(layout.onAir.end)}. ` : "Primary content. ";
-  const next = layout.next ? `Next break: ${layout.next.id} at ${clock(layout.next.start)}.` : "No break ahead.";
+  const next = layout.next
+    ? `Next break: ${layout.next.id} at ${clock(layout.next.start)}.`
+    : signals
+      ? `No break known ahead: the channel signals its breaks (${signals}) as they start.`
+      : "No break ahead.";
   parts.status.textContent = onAir + next;
   parts.status.dataset.onAir = layout.onAir ? layout.onAir.id : "";
   parts.rows.replaceChildren(
-    ...layout.breaks.map((item) => {
+    ...[...layout.past, ...layout.breaks].map((item) => {
       const attributes = Object.entries(item.attributes || {})
         .filter(([name]) => !["ID", "CLASS", "START-DATE"].includes(name))
         .map(([name, value]) => `${name}=${value}`);

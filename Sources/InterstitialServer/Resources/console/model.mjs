@@ -107,6 +107,9 @@ const milliseconds = (text) => {
   return Number.isNaN(value) ? null : value;
 };
 
+/** How many breaks that left a live channel's window the console still lists. */
+export const PAST_BREAKS = 5;
+
 /**
  * The live timeline: the window of the channel's playlist (timeline.json: startDate, the primary's
  * duration), its live edge, and the breaks served, announced or stored, each placed on a span from
@@ -162,6 +165,17 @@ export function timelineLayout(timeline, served, stored, now, schedule = {}) {
     if (!taken) put(`scheduled@${new Date(next).toISOString()}`, { start: next, seconds: schedule.cadence.duration });
   }
   const breaks = [...byID.values()].filter((item) => item.start + (item.seconds || 0) * 1000 >= start);
+  // Breaks that left the window (an SCTE-35 channel's, signalled as they start, are gone within a
+  // window's length): the latest few served are still listed, though not drawn.
+  const past = [...byID.values()]
+    .filter((item) => item.served && item.start + (item.seconds || 0) * 1000 < start)
+    .toSorted((a, b) => a.start - b.start)
+    .slice(-PAST_BREAKS)
+    .map((item) => ({
+      ...item,
+      state: item.withdrawn ? "withdrawn" : "over",
+      end: item.start + (item.seconds || 0) * 1000,
+    }));
   const latest = Math.max(edge, now, ...breaks.map((item) => item.start + (item.seconds || 0) * 1000));
   const end = latest + Math.max(5000, (latest - start) * 0.05);
   const span = end - start;
@@ -190,6 +204,7 @@ export function timelineLayout(timeline, served, stored, now, schedule = {}) {
     windowWidth: percent(edge),
     now: percent(now),
     breaks: placed,
+    past,
     onAir: placed.find((item) => item.state === "on-air") || null,
     next: placed.find((item) => item.start > now && item.state === "upcoming") || null,
   };

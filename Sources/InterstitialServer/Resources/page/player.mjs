@@ -45,6 +45,26 @@ export function segmentDates(text, base) {
   return segments;
 }
 
+/** The names (URLs without fragment) of the resources fetched since `since` (`performance.now()` when
+ * a load began), in the order they were fetched. A page that played another presentation before
+ * holds that one's playlists and segments too: they must not date the new one's element. */
+export function fetchedSince(entries, since) {
+  return entries.filter((entry) => entry.startTime >= since).map((entry) => entry.name.split("#")[0]);
+}
+
+/** The date (seconds since 1970) at a live element's time zero: the start of the first segment of
+ * the run of `segments` (segmentDates) that `fetched` names last, less `buffered` (the element's
+ * first buffered time). Null when no segment of the playlist was fetched or the segment is undated. */
+export function liveOriginOf(segments, fetched, buffered) {
+  const index = new Map(segments.map((segment, position) => [segment.uri, position]));
+  const loaded = fetched.map((name) => index.get(name.split("?")[0])).filter((position) => position !== undefined);
+  if (!loaded.length) return null;
+  let first = loaded.length - 1;
+  while (first > 0 && loaded[first - 1] === loaded[first] - 1) first -= 1;
+  const date = segments[loaded[first]].date;
+  return date === null || !isFinite(date) ? null : date - buffered;
+}
+
 /** Sends the beacons of `firings` (tracking.mjs), fire-and-forget: each http(s) URL is requested
  * once without credentials, errors are ignored and playback never waits; each is traced as BEACON. */
 export function sendBeacons(firings, trace) {
@@ -127,6 +147,10 @@ export class InterstitialPlayer {
     this.clock = null;
     this.tracker = new BeaconTracker();
     this.tracked = null;
+    // The resource entries that date a live element are this load's (liveOrigin); the browser stops
+    // recording when its buffer is full, so each presentation starts with it empty.
+    if (typeof performance.clearResourceTimings === "function") performance.clearResourceTimings();
+    this.loadStarted = performance.now();
     const base = this.url.split("?")[0].substring(0, this.url.split("?")[0].lastIndexOf("/"));
     this.timelineURL = base + "/timeline.json";
     const document = await this.fetchSchedule();
@@ -211,19 +235,15 @@ export class InterstitialPlayer {
     }
     // Elsewhere: the element's time zero is the start of the first segment of the run of segments
     // it loaded last; the media playlist dates that segment.
-    const entries = performance.getEntriesByType("resource").map((entry) => entry.name.split("#")[0]);
+    // Only what this load fetched: after the VOD played, the page's resource entries begin with the
+    // VOD's playlists, whose undated segments mapped the live window some 1.8e9 s away.
+    const entries = fetchedSince(performance.getEntriesByType("resource"), this.loadStarted);
     const playlists = entries.filter((name) => /\.m3u8(\?|$)/.test(name) && !name.startsWith(this.url.split("?")[0]));
     const media = playlists[0];
     if (!media) return null;
     const text = await (await fetch(media, { cache: "no-store" })).text();
-    const segments = segmentDates(text, media);
-    const index = new Map(segments.map((segment, position) => [segment.uri, position]));
-    const loaded = entries.map((name) => index.get(name.split("?")[0])).filter((position) => position !== undefined);
-    if (!loaded.length) return null;
-    let first = loaded.length - 1;
-    while (first > 0 && loaded[first - 1] === loaded[first] - 1) first -= 1;
     const buffered = this.primary.buffered.length ? this.primary.buffered.start(0) : 0;
-    return segments[loaded[first]].date - buffered;
+    return liveOriginOf(segmentDates(text, media), entries, buffered);
   }
 
   async refreshLive() {
