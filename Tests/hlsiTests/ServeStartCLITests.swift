@@ -58,6 +58,26 @@ struct ServeStartCLITests {
         }
     }
 
+    @Test("--dry-run warns about a seed pre-roll that skips the start of the asset, as hlsi validate does")
+    func seedPreRollWarning() async throws {
+        let text = """
+            {"vod": [{"id": "movie", "directory": "movie"}],
+             "seed": {"breaks": [{"id": "pre", "target": "vod/movie", "cue": ["PRE", "ONCE"], "duration": 6,
+                                  "assetUri": "https://ads.example/pre.m3u8"},
+                                 {"id": "ok", "target": "vod/movie", "cue": ["PRE"], "duration": 6, "resumeOffset": 0,
+                                  "assetUri": "https://ads.example/pre.m3u8"}]}}
+            """
+        try await Self.withConfiguration(text) { file in
+            let run = try await CLITests.run(["serve", "--config", file.path, "--dry-run"])
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(
+                run.standardError.contains(
+                    "seed.breaks[0].resumeOffset: warning: [interstitial-preroll-skip] pre-roll \"pre\" has no X-RESUME-OFFSET"
+                ), "\(run.standardError)")
+            #expect(!run.standardError.contains("seed.breaks[1]"), "\(run.standardError)")
+        }
+    }
+
     @Test("A served configuration prints its targets' URLs once it listens")
     func urlsAtStart() async throws {
         let text = #"{"port": 0, "database": "state.sqlite", "vod": [{"id": "movie", "directory": "movie"}]}"#

@@ -1,5 +1,6 @@
 import Foundation
 import HLSInterstitials
+import HLSPlaylist
 
 extension ServerConfiguration {
     /// One target the server serves and the URL of its entry playlist.
@@ -25,6 +26,17 @@ extension ServerConfiguration {
     /// The `scheme://host[:port]` the server's URLs start with: ``publicURL``, or the loopback
     /// address it listens on with `port`, the port it is bound to.
     public func baseURL(port: Int) -> String { publicBase(boundPort: port) }
+
+    /// Warnings about the seed's breaks, one line each (`seed.breaks[0].resumeOffset: warning:
+    /// [interstitial-preroll-skip] …`): what `hlsi serve` prints with `--dry-run` and at start, as the
+    /// admin API returns them with a 201.
+    public var seedWarnings: [String] {
+        seed.breaks.enumerated().compactMap { index, item in
+            item.preRollSkipWarning.map {
+                "seed.breaks[\(index)].resumeOffset: warning: [\(Rule.interstitialPreRollSkip.id.rawValue)] \($0)"
+            }
+        }
+    }
 
     /// Checks what the file names on disk: every directory of VOD assets and looped channels exists
     /// and holds its entry playlist, and the ads directory exists. Run when the server starts (and

@@ -16,10 +16,8 @@ extension AdminAPI {
         func warn(_ rule: String, _ path: String, _ message: String) {
             warnings.append(.object(["rule": .string(rule), "path": .string(path), "message": .string(message)]))
         }
-        if let event = try? item.probeEvent(), let skipped = event.preRollSkippedPrimary(isVOD: true) {
-            warn(
-                Rule.interstitialPreRollSkip.id.rawValue, "resumeOffset",
-                InterstitialEvent.preRollSkipMessage(id: item.id, skipped: skipped))
+        if let message = item.preRollSkipWarning {
+            warn(Rule.interstitialPreRollSkip.id.rawValue, "resumeOffset", message)
         }
         let cue = item.interstitial.cue ?? []
         if let at = item.interstitial.at, !cue.contains("PRE"), !cue.contains("POST"),

@@ -158,10 +158,13 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(message: "error: \(config ?? "demo"): \(error)", exitCode: 2)
         }
+        for warning in configuration.seedWarnings {
+            Output.standardError("\(config ?? "demo"): \(warning)")
+        }
         if dryRun {
             let targets = configuration.targetURLs(port: configuration.port)
-            print("\(config ?? "demo"): OK, \(targets.count) target\(targets.count == 1 ? "" : "s")")
-            for target in targets { print("\(target.target)  \(target.url)") }
+            Output.standardOutput("\(config ?? "demo"): OK, \(targets.count) target\(targets.count == 1 ? "" : "s")\n")
+            for target in targets { Output.standardOutput("\(target.target)  \(target.url)\n") }
             return
         }
         var logger = Logger(label: "hlsi.serve")
