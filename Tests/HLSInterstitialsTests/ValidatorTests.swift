@@ -84,6 +84,17 @@ struct ValidatorTests {
             [i]),
         .dateRanges(
             "interstitial-query-reserved", [i.replacingOccurrences(of: "=ad\"", with: "=ad&_HLS_primary_id=1\"")], [i]),
+        // A VOD pre-roll with a duration and no X-RESUME-OFFSET skips the start of the content.
+        .dateRanges(
+            "interstitial-preroll-skip", [i + ",CUE=\"PRE\",DURATION=6"],
+            [i + ",CUE=\"PRE\",DURATION=6,X-RESUME-OFFSET=0"], column: 174),
+        .dateRanges(
+            "interstitial-preroll-skip", [i + ",CUE=\"PRE,ONCE\",PLANNED-DURATION=6"],
+            [i + ",CUE=\"POST\",DURATION=6"], column: 174),
+        // On a live stream resuming at the duration keeps the distance from the live edge: no warning.
+        RuleCase(
+            rule: "interstitial-preroll-skip", failing: Sample.media([i + ",CUE=\"PRE\",DURATION=6"]),
+            passing: Sample.media([i + ",CUE=\"PRE\",DURATION=6"], endList: false), line: 6, column: 174),
         .dateRanges(
             "interstitial-skip-control", [i + ",X-SKIP-CONTROL-DURATION=5"],
             [i + ",X-SKIP-CONTROL-OFFSET=0,X-SKIP-CONTROL-DURATION=5"]),

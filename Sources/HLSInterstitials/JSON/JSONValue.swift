@@ -66,10 +66,17 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// Parses JSON bytes, the one place the project turns bytes into JSON.
     ///
-    /// - Throws: `Failure` with `code` and the parser's reason (which says where the text is wrong).
+    /// The text is checked against RFC 8259's grammar first (``JSONSyntaxCheck``): what the RFC
+    /// refuses, a trailing comma among it, is refused with its line and column.
+    ///
+    /// - Throws: `Failure` with `code` and a message that says where the text is wrong:
+    ///   `not valid JSON: line L, column C: …`.
     public static func parse<Failure: JSONPathError>(
         _ bytes: some Collection<UInt8>, code: Failure.Code, as failure: Failure.Type = JSONError.self
     ) throws(Failure) -> JSONValue {
+        if let syntax = JSONSyntaxCheck.firstError(in: bytes) {
+            throw Failure.jsonProblem(code: code, path: "", message: "not valid JSON: \(syntax)")
+        }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch {

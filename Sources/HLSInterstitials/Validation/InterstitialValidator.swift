@@ -25,7 +25,10 @@ public enum InterstitialValidator {
                 "the playlist has EXT-X-DATERANGE tags but no EXT-X-PROGRAM-DATE-TIME; \(Rule.dateRangeProgramDateTime.quote)"
             )
         }
-        for range in playlist.dateRanges { checker.check(range) }
+        for range in playlist.dateRanges {
+            checker.check(range)
+            checker.checkPreRoll(range, isVOD: !playlist.isLive)
+        }
         return checker.diagnostics + SignalValidator.validate(playlist, in: document)
     }
 
@@ -286,6 +289,16 @@ private struct Checker {
                 )
             }
         }
+    }
+
+    /// A VOD pre-roll that skips the start of the content (``InterstitialEvent/preRollSkippedPrimary(isVOD:)``).
+    mutating func checkPreRoll(_ range: DateRange, isVOD: Bool) {
+        guard range.className == InterstitialEvent.className, let event = InterstitialEvent(dateRange: range),
+            let skipped = event.preRollSkippedPrimary(isVOD: isVOD)
+        else { return }
+        report(
+            .interstitialPreRollSkip, range, attribute: InterstitialEvent.AttributeName.cue,
+            InterstitialEvent.preRollSkipMessage(id: range.id, skipped: skipped))
     }
 
     mutating func checkType(_ range: DateRange, _ attribute: Attribute) {

@@ -93,6 +93,14 @@ extension Rule {
         reference:
             "App. D.3: X-SKIP-CONTROL-OFFSET gives when the skip button appears; AVFoundation's skipControlTimeRange: if its start or duration is invalid, the event is not skippable."
     )
+    /// `interstitial-preroll-skip`: a VOD pre-roll without X-RESUME-OFFSET skips the start of the content.
+    public static let interstitialPreRollSkip = Rule(
+        id: "interstitial-preroll-skip", severity: .warning,
+        summary:
+            "A CUE=\"PRE\" interstitial of a VOD has a duration and no X-RESUME-OFFSET, so primary resumes that far in and its start is never shown.",
+        reference:
+            "App. D.2: X-RESUME-OFFSET is OPTIONAL; \"If absent, its value is the duration of the interstitial.\" Add X-RESUME-OFFSET=0 to insert the pre-roll instead (profile R3)."
+    )
     /// `interstitial-duration`: DURATION differs from the assets' duration.
     public static let interstitialDuration = Rule(
         id: "interstitial-duration", severity: .warning,
@@ -225,7 +233,8 @@ extension Rule {
         .dateRangeProgramDateTime, .dateRangeStartDate, .dateRangeEndDate, .dateRangeDuration, .dateRangeCue,
         .dateRangeEndOnNext, .enumeratedListRepeat, .interstitialAsset, .interstitialAssetURI,
         .interstitialAttributeType, .interstitialEnumeration, .interstitialQueryID, .interstitialQueryReserved,
-        .interstitialSkipControl, .interstitialDuration, .renditionsDateRanges, .renditionsDateRangesMissing,
+        .interstitialSkipControl, .interstitialPreRollSkip, .interstitialDuration, .renditionsDateRanges,
+        .renditionsDateRangesMissing,
         .renditionsInterstitialOrder, .renditionsProgramDateTime, .renditionsLoad, .interstitialLoad, .assetListSchema,
         .assetListURI,
         .interstitialVOD, .interstitialNested, .interstitialCompatibility, .interstitialLanguage,

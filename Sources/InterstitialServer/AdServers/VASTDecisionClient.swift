@@ -200,8 +200,9 @@ struct VASTDecisionClient: Sendable {
         } catch let failure as AdServerFetcher.Failure {
             release()
             if failure.kind == .refused { logger.warning("ad-server fetch: \(failure)") }
-            // A URL the policy refuses was never sent: no failure of the ad server's.
-            return (.failed(.wrapperTimeout, failure.description), 0, failure.kind == .refused ? .success : .failure)
+            // A URL the policy refuses was never sent: no failure of the ad server's. None of these
+            // (refused, too many redirects, no address) is a timeout: VAST 300, `fetch-failed`.
+            return (.failed(.wrapperGeneral, failure.description), 0, failure.kind == .refused ? .success : .failure)
         } catch {
             release()
             let timedOut = NIODeadline.now() >= document.deadline || Task.isCancelled

@@ -173,9 +173,13 @@ public struct ServerConfiguration: Sendable {
 extension ServerConfiguration {
     /// Reads a configuration file's JSON; relative directories resolve against `base`.
     ///
+    /// Syntax errors name their line and column; a key no object of the file takes
+    /// (``ConfigurationKeys``) is refused before any value is read.
+    ///
     /// - Throws: ``APIError`` with the JSON path of the first problem.
     public static func decode(_ bytes: some Collection<UInt8>, base: String) throws(APIError) -> ServerConfiguration {
         let value = try JSONValue.parse(bytes, code: .jsonSyntax, as: APIError.self)
+        try ConfigurationKeys.check(value)
         var reader = try JSONObjectReader(value, path: "")
         var configuration = ServerConfiguration()
         configuration.host = try reader.string("host") ?? configuration.host

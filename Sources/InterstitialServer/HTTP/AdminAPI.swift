@@ -66,7 +66,7 @@ struct AdminAPI {
         group.post("breaks") { request, context in
             let item = try Break.decode(try await request.jsonBody(context: context, limit: limit))
             try await catalog.createBreak(item)
-            return Response.json(item.jsonValue, status: .created)
+            return Response.json(Self.adding(await warnings(for: item), to: item.jsonValue), status: .created)
         }
         group.get("breaks/:id") { _, context in
             let id = try identifier(context)
@@ -78,7 +78,7 @@ struct AdminAPI {
             let body = try await request.jsonBody(context: context, limit: limit)
             let item = try Break.decode(try Self.filling(body, "id", with: id))
             try await catalog.replaceBreak(item)
-            return Response.json(item.jsonValue)
+            return Response.json(Self.adding(await warnings(for: item), to: item.jsonValue))
         }
         group.delete("breaks/:id") { _, context in
             try await catalog.deleteBreak(id: try identifier(context), now: library.now())

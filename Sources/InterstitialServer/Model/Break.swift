@@ -103,14 +103,32 @@ extension Break {
         {
             throw fail("duration", "a break filled from the inventory needs a duration or plannedDuration")
         }
-        var probe = interstitial
-        if probe.at == nil && probe.date == nil { probe.at = .zero }
-        if probe.assetURI == nil && probe.assetListURI == nil { probe.assetListURI = "https://check.invalid/list.json" }
         do {
-            _ = try probe.event(mapping: { InterstitialInserter.defaultEpoch + $0 }, path: path)
+            _ = try probeEvent(path: path)
         } catch {
             throw APIError(error)
         }
+    }
+
+    /// The `interstitial-preroll-skip` warning of a VOD pre-roll without `resumeOffset`, which skips
+    /// the start of the asset (``InterstitialEvent/preRollSkippedPrimary(isVOD:)``, the rule
+    /// `hlsi validate` applies): its message, nil when the break does not skip anything. The admin
+    /// API returns it with the 201; `hlsi serve` prints it for the configuration's seed.
+    public var preRollSkipWarning: String? {
+        guard let event = try? probeEvent(),
+            let skipped = event.preRollSkippedPrimary(isVOD: target.kind == .vod)
+        else { return nil }
+        return InterstitialEvent.preRollSkipMessage(id: id, skipped: skipped)
+    }
+
+    /// The event the break's own fields make, with a time and an asset list standing in where the
+    /// server supplies them (a pre- or post-roll's place, a fixed ad or the server's asset list):
+    /// what its checks and the admin API's warnings read.
+    func probeEvent(path: String = "") throws(InsertionError) -> InterstitialEvent {
+        var probe = interstitial
+        if probe.at == nil && probe.date == nil { probe.at = .zero }
+        if probe.assetURI == nil && probe.assetListURI == nil { probe.assetListURI = "https://check.invalid/list.json" }
+        return try probe.event(mapping: { InterstitialInserter.defaultEpoch + $0 }, path: path)
     }
 }
 

@@ -14,7 +14,9 @@ struct ServeCommand: AsyncParsableCommand {
             --demo serves the built-in demo (no other file needed): a VOD asset with a pre-roll, two \
             mid-rolls and a post-roll at /demo/vod/master.m3u8, a live channel with a break every \
             minute at /demo/live/master.m3u8, and a page at / that plays them. Otherwise --config \
-            names a JSON configuration (see the README). The admin API (/admin/v1) needs \
+            names a JSON configuration (every key: docs/configuration.md); --dry-run checks it, \
+            prints every target's URL and exits (0, or 1 with the error). The server binds its port \
+            first, then prints the URLs of its targets. The admin API (/admin/v1) needs \
             --admin-token or HLSI_ADMIN_TOKEN; the demo makes one up and prints it.
             """
     )
@@ -22,8 +24,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Serve the built-in demo.")
     var demo = false
 
-    @Option(name: .long, help: "A JSON configuration file.")
+    @Option(name: .long, help: "A JSON configuration file (every key: docs/configuration.md).")
     var config: String?
+
+    @Flag(
+        name: .long,
+        help:
+            "Check the configuration (with the other options and its directories), print every target's URL and exit: 0, or 1 with the error."
+    )
+    var dryRun = false
 
     @Option(name: .long, help: "The address to listen on (default 127.0.0.1).")
     var host: String?
@@ -73,6 +82,17 @@ struct ServeCommand: AsyncParsableCommand {
     var maxConnectionsPerPeer: Int?
 
     func run() async throws {
+        do {
+            try await start()
+        } catch var failure as CommandFailure where dryRun {
+            // A dry run's verdict: 1 for any problem it finds (usage errors stay 2).
+            failure.exitCode = 1
+            throw failure
+        }
+    }
+
+    /// Checks the configuration and, unless `--dry-run`, serves it.
+    private func start() async throws {
         var configuration: ServerConfiguration
         do {
             switch (demo, config) {
@@ -134,8 +154,18 @@ struct ServeCommand: AsyncParsableCommand {
         }
         do {
             try configuration.check()
+            try configuration.checkFiles()
         } catch {
-            throw CommandFailure(message: "error: \(error)", exitCode: 2)
+            throw CommandFailure(message: "error: \(config ?? "demo"): \(error)", exitCode: 2)
+        }
+        for warning in configuration.seedWarnings {
+            Output.standardError("\(config ?? "demo"): \(warning)")
+        }
+        if dryRun {
+            let targets = configuration.targetURLs(port: configuration.port)
+            Output.standardOutput("\(config ?? "demo"): OK, \(targets.count) target\(targets.count == 1 ? "" : "s")\n")
+            for target in targets { Output.standardOutput("\(target.target)  \(target.url)\n") }
+            return
         }
         var logger = Logger(label: "hlsi.serve")
         logger.logLevel = .info
@@ -143,13 +173,21 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.adminToken = token
         } else if demo {
             var generator = SystemRandomNumberGenerator()
-            let token = Self.demoToken(using: &generator)
-            configuration.adminToken = token
-            logger.info("admin API token (demo): \(token)")
+            configuration.adminToken = Self.demoToken(using: &generator)
         }
+        // Printed once the port is bound: a taken port prints none of it (no token, no URL of
+        // another server's page).
+        let announce = Self.announcement(
+            configuration, demo: demo,
+            generatedToken: demo && adminToken == nil
+                && ProcessInfo.processInfo.environment["HLSI_ADMIN_TOKEN"] == nil)
         let server: InterstitialServer
         do {
-            server = try InterstitialServer(configuration: configuration, logger: logger)
+            server = try InterstitialServer(
+                configuration: configuration, logger: logger,
+                onServerRunning: { [logger] port in
+                    for line in announce(port) { logger.info("\(line)") }
+                })
         } catch let error as APIError {
             throw CommandFailure(message: "error: \(error)", exitCode: 2)
         } catch let error as StoreError {
@@ -157,18 +195,36 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(message: "error: cannot start the server: \(error)", exitCode: 2)
         }
-        if demo {
-            let address = "http://\(configuration.host):\(configuration.port)"
-            logger.info(
-                "demo: open \(address)/ — VOD \(address)/demo/vod/master.m3u8, live \(address)/demo/live/master.m3u8")
-        }
         let group = ServiceGroup(
             configuration: .init(
                 services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch {
+            if let taken = PortInUse(error, host: configuration.host, port: configuration.port) {
+                throw CommandFailure(message: "error: \(taken)", exitCode: 2)
+            }
             throw CommandFailure(message: "error: the server stopped: \(error)", exitCode: 2)
+        }
+    }
+
+    /// The lines printed once the server listens on `port`: the demo's token and page, then every
+    /// target's URL.
+    static func announcement(
+        _ configuration: ServerConfiguration, demo: Bool, generatedToken: Bool
+    ) -> @Sendable (Int) -> [String] {
+        { port in
+            var lines: [String] = []
+            if generatedToken, let token = configuration.adminToken { lines.append("admin API token (demo): \(token)") }
+            let targets = configuration.targetURLs(port: port)
+            if demo {
+                let base = configuration.baseURL(port: port)
+                let vod = targets.first { $0.target.kind == .vod }?.url ?? ""
+                let live = targets.first { $0.target.kind == .live }?.url ?? ""
+                lines.append("demo: open \(base)/ — VOD \(vod), live \(live)")
+            }
+            for target in targets { lines.append("\(target.target): \(target.url)") }
+            return lines
         }
     }
 
