@@ -118,4 +118,24 @@ struct ServeStartCLITests {
         #expect(!output.contains("demo: open"), "\(output)")
         #expect(!output.contains("bind(descriptor"), "\(output)")
     }
+
+    @Test("A VAST ad server with client tracking says that a plain player sends no impression (issue 47, item 6)")
+    func clientTrackingNote() async throws {
+        let text = """
+            {"vod": [{"id": "movie", "directory": "movie",
+                      "adServer": {"vast": "https://ads.example/vast?d=[BREAKDURATION]"}},
+                     {"id": "relayed", "directory": "movie",
+                      "adServer": {"vast": "https://ads.example/vast", "tracking": "relay"}}]}
+            """
+        try await Self.withConfiguration(text) { file in
+            let run = try await CLITests.run(["serve", "--config", file.path, "--dry-run"])
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(
+                run.standardError.contains(
+                    "vod[0].adServer.tracking: note: \"client\" (the default): the player fires the ads'"),
+                "\(run.standardError)")
+            #expect(run.standardError.contains("(hls.js, a browser's own HLS) sends none"), "\(run.standardError)")
+            #expect(!run.standardError.contains("vod[1].adServer"), "\(run.standardError)")
+        }
+    }
 }

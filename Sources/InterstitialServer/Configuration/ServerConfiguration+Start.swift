@@ -38,6 +38,23 @@ extension ServerConfiguration {
         }
     }
 
+    /// Notes about ad tracking, one line each (`vod[0].adServer.tracking: note: …`): a target whose ad
+    /// server keeps the default `tracking: client` leaves every beacon to the player, through the asset
+    /// list's `X-AD-CREATIVE-SIGNALING`. A player that does not read it (hls.js, a browser's own HLS)
+    /// sends no impression at all, so `hlsi serve` says so, with `--dry-run` and at start.
+    public var trackingNotes: [String] {
+        func notes(_ contents: [Content], _ kind: String) -> [String] {
+            contents.enumerated().compactMap { index, content in
+                guard let settings = content.adServer, settings.tracking == .client else { return nil }
+                return "\(kind)[\(index)].adServer.tracking: note: \"client\" (the default): the player fires the ads' "
+                    + "impressions and quartiles from the asset list's X-AD-CREATIVE-SIGNALING; a player that does not "
+                    + "read it (hls.js, a browser's own HLS) sends none. \"server\" fires each impression when the "
+                    + "asset list is served; \"relay\" passes the player's beacons on (docs/ad-decisioning.md)."
+            }
+        }
+        return notes(vod, "vod") + notes(live, "live")
+    }
+
     /// Checks what the file names on disk: every directory of VOD assets and looped channels exists
     /// and holds its entry playlist, and the ads directory exists. Run when the server starts (and
     /// by `hlsi serve --dry-run`), so that a wrong path is an error then, not a 404 later.

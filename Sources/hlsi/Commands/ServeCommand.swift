@@ -158,7 +158,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(message: "error: \(config ?? "demo"): \(error)", exitCode: 2)
         }
-        for warning in configuration.seedWarnings {
+        for warning in configuration.seedWarnings + configuration.trackingNotes {
             Output.standardError("\(config ?? "demo"): \(warning)")
         }
         if dryRun {
