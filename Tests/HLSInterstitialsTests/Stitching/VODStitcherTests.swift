@@ -138,6 +138,46 @@ struct VODStitcherTests {
         #expect(S.problems(text).isEmpty, "\(S.problems(text).map(\.description))")
     }
 
+    @Test("an encrypted, byte-ranged ad: absolute key URI, explicit offsets, METHOD=NONE before clear primary")
+    func keysAndByteRanges() throws {
+        let adText = """
+            #EXTM3U
+            #EXT-X-VERSION:7
+            #EXT-X-TARGETDURATION:4
+            #EXT-X-PLAYLIST-TYPE:VOD
+            #EXT-X-KEY:METHOD=AES-128,URI="key.bin"
+            #EXTINF:4.000,
+            #EXT-X-BYTERANGE:1000@0
+            e.ts
+            #EXTINF:4.000,
+            #EXT-X-BYTERANGE:1000
+            e.ts
+            #EXT-X-ENDLIST
+
+            """
+        guard case .media(let adPlaylist) = PlaylistParser.parse(adText).playlist else {
+            Issue.record("not a media playlist")
+            return
+        }
+        let ad = StitchAd(playlist: adPlaylist, url: "https://ads.example.com/e/main.m3u8")
+        // A byte-ranged primary whose third segment's range follows the second's, which the break replaces.
+        var primary = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        primary +=
+            "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n" + S.event("m", at: 6, ",X-RESUME-OFFSET=6") + "\n"
+        for index in 0..<3 { primary += "#EXTINF:6.000,\n#EXT-X-BYTERANGE:500\(index == 0 ? "@0" : "")\nmain.ts\n" }
+        primary += "#EXT-X-ENDLIST\n"
+        let text = String(
+            decoding: try VODStitcher.stitch(PlaylistParser.parse(primary), pods: ["m": [ad]]).write(), as: UTF8.self)
+        #expect(text.contains("#EXT-X-KEY:METHOD=AES-128,URI=\"https://ads.example.com/e/key.bin\"\n"), "\(text)")
+        #expect(text.contains("#EXT-X-BYTERANGE:1000@0\nhttps://ads.example.com/e/e.ts\n"), "\(text)")
+        #expect(text.contains("#EXT-X-BYTERANGE:1000@1000\nhttps://ads.example.com/e/e.ts\n"), "\(text)")
+        #expect(text.contains("#EXT-X-KEY:METHOD=NONE\n"), "\(text)")
+        // The primary's third segment keeps the range it had: 500 bytes from 1000.
+        #expect(text.contains("#EXT-X-BYTERANGE:500@1000\nmain.ts\n"), "\(text)")
+        #expect(S.outline(text) == "main | e e | main", "\(text)")
+        #expect(S.problems(text).isEmpty, "\(S.problems(text).map(\.description))")
+    }
+
     @Test("other date ranges stay; interstitial ones go")
     func keepsOtherDateRanges() throws {
         let other =
