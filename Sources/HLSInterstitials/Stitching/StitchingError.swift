@@ -16,6 +16,8 @@ public struct StitchingError: Error, Hashable, Sendable, CustomStringConvertible
         case format = "stitch-format"
         /// An ad's URL is not absolute, so its segment, map and key URIs cannot be made absolute.
         case adURI = "stitch-ad-uri"
+        /// No variant of an ad has the codecs and resolution of the variant it would be stitched into.
+        case media = "stitch-media"
         /// A line made from an ad (a URI, a key or map attribute) cannot be written as one line of the
         /// playlist grammar.
         case unwritable = "stitch-unwritable"
