@@ -88,7 +88,7 @@ public enum AssetValidator {
         func list(_ values: some Collection<String>) -> String { values.sorted().joined(separator: ", ") }
         if let asset {
             let properties: [(String, (MultivariantPlaylist) -> Set<String>)] = [
-                ("codecs", { Set($0.variants.flatMap { $0.codecs ?? [] }.map { String($0.prefix { $0 != "." }) }) }),
+                ("codecs", { $0.variants.reduce(into: Set<String>()) { $0.formUnion($1.codecFamilies) } }),
                 ("frame rates", { Set($0.variants.compactMap { $0.frameRate.map { String(format3: $0) } }) }),
                 (
                     "aspect ratios",

@@ -219,8 +219,7 @@ struct MediaPlaylistBuilder {
         let sequence = firstSequence &+ UInt64(position)
         let date = pending.programDateTime ?? nextDate
         if let targetDuration = playlist.targetDuration,
-            duration.nanoseconds / 1_000_000_000 + (duration.nanoseconds % 1_000_000_000 >= 500_000_000 ? 1 : 0)
-                > Int64(clamping: targetDuration)
+            duration.wholeSecondsRounded > Int64(clamping: targetDuration)
         {
             problem = Problem(
                 rule: .targetDuration, line: index,

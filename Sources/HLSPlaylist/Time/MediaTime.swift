@@ -145,6 +145,14 @@ public struct MediaTime: Hashable, Comparable, Sendable, AdditiveArithmetic, Cus
         return text
     }
 
+    /// The time rounded to the nearest whole second, halves up: how §4.4.3.1 compares an EXTINF
+    /// duration with EXT-X-TARGETDURATION ("when rounded to the nearest integer, MUST be less than
+    /// or equal to the Target Duration"). The one place that rounding is done: the parser's
+    /// `target-duration` rule and the stitcher's target duration use it.
+    package var wholeSecondsRounded: Int64 {
+        nanoseconds / 1_000_000_000 + (nanoseconds % 1_000_000_000 >= 500_000_000 ? 1 : 0)
+    }
+
     /// The decimal text with exactly `places` fractional digits (clamped to 0…9), rounded half away
     /// from zero.
     public func formatted(fractionDigits places: Int) -> String {

@@ -1,0 +1,253 @@
+import HLSPlaylist
+
+/// The stitched form of a live primary for one viewer: each reload's window with the viewer's ads in
+/// place of the primary segments a break covers (issue 45; profile R28).
+///
+/// A value with state, fed one window at a time: its numbers depend only on what it has seen, so
+/// `EXT-X-MEDIA-SEQUENCE` and `EXT-X-DISCONTINUITY-SEQUENCE` stay consistent from reload to reload
+/// while ad and primary segments leave the window.
+///
+/// **What replaces what.** A primary segment whose date is in `[start, start + duration)` of a break
+/// is *replaced*. The break's *fill* is its pod's segments in order, then the slate's segments
+/// repeated (when a slate is given). A replaced segment `k` brings the fill segments that end, counted
+/// from the break's start, after the previous replaced segment's end and by `min(k's end, duration)`:
+/// ads appear at the pace of primary, a pod longer than the break is cut at a segment boundary, a
+/// shorter one is padded with slate. An early return shortens `duration`, so the ads are cut at the
+/// next segment. The first primary segment after a break gets an EXT-X-DISCONTINUITY (and each ad's
+/// first segment one).
+///
+/// **The numbers.** What a primary segment (by its Media Sequence Number) becomes is decided the
+/// first time it is seen and kept while it is in the window. When a segment leaves the window, the
+/// difference it made is folded into two totals: `sequenceShift` (the segments it became, minus
+/// one) and `discontinuityShift` (the discontinuities it added, minus one it had and lost). A
+/// window whose first primary segment is `n` with discontinuity sequence `d` before it is then
+/// written with `EXT-X-MEDIA-SEQUENCE = n + sequenceShift` and
+/// `EXT-X-DISCONTINUITY-SEQUENCE = d + discontinuityShift`. Breaks before the first window a viewer
+/// sees count for nothing: the numbers only have to agree for that viewer.
+public struct LiveStitcher: Sendable {
+    /// What one primary segment became.
+    struct Decision: Sendable, Hashable {
+        /// The break that replaces it, or nil when it stays.
+        var breakID: String?
+        /// The fill segments it brings (replaced segments).
+        var fill: Range<Int>
+        /// Whether it follows a replaced segment (kept segments: it gets a discontinuity).
+        var afterBreak: Bool
+        /// The discontinuities its output adds, less the one it had when it is replaced.
+        var addedDiscontinuities: Int
+    }
+
+    /// The slate that pads a pod shorter than its break; nil: a short pod leaves the rest of the
+    /// break empty.
+    public var slate: StitchAd?
+    /// The segments the primary segments that left the window became, less one each.
+    public private(set) var sequenceShift: Int64 = 0
+    /// The discontinuities those segments added.
+    public private(set) var discontinuityShift: Int64 = 0
+    /// The decisions for the primary segments of the last window, by Media Sequence Number.
+    private var decisions: [UInt64: Decision] = [:]
+
+    /// A stitcher for one viewer.
+    public init(slate: StitchAd? = nil) {
+        self.slate = slate
+    }
+
+    /// Stitches one reload of the primary.
+    ///
+    /// - Parameters:
+    ///   - result: the primary window as parsed; it must be live, with EXT-X-PROGRAM-DATE-TIME.
+    ///   - breaks: the breaks with the viewer's pods: every break that covers a segment of the window.
+    /// - Throws: ``StitchingError``: `stitch-primary-kind` for a playlist with EXT-X-ENDLIST,
+    ///   `stitch-primary-unsupported` for one without dates, a delta update, an I-frame or LL-HLS
+    ///   playlist, and the ad errors of ``VODStitcher``.
+    public mutating func stitch(_ result: ParseResult, breaks: [LiveBreak]) throws(StitchingError) -> StitchedPlaylist {
+        let document = result.document
+        guard case .media(let playlist) = result.playlist, !playlist.hasEndList else {
+            throw StitchingError(
+                .primaryKind, at: document.file,
+                "the playlist is not a live media playlist: a VOD is stitched by VODStitcher")
+        }
+        guard !playlist.iFramesOnly, playlist.skip == nil, playlist.partTarget == nil else {
+            throw StitchingError(
+                .primaryUnsupported, at: document.file,
+                "I-frame playlists, delta updates (EXT-X-SKIP) and LL-HLS windows (EXT-X-PART-INF) are not stitched")
+        }
+        let segments = playlist.segments
+        guard segments.allSatisfy({ $0.date != nil }) else {
+            throw StitchingError(
+                .primaryUnsupported, at: document.file,
+                "live breaks are placed by date: the window needs EXT-X-PROGRAM-DATE-TIME")
+        }
+        let fMP4 = segments.first?.map != nil
+        for item in breaks {
+            for (position, ad) in item.pod.enumerated() {
+                try VODStitcher.check(ad, eventID: item.id, position: position, fMP4: fMP4)
+            }
+        }
+        if let slate { try VODStitcher.check(slate, eventID: "slate", position: 0, fMP4: fMP4) }
+
+        // Fold what left the window.
+        let first = segments.first?.mediaSequence ?? playlist.mediaSequence
+        for (sequence, decision) in decisions where sequence < first {
+            sequenceShift += Int64(decision.fill.count) - (decision.breakID == nil ? 0 : 1)
+            discontinuityShift += Int64(decision.addedDiscontinuities)
+        }
+        decisions = decisions.filter { $0.key >= first }
+
+        // Decide the new segments, in order (a decision depends on its predecessor's).
+        let fills = Dictionary(breaks.map { ($0.id, Fill(item: $0, slate: slate)) }, uniquingKeysWith: { a, _ in a })
+        for index in segments.indices where decisions[segments[index].mediaSequence] == nil {
+            let segment = segments[index]
+            let previous = decisions[segment.mediaSequence &- 1]
+            guard let date = segment.date, let item = breaks.first(where: { $0.start <= date && date < $0.end }),
+                let fill = fills[item.id]
+            else {
+                let afterBreak = previous?.breakID != nil
+                decisions[segment.mediaSequence] = Decision(
+                    breakID: nil, fill: 0..<0, afterBreak: afterBreak,
+                    addedDiscontinuities: afterBreak && !segment.discontinuity ? 1 : 0)
+                continue
+            }
+            let end = min(date + segment.duration, item.end) - item.start
+            // After the break's previous segment, its fill goes on; a break's first segment starts it;
+            // a viewer who joins inside a break gets what ends after the segment's start.
+            let lower =
+                previous.map { $0.breakID == item.id ? $0.fill.upperBound : 0 }
+                ?? fill.count(endingBy: date - item.start)
+            let upper = max(lower, fill.count(endingBy: end))
+            var added = 0
+            for position in lower..<upper where fill.startsAsset(position) || fill.hasDiscontinuity(position) {
+                added += 1
+            }
+            decisions[segment.mediaSequence] = Decision(
+                breakID: item.id, fill: lower..<upper, afterBreak: false,
+                addedDiscontinuities: added - (segment.discontinuity ? 1 : 0))
+        }
+
+        // Write the window.
+        let lines = PrimarySegmentLines(document: document, playlist: playlist)
+        var writer = StitchWriter(document: document, playlist: playlist, map: lines)
+        for index in segments.indices {
+            guard let decision = decisions[segments[index].mediaSequence] else { continue }
+            guard let id = decision.breakID else {
+                try writer.writePrimary(index, discontinuity: decision.afterBreak)
+                continue
+            }
+            guard let fill = fills[id] else {
+                throw StitchingError(
+                    .missingPod, at: "break \"\(id)\"",
+                    "the break covers segments still in the window but was not given: its pod is needed until they leave"
+                )
+            }
+            for run in fill.runs(decision.fill) {
+                try writer.writeAd(
+                    run.ad, eventID: id, adIndex: run.adIndex, segments: run.segments,
+                    discontinuityAtStart: run.startsAsset)
+            }
+        }
+        writer.finish()
+        let firstSegment = segments.first
+        let before = Int64(
+            clamping: firstSegment.map { $0.discontinuitySequence &- ($0.discontinuity ? 1 : 0) }
+                ?? playlist.discontinuitySequence)
+        return StitchedPlaylist(
+            document: try writer.document(
+                file: document.file, mediaSequence: UInt64(clamping: Int64(clamping: first) + sequenceShift),
+                discontinuitySequence: UInt64(clamping: before + discontinuityShift)),
+            ads: writer.ads)
+    }
+}
+
+extension LiveStitcher {
+    /// A break's fill: its pod's segments in order, then the slate's repeated.
+    struct Fill {
+        /// A run of consecutive fill segments of one asset.
+        struct Run {
+            var ad: StitchAd
+            /// The pod position; the pod's count for the slate.
+            var adIndex: Int
+            /// The asset's segments.
+            var segments: Range<Int>
+            /// Whether the run starts with the asset's first segment.
+            var startsAsset: Bool
+        }
+
+        /// Each pod segment: its asset, its position, where it ends from the break's start.
+        private var pod: [(asset: Int, segment: Int, end: MediaTime)] = []
+        private let ads: [StitchAd]
+        private let slate: StitchAd?
+        private let podLength: MediaTime
+
+        init(item: LiveBreak, slate: StitchAd?) {
+            ads = item.pod
+            self.slate = slate?.playlist.duration ?? .zero > .zero ? slate : nil
+            var end = MediaTime.zero
+            for (asset, ad) in item.pod.enumerated() {
+                for (position, segment) in ad.playlist.segments.enumerated() {
+                    end = end + segment.duration
+                    pod.append((asset, position, end))
+                }
+            }
+            podLength = end
+        }
+
+        /// The asset and segment of fill position `position`, and the repetition for the slate.
+        private func locate(_ position: Int) -> (asset: Int, segment: Int)? {
+            if position < pod.count { return (pod[position].asset, pod[position].segment) }
+            guard let slate else { return nil }
+            let count = slate.playlist.segments.count
+            return (ads.count, (position - pod.count) % count)
+        }
+
+        /// How many fill segments end by `time` from the break's start.
+        func count(endingBy time: MediaTime) -> Int {
+            var low = 0
+            var high = pod.count
+            while low < high {
+                let middle = (low + high) / 2
+                if pod[middle].end <= time { low = middle + 1 } else { high = middle }
+            }
+            guard low == pod.count, let slate, time > podLength else { return low }
+            // Whole slates, then the slate's segments that fit in what is left.
+            let slateLength = slate.playlist.duration
+            let rest = time - podLength
+            let whole = rest.nanoseconds / slateLength.nanoseconds
+            var left = rest - MediaTime(nanoseconds: whole * slateLength.nanoseconds)
+            var count = pod.count + Int(whole) * slate.playlist.segments.count
+            for segment in slate.playlist.segments {
+                guard segment.duration <= left else { break }
+                left = left - segment.duration
+                count += 1
+            }
+            return count
+        }
+
+        /// Whether fill position `position` is an asset's first segment.
+        func startsAsset(_ position: Int) -> Bool { locate(position)?.segment == 0 }
+
+        /// Whether the asset has EXT-X-DISCONTINUITY before fill position `position` (its own).
+        func hasDiscontinuity(_ position: Int) -> Bool {
+            guard let location = locate(position), location.segment > 0 else { return false }
+            let ad = location.asset < ads.count ? ads[location.asset] : slate
+            return ad?.playlist.segments[location.segment].discontinuity ?? false
+        }
+
+        /// Fill positions `range` as runs of one asset each.
+        func runs(_ range: Range<Int>) -> [Run] {
+            var runs: [Run] = []
+            var position = range.lowerBound
+            while position < range.upperBound, let location = locate(position),
+                let ad = location.asset < ads.count ? ads[location.asset] : slate
+            {
+                let segment = location.segment
+                let length = min(ad.playlist.segments.count - segment, range.upperBound - position)
+                runs.append(
+                    Run(
+                        ad: ad, adIndex: location.asset, segments: segment..<(segment + length),
+                        startsAsset: segment == 0))
+                position += length
+            }
+            return runs
+        }
+    }
+}

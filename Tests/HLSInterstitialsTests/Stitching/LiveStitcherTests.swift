@@ -1,0 +1,156 @@
+import HLSInterstitials
+import HLSPlaylist
+import Testing
+
+/// The stitched form of live windows (issue 45, profile R28): ten consecutive reloads through a
+/// break, each checked against the others: a Media Sequence Number always names the same segment,
+/// with the same discontinuity sequence number, while ads and primary leave the window.
+@Suite("Live stitching (R28)")
+struct LiveStitcherTests {
+    typealias S = StitchingSamples
+
+    static let origin = DateTime(iso8601: "2026-01-01T00:00:00.000Z")!
+
+    /// The date of primary segment `sequence` (6 s segments from `origin` at 100).
+    static func date(_ sequence: Int) -> DateTime { origin + MediaTime(seconds: (sequence - 100) * 6) }
+
+    /// The live window of `size` 6 s segments from `first`.
+    static func window(first: Int, size: Int = 4) -> ParseResult {
+        var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+        text += "#EXT-X-MAP:URI=\"init.mp4\"\n"
+        for sequence in first..<(first + size) {
+            text += "#EXT-X-PROGRAM-DATE-TIME:\(date(sequence).iso8601)\n#EXTINF:6.000,\nseg\(sequence).m4s\n"
+        }
+        return PlaylistParser.parse(text, options: ParseOptions(file: "live.m3u8"))
+    }
+
+    /// The slate: one 2 s segment.
+    static let slate = S.ad("slate", count: 1, seconds: 2)
+
+    /// One schedule of the corpus: the break, how it changes from reload to reload, and what the
+    /// whole stitched stream must be.
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        /// The break seen at reload `r` (0…9), or nil.
+        var breakAt: @Sendable (Int) -> LiveBreak?
+        /// The first reload the viewer makes.
+        var firstReload = 0
+        var slate: StitchAd? = LiveStitcherTests.slate
+        /// `MSN:name/DSN` for each segment of the stream, in order.
+        var stream: String
+        var testDescription: String { name }
+    }
+
+    static func plannedBreak(seconds: Int, pod: [StitchAd] = [S.a]) -> LiveBreak {
+        LiveBreak(id: "b", start: date(103), duration: MediaTime(seconds: seconds), pod: pod)
+    }
+
+    static let corpus: [Case] = [
+        Case(
+            name: "an 18 s break, a 15 s pod padded with slate",
+            breakAt: { _ in plannedBreak(seconds: 18) },
+            stream:
+                "100:s100/0 101:s101/0 102:s102/0 103:a0/1 104:a1/1 105:a2/1 106:slate0/2 107:s106/3 108:s107/3 109:s108/3 110:s109/3 111:s110/3 112:s111/3 113:s112/3"
+        ),
+        Case(
+            name: "a 12 s break cuts the 15 s pod at a segment boundary",
+            breakAt: { _ in plannedBreak(seconds: 12) },
+            stream:
+                "100:s100/0 101:s101/0 102:s102/0 103:a0/1 104:a1/1 105:s105/2 106:s106/2 107:s107/2 108:s108/2 109:s109/2 110:s110/2 111:s111/2 112:s112/2"
+        ),
+        Case(
+            name: "an early return at 9 s (reload 2) cuts the ads at the next segment",
+            breakAt: { reload in plannedBreak(seconds: reload < 2 ? 18 : 9) },
+            stream:
+                "100:s100/0 101:s101/0 102:s102/0 103:a0/1 104:a1/1 105:s105/2 106:s106/2 107:s107/2 108:s108/2 109:s109/2 110:s110/2 111:s111/2 112:s112/2"
+        ),
+        Case(
+            name: "without a slate, a short pod leaves the rest of the break empty",
+            breakAt: { _ in plannedBreak(seconds: 18) }, slate: nil,
+            stream:
+                "100:s100/0 101:s101/0 102:s102/0 103:a0/1 104:a1/1 105:a2/1 106:s106/2 107:s107/2 108:s108/2 109:s109/2 110:s110/2 111:s111/2 112:s112/2"
+        ),
+        Case(
+            name: "two ads of 8 s: a discontinuity between them, then 2 s of slate",
+            breakAt: { _ in plannedBreak(seconds: 18, pod: [S.b, S.b]) },
+            stream:
+                "100:s100/0 101:s101/0 102:s102/0 103:b0/1 104:b1/1 105:b0/2 106:b1/2 107:slate0/3 108:s106/4 109:s107/4 110:s108/4 111:s109/4 112:s110/4 113:s111/4 114:s112/4"
+        ),
+        Case(
+            name: "a viewer who joins inside the break (reload 4) gets the rest of it",
+            breakAt: { _ in plannedBreak(seconds: 18) }, firstReload: 4,
+            stream:
+                "104:a1/0 105:a2/0 106:slate0/1 107:s106/2 108:s107/2 109:s108/2 110:s109/2 111:s110/2 112:s111/2 113:s112/2"
+        ),
+    ]
+
+    @Test("ten reloads through a break: sequence numbers stay consistent and the output validates", arguments: corpus)
+    func tenReloads(_ sample: Case) throws {
+        var stitcher = LiveStitcher(slate: sample.slate)
+        var seen: [UInt64: String] = [:]
+        for reload in sample.firstReload..<10 {
+            let breaks = sample.breakAt(reload).map { [$0] } ?? []
+            let stitched = try stitcher.stitch(Self.window(first: 100 + reload), breaks: breaks)
+            let text = String(decoding: stitched.write(), as: UTF8.self)
+            #expect(S.problems(text).isEmpty, "reload \(reload): \(S.problems(text).map(\.description))\n\(text)")
+            #expect(PlaylistParser.parse(text).document.write() == stitched.write())
+            guard case .media(let playlist) = PlaylistParser.parse(text).playlist else {
+                Issue.record("reload \(reload) is not a media playlist")
+                return
+            }
+            for segment in playlist.segments {
+                let entry = "\(Self.name(segment.uri))/\(segment.discontinuitySequence)"
+                if let earlier = seen[segment.mediaSequence] {
+                    #expect(
+                        earlier == entry,
+                        "reload \(reload): \(segment.mediaSequence) was \(earlier), now \(entry)\n\(text)")
+                }
+                seen[segment.mediaSequence] = entry
+            }
+        }
+        let stream = seen.keys.sorted().map { "\($0):\(seen[$0]!)" }.joined(separator: " ")
+        #expect(stream == sample.stream)
+    }
+
+    /// `s100` for a primary segment, the file name without extension for an ad's.
+    static func name(_ uri: String) -> String {
+        let file = uri.split(separator: "/").last.map(String.init) ?? uri
+        let stem = String(file.prefix { $0 != "." })
+        return stem.hasPrefix("seg") ? "s" + stem.dropFirst(3) : stem
+    }
+
+    @Test("a window in the middle of a break: the numbers the stream gives it")
+    func windowInsideBreak() throws {
+        var stitcher = LiveStitcher(slate: Self.slate)
+        for reload in 0..<4 {
+            _ = try stitcher.stitch(Self.window(first: 100 + reload), breaks: [Self.plannedBreak(seconds: 18)])
+        }
+        let text = String(
+            decoding: try stitcher.stitch(Self.window(first: 104), breaks: [Self.plannedBreak(seconds: 18)]).write(),
+            as: UTF8.self)
+        #expect(text.contains("#EXT-X-MEDIA-SEQUENCE:104\n"))
+        #expect(text.contains("#EXT-X-DISCONTINUITY-SEQUENCE:1\n"))
+        #expect(stitcher.sequenceShift == 0)
+    }
+
+    @Test("a VOD, a window without dates, and a break given up too early are refused")
+    func refusals() {
+        var stitcher = LiveStitcher()
+        #expect(throws: StitchingError.self) {
+            try stitcher.stitch(PlaylistParser.parse(S.primary([])), breaks: [])
+        }
+        let undated = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6.000,\nseg0.ts\n"
+        #expect(throws: StitchingError.self) {
+            try stitcher.stitch(PlaylistParser.parse(undated), breaks: [])
+        }
+        var inBreak = LiveStitcher()
+        #expect(throws: Never.self) {
+            try inBreak.stitch(Self.window(first: 102), breaks: [Self.plannedBreak(seconds: 18)])
+        }
+        #expect {
+            try inBreak.stitch(Self.window(first: 103), breaks: [])
+        } throws: { error in
+            (error as? StitchingError)?.code == .missingPod
+        }
+    }
+}
