@@ -177,4 +177,18 @@ struct PeerAgreementEngineTests {
             ])
         #expect(harness.lines([.primaryResumed]) == ["0.0 primaryResumed @30.0"])
     }
+
+    @Test("R7, R10: in a live group joined part way, a later member that fails adds 0 (issue 46)")
+    func failedLaterMemberOfJoinedGroup() {
+        var harness = Harness(
+            live(
+                6, event("a", at: 25, "DURATION=10,X-ASSET-URI=\"t.m3u8\""),
+                event("b", at: 25, "DURATION=10,X-ASSET-LIST=\"gone.json\"")),
+            assets: Self.assets)
+        harness.failing = [Harness.base + "gone.json"]
+        harness.play(until: 20)
+        // Joined at 30, 5 s into a: a plays its last 5 s, b fails, primary resumes at 25 + 10 + 0.
+        #expect(Self.started(harness) == ["a", "b"])
+        #expect(harness.lines([.primaryResumed]) == ["5.0 primaryResumed @35.0"])
+    }
 }

@@ -44,6 +44,35 @@ struct ScheduleStartCLITests {
         #expect(try await Self.playouts(["--start", "24"]) == ["mid 6"])
     }
 
+    @Test("--start 8 after a PRE: the PRE first, then primary from 8, 9 s of playout (R9, R21, issue 46)")
+    func preThenPrimaryFromStart() async throws {
+        let playlist = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:6
+            #EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z
+            #EXT-X-DATERANGE:ID="pre",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:00.000Z",CUE="PRE",DURATION=5,X-RESUME-OFFSET=0,X-ASSET-URI="https://a.example/pre.m3u8"
+            #EXTINF:6.0,
+            s0.ts
+            #EXTINF:6.0,
+            s1.ts
+            #EXT-X-ENDLIST
+
+            """
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("schedule-pre-\(UUID()).m3u8")
+        try playlist.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = try await CLITests.run(["schedule", "--json", "--start", "8", file.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        let object = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
+        let items = (object?["items"] as? [[String: Any]] ?? []).map { item in
+            let span = (item["primary"] as? [Double] ?? []).map { String($0) }.joined(separator: "-")
+            return "\(item["id"] ?? "primary") \(span)"
+        }
+        #expect(items == ["pre 8.0-8.0", "primary 8.0-12.0"])
+        let durations = object?["durations"] as? [String: Any]
+        #expect(durations?["playout"] as? Double == 9)
+    }
+
     @Test("--start refuses a negative time")
     func negative() async throws {
         let run = try await CLITests.run(["schedule", "--start=-1", "Tests/Fixtures/playlists/interstitials-vod.m3u8"])

@@ -16,11 +16,13 @@ extension InterstitialSchedule {
     /// - R6: snapping goes to the nearest segment boundary (OUT: ties earlier, several playlists the
     ///   earliest; IN: ties later, several the latest).
     /// - R7: an empty asset list plays nothing and resumes at X-RESUME-OFFSET or 0; a failed load
-    ///   plays nothing and resumes at 0, or on live at the playback start point when playback started
-    ///   inside the event.
-    /// - R9: PRE plays before primary, POST after its end (and resumes nowhere: it adds no offset).
+    ///   plays nothing and resumes at 0, or on live, for the member that covers the playback start
+    ///   point (``coveredMember(startingAt:lengths:at:)``), at that point.
+    /// - R9: PRE plays before primary, POST after its end; a group that holds a POST resumes nothing
+    ///   (none of its members adds an offset), so nothing of primary follows it.
     /// - R21: an interstitial item's `primary` span runs from the resumption point before it to its
-    ///   own `resumeTime`, backwards for a negative offset.
+    ///   own `resumeTime`, backwards for a negative offset; a POST's is `[end, end]`. Items start at
+    ///   the playback start point: no primary item before it, nor before the first segment.
     /// - R22, R23: events after the end of a VOD primary get no item; live durations are indefinite.
     /// - R26: a group that starts before the playback start point plays only the part after it
     ///   (earlier members play nothing, the first remaining one starts part way in).
@@ -33,6 +35,7 @@ extension InterstitialSchedule {
 
         // Each event on its own: start (unsnapped), playout length and offset.
         var events: [Event] = []
+        var nominalLengths: [MediaTime] = []
         for event in input.events {
             var start: MediaTime
             var problem: String?
@@ -58,18 +61,17 @@ extension InterstitialSchedule {
             let failed = input.failedEvents.contains(id)
             let nothing = failed || event.assetList.map { $0.assets.isEmpty } == true
             // An END-DATE before START-DATE (or a negative time played) plays nothing; times saturate,
-            // so every range below has lowerBound <= upperBound whatever the input.
-            let length =
-                nothing ? .zero : max(event.effectiveDuration(played: input.playedDurations[id]) ?? .zero, .zero)
+            // so every range below has lowerBound <= upperBound whatever the input. A failed event
+            // keeps the length it would have had for deciding which member covers the start (R26).
+            let nominal = max(event.effectiveDuration(played: input.playedDurations[id]) ?? .zero, .zero)
+            nominalLengths.append(nominal)
+            let length = nothing ? .zero : nominal
             var offset: MediaTime
             switch event.resumptionOffset {
             case .time(let value)?: offset = failed ? .zero : value
             case .indefinite?: offset = failed ? .zero : length
             case nil: offset = length
             }
-            // R7 on live: a failed event that playback started inside resumes at the start point, so
-            // a live viewer never moves further behind the live edge than it started.
-            if failed, input.isLive, start < playbackStart { offset = playbackStart - start }
             events.append(
                 Event(
                     event: event, start: start, resumeTime: start + offset, resumptionOffset: offset,
@@ -104,6 +106,8 @@ extension InterstitialSchedule {
         }
         var groups: [Group] = []
         var firstStart = MediaTime.zero
+        // The members' lengths so far in the last group, for where the next member would start.
+        var groupLengths: [MediaTime] = []
         for index in order {
             let eventStart = events[index].start
             let cue = cues[index]
@@ -118,6 +122,7 @@ extension InterstitialSchedule {
                 if cue != .none, groups[groups.count - 1].cue != .join { groups[groups.count - 1].cue = cue }
             } else {
                 firstStart = eventStart
+                groupLengths = []
                 let start = eventStart
                 groups.append(
                     Group(
@@ -125,6 +130,16 @@ extension InterstitialSchedule {
                         isScheduled: false))
             }
             let position = groups.count - 1
+            groupLengths.append(nominalLengths[index])
+            // R7 on live: the failed member that covers the playback start point resumes there, so a
+            // live viewer never moves further behind the live edge than it started (R10); a failed
+            // member that does not cover it keeps the offset 0 of R7.
+            if input.isLive, input.failedEvents.contains(events[index].id),
+                coveredMember(startingAt: groups[position].start, lengths: groupLengths, at: playbackStart)?.member
+                    == groupLengths.count - 1
+            {
+                events[index].resumptionOffset = max(playbackStart - groups[position].resumeTime, .zero)
+            }
             // After POST there is no primary left to resume into.
             if cue != .leave {
                 groups[position].resumeTime = groups[position].resumeTime + events[index].resumptionOffset
@@ -133,17 +148,40 @@ extension InterstitialSchedule {
             events[index].resumeTime = groups[position].resumeTime
         }
 
-        // Where primary resumes (X-SNAP IN of the last member), and what is scheduled.
+        // A group that holds a POST resumes nothing (R9): primary has ended, so none of its members
+        // adds an offset and each resumes at the end, where the group starts.
+        for position in groups.indices where groups[position].members.contains(where: { cues[$0] == .leave }) {
+            let start = groups[position].start
+            groups[position].resumeTime = start
+            for index in groups[position].members {
+                events[index].resumptionOffset = .zero
+                events[index].resumeTime = start
+            }
+        }
+
+        // Where primary resumes (X-SNAP IN of the last member), and what is scheduled. A group before
+        // the start point that does not cover it is passed: it plays nothing (R26).
+        var passed = Array(repeating: false, count: groups.count)
         for position in groups.indices {
             let members = groups[position].members
             let last = members[members.count - 1]
-            if input.events[last].alignsResumptionWithPrimarySegmentBoundary,
+            let holdsPost = members.contains { cues[$0] == .leave }
+            if !holdsPost, input.events[last].alignsResumptionWithPrimarySegmentBoundary,
                 let snapped = snap(groups[position].resumeTime, in: playlists, preferLater: true)
             {
                 groups[position].resumeTime = snapped
                 events[last].resumeTime = snapped
             }
             let group = groups[position]
+            // Playback that starts after a group's start plays only what covers the start point (R26):
+            // earlier members play nothing, the member that covers it starts part way in (a failed
+            // one plays nothing), and the later ones play in full.
+            let before = group.cue != .join && group.start < playbackStart
+            let covered =
+                before
+                ? coveredMember(startingAt: group.start, lengths: members.map { nominalLengths[$0] }, at: playbackStart)
+                : nil
+            passed[position] = before && covered == nil
             let scheduled: Bool
             if afterEnd(members[0]) {
                 scheduled = false
@@ -151,32 +189,34 @@ extension InterstitialSchedule {
                 scheduled = true
             } else {
                 // Before the start of primary: only a group that covers the playback start point (R26).
-                scheduled = playbackStart < group.start + group.playoutDuration
+                scheduled = covered != nil
             }
             groups[position].isScheduled = scheduled
-            // Playback that starts after a group's start plays only what covers the start point (R26):
-            // earlier members play nothing, the member that covers it starts part way in.
-            var skip = group.cue == .join ? .zero : max(playbackStart - group.start, .zero)
-            let covered = skip < group.playoutDuration
-            for index in members {
+            for (place, index) in members.enumerated() {
                 events[index].isScheduled = scheduled
-                guard skip > .zero else { continue }
-                let length = events[index].playoutDuration
-                if covered && skip < length { events[index].startOffset = skip }
-                events[index].playoutDuration = covered ? length - min(skip, length) : .zero
-                skip = skip - min(skip, length)
+                guard before else { continue }
+                if let covered, place == covered.member {
+                    let length = events[index].playoutDuration
+                    if covered.offset < length { events[index].startOffset = covered.offset }
+                    events[index].playoutDuration = length - min(covered.offset, length)
+                } else if covered.map({ place < $0.member }) ?? true {
+                    events[index].playoutDuration = .zero
+                }
             }
             groups[position].playoutDuration = members.reduce(.zero) { $0 + events[$1].playoutDuration }
         }
 
         // Items.
         var items: [Item] = []
-        var cursor = startOfPrimary
+        // Primary plays from the playback start point (R21): nothing before it is played.
+        var cursor = playbackStart
         var playout = MediaTime.zero
         var integrated = MediaTime.zero
-        func addPrimary(to end: MediaTime) {
-            // No primary before the playlist starts: an event before it may resume there.
+        func addPrimary(to point: MediaTime) {
+            // No primary outside the playlist: an event before it may resume there, and a live
+            // event after the last segment lies ahead of what the playlist holds yet.
             cursor = max(cursor, startOfPrimary)
+            let end = min(point, endOfPrimary)
             guard end > cursor else { return }
             let length = end - cursor
             items.append(
@@ -187,12 +227,18 @@ extension InterstitialSchedule {
             integrated = integrated + length
             cursor = end
         }
-        // Playout order: the PRE group first (R9), then the others by start; a group that covers the
-        // playback start plays after the PRE (R26).
-        let playoutOrder = groups.filter { $0.cue == .join } + groups.filter { $0.cue != .join }
-        for group in playoutOrder where group.isScheduled {
-            if group.cue == .leave { addPrimary(to: endOfPrimary) } else { addPrimary(to: group.start) }
-            var from = group.cue == .leave ? max(cursor, group.start) : group.start
+        // Playout order: the groups passed before the start point (they play nothing), the PRE group
+        // (R9), then the others by start: a group that covers the playback start plays after the
+        // PRE (R26), and a group that holds a POST is last.
+        let playoutOrder =
+            groups.indices.filter { passed[$0] } + groups.indices.filter { groups[$0].cue == .join }
+            + groups.indices.filter { groups[$0].cue != .join && !passed[$0] }
+        for position in playoutOrder where groups[position].isScheduled {
+            let group = groups[position]
+            let holdsPost = group.members.contains { cues[$0] == .leave }
+            if holdsPost { addPrimary(to: endOfPrimary) } else { addPrimary(to: group.start) }
+            // A POST group starts and resumes at the end, whatever primary an earlier offset skipped (R9).
+            var from = holdsPost ? endOfPrimary : group.start
             for index in group.members {
                 let event = events[index]
                 let length = event.playoutDuration
@@ -206,7 +252,12 @@ extension InterstitialSchedule {
                 integrated = integrated + drawn
                 from = to
             }
-            cursor = from
+            if holdsPost {
+                cursor = max(cursor, endOfPrimary)
+            } else if !passed[position] {
+                // A passed group leaves primary at the start point.
+                cursor = from
+            }
         }
         addPrimary(to: endOfPrimary)
         let live = input.isLive
@@ -214,6 +265,24 @@ extension InterstitialSchedule {
             events: events, groups: groups, items: items, primaryDuration: live ? nil : endOfPrimary - startOfPrimary,
             playoutDuration: live ? nil : playout, integratedDuration: live ? nil : integrated, isLive: live,
             primaryStartDate: input.primary.date(at: .zero))
+    }
+
+    /// The member of a group that covers `point` (R26): with members back to back from the group's
+    /// `start`, each as long as in `lengths` (a failed member counts the length it would have had),
+    /// the one playing at `point`, and how far into it `point` is. Nil unless the group started
+    /// before `point` (a group that starts at it plays in full) and has not ended by then. The one
+    /// place this is decided: what plays from the start point, and which failed member resumes
+    /// there on live (R7).
+    package static func coveredMember(
+        startingAt start: MediaTime, lengths: [MediaTime], at point: MediaTime
+    ) -> (member: Int, offset: MediaTime)? {
+        guard start < point else { return nil }
+        var memberStart = start
+        for (member, length) in lengths.enumerated() {
+            if memberStart <= point && point < memberStart + length { return (member, point - memberStart) }
+            memberStart = memberStart + length
+        }
+        return nil
     }
 
     /// The segment boundary nearest `time` across `playlists` (R6): per playlist the nearest one

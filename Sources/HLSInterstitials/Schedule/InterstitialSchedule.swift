@@ -18,9 +18,10 @@ public struct InterstitialSchedule: Sendable {
         /// Where it starts on the primary timeline: its date mapped (R1), cued (R9), snapped (R6).
         public var start: MediaTime
         /// Where primary resumes after it: the group's start plus the offsets of the group members
-        /// up to and including it (R5), snapped (R6).
+        /// up to and including it (R5), snapped (R6); the end of primary in a group that holds a
+        /// POST (R9). Primary resumes at the later of it and the first segment.
         public var resumeTime: MediaTime
-        /// Its effective resumption offset (R3, R4, R7, R10).
+        /// Its effective resumption offset (R3, R4, R7, R10); 0 in a group that holds a POST (R9).
         public var resumptionOffset: MediaTime
         /// How long it plays: its effective duration (R3), 0 when nothing plays (R7), less
         /// ``startOffset`` when playback starts inside it (R26).
@@ -46,7 +47,9 @@ public struct InterstitialSchedule: Sendable {
         public var cue: InterstitialEvent.Cue
         /// Where the group starts on the primary timeline (its first member's start, snapped OUT).
         public var start: MediaTime
-        /// Where primary resumes after the group: the last member's ``Event/resumeTime``.
+        /// The computed point where primary resumes after the group: the last member's
+        /// ``Event/resumeTime`` (the end of primary for a group that holds a POST, which resumes
+        /// nothing, R9). Primary resumes at the later of it and the first segment (R21).
         public var resumeTime: MediaTime
         /// The group's playout length: the sum of its members' playout durations.
         public var playoutDuration: MediaTime

@@ -66,7 +66,9 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
         public var cue: String?
         /// Where it starts on the primary timeline.
         public var start: Double
-        /// Where primary resumes after it (its last member's `resumeTime`).
+        /// The computed point where primary resumes after it (its last member's `resumeTime`):
+        /// primary resumes at the later of it and the first segment; the end of primary for a POST
+        /// group, which resumes nothing (R9, R21).
         public var resumeTime: Double
         /// How long it plays: the sum of its members' playout durations.
         public var playoutDuration: Double
