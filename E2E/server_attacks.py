@@ -17,7 +17,8 @@ serves or grow without bound. The timeouts here only stop a hung test; no outcom
    512-descriptor limit neither crash the server nor stop it answering.
 10-13. (Items 1, 9, 12-15) An upstream live playlist whose PROGRAM-DATE-TIME steps back is served; a hostile
    SCTE-35 upstream whose 500 markers change on every fetch is fetched and recognized once per second for
-   any number of viewers, and other channels keep serving; `?shift=` of a segment larger than the
+   any number of viewers, and other channels keep serving; one whose 200 undecodable markers change on
+   every fetch costs bounded logging (each refused marker counted once, R29); `?shift=` of a segment larger than the
    kept-file limit is refused without being read; HEAD of an asset list changes nothing (a ONCE pre-roll
    still plays); concurrent break-now calls make one break; breaks per target are capped; a `javascript:`
    ad URI is refused; the Bearer scheme is case-insensitive.
@@ -495,6 +496,7 @@ class HostileUpstream(http.server.ThreadingHTTPServer):
 
     daemon_threads = True
     fetches = 0
+    bad_fetches = 0
 
     class Handler(QuietHandler):
         def do_GET(self):
@@ -516,6 +518,17 @@ class HostileUpstream(http.server.ThreadingHTTPServer):
                 for index in range(500):
                     lines += ["#EXT-X-CUE-OUT:1", "#EXTINF:1.0,", f"o{index}.ts", "#EXT-X-CUE-IN", "#EXTINF:1.0,",
                               f"i{index}.ts"]
+                body = "\n".join(lines) + "\n"
+            elif path.endswith("/badsignals/live.m3u8"):
+                # 200 markers whose section never decodes, new ones on every fetch (R29: each refused
+                # marker is counted once; logging is bounded per playlist).
+                self.server.bad_fetches += 1
+                fetch = self.server.bad_fetches
+                start = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now - 200))
+                lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:1",
+                         f"#EXT-X-PROGRAM-DATE-TIME:{start}.000Z"]
+                for index in range(200):
+                    lines += [f"#EXT-OATCLS-SCTE35:bad{fetch}x{index}", "#EXTINF:1.0,", f"s{index}.ts"]
                 body = "\n".join(lines) + "\n"
             else:
                 self.send_error(404)
@@ -540,6 +553,7 @@ def wave3_attacks(hlsi, workdir):
         {"id": "demo", "path": "/demo/live", "loop": loop, "windowSegments": 6},
         {"id": "step", "upstream": f"{origin}/step/live.m3u8"},
         {"id": "signals", "upstream": f"{origin}/signals/live.m3u8", "signals": "scte35"},
+        {"id": "badsignals", "upstream": f"{origin}/badsignals/live.m3u8", "signals": "scte35"},
     ]
     server = Server(hlsi, config, workdir, "wave3")
     base = server.base
@@ -569,6 +583,19 @@ def wave3_attacks(hlsi, workdir):
         # Shared: one fetch per second at most (and one in flight), whatever the number of viewers.
         check(upstream.fetches <= int(elapsed) + 2,
               f"the hostile upstream was fetched {upstream.fetches} times for 40 requests in {elapsed:.1f} s")
+
+        # Undecodable markers, new on every fetch: each counted once, at most 9 log lines a playlist.
+        for _ in range(4):
+            status = request(base, "GET", "/live/badsignals/live.m3u8", timeout=60)[0]
+            check(status == 200, f"a channel of undecodable markers is served (got {status})")
+            time.sleep(1.1)
+        fetched = upstream.bad_fetches
+        refused = float(metric(base, 'hlsi_signals_refused_total{reason="scte35-section"}') or 0)
+        check(0 < refused <= 64 * fetched,
+              f"refused markers counted once, at most 64 a playlist: {refused} for {fetched} fetches")
+        logged = server.read_log().count("SCTE-35 marker refused")
+        check(0 < logged <= 8 * fetched, f"{logged} refusal lines logged for {fetched} fetches (at most 8 each)")
+        check(server.alive(), "the server lives after endless undecodable markers")
 
         print("11. ?shift= of a large file", flush=True)
         started = time.time()

@@ -85,6 +85,7 @@ struct GrafanaDashboardTests {
         metrics.beaconDropped(reason: "budget")
         metrics.beaconSeen(type: "start")
         metrics.scheduleLoad(result: "loaded")
+        metrics.signalRefused(reason: "scte35-section")
         return metrics
     }
 

@@ -38,7 +38,7 @@ enum Harness {
     /// Runs `body` against a live server.
     static func withServer(
         _ configuration: ServerConfiguration? = nil, store: (any ServerStore)? = nil,
-        inventory: (any AdInventory)? = nil, clock: TestClock? = nil,
+        inventory: (any AdInventory)? = nil, clock: TestClock? = nil, logger: Logger = Harness.logger,
         _ body: @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         let configuration = try configuration ?? demo()

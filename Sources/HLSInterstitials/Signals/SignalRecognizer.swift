@@ -72,6 +72,27 @@ public enum SignalRecognizer {
     }
 }
 
+extension SignalRecognizer {
+    /// The index of the first segment of `playlist` after 1-based `line`, its date and its time (the
+    /// end of the last segment when none follows): where a marker on that line applies.
+    static func position(
+        after line: Int, in playlist: MediaPlaylist
+    ) -> (
+        segment: Int, date: DateTime?, time: MediaTime?
+    ) {
+        let segments = playlist.segments
+        var low = 0
+        var high = segments.count
+        while low < high {
+            let middle = (low + high) / 2
+            if segments[middle].line <= line { low = middle + 1 } else { high = middle }
+        }
+        if low < segments.count { return (low, segments[low].date, segments[low].startTime) }
+        guard let last = segments.last else { return (0, nil, nil) }
+        return (segments.count, last.date.map { $0 + last.duration }, last.endTime)
+    }
+}
+
 /// Reads the markers of a playlist, in line order.
 private struct MarkerReader {
     let playlist: MediaPlaylist
@@ -106,16 +127,7 @@ private struct MarkerReader {
     /// The index of the first segment after `line`, and its date (the end of the last segment when
     /// none follows).
     func position(after line: Int) -> (segment: Int, date: DateTime?, time: MediaTime?) {
-        let segments = playlist.segments
-        var low = 0
-        var high = segments.count
-        while low < high {
-            let middle = (low + high) / 2
-            if segments[middle].line <= line { low = middle + 1 } else { high = middle }
-        }
-        if low < segments.count { return (low, segments[low].date, segments[low].startTime) }
-        guard let last = segments.last else { return (0, nil, nil) }
-        return (segments.count, last.date.map { $0 + last.duration }, last.endTime)
+        SignalRecognizer.position(after: line, in: playlist)
     }
 
     /// The index of the segment a date falls in.
@@ -126,15 +138,19 @@ private struct MarkerReader {
 
     func location(_ line: Int) -> SourceLocation { SourceLocation(file: file, line: line, column: 1) }
 
-    /// The section of `text`, or a `scte35-section` diagnostic.
-    mutating func section(_ text: String, line: Int, what: String) -> SpliceInfoSection? {
+    /// What becomes of a marker whose section is all it says, when the section does not decode (R29).
+    static let dropped = "the marker is dropped: its section is all it says"
+
+    /// The section of `text`, or a `scte35-section` diagnostic that says what becomes of the marker
+    /// (profile R29): `consequence`.
+    mutating func section(_ text: String, line: Int, what: String, consequence: String) -> SpliceInfoSection? {
         do {
             return try SpliceInfoSection.decode(text: text)
         } catch {
             diagnostics.append(
                 Rule.scte35Section.diagnostic(
                     at: location(line),
-                    "\(what) is not a splice_info_section: [\(error.code)] byte \(error.offset), \(error.path): \(error.message)"
+                    "\(what) is not a splice_info_section: [\(error.code)] byte \(error.offset), \(error.path): \(error.message); \(consequence) (profile R29)"
                 ))
             return nil
         }
@@ -145,7 +161,9 @@ private struct MarkerReader {
         guard let value = MediaTime(decimal: text), value >= .zero else {
             diagnostics.append(
                 Rule.scte35Marker.diagnostic(
-                    at: location(line), "\(what) \"\(Diagnostic.clipped(text))\" is not a number of seconds"))
+                    at: location(line),
+                    "\(what) \"\(Diagnostic.clipped(text))\" is not a number of seconds; the marker is read without it")
+            )
             return nil
         }
         return value
@@ -158,7 +176,8 @@ private struct MarkerReader {
         switch tag.name {
         case SignalRecognizer.oatclsTag:
             base.form = .oatcls
-            guard let section = section(value, line: tag.line, what: "EXT-OATCLS-SCTE35") else { return [] }
+            guard let section = section(value, line: tag.line, what: "EXT-OATCLS-SCTE35", consequence: Self.dropped)
+            else { return [] }
             return markers(of: section, base: base)
         case SignalRecognizer.cueInTag:
             base.kind = .in
@@ -169,7 +188,11 @@ private struct MarkerReader {
             if let duration = seconds(text, line: tag.line, what: "EXT-X-CUE-OUT duration") {
                 base.duration = (duration, "EXT-X-CUE-OUT")
             }
-            if let text = attributes.value("SCTE35"), let section = section(text, line: tag.line, what: "SCTE35=") {
+            if let text = attributes.value("SCTE35"),
+                let section = section(
+                    text, line: tag.line, what: "SCTE35=",
+                    consequence: "the EXT-X-CUE-OUT still starts the break, without the section's event")
+            {
                 base.section = section
                 base.signal = section.breakSignals.first { $0.kind == .start }
             }
@@ -188,7 +211,11 @@ private struct MarkerReader {
             if let duration = seconds(durationText, line: tag.line, what: "EXT-X-CUE-OUT-CONT Duration") {
                 base.duration = (duration, "EXT-X-CUE-OUT-CONT Duration")
             }
-            if let text = attributes.value("SCTE35"), let section = section(text, line: tag.line, what: "SCTE35=") {
+            if let text = attributes.value("SCTE35"),
+                let section = section(
+                    text, line: tag.line, what: "SCTE35=",
+                    consequence: "the EXT-X-CUE-OUT-CONT is read without the section")
+            {
                 base.section = section
                 base.signal = section.breakSignals.first { $0.kind == .start }
             }
@@ -224,12 +251,19 @@ private struct MarkerReader {
             kind: .out, form: .dateRange, line: first, date: range.startDate, segment: segment(at: range.startDate),
             dateRangeID: range.id)
         var result: [SignalMarker] = []
-        if let text = range.scte35Command, let section = section(text, line: first, what: "SCTE35-CMD") {
+        if let text = range.scte35Command,
+            let section = section(text, line: first, what: "SCTE35-CMD", consequence: Self.dropped)
+        {
             result += markers(of: section, base: base)
         }
         if let text = range.scte35Out {
             var out = base
-            if let section = section(text, line: first, what: "SCTE35-OUT") {
+            if let section = section(
+                text, line: first, what: "SCTE35-OUT",
+                consequence: range.startDate == nil
+                    ? "the date range has no START-DATE either: it places no break"
+                    : "the date range's START-DATE and durations still place the break, under an ID made from its own")
+            {
                 out.section = section
                 out.signal = section.breakSignals.first { $0.kind == .start }
                 out.sectionDuration = out.signal?.duration.map(MediaTime.init(ticks:))
@@ -265,7 +299,9 @@ private struct MarkerReader {
                 base.date = range.startDate ?? range.endDate
                 base.segment = segment(at: base.date)
             }
-            if let section = section(text, line: inLine, what: "SCTE35-IN") {
+            if let section = section(
+                text, line: inLine, what: "SCTE35-IN", consequence: "the date range still ends the break of its ID")
+            {
                 base.section = section
                 base.signal = section.breakSignals.first { $0.kind == .end }
             }

@@ -53,6 +53,8 @@ final class ContentLibrary: Sendable {
     let beaconRelay: BeaconRelay
     /// Sends the tracking requests the server makes itself; nil without an ad-decision client.
     let dispatcher: TrackingDispatcher?
+    /// Logs and counts the SCTE-35 markers refused, once per marker (profile R29).
+    let signalRefusals: SignalRefusalLog
     /// The signals of each upstream channel's primary, for its renditions without markers
     /// (``primarySignals(_:)``), by content ID.
     private let primarySignalCache = NIOLockedValueBox<
@@ -99,6 +101,7 @@ final class ContentLibrary: Sendable {
         self.adDecisions = adDecisions
         self.ledger = ledger
         self.metrics = metrics
+        signalRefusals = SignalRefusalLog(logger: logger, metrics: metrics)
         self.fileBodies = fileBodies
         sharedPlaylists = UpstreamPlaylistShare(reuse: configuration.limits.upstreamPlaylistReuse.duration)
         self.configuration = configuration
@@ -464,7 +467,7 @@ final class ContentLibrary: Sendable {
             planner.preload = preload
             var occupied: Set<String> = []
             if case .media(let looped) = result.playlist {
-                await signals(looped, document: result.document, content: mounted.content, into: &planner)
+                await signals(looped, result, content: mounted.content, into: &planner)
                 occupied = Set(looped.dateRanges.map(\.id))
             }
             let served = await served(planner, timeline, occupied: occupied)
@@ -516,7 +519,7 @@ final class ContentLibrary: Sendable {
             }
             var planner = planner(for: mounted.content, target: mounted.target, state: snapshot, base: base)
             planner.preload = preload
-            let fromPrimary = await signals(dated, document: source.document, content: mounted.content, into: &planner)
+            let fromPrimary = await signals(dated, source, content: mounted.content, into: &planner)
             let served = await served(planner, timeline, occupied: Set(dated.dateRanges.map(\.id)))
             let entry = RenderedPlaylistCache.Entry(
                 try PlaylistRenderer.render(
@@ -527,8 +530,9 @@ final class ContentLibrary: Sendable {
         }
     }
 
-    /// Gives `planner` the breaks `playlist` signals, when the channel converts signals
-    /// (``ServerConfiguration/Content/signals``).
+    /// Gives `planner` the breaks `playlist` (parsed as `parsed`) signals, when the channel converts
+    /// signals (``ServerConfiguration/Content/signals``); the markers refused are logged and counted
+    /// once each (``SignalRefusalLog``, profile R29).
     ///
     /// A rendition of an upstream channel whose playlist carries no marker at all (packagers often
     /// write them into the video playlists only) takes the breaks its presentation's primary media
@@ -537,11 +541,16 @@ final class ContentLibrary: Sendable {
     /// an upstream channel), so that what is planned depends on more than `playlist`.
     @discardableResult
     private func signals(
-        _ playlist: MediaPlaylist, document: PlaylistDocument, content: ServerConfiguration.Content,
+        _ playlist: MediaPlaylist, _ parsed: ParseResult, content: ServerConfiguration.Content,
         into planner: inout BreakPlanner
     ) async -> Bool {
         guard content.signals == .scte35 else { return false }
+        let document = parsed.document
         let recognition = SignalRecognizer.recognize(playlist, document: document, file: document.file)
+        signalRefusals.report(
+            SignalRefusal.find(
+                in: playlist, document: document, parserDiagnostics: parsed.diagnostics, recognition: recognition),
+            channel: content.path)
         planner.signalled = Array(recognition.breaks.suffix(Self.maximumSignalledBreaks))
         if recognition.breaks.count > Self.maximumSignalledBreaks {
             logger.warning(

@@ -1,3 +1,5 @@
+import HLSInterstitials
+import HLSPlaylist
 import NIOConcurrencyHelpers
 
 /// The label values that ``ServerMetrics`` may write: each from a closed set or from the
@@ -27,6 +29,8 @@ final class MetricLabels: Sendable {
     static let beaconDropReasons: Set<String> = ["expired", "repeated", "budget"]
     /// The results of loading an upstream's Date Range Schedule document.
     static let scheduleLoadResults: Set<String> = ["loaded", "failed"]
+    /// Why an SCTE-35 marker was refused: the IDs of the rules `hlsi validate` applies.
+    static let signalRefusalReasons: Set<String> = Set(Rule.allRules.map(\.id.rawValue))
     /// The VAST 4.3 tracking events (section 3.14.1 "Tracking Events", plus `impression`, `error`,
     /// `clickTracking` and `progress`) that a beacon may name.
     static let beaconTypes: Set<String> = [

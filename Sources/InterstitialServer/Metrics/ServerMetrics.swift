@@ -93,6 +93,12 @@ final class ServerMetrics: Sendable {
                 "Upstream Date Range Schedule documents loaded to flatten (loaded), or that failed and added nothing (failed)."
             )
         }
+        static var signalsRefused: MetricNameDescriptor {
+            name(
+                "signals_refused", "total",
+                "SCTE-35 markers not converted as written, each counted once, by the rule hlsi validate gives (profile R29)."
+            )
+        }
         static var fastAnswers: MetricNameDescriptor {
             name("fast_answers", "total", "Requests answered from memory on the connection's event loop.")
         }
@@ -243,6 +249,14 @@ final class ServerMetrics: Sendable {
     func scheduleLoad(result: String) {
         counter(Name.scheduleLoads, [("result", MetricLabels.member(result, of: MetricLabels.scheduleLoadResults))])
             .increment()
+    }
+
+    /// Counts an SCTE-35 marker the server refused (``SignalRefusalLog``), by the ID of the rule
+    /// `hlsi validate` gives for it (``MetricLabels/signalRefusalReasons``).
+    func signalRefused(reason: String) {
+        counter(
+            Name.signalsRefused, [("reason", MetricLabels.member(reason, of: MetricLabels.signalRefusalReasons))]
+        ).increment()
     }
 
     /// Counts a beacon of VAST event `type` seen by the server.
