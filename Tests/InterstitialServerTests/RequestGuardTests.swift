@@ -120,6 +120,8 @@ struct RequestGuardTests {
         let (other, _) = try Self.channel(connections: connections, peer: "127.0.0.2")
         let otherAnswer = try Self.answered(other)
         #expect(other.isActive, "another address: \(otherAnswer)")
+        // Busy connections (a head being read) hold their places: over the total, refused.
+        for channel in [first, second, other] { try channel.writeInbound(ByteBuffer(string: "GET / HTTP/1.1\r\n")) }
         let (fourth, _) = try Self.channel(connections: connections, peer: "127.0.0.3")
         #expect(!fourth.isActive, "over the total")
         #expect(connections.open(from: "127.0.0.1") == (3, 2))
@@ -129,6 +131,35 @@ struct RequestGuardTests {
         #expect(again.isActive)
         for channel in [second, third, other, fourth, again] { _ = try? channel.finish() }
         #expect(connections.open().total == 0)
+    }
+
+    @Test("At the total cap, the connection idle the longest is closed for a new one")
+    func idleEvicted() throws {
+        let connections = ConnectionLimiter(total: 2, perPeer: 10)
+        let (idle, _) = try Self.channel(connections: connections, peer: "127.0.0.1")
+        let (busy, _) = try Self.channel(connections: connections, peer: "127.0.0.2")
+        try busy.writeInbound(ByteBuffer(string: "GET / HTTP/1.1\r\n"))
+        let (newcomer, _) = try Self.channel(connections: connections, peer: "127.0.0.3")
+        let refusal = try Self.answered(newcomer)
+        #expect(newcomer.isActive, "admitted: \(refusal)")
+        busy.embeddedEventLoop.run()
+        idle.embeddedEventLoop.run()
+        #expect(!idle.isActive, "the idle one was closed")
+        #expect(busy.isActive, "the busy one stays")
+        #expect(connections.open() == (2, 0))
+        for channel in [idle, busy, newcomer] { _ = try? channel.finish() }
+        #expect(connections.open().total == 0)
+    }
+
+    @Test("IPv6 clients are counted by /64 against the per-peer cap")
+    func ipv6Groups() throws {
+        let connections = ConnectionLimiter(total: 10, perPeer: 1)
+        let (one, _) = try Self.channel(connections: connections, peer: "2001:db8::1")
+        let (two, _) = try Self.channel(connections: connections, peer: "2001:db8::2")
+        #expect(one.isActive)
+        #expect(!two.isActive, "another address of the same /64")
+        #expect(try Self.answered(two).contains("too-many-connections"))
+        for channel in [one, two] { _ = try? channel.finish() }
     }
 
     @Test("The total cap stays under half the descriptor limit")

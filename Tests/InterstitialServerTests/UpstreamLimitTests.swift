@@ -20,7 +20,7 @@ struct UpstreamLimitTests {
     static func routes(_ path: String) -> TestOrigin.Answer {
         switch path {
         case "/media.m3u8": return .init(body: media)
-        case "/stall.m3u8": return .init(body: media, stallAfter: 10)
+        case "/stall.m3u8", "/stall2.m3u8": return .init(body: media, stallAfter: 10)
         case "/stall.m4s":
             return .init(contentType: "video/iso.segment", body: Array(repeating: 7, count: 5000), stallAfter: 1000)
         case "/random.m3u8": return .init(body: (0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) })
@@ -74,11 +74,15 @@ struct UpstreamLimitTests {
             configuration.limits.upstreamTimeout = MediaTime(seconds: 120)
             try await Harness.withServer(configuration) { client in
                 let port = try #require(client.port)
-                // Two URLs: requests for one URL share one fetch (UpstreamPlaylistShare).
-                let hanging = (0..<2).map { index in
-                    Task { try await get(port: port, "/up/stall.m3u8?n=\(index)").status }
+                // Two URLs: requests for one URL share one fetch (UpstreamPlaylistShare), whatever
+                // their query (UpstreamQuery).
+                let hanging = ["/up/stall.m3u8", "/up/stall2.m3u8"].map { path in
+                    Task { try await get(port: port, path).status }
                 }
-                #expect(try await eventually { origin.count("/stall.m3u8") == 2 })
+                #expect(
+                    try await eventually {
+                        origin.requests("/stall.m3u8").count + origin.requests("/stall2.m3u8").count == 2
+                    })
                 let excess = try await get(port: port, "/up/media.m3u8")
                 #expect(excess.status == 503)
                 #expect(excess.body.contains("\"code\":\"upstream-busy\""))

@@ -110,7 +110,7 @@ final class ContentLibrary: Sendable {
         self.logger = logger
         self.now = now
         upstream = UpstreamClient(configuration: configuration, client: client, logger: logger)
-        scheduleFlattener = UpstreamScheduleFlattener(upstream: upstream, logger: logger, metrics: metrics)
+        scheduleFlattener = UpstreamScheduleFlattener(upstream: upstream, logger: logger, metrics: metrics, now: now)
         vmapPlans = VMAPPlans(
             fetcher: adDecisions?.fetcher ?? AdServerFetcher(client: client, policy: configuration.adServerFetch),
             logger: logger)
@@ -273,23 +273,26 @@ final class ContentLibrary: Sendable {
         _ mounted: Mounted, entry: String, path: SafePath, query: [String: String]
     ) async throws(APIError) -> ContentResponse {
         let url = UpstreamClient.upstreamURL(entry: entry, path: path, query: query)
+        let viewerQuery = !UpstreamQuery.forwarded(query).isEmpty
         if path.text.hasSuffix(".m3u8") {
             // One fetch and one rendering per content and URL serve every viewer asking within a
             // second (two contents on one upstream have their own breaks).
             let key = mounted.content.id + "\n" + url
             return try await sharedPlaylists.playlist(key) { () async throws(APIError) -> ContentResponse in
-                guard case .playlist(let fetched) = try await self.upstream.fetch(url, playlist: true) else {
+                guard
+                    case .playlist(let fetched) = try await self.upstream.fetch(
+                        url, playlist: true, viewerQuery: viewerQuery)
+                else {
                     throw APIError(status: 502, code: .upstreamFailed, "\(url) was not read whole")
                 }
                 let result = try await self.flattened(fetched, mounted: mounted, url: url)
                 return try await self.renderUpstream(result, mounted: mounted, path: path)
             }
         }
-        switch try await upstream.fetch(url, playlist: false) {
-        case .file(let body, let type):
-            return ContentResponse(
-                body: .stream(body), contentType: type.isEmpty ? ContentResponse.contentType(of: path.text) : type,
-                cacheControl: CachePolicy.proxiedMedia)
+        let type = try UpstreamMediaType.proxied(path.text, name: mounted.rest)
+        switch try await upstream.fetch(url, playlist: false, viewerQuery: viewerQuery) {
+        case .file(let body, _):
+            return ContentResponse(body: .stream(body), contentType: type, cacheControl: CachePolicy.proxiedMedia)
         case .playlist(let fetched):
             let result = try await flattened(fetched, mounted: mounted, url: url)
             return try await renderUpstream(result, mounted: mounted, path: path)

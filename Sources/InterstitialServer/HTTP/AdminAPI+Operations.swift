@@ -19,7 +19,10 @@ extension AdminAPI {
             }
             var limit = Self.servedLimit
             if let text = request.queryDictionary["limit"] {
-                guard let count = Int(text), (1...Self.longestServedList).contains(count) else {
+                // Digits only: `Int` would also take a sign (`+5`, `-0`).
+                guard text.utf8.count <= 4, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let count = Int(text),
+                    (1...Self.longestServedList).contains(count)
+                else {
                     throw APIError.badRequest(
                         code: .badRequest, path: "limit",
                         "expected 1 to \(Self.longestServedList) entries, found \"\(text.prefix(20))\"")

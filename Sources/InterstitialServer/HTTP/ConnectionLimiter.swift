@@ -8,65 +8,73 @@ import NIOConcurrencyHelpers
     import Darwin
 #endif
 
-/// Counts the server's open connections, in all and per peer address, and admits a new one only
-/// under both caps (``ServerLimits/maxConnections``, ``ServerLimits/maxConnectionsPerPeer``).
+/// Counts the server's open connections, in all and per peer group, and admits a new one only
+/// under both caps (``ServerLimits/maxConnections``, ``ServerLimits/maxConnectionsPerPeer``), as
+/// its ``ConnectionTable`` decides: at the total cap, the connection idle the longest is closed to
+/// make room, and only when none is idle is the new one refused.
 ///
 /// A connection over a cap is answered 503 and closed by its ``RequestGuard`` at once, so that it
 /// holds no file descriptor: the server stays below the process's descriptor limit (see
 /// ``cap(configured:descriptorLimit:)``), where accepting, opening files and timers would fail.
 final class ConnectionLimiter: Sendable {
     /// Why a connection is not admitted.
-    enum Refusal: Hashable, Sendable {
-        /// The server has ``total`` connections open.
-        case total
-        /// The peer has ``perPeer`` connections open.
-        case perPeer
-    }
+    typealias Refusal = ConnectionTable.Refusal
 
-    private struct Counts {
-        var total = 0
-        var peers: [String: Int] = [:]
+    private struct State {
+        var table: ConnectionTable
+        /// How to close each admitted connection, should it be evicted.
+        var closers: [UInt64: @Sendable () -> Void] = [:]
     }
 
     /// The most connections open at once.
     let total: Int
-    /// The most connections open at once from one peer address (its IP address, without the port).
+    /// The most connections open at once from one peer group (an IPv4 address, an IPv6 /64).
     let perPeer: Int
-    private let counts = NIOLockedValueBox(Counts())
+    private let state: NIOLockedValueBox<State>
 
     /// A limiter with the given caps.
     init(total: Int, perPeer: Int) {
-        self.total = max(1, total)
-        self.perPeer = max(1, perPeer)
+        let table = ConnectionTable(total: total, perPeer: perPeer)
+        self.total = table.total
+        self.perPeer = table.perPeer
+        state = NIOLockedValueBox(State(table: table))
     }
 
-    /// Admits a connection from `peer` (nil when unknown: counted in the total only), or says why not.
-    /// An admitted connection must be ``release(_:)``d once, when it closes.
-    func admit(_ peer: String?) -> Refusal? {
-        counts.withLockedValue { counts in
-            guard counts.total < total else { return .total }
-            if let peer {
-                let open = counts.peers[peer, default: 0]
-                guard open < perPeer else { return .perPeer }
-                counts.peers[peer] = open + 1
-            }
-            counts.total += 1
-            return nil
+    /// Admits a connection from `peer` (nil when unknown: counted in the total only), idle until
+    /// ``setIdle(_:_:)`` says otherwise, or says why not. When the server is at its cap, the
+    /// connection idle the longest is closed (`close` of its own admission) to make room. An
+    /// admitted connection must be ``release(_:)``d once, when it closes.
+    func admit(_ peer: String?, close: @escaping @Sendable () -> Void = {}) -> Result<UInt64, Refusal> {
+        let (admission, evicted) = state.withLockedValue {
+            state -> (ConnectionTable.Admission, (@Sendable () -> Void)?) in
+            let admission = state.table.admit(peer)
+            guard case .admitted(let id, let evicting) = admission else { return (admission, nil) }
+            state.closers[id] = close
+            return (admission, evicting.flatMap { state.closers.removeValue(forKey: $0) })
+        }
+        evicted?()
+        switch admission {
+        case .admitted(let id, _): return .success(id)
+        case .refused(let refusal): return .failure(refusal)
         }
     }
 
-    /// Forgets an admitted connection from `peer`.
-    func release(_ peer: String?) {
-        counts.withLockedValue { counts in
-            counts.total = max(0, counts.total - 1)
-            guard let peer, let open = counts.peers[peer] else { return }
-            counts.peers[peer] = open > 1 ? open - 1 : nil
+    /// Records whether connection `id` is idle: nothing being read or answered.
+    func setIdle(_ id: UInt64, _ idle: Bool) {
+        state.withLockedValue { $0.table.setIdle(id, idle) }
+    }
+
+    /// Forgets connection `id`, closed.
+    func release(_ id: UInt64) {
+        state.withLockedValue { state in
+            state.table.remove(id)
+            state.closers[id] = nil
         }
     }
 
-    /// The connections open, in all and from `peer`.
+    /// The connections open, in all and from `peer`'s group.
     func open(from peer: String? = nil) -> (total: Int, peer: Int) {
-        counts.withLockedValue { counts in (counts.total, peer.flatMap { counts.peers[$0] } ?? 0) }
+        state.withLockedValue { $0.table.open(from: peer) }
     }
 
     /// The total cap for a configured one: no more than half the descriptors the process may open

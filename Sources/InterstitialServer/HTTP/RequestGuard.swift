@@ -69,8 +69,10 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var ended = false
     /// Whether it has begun (the timer and the connection count are set up once).
     private var started = false
-    /// The peer counted by ``connections`` while the connection is open (`.some(nil)`: counted without an address).
-    private var admitted: String??
+    /// The connection's ID in ``connections`` while it is counted there.
+    private var admitted: UInt64?
+    /// Whether ``connections`` was last told the connection is idle.
+    private var reportedIdle = true
     /// The connection's time rules: what is being read and answered, and what is due when.
     private var clock: ConnectionClock
     /// Whether the HTTP/1 pipeline behind is in place (the first request chose no upgrade).
@@ -145,6 +147,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// An answer from the handlers behind has ended.
     func answerEnded() {
         clock.answerEnded(at: now)
+        reportIdle()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -196,6 +199,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             run.pass(upTo: run.end, context)
         }
         if answered { context.flush() }
+        reportIdle()
     }
 
     // MARK: Heads
@@ -243,7 +247,13 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return true
         }
         clock.passedOn()
-        if run.headStart == nil {
+        if head.ignoresUpgrade {
+            // `Upgrade: h2c` and the like: the head passes on without its `Upgrade` fields, so
+            // that the decoder reads an HTTP/1.1 request and it is answered (RFC 9110 §7.8).
+            run.pass(upTo: run.headStart ?? run.runStart, context)
+            context.fireChannelRead(NIOAny(context.channel.allocator.buffer(bytes: reader.headWithoutUpgrade)))
+            run.runStart = run.cursor
+        } else if run.headStart == nil {
             // It began in an earlier read: it passes on whole, from what the reader kept of it.
             context.fireChannelRead(NIOAny(context.channel.allocator.buffer(bytes: reader.head)))
             run.runStart = run.cursor
@@ -280,6 +290,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         clock.sendingBegan()
         written.futureResult.assumeIsolated().whenComplete { [self] _ in
             clock.sendingEnded(at: now)
+            reportIdle()
             try? handle.close()
         }
         context.write(wrapOutboundOut(body.data), promise: written)
@@ -336,11 +347,14 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let idle = clock.began(at: now)
         if let connections {
             let peer = context.channel.remoteAddress?.ipAddress
-            if let refusal = connections.admit(peer) {
+            // Closed, should it be the connection idle the longest when the server is at its cap.
+            let channel = context.channel
+            switch connections.admit(peer, close: { channel.close(promise: nil) }) {
+            case .success(let id): admitted = id
+            case .failure(let refusal):
                 refuseConnection(refusal, connections, context)
                 return
             }
-            admitted = .some(peer)
         }
         arm(context, at: idle)
     }
@@ -353,7 +367,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let message =
             switch refusal {
             case .total: "the server has \(connections.total) connections open, its most"
-            case .perPeer: "this address has \(connections.perPeer) connections open, the most one address may have"
+            case .perPeer:
+                "this address (an IPv6 address: its /64) has \(connections.perPeer) connections open, the most one address may have"
             }
         logger.debug("refused a connection: \(message)")
         let response = Self.response(
@@ -368,6 +383,18 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard let admitted else { return }
         self.admitted = nil
         connections?.release(admitted)
+    }
+
+    /// Tells ``connections`` when the connection becomes idle (nothing being read or answered,
+    /// not upgraded) or busy, so that at the cap the one idle the longest can make room.
+    private func reportIdle() {
+        guard let admitted, let connections else { return }
+        let idle =
+            !ended && !reader.upgraded && !reader.readingHead && !reader.readingBody && clock.inFlight == 0
+            && clock.sending == 0
+        guard idle != reportedIdle else { return }
+        reportedIdle = idle
+        connections.setIdle(admitted, idle)
     }
 
     // MARK: Time

@@ -71,6 +71,10 @@ struct RequestHeadReader {
         /// Whether it has a field that changes an answer (`Range`, `If-*`, `Connection`, `Expect`,
         /// `TE`, `Upgrade`) or frames a body.
         var special: Bool
+        /// Whether it asks for an upgrade to another protocol than WebSocket (`Upgrade: h2c`): the
+        /// server ignores it (RFC 9110 §7.8), so the head passes on without its `Upgrade` fields
+        /// (``RequestHeadReader/headWithoutUpgrade``) and is answered over HTTP/1.1.
+        var ignoresUpgrade = false
     }
 
     /// What a prefix of the bytes given to ``read(_:)`` is.
@@ -156,10 +160,26 @@ struct RequestHeadReader {
     private var transferEncoding = false
     private var upgrade = false
     private var special = false
+    /// Where the `Upgrade` fields of the head naming no WebSocket are in ``head`` (each line with its CRLF).
+    private var ignoredUpgrades: [Range<Int>] = []
 
     /// A reader at the start of a connection.
     init(limits: Limits) {
         self.limits = limits
+    }
+
+    /// The head just read (``Step/head(_:_:)``) without its `Upgrade` fields, when it
+    /// ``Head/ignoresUpgrade``; else the head itself.
+    var headWithoutUpgrade: [UInt8] {
+        guard headComplete, !ignoredUpgrades.isEmpty else { return head }
+        var kept: [UInt8] = []
+        kept.reserveCapacity(head.count)
+        var start = 0
+        for range in ignoredUpgrades {
+            kept += head[start..<range.lowerBound]
+            start = range.upperBound
+        }
+        return kept + head[start...]
     }
 
     /// Whether a head has begun and is not yet whole.
@@ -187,6 +207,7 @@ struct RequestHeadReader {
         if headComplete {
             head.removeAll(keepingCapacity: head.capacity <= 4096)
             headComplete = false
+            ignoredUpgrades = []
         }
         guard !bytes.isEmpty else { return .body(0) }
         switch phase {
@@ -274,8 +295,11 @@ struct RequestHeadReader {
         let line = head[lineStart..<(head.count - 2)]
         lineStart = head.count
         if line.isEmpty {
+            let ignoresUpgrade = !upgrade && !ignoredUpgrades.isEmpty
+            if !ignoresUpgrade { ignoredUpgrades = [] }
             if let refusal = completeHead() { return .refuse(refusal) }
-            let whole = Head(body: bodyAfterHead, requestLineEnd: requestLineEnd, special: special)
+            let whole = Head(
+                body: bodyAfterHead, requestLineEnd: requestLineEnd, special: special, ignoresUpgrade: ignoresUpgrade)
             requestLineEnd = 0
             special = false
             return .whole(whole)
@@ -374,7 +398,11 @@ struct RequestHeadReader {
             }
             transferEncoding = true
         } else if known == Array("upgrade".utf8) {
-            upgrade = upgrade || Self.containsLowercased(value, Array("websocket".utf8))
+            if Self.containsLowercased(value, Array("websocket".utf8)) {
+                upgrade = true
+            } else {
+                ignoredUpgrades.append(line.startIndex..<(line.endIndex + 2))
+            }
         }
         return nil
     }

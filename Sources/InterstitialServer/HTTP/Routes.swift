@@ -110,9 +110,14 @@ struct Routes {
         case .file(let path):
             return .file(path)
         case .stream(let body):
+            // A body streamed from an upstream origin: its type is the server's, and it never
+            // runs as a page of this origin (``UpstreamMediaType``).
             var headers = HTTPFields()
             headers[.contentType] = response.contentType
             headers[.cacheControl] = response.cacheControl
+            for field in UpstreamMediaType.securityFields {
+                if let name = HTTPField.Name(field.name) { headers[name] = field.value }
+            }
             return .stream(headers, body)
         }
     }

@@ -23,13 +23,14 @@ final class UpstreamClient: Sendable {
         self.logger = logger
     }
 
-    /// The URL of `path` next to an upstream entry URL, with `query`.
+    /// The URL of `path` next to an upstream entry URL, with the parameters of the viewer's `query`
+    /// that ``UpstreamQuery/forwarded(_:)`` keeps, sorted: one URL for every spelling of a request.
     static func upstreamURL(entry: String, path: SafePath, query: [String: String]) -> String {
         var base = entry
         if let queryStart = base.firstIndex(of: "?") { base = String(base[..<queryStart]) }
         if let slash = base.lastIndex(of: "/") { base = String(base[...slash]) }
         var url = base + path.text
-        let pairs = query.sorted { $0.key < $1.key }.map { key, value in
+        let pairs = UpstreamQuery.forwarded(query).sorted { $0.key < $1.key }.map { key, value in
             "\(Self.escape(key))=\(Self.escape(value))"
         }
         if !pairs.isEmpty { url += "?" + pairs.joined(separator: "&") }
@@ -54,8 +55,10 @@ final class UpstreamClient: Sendable {
     /// request slots (503 when none is free), the whole-response timeout and size cap of a playlist
     /// (`playlist`, or a response whose type says it is one), or the head and chunk timeouts, the
     /// transfer timeout and the size cap of a streamed file. Failures are 502, 503 or 504 with the reason.
-    func fetch(_ url: String, playlist: Bool) async throws(APIError) -> Upstream {
-        switch try await request(url, whole: playlist) {
+    /// A request whose URL carries a viewer's query (`viewerQuery`) may not take the origin's last
+    /// ``ServerLimits/upstreamReserve`` slots, kept for the channel's own URLs.
+    func fetch(_ url: String, playlist: Bool, viewerQuery: Bool = false) async throws(APIError) -> Upstream {
+        switch try await request(url, whole: playlist, viewerQuery: viewerQuery) {
         case .whole(let bytes, let type): return .playlist(try Self.checkedPlaylist(bytes, url: url, contentType: type))
         case .streamed(let body, let type): return .file(body, type)
         }
@@ -75,12 +78,12 @@ final class UpstreamClient: Sendable {
     }
 
     /// One upstream request: read whole when `whole` or when the response is a playlist, else streamed.
-    private func request(_ url: String, whole: Bool) async throws(APIError) -> Answer {
+    private func request(_ url: String, whole: Bool, viewerQuery: Bool = false) async throws(APIError) -> Answer {
         guard let origin = ServerConfiguration.origin(of: url), configuration.allowedOrigins.contains(origin) else {
             throw APIError(status: 502, code: .upstreamOrigin, "\(url) is not on an allowed origin")
         }
         let limits = configuration.limits
-        let slot = try takeSlot(origin)
+        let slot = try takeSlot(origin, viewerQuery: viewerQuery)
         let started = ContinuousClock.now
         let client = client
         do {
@@ -187,9 +190,11 @@ final class UpstreamClient: Sendable {
         }
     }
 
-    /// Takes one of the origin's ``ServerLimits/upstreamConcurrency`` request slots, or fails with 503.
-    private func takeSlot(_ origin: String) throws(APIError) -> UpstreamSlot {
-        let limit = configuration.limits.upstreamConcurrency
+    /// Takes one of the origin's ``ServerLimits/upstreamConcurrency`` request slots, or fails with 503;
+    /// a request with a viewer's query leaves the last ``ServerLimits/upstreamReserve`` free.
+    private func takeSlot(_ origin: String, viewerQuery: Bool) throws(APIError) -> UpstreamSlot {
+        let limits = configuration.limits
+        let limit = viewerQuery ? limits.upstreamConcurrency - limits.upstreamReserve : limits.upstreamConcurrency
         let counts = upstreamRequests
         let taken = counts.withLockedValue { counts in
             guard counts[origin, default: 0] < limit else { return false }
@@ -198,7 +203,10 @@ final class UpstreamClient: Sendable {
         }
         guard taken else {
             throw APIError(
-                status: 503, code: .upstreamBusy, "\(limit) requests to \(origin) are in progress; try again soon")
+                status: 503, code: .upstreamBusy,
+                viewerQuery
+                    ? "\(limit) requests to \(origin) with a viewer's query are in progress (the last \(limits.upstreamReserve) of \(limits.upstreamConcurrency) are kept for the channel's own URLs); try again soon"
+                    : "\(limit) requests to \(origin) are in progress; try again soon")
         }
         return UpstreamSlot {
             counts.withLockedValue { counts in
