@@ -40,8 +40,19 @@ struct UpstreamIsolationTests {
             (["_HLS_msn": String(repeating: "9", count: 20)], [:]),
             (["_HLS_msn": "", "_HLS_primary_id": "v1", "_HLS_push": "1"], [:]),
         ] as [([String: String], [String: String])])
-    func forwardedQuery(_ query: [String: String], _ expected: [String: String]) {
-        #expect(UpstreamQuery.forwarded(query) == expected)
+    func forwardedQuery(_ query: [String: String], _ expected: [String: String]) throws {
+        #expect(UpstreamQuery.forwarded(query, path: try #require(SafePath("v/main.m3u8"))) == expected)
+    }
+
+    @Test("A media file's query (the upstream's CDN token) is forwarded whole, and counts as the viewer's")
+    func mediaQuery() throws {
+        let segment = try #require(SafePath("v/seg-12.m4s"))
+        let query = ["token": "exp-1795876650~hmac-ab12", "r": "1"]
+        #expect(UpstreamQuery.forwarded(query, path: segment) == query)
+        #expect(
+            UpstreamClient.upstreamURL(entry: "https://up.example/live/master.m3u8", path: segment, query: query)
+                == "https://up.example/live/v/seg-12.m4s?r=1&token=exp-1795876650~hmac-ab12")
+        #expect(UpstreamQuery.forwarded([:], path: segment).isEmpty)
     }
 
     @Test("The upstream URL is one spelling per request: the viewer's other parameters are dropped, the rest sorted")

@@ -273,8 +273,8 @@ final class ContentLibrary: Sendable {
         _ mounted: Mounted, entry: String, path: SafePath, query: [String: String]
     ) async throws(APIError) -> ContentResponse {
         let url = UpstreamClient.upstreamURL(entry: entry, path: path, query: query)
-        let viewerQuery = !UpstreamQuery.forwarded(query).isEmpty
-        if path.text.hasSuffix(".m3u8") {
+        let viewerQuery = !UpstreamQuery.forwarded(query, path: path).isEmpty
+        if UpstreamQuery.isPlaylist(path) {
             // One fetch and one rendering per content and URL serve every viewer asking within a
             // second (two contents on one upstream have their own breaks).
             let key = mounted.content.id + "\n" + url

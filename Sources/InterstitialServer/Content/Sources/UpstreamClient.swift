@@ -24,13 +24,13 @@ final class UpstreamClient: Sendable {
     }
 
     /// The URL of `path` next to an upstream entry URL, with the parameters of the viewer's `query`
-    /// that ``UpstreamQuery/forwarded(_:)`` keeps, sorted: one URL for every spelling of a request.
+    /// that ``UpstreamQuery/forwarded(_:path:)`` keeps, sorted: one URL for every spelling of a request.
     static func upstreamURL(entry: String, path: SafePath, query: [String: String]) -> String {
         var base = entry
         if let queryStart = base.firstIndex(of: "?") { base = String(base[..<queryStart]) }
         if let slash = base.lastIndex(of: "/") { base = String(base[...slash]) }
         var url = base + path.text
-        let pairs = UpstreamQuery.forwarded(query).sorted { $0.key < $1.key }.map { key, value in
+        let pairs = UpstreamQuery.forwarded(query, path: path).sorted { $0.key < $1.key }.map { key, value in
             "\(Self.escape(key))=\(Self.escape(value))"
         }
         if !pairs.isEmpty { url += "?" + pairs.joined(separator: "&") }
