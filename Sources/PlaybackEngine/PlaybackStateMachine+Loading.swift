@@ -306,7 +306,7 @@ extension PlaybackStateMachine {
             emit(.error, [("message", .string(message))])
             if timeline == nil {
                 state = .ended
-                playing = false
+                playhead.pause()
                 emit(.ended, [("reason", .string("the primary playlist could not be loaded"))])
             } else if let timeline, timeline.isLive {
                 loads.scheduleReload(at: clock + .nanoseconds(timeline.targetDuration.nanoseconds))

@@ -209,7 +209,7 @@ package struct PlaybackStateMachine: Sendable {
             coordinate(location, playing: playing, rate: rate, anchor: anchor, continuing: false)
         case .restore(let session): restore(session)
         case .handedOff(let target):
-            playing = false
+            playhead.pause()
             state = .ended
             emit(.handedOff, [("to", .string(target))])
         case .primaryLoaded(let presentation): primaryLoaded(presentation)
@@ -288,7 +288,7 @@ package struct PlaybackStateMachine: Sendable {
             steps += 1
             let speed = effectiveRate
             guard speed > 0 else {
-                clock = now
+                playhead.tick(to: now)
                 break
             }
             let available = MediaTime(
@@ -297,16 +297,16 @@ package struct PlaybackStateMachine: Sendable {
             if var distance = mediaBoundary(), max(distance, MediaTime(nanoseconds: 1)) <= available {
                 distance = max(distance, MediaTime(nanoseconds: 1))
                 step(by: distance)
-                clock = min(now, clock + Self.clockDuration(distance, rate: speed))
+                playhead.tick(to: min(now, clock + Self.clockDuration(distance, rate: speed)))
                 settle()
             } else {
                 step(by: available)
-                clock = now
+                playhead.tick(to: now)
             }
         }
         if clock < now {
             warnLimit("\(steps) steps of time in one input")
-            clock = now
+            playhead.tick(to: now)
         }
     }
 
@@ -321,7 +321,7 @@ package struct PlaybackStateMachine: Sendable {
         guard distance > .zero else { return }
         switch mode {
         case .primary:
-            position = position + distance
+            playhead.advance(by: distance)
             updatePrimary { $0.handledKey = nil }
         case .interstitial:
             guard let from = updateRun({ $0.play(distance) }), let current = run else { return }
