@@ -56,7 +56,9 @@ extension PlaybackStateMachine {
         playhead.follow(playing: playing, rate: rate)
         guard timeline != nil else {
             if case .loading = state {
-                state = .loading(Placement(location: location, anchor: anchor, continuing: continuing))
+                transition(
+                    to: .loading(Placement(location: location, anchor: anchor, continuing: continuing)),
+                    because: .placed)
             }
             return
         }
@@ -151,7 +153,7 @@ extension PlaybackStateMachine {
     /// Ends the current interstitial group, if any, as a seek out of it does.
     mutating func leaveRun() {
         if run != nil { endMember(.seek) }
-        if case .ended = state { state = .primary(PrimaryState(started: true)) }
+        if case .ended = state { transition(to: .primary(PrimaryState(started: true)), because: .restarted) }
     }
 
     /// Moves to `offset` from the start of the current member: in its assets once they are known,

@@ -14,10 +14,11 @@ extension PlaybackStateMachine {
         if let member, let index = members.firstIndex(of: member) { members.removeFirst(index) }
         guard let first = members.first, let event = activeEvent(first) else { return }
         rebind(members)
-        state = .interstitial(
-            GroupRun(
-                group: group, members: members, event: event, suspendedAt: position, at: clock,
-                joinOffset: joinOffset, resumeOverride: resumeOverride))
+        transition(
+            to: .interstitial(
+                GroupRun(
+                    group: group, members: members, event: event, suspendedAt: position, at: clock,
+                    joinOffset: joinOffset, resumeOverride: resumeOverride)), because: .groupStarted)
         actions.append(.flush)
     }
 
@@ -190,7 +191,7 @@ extension PlaybackStateMachine {
             return
         }
         if ending == .seek {
-            state = .primary(PrimaryState(started: true))
+            transition(to: .primary(PrimaryState(started: true)), because: .resumed)
             playhead.jump(to: run.suspendedAt)
             notify(.currentEventDidChange(nil))
             return
@@ -212,7 +213,7 @@ extension PlaybackStateMachine {
         notify(.currentEventDidChange(nil))
         if run.group.cue == .leave {
             playhead.jump(to: timeline?.end ?? position)
-            state = .ended
+            transition(to: .ended, because: .ended)
             playhead.pause()
             emit(.ended)
             return
@@ -221,7 +222,7 @@ extension PlaybackStateMachine {
         // then resumes at that group's resumption point.
         if run.group.cue == .join, run.resumeOverride == nil, let (group, member) = startInside() {
             playhead.jump(to: program.startPoint ?? position)
-            state = .primary(PrimaryState(started: true))
+            transition(to: .primary(PrimaryState(started: true)), because: .resumed)
             startRun(group, from: member.id, joinOffset: member.startOffset)
             if self.run != nil { return }
         }
@@ -235,7 +236,7 @@ extension PlaybackStateMachine {
         let lowest = timeline?.playlist.segments.first?.startTime ?? .zero
         resume = max(resume, lowest)
         if let timeline, !timeline.isLive { resume = min(resume, timeline.end) }
-        state = .primary(primary)
+        transition(to: .primary(primary), because: .resumed)
         playhead.jump(to: resume)
         emit(.primaryResumed)
         if let target = run.completesSeek { emit(.seekCompleted, [("to", .time(target))]) }

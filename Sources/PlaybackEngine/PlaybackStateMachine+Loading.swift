@@ -305,7 +305,7 @@ extension PlaybackStateMachine {
         case .primary:
             emit(.error, [("message", .string(message))])
             if timeline == nil {
-                state = .ended
+                transition(to: .ended, because: .loadFailed)
                 playhead.pause()
                 emit(.ended, [("reason", .string("the primary playlist could not be loaded"))])
             } else if let timeline, timeline.isLive {

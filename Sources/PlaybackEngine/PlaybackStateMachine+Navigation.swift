@@ -100,7 +100,7 @@ extension PlaybackStateMachine {
             // The seek ends the interstitial (PRE included: primary starts).
             endMember(.seek)
         }
-        if case .ended = state { state = .primary(PrimaryState(started: true)) }
+        if case .ended = state { transition(to: .primary(PrimaryState(started: true)), because: .restarted) }
         let first = timeline.playlist.segments.first?.startTime ?? .zero
         let to = min(max(target, first), timeline.end)
         let from = position

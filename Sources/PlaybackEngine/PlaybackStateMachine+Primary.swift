@@ -87,7 +87,7 @@ extension PlaybackStateMachine {
             recompute()
             var pending: Placement?
             if case .loading(let placement) = state { pending = placement }
-            state = .primary(PrimaryState(started: false))
+            transition(to: .primary(PrimaryState(started: false)), because: .primaryLoaded)
             placePreloads()
             emitEventsChanged()
             // Before playback may begin: it waits for the documents the first load names (R27).
@@ -241,7 +241,7 @@ extension PlaybackStateMachine {
                     startRun(post)
                     if run != nil { return true }
                 }
-                state = .ended
+                transition(to: .ended, because: .ended)
                 playhead.pause()
                 emit(.ended)
                 return true

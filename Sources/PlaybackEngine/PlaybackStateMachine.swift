@@ -14,12 +14,14 @@ import PlaybackCoordination
 /// plays them. Its ``State`` says where playback is, each case with its own data; every input
 /// returns an ``Outcome``.
 ///
-/// Its parts change through their own methods: the load bookkeeping (``LoadBook``), the group
-/// playing (``GroupRun``, carried by ``State/interstitial(_:)``), the coordinated group
-/// (``CoordinationMachine``), the beacons (``BeaconTracker``) and the variants (``VariantMachine``).
-/// A change to the group run or to primary playback in another mode is a programming error
-/// (`assertionFailure`); a loop that reaches its limit (``Configuration/transitionLimit``,
-/// ``Configuration/stepLimit``) stops with a trace warning.
+/// Its parts change through their own methods: the playhead (``Playhead``), the program
+/// (``Program``), the load bookkeeping (``LoadBook``), the group playing (``GroupRun``, carried by
+/// ``State/interstitial(_:)``), the coordinated group (``CoordinationMachine``), the beacons
+/// (``BeaconTracker``) and the variants (``VariantMachine``). The state changes only through
+/// ``transition(to:because:)``, which refuses a move its ``Cause`` does not allow; that, a change
+/// to the group run or to primary playback in another mode, an input the state cannot take, and a
+/// loop that reaches its limit (``Configuration/transitionLimit``, ``Configuration/stepLimit``)
+/// each end in a trace warning (in release builds too), never in a silent change.
 package struct PlaybackStateMachine: Sendable {
     /// What a load is for.
     package enum LoadKey: Hashable, Sendable {
@@ -162,8 +164,9 @@ package struct PlaybackStateMachine: Sendable {
     var settings: Settings
     /// The clock, the primary position, the rate asked for and whether playback was asked for.
     var playhead = Playhead()
-    /// Where playback is, with what each place needs.
-    package internal(set) var state: State = .loading(nil)
+    /// Where playback is, with what each place needs; it changes only through
+    /// ``transition(to:because:)``.
+    package private(set) var state: State = .loading(nil)
     /// The primary presentation, its events and schedule, and what played.
     var program = Program()
     /// The load bookkeeping.
@@ -210,7 +213,7 @@ package struct PlaybackStateMachine: Sendable {
         case .restore(let session): restore(session)
         case .handedOff(let target):
             playhead.pause()
-            state = .ended
+            transition(to: .ended, because: .handedOff)
             emit(.handedOff, [("to", .string(target))])
         case .primaryLoaded(let presentation): primaryLoaded(presentation)
         case .assetListLoaded(let id, let list): assetListLoaded(id, list)
@@ -371,6 +374,30 @@ package struct PlaybackStateMachine: Sendable {
     var integratedBoundary: MediaTime? {
         guard integratedAdvances, let now = integratedTime else { return nil }
         return watchedIntegratedTimes.filter { $0 > now }.min().map { $0 - now }
+    }
+
+    // MARK: Transitions
+
+    /// Moves playback to `next`: the one place the state changes. A move that `cause` does not
+    /// allow from the current mode (``Cause/allows(from:to:)``) is refused with a trace warning,
+    /// in release builds too, and the state stays; false then.
+    @discardableResult
+    mutating func transition(to next: State, because cause: Cause) -> Bool {
+        guard cause.allows(from: state.mode, to: next.mode) else {
+            emit(
+                .warning,
+                [
+                    (
+                        "message",
+                        .string(
+                            "playback cannot go from \(state.mode) to \(next.mode) because \(cause.rawValue): the change was refused"
+                        )
+                    )
+                ])
+            return false
+        }
+        state = next
+        return true
     }
 
     // MARK: Helpers
