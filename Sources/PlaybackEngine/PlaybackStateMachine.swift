@@ -197,34 +197,46 @@ package struct PlaybackStateMachine: Sendable {
         return take()
     }
 
-    /// Handles an input at clock time `now` (time passes first).
+    /// Handles an input at clock time `now` (time passes first). It dispatches on the state and
+    /// the input: an input the state cannot take is not applied, and a trace warning says so
+    /// (``ignore(_:in:because:)``).
     package mutating func handle(_ input: Input, at now: Duration) -> Outcome {
         move(to: now)
         var refusal: Refusal?
-        switch input {
-        case .command(let command):
+        switch (state, input) {
+        case (.ended, .primaryLoaded) where timeline == nil:
+            // Playback ended (handed off) before the primary loaded: it does not start again.
+            loads.finished(.primary)
+            ignore("primaryLoaded", in: .ended, because: "playback ended before the primary loaded")
+        case (.loading, .variantLoaded(let index, _)):
+            // A variant is loaded only to switch a loaded primary.
+            loads.finished(.variant(index))
+            ignore("variantLoaded", in: .loading, because: "the primary is not loaded yet")
+        case (.primary, .restore), (.interstitial, .restore), (.ended, .restore):
+            ignore("restore", in: mode, because: "a handed-off session is continued before the primary loads")
+        case (_, .command(let command)):
             let following = coordination == .following
             refusal = apply(command)
             if following, refusal == nil, command.isTiming { coordinator.commandApplied() }
-        case .setCoordinated(let on):
+        case (_, .setCoordinated(let on)):
             coordinator.join(on)
-        case .coordinate(let location, let playing, let rate, let anchor):
+        case (_, .coordinate(let location, let playing, let rate, let anchor)):
             coordinate(location, playing: playing, rate: rate, anchor: anchor, continuing: false)
-        case .restore(let session): restore(session)
-        case .handedOff(let target):
+        case (_, .restore(let session)): restore(session)
+        case (_, .handedOff(let target)):
             playhead.pause()
             transition(to: .ended, because: .handedOff)
             emit(.handedOff, [("to", .string(target))])
-        case .primaryLoaded(let presentation): primaryLoaded(presentation)
-        case .assetListLoaded(let id, let list): assetListLoaded(id, list)
-        case .assetLoaded(let id, let index, let media):
+        case (_, .primaryLoaded(let presentation)): primaryLoaded(presentation)
+        case (_, .assetListLoaded(let id, let list)): assetListLoaded(id, list)
+        case (_, .assetLoaded(let id, let index, let media)):
             if loads.assetLoaded(id, index, media) { recompute() }
-        case .segmentLoaded(let url): loads.segmentLoaded(url)
-        case .throughputMeasured(let bytes, let duration): selection.measured(bytes: bytes, duration: duration)
-        case .variantLoaded(let index, let presentation): variantLoaded(index, presentation)
-        case .scheduleLoaded(let identity, let result): scheduleLoaded(identity, result)
-        case .loadFailed(let key, let message): loadFailed(key, message)
-        case .loadCancelled(let key): loads.cancelled(key)
+        case (_, .segmentLoaded(let url)): loads.segmentLoaded(url)
+        case (_, .throughputMeasured(let bytes, let duration)): selection.measured(bytes: bytes, duration: duration)
+        case (_, .variantLoaded(let index, let presentation)): variantLoaded(index, presentation)
+        case (_, .scheduleLoaded(let identity, let result)): scheduleLoaded(identity, result)
+        case (_, .loadFailed(let key, let message)): loadFailed(key, message)
+        case (_, .loadCancelled(let key)): loads.cancelled(key)
         }
         settle()
         if let change = coordinator.takeChange() { actions.append(.signal(change)) }
@@ -377,6 +389,12 @@ package struct PlaybackStateMachine: Sendable {
     }
 
     // MARK: Transitions
+
+    /// Reports an input the state cannot take (`what`, in `mode`, and why): a trace warning; the
+    /// input is not applied.
+    mutating func ignore(_ what: String, in mode: Mode, because why: String) {
+        emit(.warning, [("message", .string("\(what) cannot be taken in mode \(mode): \(why); it was ignored"))])
+    }
 
     /// Moves playback to `next`: the one place the state changes. A move that `cause` does not
     /// allow from the current mode (``Cause/allows(from:to:)``) is refused with a trace warning,
