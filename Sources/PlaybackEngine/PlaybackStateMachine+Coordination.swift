@@ -41,9 +41,7 @@ extension PlaybackStateMachine {
     /// Continues a handed-off session: its events, ONCE history and automatic handling now, its
     /// position once the primary is loaded.
     mutating func restore(_ session: PlaybackSession) {
-        controllerEvents = session.events
-        automaticallyHandles = session.automaticallyHandlesInterstitialEvents
-        program.exhausted = Set(session.playedOnce)
+        program.restore(session)
         recompute()
         coordinate(session.location, playing: session.playing, rate: session.rate, anchor: nil, continuing: true)
     }
@@ -55,11 +53,12 @@ extension PlaybackStateMachine {
         _ location: CoordinatedLocation, playing: Bool, rate: Double, anchor: Duration?, continuing: Bool
     ) {
         actions += coordinator.placed(loaded: timeline != nil, at: position).map { .signal($0) }
-        self.playing = playing
-        self.rate = rate
+        playhead.follow(playing: playing, rate: rate)
         guard timeline != nil else {
             if case .loading = state {
-                state = .loading(Placement(location: location, anchor: anchor, continuing: continuing))
+                transition(
+                    to: .loading(Placement(location: location, anchor: anchor, continuing: continuing)),
+                    because: .placed)
             }
             return
         }
@@ -69,7 +68,7 @@ extension PlaybackStateMachine {
             .coordinated,
             [("location", .string(location.description)), ("playing", .bool(playing)), ("rate", .number(rate))])
         if let anchor, anchor < now {
-            clock = anchor
+            playhead.rewind(to: anchor)
             move(to: now)
         }
     }
@@ -98,10 +97,8 @@ extension PlaybackStateMachine {
             leaveRun()
             let first = timeline.playlist.segments.first?.startTime ?? .zero
             let to = min(max(time, first), timeline.end)
-            if to < position {
-                for group in program.groups where group.start > to { program.suppressed.remove(group.key) }
-            }
-            position = to
+            if to < position { program.release(after: to) }
+            playhead.jump(to: to)
             let handled = program.groups.first { $0.key == after && $0.start == to }?.key
             let begins = continuing && !started
             updatePrimary {
@@ -129,10 +126,10 @@ extension PlaybackStateMachine {
                 case .join:
                     startRun(group, resumeOverride: resume)
                 case .leave:
-                    position = timeline.end
+                    playhead.jump(to: timeline.end)
                     startRun(group)
                 default:
-                    position = group.start
+                    playhead.jump(to: group.start)
                     startRun(group, resumeOverride: resume)
                 }
             }
@@ -156,7 +153,7 @@ extension PlaybackStateMachine {
     /// Ends the current interstitial group, if any, as a seek out of it does.
     mutating func leaveRun() {
         if run != nil { endMember(.seek) }
-        if case .ended = state { state = .primary(PrimaryState(started: true)) }
+        if case .ended = state { transition(to: .primary(PrimaryState(started: true)), because: .restarted) }
     }
 
     /// Moves to `offset` from the start of the current member: in its assets once they are known,

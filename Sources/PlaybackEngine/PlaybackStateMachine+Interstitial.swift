@@ -14,10 +14,11 @@ extension PlaybackStateMachine {
         if let member, let index = members.firstIndex(of: member) { members.removeFirst(index) }
         guard let first = members.first, let event = activeEvent(first) else { return }
         rebind(members)
-        state = .interstitial(
-            GroupRun(
-                group: group, members: members, event: event, suspendedAt: position, at: clock,
-                joinOffset: joinOffset, resumeOverride: resumeOverride))
+        transition(
+            to: .interstitial(
+                GroupRun(
+                    group: group, members: members, event: event, suspendedAt: position, at: clock,
+                    joinOffset: joinOffset, resumeOverride: resumeOverride)), because: .groupStarted)
         actions.append(.flush)
     }
 
@@ -96,7 +97,7 @@ extension PlaybackStateMachine {
         case .none, .waiting: return false
         case .planned, .passedFailedAsset: return true
         case .memberStarted:
-            if run.event.willPlayOnce { program.exhausted.insert(id) }
+            if run.event.willPlayOnce { program.exhaust(id) }
             var fields: [(name: String, value: PlaybackEvent.Value)] = [("id", .string(id))]
             if run.joinOffset > .zero { fields.append(("startOffset", .time(run.joinOffset))) }
             if let schedule = run.event.scheduleIdentifier { fields.append(("schedule", .string(schedule))) }
@@ -153,9 +154,10 @@ extension PlaybackStateMachine {
         let playedNow = ending == .failed ? MediaTime.zero : ended.elapsed
         if ending != .failed {
             // An indefinite offset is the wall-clock time elapsed (R4); the schedule resumes after it.
-            program.played[id] =
-                ended.event.resumptionOffset == .indefinite
-                ? MediaTime(nanoseconds: Self.nanoseconds(clock - ended.member.startedAt)) : playedNow
+            program.record(
+                played: ended.event.resumptionOffset == .indefinite
+                    ? MediaTime(nanoseconds: Self.nanoseconds(clock - ended.member.startedAt)) : playedNow,
+                for: id)
         }
         recompute()
         // Events that joined the group once this member's length became known (a PRE without
@@ -189,8 +191,8 @@ extension PlaybackStateMachine {
             return
         }
         if ending == .seek {
-            state = .primary(PrimaryState(started: true))
-            position = run.suspendedAt
+            transition(to: .primary(PrimaryState(started: true)), because: .resumed)
+            playhead.jump(to: run.suspendedAt)
             notify(.currentEventDidChange(nil))
             return
         }
@@ -210,32 +212,32 @@ extension PlaybackStateMachine {
         guard let run else { return }
         notify(.currentEventDidChange(nil))
         if run.group.cue == .leave {
-            position = timeline?.end ?? position
-            state = .ended
-            playing = false
+            playhead.jump(to: timeline?.end ?? position)
+            transition(to: .ended, because: .ended)
+            playhead.pause()
             emit(.ended)
             return
         }
         // After the PRE, a group that covers the playback start plays from there (R9, R26); primary
         // then resumes at that group's resumption point.
         if run.group.cue == .join, run.resumeOverride == nil, let (group, member) = startInside() {
-            position = program.startPoint ?? position
-            state = .primary(PrimaryState(started: true))
+            playhead.jump(to: program.startPoint ?? position)
+            transition(to: .primary(PrimaryState(started: true)), because: .resumed)
             startRun(group, from: member.id, joinOffset: member.startOffset)
             if self.run != nil { return }
         }
         var resume = run.resumePoint
         var primary = PrimaryState(started: true)
         if run.group.cue != .join && resume < run.group.start {
-            program.suppressed.insert(run.group.key)
+            program.suppress(run.group.key)
         } else if run.group.cue != .join && resume == run.group.start {
             primary.handledKey = run.group.key
         }
         let lowest = timeline?.playlist.segments.first?.startTime ?? .zero
         resume = max(resume, lowest)
         if let timeline, !timeline.isLive { resume = min(resume, timeline.end) }
-        state = .primary(primary)
-        position = resume
+        transition(to: .primary(primary), because: .resumed)
+        playhead.jump(to: resume)
         emit(.primaryResumed)
         if let target = run.completesSeek { emit(.seekCompleted, [("to", .time(target))]) }
     }

@@ -305,8 +305,8 @@ extension PlaybackStateMachine {
         case .primary:
             emit(.error, [("message", .string(message))])
             if timeline == nil {
-                state = .ended
-                playing = false
+                transition(to: .ended, because: .loadFailed)
+                playhead.pause()
                 emit(.ended, [("reason", .string("the primary playlist could not be loaded"))])
             } else if let timeline, timeline.isLive {
                 loads.scheduleReload(at: clock + .nanoseconds(timeline.targetDuration.nanoseconds))

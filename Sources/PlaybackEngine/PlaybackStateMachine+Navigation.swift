@@ -13,11 +13,10 @@ extension PlaybackStateMachine {
     private mutating func perform(_ command: PlaybackCommand) -> Refusal? {
         switch command {
         case .play:
-            if rate <= 0 { rate = 1 }
-            playing = true
+            playhead.play()
             emit(.rateChanged, [("rate", .number(rate))])
         case .pause:
-            playing = false
+            playhead.pause()
             emit(.paused)
         case .setRate(let value): return setRate(value)
         case .seek(let time): return seek(to: time)
@@ -41,8 +40,7 @@ extension PlaybackStateMachine {
             events[index].restrictions = restrictions
             setEvents(events)
         case .setAutomaticallyHandlesInterstitialEvents(let on):
-            guard on != automaticallyHandles else { return nil }
-            automaticallyHandles = on
+            guard program.handleAutomatically(on) else { return nil }
             recompute()
             emitEventsChanged()
         case .selectAudio(let option): select(option, type: "AUDIO")
@@ -78,13 +76,12 @@ extension PlaybackStateMachine {
     mutating func setRate(_ value: Double) -> Refusal? {
         guard value.isFinite, value >= 0, value <= Self.maximumRate else { return .rate(value, .unsupportedRate) }
         if value == 0 {
-            playing = false
+            playhead.pause()
             emit(.paused)
             return nil
         }
         if value > 1, currentEventRestrictsSkip, let run { return .rate(value, .skipRestricted(event: run.eventID)) }
-        rate = value
-        playing = true
+        playhead.play(at: value)
         emit(.rateChanged, [("rate", .number(value))])
         return nil
     }
@@ -103,26 +100,24 @@ extension PlaybackStateMachine {
             // The seek ends the interstitial (PRE included: primary starts).
             endMember(.seek)
         }
-        if case .ended = state { state = .primary(PrimaryState(started: true)) }
+        if case .ended = state { transition(to: .primary(PrimaryState(started: true)), because: .restarted) }
         let first = timeline.playlist.segments.first?.startTime ?? .zero
         let to = min(max(target, first), timeline.end)
         let from = position
-        if to < from {
-            for group in program.groups where group.start > to { program.suppressed.remove(group.key) }
-        }
+        if to < from { program.release(after: to) }
         updatePrimary {
             $0.handledKey = nil
             $0.stalled = false
         }
         actions.append(.flush)
         if !started {
-            position = to
+            playhead.jump(to: to)
             emit(.seekCompleted, [("to", .time(to))])
             return nil
         }
         // R15: into a resume window, the event plays from its beginning.
         if let window = resumeWindow(containing: to) {
-            position = window.start
+            playhead.jump(to: window.start)
             emit(
                 .seekCompleted,
                 [
@@ -140,12 +135,12 @@ extension PlaybackStateMachine {
                     }
             })
         {
-            position = crossed.start
+            playhead.jump(to: crossed.start)
             startRun(crossed, resumeOverride: to)
             if run != nil { updateRun { $0.completeSeek(at: to) } }
             return nil
         }
-        position = to
+        playhead.jump(to: to)
         emit(.seekCompleted, [("to", .time(to))])
         return nil
     }
@@ -244,7 +239,7 @@ extension PlaybackStateMachine {
     /// Sets the controller's events (nil restores the server's). A current event that is not in
     /// the new set runs to completion; later members that are not are dropped.
     mutating func setEvents(_ events: [InterstitialEvent]?) {
-        controllerEvents = events
+        program.override(events: events)
         recompute()
         emitEventsChanged()
         guard run != nil else { return }

@@ -15,38 +15,125 @@ extension PlaybackStateMachine {
         var skipLabels = SkipControlLabels()
     }
 
-    /// Where the playhead is and how it moves.
+    /// Where the playhead is and how it moves; it changes through its own methods.
     struct Playhead: Sendable {
         /// The clock time of the last input.
-        var clock: Duration = .zero
+        private(set) var clock: Duration = .zero
         /// Primary position (the suspended position during an interstitial).
-        var position: MediaTime = .zero
+        private(set) var position: MediaTime = .zero
         /// The rate asked for.
-        var rate: Double = 1
+        private(set) var rate: Double = 1
         /// Whether playback was asked for (`play()` or a non-zero rate).
-        var playing = false
+        private(set) var playing = false
+
+        /// The clock reached `now` (an input's time, or a transition on the way to it).
+        mutating func tick(to now: Duration) { clock = now }
+
+        /// The clock goes back to `anchor`, so that playback is replayed from there to now (a
+        /// coordinated placement as of an earlier time).
+        mutating func rewind(to anchor: Duration) { clock = anchor }
+
+        /// Primary media moved forward by `distance` as time passed.
+        mutating func advance(by distance: MediaTime) { position = position + distance }
+
+        /// The playhead jumped to `time`: a start point, a seek, a placement or a resumption point.
+        mutating func jump(to time: MediaTime) { position = time }
+
+        /// `play()`: playback is asked for, at rate 1 unless a positive rate was set.
+        mutating func play() {
+            if rate <= 0 { rate = 1 }
+            playing = true
+        }
+
+        /// Playback is asked for at `rate` (positive).
+        mutating func play(at rate: Double) {
+            self.rate = rate
+            playing = true
+        }
+
+        /// Pause, the end, or a hand-off: playback is no longer asked for (the rate stays).
+        mutating func pause() { playing = false }
+
+        /// Playback as a coordinated group (or a handed-off session) has it.
+        mutating func follow(playing: Bool, rate: Double) { (self.playing, self.rate) = (playing, rate) }
     }
 
-    /// The primary presentation, the events in force and their schedule, and what played.
+    /// The primary presentation, the events in force and their schedule, and what played; it
+    /// changes through its own methods.
     struct Program: Sendable {
         /// The primary presentation once loaded.
-        var timeline: PrimaryTimeline?
+        private(set) var timeline: PrimaryTimeline?
         /// The controller's events; nil: the server's.
-        var controllerEvents: [InterstitialEvent]?
+        private(set) var controllerEvents: [InterstitialEvent]?
         /// `automaticallyHandlesInterstitialEvents`.
-        var automaticallyHandles = true
+        private(set) var automaticallyHandles = true
         /// The schedule of the active events.
-        var schedule: InterstitialSchedule?
+        private(set) var schedule: InterstitialSchedule?
         /// Where playback starts (the VOD start position or the live join point, R26).
-        var startPoint: MediaTime?
+        private(set) var startPoint: MediaTime?
         /// The scheduled groups.
-        var groups: [Group] = []
+        private(set) var groups: [Group] = []
         /// The played duration of each event that played.
-        var played: [String: MediaTime] = [:]
+        private(set) var played: [String: MediaTime] = [:]
         /// ONCE events whose playback has started (R9).
-        var exhausted: Set<String> = []
+        private(set) var exhausted: Set<String> = []
         /// Groups that resumed before their start and wait for the playhead to move back before them (R8).
-        var suppressed: Set<String> = []
+        private(set) var suppressed: Set<String> = []
+
+        /// The primary presentation loaded for the first time; playback starts at `start`.
+        mutating func loaded(_ timeline: PrimaryTimeline, startingAt start: MediaTime) {
+            self.timeline = timeline
+            startPoint = start
+        }
+
+        /// The primary presentation changed: a reload merged, a schedule document read, a variant
+        /// switched.
+        mutating func revise(_ timeline: PrimaryTimeline) { self.timeline = timeline }
+
+        /// The schedule of the active events was resolved anew; its scheduled groups are the ones
+        /// that play.
+        mutating func scheduled(_ schedule: InterstitialSchedule) {
+            self.schedule = schedule
+            groups = schedule.groups.filter(\.isScheduled).map { Group($0, in: schedule) }
+        }
+
+        /// Playback starts at `start` (R26); false when it already did.
+        mutating func moveStart(to start: MediaTime) -> Bool {
+            guard startPoint != start else { return false }
+            startPoint = start
+            return true
+        }
+
+        /// The controller set its events (nil: the server's again).
+        mutating func override(events: [InterstitialEvent]?) { controllerEvents = events }
+
+        /// `automaticallyHandlesInterstitialEvents` set to `on`; false when it already was.
+        mutating func handleAutomatically(_ on: Bool) -> Bool {
+            guard on != automaticallyHandles else { return false }
+            automaticallyHandles = on
+            return true
+        }
+
+        /// A handed-off session's events, automatic handling and ONCE history.
+        mutating func restore(_ session: PlaybackSession) {
+            controllerEvents = session.events
+            automaticallyHandles = session.automaticallyHandlesInterstitialEvents
+            exhausted = Set(session.playedOnce)
+        }
+
+        /// A ONCE event started playing: it does not play again (R9).
+        mutating func exhaust(_ id: String) { exhausted.insert(id) }
+
+        /// An event played for `duration` (what the schedule resumes after).
+        mutating func record(played duration: MediaTime, for id: String) { played[id] = duration }
+
+        /// A group resumed before its start: it waits for the playhead to move back before it (R8).
+        mutating func suppress(_ key: String) { suppressed.insert(key) }
+
+        /// The playhead moved back to `time`: the groups after it may fire again (R8).
+        mutating func release(after time: MediaTime) {
+            for group in groups where group.start > time { suppressed.remove(group.key) }
+        }
     }
 
     /// The times the driver watches, and those playback crossed.
@@ -80,48 +167,24 @@ extension PlaybackStateMachine {
     // MARK: Playhead
 
     /// The clock time of the last input.
-    package internal(set) var clock: Duration {
-        get { playhead.clock }
-        set { playhead.clock = newValue }
-    }
+    package var clock: Duration { playhead.clock }
     /// Primary position (the suspended position during an interstitial).
-    package internal(set) var position: MediaTime {
-        get { playhead.position }
-        set { playhead.position = newValue }
-    }
+    package var position: MediaTime { playhead.position }
     /// The rate asked for.
-    package internal(set) var rate: Double {
-        get { playhead.rate }
-        set { playhead.rate = newValue }
-    }
+    package var rate: Double { playhead.rate }
     /// Whether playback was asked for (`play()` or a non-zero rate).
-    package internal(set) var playing: Bool {
-        get { playhead.playing }
-        set { playhead.playing = newValue }
-    }
+    package var playing: Bool { playhead.playing }
 
     // MARK: Program
 
     /// The primary presentation once loaded.
-    package internal(set) var timeline: PrimaryTimeline? {
-        get { program.timeline }
-        set { program.timeline = newValue }
-    }
+    package var timeline: PrimaryTimeline? { program.timeline }
     /// The controller's events; nil: the server's.
-    package internal(set) var controllerEvents: [InterstitialEvent]? {
-        get { program.controllerEvents }
-        set { program.controllerEvents = newValue }
-    }
+    package var controllerEvents: [InterstitialEvent]? { program.controllerEvents }
     /// `automaticallyHandlesInterstitialEvents`.
-    package internal(set) var automaticallyHandles: Bool {
-        get { program.automaticallyHandles }
-        set { program.automaticallyHandles = newValue }
-    }
+    package var automaticallyHandles: Bool { program.automaticallyHandles }
     /// The schedule of the active events.
-    package internal(set) var schedule: InterstitialSchedule? {
-        get { program.schedule }
-        set { program.schedule = newValue }
-    }
+    package var schedule: InterstitialSchedule? { program.schedule }
 
     // MARK: Variants
 

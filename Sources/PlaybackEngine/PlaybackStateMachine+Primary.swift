@@ -51,9 +51,7 @@ extension PlaybackStateMachine {
             primary: timeline.playlist, otherPlaylists: timeline.others, events: events,
             failedEvents: failed, playedDurations: program.played, isLive: timeline.isLive,
             playbackStart: program.startPoint)
-        let schedule = InterstitialSchedule.resolve(input)
-        self.schedule = schedule
-        program.groups = schedule.groups.filter(\.isScheduled).map { Group($0, in: schedule) }
+        program.scheduled(InterstitialSchedule.resolve(input))
     }
 
     /// Whether a group still has a member to play.
@@ -82,14 +80,14 @@ extension PlaybackStateMachine {
         loads.finished(.primary)
         guard var timeline else {
             let timeline = PrimaryTimeline(presentation)
-            self.timeline = timeline
+            let start = startPosition(timeline)
+            program.loaded(timeline, startingAt: start)
             selection.loaded(presentation)
-            position = startPosition(timeline)
-            program.startPoint = position
+            playhead.jump(to: start)
             recompute()
             var pending: Placement?
             if case .loading(let placement) = state { pending = placement }
-            state = .primary(PrimaryState(started: false))
+            transition(to: .primary(PrimaryState(started: false)), because: .primaryLoaded)
             placePreloads()
             emitEventsChanged()
             // Before playback may begin: it waits for the documents the first load names (R27).
@@ -99,7 +97,7 @@ extension PlaybackStateMachine {
             return
         }
         let update = timeline.merge(presentation)
-        self.timeline = timeline
+        program.revise(timeline)
         discardRemovedPreloads()
         for conflict in update.conflicts { emit(.warning, [("message", .string(conflict))]) }
         if update.newSegments > 0, mode == .primary { updatePrimary { $0.stalled = false } }
@@ -175,10 +173,7 @@ extension PlaybackStateMachine {
     /// inside an event from there (R11, R26), else primary.
     mutating func begin() {
         guard timeline != nil else { return }
-        if program.startPoint != position {
-            program.startPoint = position
-            recompute()
-        }
+        if program.moveStart(to: position) { recompute() }
         if let pre = program.groups.first(where: { $0.cue == .join && isPlayable($0) }) {
             startRun(pre)
             if run != nil { return }
@@ -246,8 +241,8 @@ extension PlaybackStateMachine {
                     startRun(post)
                     if run != nil { return true }
                 }
-                state = .ended
-                playing = false
+                transition(to: .ended, because: .ended)
+                playhead.pause()
                 emit(.ended)
                 return true
             }

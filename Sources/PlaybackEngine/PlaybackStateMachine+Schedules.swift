@@ -69,7 +69,7 @@ extension PlaybackStateMachine {
         }
         guard var timeline else { return }
         let update = timeline.scheduleLoaded(identity, result)
-        self.timeline = timeline
+        program.revise(timeline)
         for conflict in update.conflicts { emit(.warning, [("message", .string(conflict))]) }
         recompute()
         guard update.eventsChanged else { return }

@@ -59,14 +59,7 @@ extension PlaybackStateMachine {
     }
 
     /// Where playback is, without the data.
-    package var mode: Mode {
-        switch state {
-        case .loading: .loading
-        case .primary: .primary
-        case .interstitial: .interstitial
-        case .ended: .ended
-        }
-    }
+    package var mode: Mode { state.mode }
 
     /// The interstitial group playing.
     package var run: GroupRun? {
@@ -80,29 +73,36 @@ extension PlaybackStateMachine {
         return nil
     }
 
-    /// Changes the group run through its own methods (in `body`). Only while a group plays: a
-    /// change in another mode is a programming error.
+    /// Changes the group run through its own methods (in `body`). Only while a group plays: in
+    /// another mode the change is refused with a trace warning, and the result is nil.
     @discardableResult
     mutating func updateRun<Result>(_ body: (inout GroupRun) -> Result) -> Result? {
         guard case .interstitial(var run) = state else {
-            assertionFailure("the group run changed in mode \(mode)")
+            refuseChange("the group run", in: mode)
             return nil
         }
         // The run leaves the state while it changes, so that it is not copied (as postgres-nio's
         // `.modifying`).
-        state = .ended
-        defer { state = .interstitial(run) }
+        transition(to: .ended, because: .modifying)
+        defer { transition(to: .interstitial(run), because: .modifying) }
         return body(&run)
     }
 
-    /// Changes primary playback. Only in primary: a change in another mode is a programming error.
+    /// Changes primary playback. Only in primary: in another mode the change is refused with a
+    /// trace warning.
     mutating func updatePrimary(_ body: (inout PrimaryState) -> Void) {
         guard case .primary(var primary) = state else {
-            assertionFailure("primary playback changed in mode \(mode)")
+            refuseChange("primary playback", in: mode)
             return
         }
         body(&primary)
-        state = .primary(primary)
+        transition(to: .primary(primary), because: .changed)
+    }
+
+    /// Reports a change to `what` that the current mode does not have (a trace warning, in
+    /// release builds too).
+    private mutating func refuseChange(_ what: String, in mode: Mode) {
+        emit(.warning, [("message", .string("\(what) cannot change in mode \(mode): the change was refused"))])
     }
 
     /// Whether primary playback began (PRE played, or play asked for without one).

@@ -44,7 +44,7 @@ extension PlaybackStateMachine {
             for segment in timeline.playlist.segments where buffered.contains(segment.startTime) {
                 loads.buffered(tagged(URIReference.resolve(segment.uri, against: timeline.url)))
             }
-            self.timeline = timeline
+            program.revise(timeline)
             recompute()
         }
         var fields: [(name: String, value: PlaybackEvent.Value)] = [

@@ -14,12 +14,14 @@ import PlaybackCoordination
 /// plays them. Its ``State`` says where playback is, each case with its own data; every input
 /// returns an ``Outcome``.
 ///
-/// Its parts change through their own methods: the load bookkeeping (``LoadBook``), the group
-/// playing (``GroupRun``, carried by ``State/interstitial(_:)``), the coordinated group
-/// (``CoordinationMachine``), the beacons (``BeaconTracker``) and the variants (``VariantMachine``).
-/// A change to the group run or to primary playback in another mode is a programming error
-/// (`assertionFailure`); a loop that reaches its limit (``Configuration/transitionLimit``,
-/// ``Configuration/stepLimit``) stops with a trace warning.
+/// Its parts change through their own methods: the playhead (``Playhead``), the program
+/// (``Program``), the load bookkeeping (``LoadBook``), the group playing (``GroupRun``, carried by
+/// ``State/interstitial(_:)``), the coordinated group (``CoordinationMachine``), the beacons
+/// (``BeaconTracker``) and the variants (``VariantMachine``). The state changes only through
+/// ``transition(to:because:)``, which refuses a move its ``Cause`` does not allow; that, a change
+/// to the group run or to primary playback in another mode, an input the state cannot take, and a
+/// loop that reaches its limit (``Configuration/transitionLimit``, ``Configuration/stepLimit``)
+/// each end in a trace warning (in release builds too), never in a silent change.
 package struct PlaybackStateMachine: Sendable {
     /// What a load is for.
     package enum LoadKey: Hashable, Sendable {
@@ -162,8 +164,9 @@ package struct PlaybackStateMachine: Sendable {
     var settings: Settings
     /// The clock, the primary position, the rate asked for and whether playback was asked for.
     var playhead = Playhead()
-    /// Where playback is, with what each place needs.
-    package internal(set) var state: State = .loading(nil)
+    /// Where playback is, with what each place needs; it changes only through
+    /// ``transition(to:because:)``.
+    package private(set) var state: State = .loading(nil)
     /// The primary presentation, its events and schedule, and what played.
     var program = Program()
     /// The load bookkeeping.
@@ -194,34 +197,46 @@ package struct PlaybackStateMachine: Sendable {
         return take()
     }
 
-    /// Handles an input at clock time `now` (time passes first).
+    /// Handles an input at clock time `now` (time passes first). It dispatches on the state and
+    /// the input: an input the state cannot take is not applied, and a trace warning says so
+    /// (``ignore(_:in:because:)``).
     package mutating func handle(_ input: Input, at now: Duration) -> Outcome {
         move(to: now)
         var refusal: Refusal?
-        switch input {
-        case .command(let command):
+        switch (state, input) {
+        case (.ended, .primaryLoaded) where timeline == nil:
+            // Playback ended (handed off) before the primary loaded: it does not start again.
+            loads.finished(.primary)
+            ignore("primaryLoaded", in: .ended, because: "playback ended before the primary loaded")
+        case (.loading, .variantLoaded(let index, _)):
+            // A variant is loaded only to switch a loaded primary.
+            loads.finished(.variant(index))
+            ignore("variantLoaded", in: .loading, because: "the primary is not loaded yet")
+        case (.primary, .restore), (.interstitial, .restore), (.ended, .restore):
+            ignore("restore", in: mode, because: "a handed-off session is continued before the primary loads")
+        case (_, .command(let command)):
             let following = coordination == .following
             refusal = apply(command)
             if following, refusal == nil, command.isTiming { coordinator.commandApplied() }
-        case .setCoordinated(let on):
+        case (_, .setCoordinated(let on)):
             coordinator.join(on)
-        case .coordinate(let location, let playing, let rate, let anchor):
+        case (_, .coordinate(let location, let playing, let rate, let anchor)):
             coordinate(location, playing: playing, rate: rate, anchor: anchor, continuing: false)
-        case .restore(let session): restore(session)
-        case .handedOff(let target):
-            playing = false
-            state = .ended
+        case (_, .restore(let session)): restore(session)
+        case (_, .handedOff(let target)):
+            playhead.pause()
+            transition(to: .ended, because: .handedOff)
             emit(.handedOff, [("to", .string(target))])
-        case .primaryLoaded(let presentation): primaryLoaded(presentation)
-        case .assetListLoaded(let id, let list): assetListLoaded(id, list)
-        case .assetLoaded(let id, let index, let media):
+        case (_, .primaryLoaded(let presentation)): primaryLoaded(presentation)
+        case (_, .assetListLoaded(let id, let list)): assetListLoaded(id, list)
+        case (_, .assetLoaded(let id, let index, let media)):
             if loads.assetLoaded(id, index, media) { recompute() }
-        case .segmentLoaded(let url): loads.segmentLoaded(url)
-        case .throughputMeasured(let bytes, let duration): selection.measured(bytes: bytes, duration: duration)
-        case .variantLoaded(let index, let presentation): variantLoaded(index, presentation)
-        case .scheduleLoaded(let identity, let result): scheduleLoaded(identity, result)
-        case .loadFailed(let key, let message): loadFailed(key, message)
-        case .loadCancelled(let key): loads.cancelled(key)
+        case (_, .segmentLoaded(let url)): loads.segmentLoaded(url)
+        case (_, .throughputMeasured(let bytes, let duration)): selection.measured(bytes: bytes, duration: duration)
+        case (_, .variantLoaded(let index, let presentation)): variantLoaded(index, presentation)
+        case (_, .scheduleLoaded(let identity, let result)): scheduleLoaded(identity, result)
+        case (_, .loadFailed(let key, let message)): loadFailed(key, message)
+        case (_, .loadCancelled(let key)): loads.cancelled(key)
         }
         settle()
         if let change = coordinator.takeChange() { actions.append(.signal(change)) }
@@ -288,7 +303,7 @@ package struct PlaybackStateMachine: Sendable {
             steps += 1
             let speed = effectiveRate
             guard speed > 0 else {
-                clock = now
+                playhead.tick(to: now)
                 break
             }
             let available = MediaTime(
@@ -297,16 +312,16 @@ package struct PlaybackStateMachine: Sendable {
             if var distance = mediaBoundary(), max(distance, MediaTime(nanoseconds: 1)) <= available {
                 distance = max(distance, MediaTime(nanoseconds: 1))
                 step(by: distance)
-                clock = min(now, clock + Self.clockDuration(distance, rate: speed))
+                playhead.tick(to: min(now, clock + Self.clockDuration(distance, rate: speed)))
                 settle()
             } else {
                 step(by: available)
-                clock = now
+                playhead.tick(to: now)
             }
         }
         if clock < now {
             warnLimit("\(steps) steps of time in one input")
-            clock = now
+            playhead.tick(to: now)
         }
     }
 
@@ -321,7 +336,7 @@ package struct PlaybackStateMachine: Sendable {
         guard distance > .zero else { return }
         switch mode {
         case .primary:
-            position = position + distance
+            playhead.advance(by: distance)
             updatePrimary { $0.handledKey = nil }
         case .interstitial:
             guard let from = updateRun({ $0.play(distance) }), let current = run else { return }
@@ -371,6 +386,36 @@ package struct PlaybackStateMachine: Sendable {
     var integratedBoundary: MediaTime? {
         guard integratedAdvances, let now = integratedTime else { return nil }
         return watchedIntegratedTimes.filter { $0 > now }.min().map { $0 - now }
+    }
+
+    // MARK: Transitions
+
+    /// Reports an input the state cannot take (`what`, in `mode`, and why): a trace warning; the
+    /// input is not applied.
+    mutating func ignore(_ what: String, in mode: Mode, because why: String) {
+        emit(.warning, [("message", .string("\(what) cannot be taken in mode \(mode): \(why); it was ignored"))])
+    }
+
+    /// Moves playback to `next`: the one place the state changes. A move that `cause` does not
+    /// allow from the current mode (``Cause/allows(from:to:)``) is refused with a trace warning,
+    /// in release builds too, and the state stays; false then.
+    @discardableResult
+    mutating func transition(to next: State, because cause: Cause) -> Bool {
+        guard cause.allows(from: state.mode, to: next.mode) else {
+            emit(
+                .warning,
+                [
+                    (
+                        "message",
+                        .string(
+                            "playback cannot go from \(state.mode) to \(next.mode) because \(cause.rawValue): the change was refused"
+                        )
+                    )
+                ])
+            return false
+        }
+        state = next
+        return true
     }
 
     // MARK: Helpers

@@ -1,0 +1,48 @@
+import HLSPlaylist
+import PlaybackEngine
+import Testing
+
+/// Inputs the state cannot take: each is not applied, and a trace warning says so.
+@Suite("Engine: inputs in a state that cannot take them")
+struct WrongStateInputTests {
+    /// Whether the trace has a warning containing `text`.
+    static func warned(_ harness: Harness, _ text: String) -> Bool {
+        harness.events(.warning).contains { ($0["message"]?.description ?? "").contains(text) }
+    }
+
+    @Test("a primary that loads after a hand-off does not start playback again")
+    func primaryAfterHandOff() {
+        var harness = Harness(vod())
+        harness.record(harness.machine.handle(.handedOff(to: "tv"), at: harness.now).actions)
+        harness.deliver()
+        #expect(harness.machine.mode == .ended)
+        #expect(harness.machine.timeline == nil)
+        #expect(Self.warned(harness, "primaryLoaded cannot be taken in mode ended"))
+    }
+
+    @Test("a session restored while primary plays does not move it")
+    func restoreWhilePlaying() {
+        var harness = Harness(vod())
+        harness.deliver()
+        let session = harness.machine.session(url: Harness.base + "main.m3u8")
+        harness.play(until: 20)
+        let position = harness.machine.position
+        #expect(position > .zero)
+        harness.record(harness.machine.handle(.restore(session), at: harness.now).actions)
+        #expect(harness.machine.position == position)
+        #expect(Self.warned(harness, "restore cannot be taken in mode primary"))
+    }
+
+    @Test("a variant that loads before the primary is not switched to")
+    func variantBeforePrimary() {
+        var harness = Harness(vod())
+        guard case .primaryLoaded(let presentation) = harness.primaryInput(Harness.base + "main.m3u8", key: .primary)
+        else {
+            Issue.record("the primary's input")
+            return
+        }
+        harness.record(harness.machine.handle(.variantLoaded(1, presentation), at: harness.now).actions)
+        #expect(harness.machine.mode == .loading)
+        #expect(Self.warned(harness, "variantLoaded cannot be taken in mode loading"))
+    }
+}
