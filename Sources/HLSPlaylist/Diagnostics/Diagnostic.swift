@@ -42,7 +42,7 @@ public struct Diagnostic: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// `file:line:column: severity: [RULE] message`, with control characters in the file and the
-    /// message escaped (``escapingControls(_:)``), so that the text is safe for a terminal.
+    /// message escaped (`escapingControls(_:)`), so that the text is safe for a terminal.
     public var description: String {
         Self.escapingControls("\(location): \(severity.rawValue): [\(rule.rawValue)] \(message)")
     }
