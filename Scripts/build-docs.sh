@@ -26,7 +26,8 @@ output="${DOCS_OUTPUT:-.build/docs}"
 command -v docc >/dev/null || { echo "build-docs: docc is not on PATH (it comes with the Swift toolchain)"; exit 1; }
 # (Not `swift build --show-bin-path` to find them: with these flags it makes the next build recompile
 # some dependencies.)
-graphs=$(swift package -Xswiftc -warnings-as-errors dump-symbol-graph --minimum-access-level public |
+graphs=$(swift package -Xswiftc -warnings-as-errors dump-symbol-graph --minimum-access-level public \
+    --emit-extension-block-symbols |
     sed -n 's/^Files written to //p')
 [ -d "$graphs" ] || { echo "build-docs: no symbol graphs (dump-symbol-graph printed no directory)"; exit 1; }
 

@@ -170,7 +170,7 @@ extension Sequence where Element == Diagnostic {
 
 extension Array where Element == Diagnostic {
     /// At most `total` diagnostics, in order, and when some are left out one `diagnostic-limit` summary
-    /// "N more diagnostics not shown" with the highest severity of those left out (so ``containsErrors``
+    /// "N more diagnostics not shown" with the highest severity of those left out (so `containsErrors`
     /// does not change).
     public func limited(total: Int = Diagnostic.maximumPerFile) -> [Diagnostic] {
         let total = Swift.max(total, 0)
