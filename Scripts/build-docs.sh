@@ -4,8 +4,11 @@
 #
 # The symbol graphs come from `swift package dump-symbol-graph` on the debug build. Given the same
 # compiler flags as `.ci/run`'s build (-warnings-as-errors, passed here too), SwiftPM reuses that
-# build and recompiles nothing; `docc` (part of the Swift toolchain) then converts each catalog
-# Sources/<Module>/<Module>.docc. No network, no extra package.
+# build: none of this package's modules is compiled again (Hummingbird may be, as after any new
+# SwiftPM run: SwiftPM 6.3 writes its trait defines in a different order from run to run).
+# `docc` (part of the Swift toolchain) then converts each catalog Sources/<Module>/<Module>.docc.
+# No network and no extra package: swift-docc-plugin would add two dependencies (itself and
+# swift-docc-symbolkit) to every user's package graph, and took about twice as long here.
 #
 # Output: one archive per module in $DOCS_OUTPUT (default .build/docs), each ready for static
 # hosting: `python3 -m http.server -d .build/docs/HLSPlaylist.doccarchive` and open
