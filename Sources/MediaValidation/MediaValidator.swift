@@ -18,8 +18,12 @@ public enum MediaValidator {
     /// `interstitial-media-key-frame` at its first segment.
     ///
     /// - Parameters:
+    ///   - measured: what was read from the playlist's segments.
+    ///   - playlist: the media playlist.
+    ///   - document: its document, for locations.
     ///   - independentSegments: whether EXT-X-INDEPENDENT-SEGMENTS applies (in the media playlist or
     ///     its multivariant playlist).
+    ///   - options: the tolerances.
     public static func validatePlaylist(
         _ measured: MeasuredPlaylist, playlist: MediaPlaylist, document: PlaylistDocument, independentSegments: Bool,
         options: MediaValidationOptions

@@ -1,7 +1,7 @@
 /// Why a coordination message or a hand-off session could not be read: a stable code, the JSON path
 /// and what is wrong.
 ///
-/// Rendered as every JSON error of the project (``JSONPathError``): `events[1].tag: expected a
+/// Rendered as every JSON error of the project (`JSONPathError`): `events[1].tag: expected a
 /// string, found a number`, and `session.json: error: [session-schema] events[1].tag: …` on a command
 /// line.
 public struct CoordinationError: Error, Hashable, Sendable {

@@ -15,7 +15,7 @@ public struct PlaybackSession: Hashable, Sendable {
     public var playing: Bool
     /// The rate while playing.
     public var rate: Double
-    /// The controller's events (``InterstitialEvent`` with their restrictions as set); nil when the
+    /// The controller's events (`InterstitialEvent` with their restrictions as set); nil when the
     /// server's schedule is in force.
     public var events: [InterstitialEvent]?
     /// `automaticallyHandlesInterstitialEvents`.
@@ -43,7 +43,7 @@ public struct PlaybackSession: Hashable, Sendable {
 
     /// The JSON form. Each event is its EXT-X-DATERANGE tag (`"tag"`), with `"time"` for an event
     /// placed by primary time and `"assetList"` for assets the application gave in place of a URI; an
-    /// event whose tag cannot be written (``InterstitialEvent/dateRangeTag`` throws) is left out.
+    /// event whose tag cannot be written (`InterstitialEvent.dateRangeTag` throws) is left out.
     public var jsonValue: JSONValue {
         var members: [String: JSONValue] = [
             "url": .string(url), "location": location.jsonValue, "playing": .bool(playing), "rate": .number(rate),

@@ -1,7 +1,7 @@
 import HLSInterstitials
 import HLSPlaylist
 
-/// A notification of an ``InterstitialEventMonitor`` (the `AVPlayerInterstitialEventMonitor`
+/// A notification of an `InterstitialEventMonitor` (the `AVPlayerInterstitialEventMonitor`
 /// notifications, reference §2.2), delivered through `AsyncSequence`s.
 public enum InterstitialEventNotification: Sendable, Hashable {
     /// The schedule changed (`eventsDidChangeNotification`).

@@ -9,7 +9,7 @@ import PlaybackCoordination
 /// plays keeps the limits it started with until its next asset.
 public struct InterstitialItemTemplate: Sendable, Hashable {
     /// The audio and subtitles interstitial assets select; nil (the default) matches the primary's
-    /// current selection (``TrackMatcher``: languages of assets are "RECOMMENDED" to match the
+    /// current selection (`TrackMatcher`: languages of assets are "RECOMMENDED" to match the
     /// primary's, App. D).
     public var preferredTracks: TrackSelection?
     /// How far ahead of an event its asset list is requested (R18).

@@ -59,7 +59,7 @@ public struct PlaybackEvent: Sendable, Hashable, CustomStringConvertible {
         case error
         /// Playback ended.
         case ended
-        /// The player placed itself where its coordinated group is (``PlaybackCoordinator``).
+        /// The player placed itself where its coordinated group is (`PlaybackCoordinator`).
         case coordinated
         /// The player finished an interstitial whose content may vary and waits for the others of
         /// its group to finish theirs.

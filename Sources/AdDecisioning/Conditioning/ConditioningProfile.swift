@@ -6,7 +6,7 @@ import HLSPlaylist
 /// resolution of the primary's ladder, at its frame rate and bit rate, and one AAC audio rendition
 /// at the primary's sample rate and channel count, in segments of the primary's target duration.
 ///
-/// Pure: ``ffmpegArguments(input:output:hasAudio:)`` gives the command that ``CreativeConditioner``
+/// Pure: ``ffmpegArguments(input:output:hasAudio:)`` gives the command that `CreativeConditioner`
 /// (in the server) runs.
 public struct ConditioningProfile: Hashable, Sendable, CustomStringConvertible {
     /// One video rendition.

@@ -2,7 +2,7 @@
 ///
 /// The resolver does no I/O and keeps no clock. Its driver starts it, performs each
 /// ``Action/fetch(_:)`` (with its own deadline), feeds the outcome back with
-/// ``receive(_:for:)``, requests the URLs of each ``Action/reportError(_:)``, and stops at
+/// ``receive(_:for:bytes:)``, requests the URLs of each ``Action/reportError(_:)``, and stops at
 /// ``Action/done(_:)`` or ``Action/fail(_:)``. ``expire()`` ends a resolution whose deadline
 /// passed: fetches still open count as timed out (VAST error 301).
 ///
@@ -58,7 +58,7 @@ public struct WrapperResolver: Hashable, Sendable {
 
     /// A request the driver must make.
     public struct FetchRequest: Hashable, Sendable {
-        /// The identifier to pass back to ``WrapperResolver/receive(_:for:)``.
+        /// The identifier to pass back to ``WrapperResolver/receive(_:for:bytes:)``.
         public var id: Int
         /// The URL (macros not yet filled).
         public var url: String
@@ -80,7 +80,7 @@ public struct WrapperResolver: Hashable, Sendable {
 
     /// What the driver must do next.
     public enum Action: Hashable, Sendable {
-        /// Request a URL and pass the outcome to ``WrapperResolver/receive(_:for:)``.
+        /// Request a URL and pass the outcome to ``WrapperResolver/receive(_:for:bytes:)``.
         case fetch(FetchRequest)
         /// Request these error URLs with `[ERRORCODE]` set to the code.
         case reportError(VASTErrorReport)

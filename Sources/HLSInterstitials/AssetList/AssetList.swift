@@ -65,7 +65,7 @@ public struct AssetList: Hashable, Sendable {
         return try decode(value, ignored: &ignored)
     }
 
-    /// The SKIP-CONTROL fields of an asset list that ``decode(_:)`` ignores because their values
+    /// The SKIP-CONTROL fields of an asset list that `decode(_:)` ignores because their values
     /// break App. D.3's types, each with its path and why (for the validator).
     public static func ignoredSkipControlFields(_ value: JSONValue) -> [AssetListError.Problem] {
         var ignored: [AssetListError.Problem] = []

@@ -32,7 +32,7 @@ public struct AssetListQuery: Hashable, Sendable {
     /// - `_HLS_interstitial_id` is required: 1 to ``maximumInterstitialIDLength`` bytes, with no
     ///   character a quoted-string cannot hold (it names a date range ID).
     /// - `_HLS_start_offset` is optional: a plain decimal number of seconds, not negative, at most
-    ///   ``MediaTime/userInputLimit``.
+    ///   `MediaTime.userInputLimit`.
     /// - `_HLS_primary_id` is optional (empty counts as absent): at most `maximumPrimaryIDLength`
     ///   bytes of printable ASCII (U+0020 to U+007E).
     ///

@@ -3,7 +3,7 @@ import HLSPlaylist
 /// One interstitial to add to a playlist, as `hlsi insert` options or one entry of a schedule file give it.
 ///
 /// Times are seconds on the playlist's timeline (`at`) or dates (`date`); every attribute of the
-/// schema has a field. ``event(mapping:)`` checks it strictly, so that what `insert` writes always
+/// schema has a field. ``event(mapping:path:)`` checks it strictly, so that what `insert` writes always
 /// validates.
 public struct InsertionRequest: Hashable, Sendable {
     /// ID.

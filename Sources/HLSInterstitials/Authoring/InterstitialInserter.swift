@@ -62,7 +62,7 @@ public enum InterstitialInserter {
     ///
     /// - Throws: ``InsertionError`` when the input is not a media playlist with segments, or an event
     ///   or date range cannot be written without breaking the tag grammar
-    ///   (``InterstitialEvent/dateRangeAttributes``, ``AttributeList/checkWritable()``).
+    ///   (``InterstitialEvent/dateRangeAttributes``, `AttributeList.checkWritable()`).
     public static func insert(
         events: [InterstitialEvent], dateRanges: [AttributeList] = [], into result: ParseResult
     ) throws(InsertionError) -> Output {

@@ -70,7 +70,9 @@ public struct DateRangeSchedule: Sendable, Hashable {
     /// Reads a schedule tag, or nil when its CLASS is not the schedule class or it breaks a
     /// requirement (``violations(of:)``): such a tag schedules nothing.
     ///
-    /// - Parameter playlistURL: the playlist's URL, against which a relative X-URI is resolved.
+    /// - Parameters:
+    ///   - dateRange: the EXT-X-DATERANGE tag.
+    ///   - playlistURL: the playlist's URL, against which a relative X-URI is resolved.
     public init?(dateRange: DateRange, playlistURL: String? = nil) {
         guard dateRange.className == Self.className, Self.violations(of: dateRange).isEmpty,
             let start = dateRange.startDate, let uri = dateRange.attributes[AttributeName.uri]?.quotedString

@@ -31,7 +31,7 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
             self.maximumOffset = maximumOffset
         }
 
-        /// The defaults: 1 MiB, 1000 entries, depth 16, offsets up to ``MediaTime/userInputLimit``.
+        /// The defaults: 1 MiB, 1000 entries, depth 16, offsets up to `MediaTime.userInputLimit`.
         public static let `default` = Limits()
     }
 

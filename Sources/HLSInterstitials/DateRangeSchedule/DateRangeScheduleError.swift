@@ -1,7 +1,7 @@
 /// A problem with a Date Range Schedule: its document, one of its entries, or how an entry joins the
 /// playlist. Each has a stable code and the JSON path of the place (`DATERANGES[2].X-SCHEDULE-OFFSET`).
 ///
-/// Thrown by ``DateRangeScheduleDocument/decode(_:limits:)`` for a document that cannot be read at
+/// Thrown by `DateRangeScheduleDocument.decode(_:limits:)` for a document that cannot be read at
 /// all; listed in ``DateRangeScheduleDocument/problems`` for entries left out, and in
 /// ``DateRangeScheduleResolution/problems`` (with the schedule's ID) for what resolution leaves out.
 public struct DateRangeScheduleError: JSONPathError, Hashable, Sendable {

@@ -130,7 +130,7 @@ extension InterstitialEvent {
     /// Every name and value is checked before it is returned, so the list always writes one
     /// well-formed tag line (§4.2).
     ///
-    /// - Throws: ``AttributeSyntaxError`` when a field or attribute would break the attribute-list
+    /// - Throws: `AttributeSyntaxError` when a field or attribute would break the attribute-list
     ///   grammar: a `"`, CR, LF or other control character in a quoted-string (ID, URIs, …), a bad
     ///   enumerated-string token, or a bad attribute name or raw value.
     public var dateRangeAttributes: AttributeList {
@@ -173,7 +173,7 @@ extension InterstitialEvent {
 
     /// The attribute list with START-DATE set to `date` (for events placed by time).
     ///
-    /// - Throws: ``AttributeSyntaxError`` as ``dateRangeAttributes`` does.
+    /// - Throws: `AttributeSyntaxError` as ``dateRangeAttributes`` does.
     public func dateRangeAttributes(date: DateTime) throws(AttributeSyntaxError) -> AttributeList {
         var event = self
         event.date = date
@@ -182,7 +182,7 @@ extension InterstitialEvent {
 
     /// The event's EXT-X-DATERANGE tag.
     ///
-    /// - Throws: ``AttributeSyntaxError`` as ``dateRangeAttributes`` does.
+    /// - Throws: `AttributeSyntaxError` as ``dateRangeAttributes`` does.
     public var dateRangeTag: Tag {
         get throws(AttributeSyntaxError) { Tag(.dateRange, attributes: try dateRangeAttributes) }
     }

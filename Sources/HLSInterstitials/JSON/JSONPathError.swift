@@ -15,7 +15,7 @@ public protocol JSONPathError: Error, CustomStringConvertible {
     /// What is wrong.
     var message: String { get }
 
-    /// The error for a problem at `path` found by a ``JSONReader`` or ``JSONValue/parse(_:code:)``.
+    /// The error for a problem at `path` found by a ``JSONReader`` or `JSONValue.parse(_:code:)`.
     static func jsonProblem(code: Code, path: String, message: String) -> Self
 }
 

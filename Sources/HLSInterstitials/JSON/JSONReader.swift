@@ -89,7 +89,7 @@ public struct JSONReader<Failure: JSONPathError> {
         return Int(number)
     }
 
-    /// Seconds as a media time: a finite number within ``MediaTime/userInputLimit`` either way, the
+    /// Seconds as a media time: a finite number within `MediaTime.userInputLimit` either way, the
     /// one bound for user-given times (non-negative unless `signed`).
     public mutating func seconds(_ key: String, signed: Bool = false) throws(Failure) -> MediaTime? {
         guard let value = take(key) else { return nil }

@@ -191,7 +191,7 @@ public struct ScheduleDocument: Codable, Sendable, Hashable {
     }
 
     /// Pretty JSON with sorted keys and unescaped slashes, ending with a newline: what
-    /// `JSONEncoder` gives for it, written by a ``PrettyJSONWriter`` without building a tree.
+    /// `JSONEncoder` gives for it, written by a `PrettyJSONWriter` without building a tree.
     public var json: String {
         var writer = PrettyJSONWriter(capacity: 512 * (events.count + items.count) + 256 * groups.count + 256)
         writer.beginObject()

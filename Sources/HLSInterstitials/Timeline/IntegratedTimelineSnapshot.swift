@@ -88,7 +88,10 @@ public struct IntegratedTimelineSnapshot: Sendable, Hashable {
 
     /// The snapshot of a schedule at integrated time `currentTime`.
     ///
-    /// - Parameter primary: the primary playlist, for segment start dates.
+    /// - Parameters:
+    ///   - schedule: the resolved schedule.
+    ///   - primary: the primary playlist, for segment start dates.
+    ///   - currentTime: the integrated time of the snapshot.
     public init(schedule: InterstitialSchedule, primary: MediaPlaylist? = nil, currentTime: MediaTime = .zero) {
         segments = schedule.items.map { item in
             switch item.kind {

@@ -2,8 +2,8 @@ import HLSPlaylist
 
 /// Checks the date ranges and interstitials of one playlist against the spec (§4.4.5.1, App. D).
 ///
-/// Parsing already reports the syntax rules (``Rule/playlistRules``); this adds the rules in
-/// ``Rule/interstitialRules`` that one playlist can break on its own. Rules that span playlists,
+/// Parsing already reports the syntax rules (`Rule.playlistRules`); this adds the rules in
+/// `Rule.interstitialRules` that one playlist can break on its own. Rules that span playlists,
 /// asset lists or reloads are in ``RenditionValidator``, ``AssetValidator`` and ``ReloadValidator``;
 /// the SCTE-35 signals are checked by ``SignalValidator``.
 public enum InterstitialValidator {

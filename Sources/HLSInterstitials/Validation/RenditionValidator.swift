@@ -24,7 +24,8 @@ public enum RenditionValidator {
     /// The cross-playlist diagnostics of a presentation.
     ///
     /// - Parameters:
-    ///   - multivariant: the multivariant playlist and its document.
+    ///   - multivariant: the multivariant playlist.
+    ///   - document: the multivariant playlist's document, for locations.
     ///   - media: every media playlist that loaded, keyed by the URI the multivariant playlist writes.
     public static func validate(
         multivariant: MultivariantPlaylist, document: PlaylistDocument, media: [MediaPlaylistEntry]

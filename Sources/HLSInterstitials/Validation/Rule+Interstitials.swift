@@ -228,7 +228,7 @@ extension Rule {
             "§6.2.1: the server MUST NOT remove an EXT-X-DATERANGE tag \"if any date in the range maps to a Media Segment in the Playlist\"."
     )
 
-    /// The rules of the date-range and interstitial validator, beyond ``playlistRules``.
+    /// The rules of the date-range and interstitial validator, beyond `playlistRules`.
     public static let interstitialRules: [Rule] = [
         .dateRangeProgramDateTime, .dateRangeStartDate, .dateRangeEndDate, .dateRangeDuration, .dateRangeCue,
         .dateRangeEndOnNext, .enumeratedListRepeat, .interstitialAsset, .interstitialAssetURI,

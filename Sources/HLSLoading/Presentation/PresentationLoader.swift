@@ -1,7 +1,7 @@
 import HLSInterstitials
 import HLSPlaylist
 
-/// Loads a presentation into what ``InterstitialSchedule`` needs: the primary media playlist, the
+/// Loads a presentation into what `InterstitialSchedule` needs: the primary media playlist, the
 /// renditions whose segment boundaries count for snapping, and (when asked) the asset lists.
 ///
 /// The primary is the playlist at the given location when it is a media playlist, or else the
@@ -98,7 +98,7 @@ public struct PresentationLoader: Sendable {
         /// The asset lists that failed to load.
         public var assetListFailures: [Failure] = []
         /// The primary's Date Range Schedules followed, when ``Options/loadsSchedules`` was set: the
-        /// entries are in ``events`` (with their ``InterstitialEvent/scheduleIdentifier``) and in
+        /// entries are in ``events`` (with their `InterstitialEvent.scheduleIdentifier`) and in
         /// ``primary``'s date ranges.
         public var scheduleResolution: DateRangeScheduleResolution?
 

@@ -35,7 +35,9 @@ public struct StreamValidator: Sendable {
 
     /// Creates a validator.
     ///
-    /// - Parameter sleep: waits between reloads in ``watch(_:reloads:interval:)``; tests pass a no-op.
+    /// - Parameters:
+    ///   - loader: the loader used for every request.
+    ///   - sleep: waits between reloads in ``watch(_:reloads:interval:)``; tests pass a no-op.
     public init(
         loader: PlaylistLoader,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
@@ -49,7 +51,7 @@ public struct StreamValidator: Sendable {
     ///
     /// With `media`, the validation is recursive and also downloads the media segments (all, or a
     /// sample) of the primary and of every asset, and checks what they hold against the playlists
-    /// (``MediaValidator``); ``Report/media`` has the measurements.
+    /// (`MediaValidator`); ``Report/media`` has the measurements.
     ///
     /// - Throws: `LoadError` when the starting playlist cannot be loaded.
     public func validate(

@@ -42,7 +42,7 @@ public struct Diagnostic: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// `file:line:column: severity: [RULE] message`, with control characters in the file and the
-    /// message escaped (``escapingControls(_:)``), so that the text is safe for a terminal.
+    /// message escaped (`escapingControls(_:)`), so that the text is safe for a terminal.
     public var description: String {
         Self.escapingControls("\(location): \(severity.rawValue): [\(rule.rawValue)] \(message)")
     }
@@ -170,7 +170,7 @@ extension Sequence where Element == Diagnostic {
 
 extension Array where Element == Diagnostic {
     /// At most `total` diagnostics, in order, and when some are left out one `diagnostic-limit` summary
-    /// "N more diagnostics not shown" with the highest severity of those left out (so ``containsErrors``
+    /// "N more diagnostics not shown" with the highest severity of those left out (so `containsErrors`
     /// does not change).
     public func limited(total: Int = Diagnostic.maximumPerFile) -> [Diagnostic] {
         let total = Swift.max(total, 0)

@@ -79,7 +79,9 @@ public struct MediaTime: Hashable, Comparable, Sendable, AdditiveArithmetic, Cus
     /// A user-given number of seconds as a time: ``init(exactlySeconds:)``, refusing what is not
     /// finite or is beyond ``userInputLimit`` with the one error for it.
     ///
-    /// - Parameter text: the value as the user gave it, for the message.
+    /// - Parameters:
+    ///   - seconds: the value in seconds.
+    ///   - text: the value as the user gave it, for the message.
     public static func userInput(
         seconds: Double, text: @autoclosure () -> String
     ) throws(UserInputTimeError) -> MediaTime {

@@ -4,9 +4,9 @@ import HLSLoading
 extension LocalizedStringsTable {
     /// Reads the strings table in the file at `path`, its format from the name's extension
     /// (`.strings`, `.xcstrings`, `.json`); for a String Catalog, `languages` are the preferred ones,
-    /// most preferred first. At most ``maximumBytes`` are read (``BoundedFileReader``).
+    /// most preferred first. At most `maximumBytes` are read (`BoundedFileReader`).
     ///
-    /// - Throws: ``StringsTableError``: `strings-file` when the file cannot be read or its
+    /// - Throws: `StringsTableError`: `strings-file` when the file cannot be read or its
     ///   extension is none of those, `strings-too-large`, else the parser's located error.
     public static func load(contentsOf path: String, languages: [String] = []) throws(StringsTableError) -> Self {
         guard let format = Format(fileName: path) else {

@@ -151,7 +151,7 @@ public final class InterstitialEventController: InterstitialEventMonitor, @unche
 
     /// The strings table skip button labels are looked up in (Apple's `localizedStringsBundle` and
     /// `localizedStringsTableName`); nil: none, every label is the default one. Read one with
-    /// ``LocalizedStringsTable/load(contentsOf:languages:)``.
+    /// `LocalizedStringsTable.load(contentsOf:languages:)`.
     public var localizedStrings: LocalizedStringsTable? {
         get { primaryPlayer.skipControlLabels.table }
         set { primaryPlayer.skipControlLabels.table = newValue }

@@ -26,7 +26,7 @@ extension Player {
     /// Hands the session off through a server's hand-off endpoint (`POST /handoff/NAME`) and stops
     /// this player (trace `handedOff`); the receiver is ``receiveSession(from:timeout:)``.
     ///
-    /// - Throws: ``CoordinationError`` with code `handoff-send` when the server does not accept it.
+    /// - Throws: `CoordinationError` with code `handoff-send` when the server does not accept it.
     public func handOff(to url: String) async throws {
         let session = session()
         try await Self.send(session, to: url)
@@ -55,7 +55,7 @@ extension Player {
 
     /// Waits for a session handed off to `url` (`GET /handoff/NAME`, long-polled) and returns it.
     ///
-    /// - Throws: ``CoordinationError`` with code `handoff-receive` on a timeout or an error answer,
+    /// - Throws: `CoordinationError` with code `handoff-receive` on a timeout or an error answer,
     ///   or the session's schema error.
     public static func receiveSession(
         from url: String, timeout: Duration = .seconds(300)

@@ -5,7 +5,7 @@ import PlaybackEngine
 
 extension Player {
     /// How the primary's variant is chosen: by measured throughput, capped by
-    /// ``VariantPolicy/preferredPeakBitRate``, or pinned with ``VariantPolicy/pinnedVariant``.
+    /// `VariantPolicy.preferredPeakBitRate`, or pinned with `VariantPolicy.pinnedVariant`.
     /// Setting it applies from the next thing that happens.
     public var variantPolicy: VariantPolicy {
         get { state.withLockedValue { $0.machine.variantPolicy } }

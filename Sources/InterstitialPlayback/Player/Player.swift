@@ -11,7 +11,7 @@ import PlaybackEngine
 ///
 /// The logic lives in a state machine value; the player is its driver: it loads what the machine
 /// asks for over HTTP, hands media to a ``MediaRenderer``, keeps time on an injected clock and
-/// publishes a trace of ``PlaybackEvent``s and the monitor's notifications as `AsyncSequence`s.
+/// publishes a trace of `PlaybackEvent`s and the monitor's notifications as `AsyncSequence`s.
 ///
 /// Drive it with ``run(until:)`` (structured: loads are child tasks). With a ``ManualClock`` the
 /// player is virtual: it moves the clock from one thing that happens to the next once every load
@@ -39,7 +39,7 @@ public final class Player: Sendable {
         /// The most trace events kept in ``Player/trace`` (subscribers get all of them).
         public var traceLimit: Int
         /// The audio and subtitles to select in the primary (language, then characteristics;
-        /// ``TrackMatcher``); by default its DEFAULT=YES audio and no subtitles.
+        /// `TrackMatcher`); by default its DEFAULT=YES audio and no subtitles.
         public var preferredTracks: TrackSelection
         /// How the primary's variant is chosen (throughput, a peak bit rate, a pinned variant);
         /// by measured throughput without a cap by default.

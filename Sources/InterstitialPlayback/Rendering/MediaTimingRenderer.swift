@@ -3,7 +3,7 @@ import MediaTiming
 import NIOConcurrencyHelpers
 import PlaybackEngine
 
-/// A renderer that reads the real timestamps of every loaded segment (``MediaTimingParser``) and
+/// A renderer that reads the real timestamps of every loaded segment (`MediaTimingParser`) and
 /// reports, at every change of source — primary→interstitial, asset→asset, interstitial→primary —
 /// the gap or overlap of each track (audio, video) in milliseconds: `hlsi play --media`.
 ///
@@ -20,7 +20,7 @@ import PlaybackEngine
 ///   transition; negative, an overlap (samples that are dropped or shift the track).
 ///
 /// A transition is reported once the run after it is complete (the next change of source, a
-/// seek, or ``finish()``). Times are edited presentation times (``TrackTiming/editedPresentationStart``:
+/// seek, or ``finish()``). Times are edited presentation times (`TrackTiming.editedPresentationStart`:
 /// the fMP4 edit list applied), what AVFoundation and ffprobe present, as `hlsi validate --media`
 /// measures them; ffmpeg writes an audio delay and the AAC priming only into `elst`, so when the edit
 /// lists change a start the line also gives `uneditedStartMs`, what players that ignore edit lists

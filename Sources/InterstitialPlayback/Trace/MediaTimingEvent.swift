@@ -4,7 +4,7 @@ import PlaybackEngine
 /// One line of the media part of a play trace (``MediaTimingRenderer``): a transition's gap or
 /// overlap in one track, a segment that could not be read, or the summary.
 ///
-/// It prints like a ``PlaybackEvent``: one JSON object with `t` (clock seconds), `event` and
+/// It prints like a `PlaybackEvent`: one JSON object with `t` (clock seconds), `event` and
 /// `primaryTime` then its fields, or a readable log line.
 public struct MediaTimingEvent: Sendable, Hashable, CustomStringConvertible {
     /// What the line reports.
@@ -51,7 +51,7 @@ public struct MediaTimingEvent: Sendable, Hashable, CustomStringConvertible {
         PlaybackEvent.json(time: time, kind: kind.rawValue, primaryTime: primaryTime, fields: pairs)
     }
 
-    /// A readable log line, laid out as ``PlaybackEvent/description``.
+    /// A readable log line, laid out as `PlaybackEvent.description`.
     public var description: String {
         PlaybackEvent.line(time: time, kind: kind.rawValue, primaryTime: primaryTime, fields: pairs)
     }

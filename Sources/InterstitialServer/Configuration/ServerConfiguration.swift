@@ -4,7 +4,7 @@ import HLSPlaylist
 
 /// What the server serves and how: content, the admin token, the database, limits.
 ///
-/// Read from a JSON file by ``decode(_:file:)``:
+/// Read from a JSON file by ``decode(_:base:)``:
 /// ```json
 /// {"host": "127.0.0.1", "port": 8080, "database": "hlsi-server.sqlite", "adminToken": "secret",
 ///  "publicURL": "https://origin.example.com", "hlsjs": "vendor/hls.mjs",
@@ -94,14 +94,14 @@ public struct ServerConfiguration: Sendable {
         /// One EXT-X-DATERANGE interstitial tag per break: every player reads them.
         case tags
         /// One Date Range Schedule tag whose document (`schedule.json` under the content's path)
-        /// lists the breaks (``PublishedSchedule``): players with Date Range Schedules (Apple 26.4).
+        /// lists the breaks (`PublishedSchedule`): players with Date Range Schedules (Apple 26.4).
         case schedule
     }
 
     /// The kinds of ad signals a live channel's playlists may carry.
     public enum Signals: String, Hashable, Sendable {
         /// SCTE-35 markers: EXT-X-DATERANGE SCTE35-OUT/IN/CMD, EXT-X-CUE-OUT/-CONT/-IN, EXT-OATCLS-SCTE35
-        /// (``SignalRecognizer``).
+        /// (`SignalRecognizer`).
         case scte35
     }
 

@@ -5,7 +5,7 @@ extension APIError: HTTPResponseError {
     /// The HTTP status.
     public var status: HTTPResponse.Status { HTTPResponse.Status(code: statusCode) }
 
-    /// The JSON error body (``Response/json(_:status:)``), with `WWW-Authenticate` on a 401.
+    /// The JSON error body (`Response.json(_:status:)`), with `WWW-Authenticate` on a 401.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = Response.json(jsonValue, status: status)
         if statusCode == 401 { response.headers[.wwwAuthenticate] = "Bearer realm=\"hlsi-admin\"" }

@@ -37,7 +37,7 @@ public struct APIError: Error, Hashable, Sendable {
         APIError(status: 409, code: code, message)
     }
 
-    /// The JSON body: ``JSONPathError/errorJSON`` with the status, under `error`.
+    /// The JSON body: `JSONPathError.errorJSON` with the status, under `error`.
     public var jsonValue: JSONValue {
         guard case .object(var fields) = errorJSON else { return errorJSON }
         fields["status"] = .integer(Int64(statusCode))

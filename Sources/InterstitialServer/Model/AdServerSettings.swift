@@ -6,7 +6,7 @@ import HLSPlaylist
 ///
 /// `{"vast": "https://ads.example/vast?dur=[BREAKDURATION]&sid=[SESSIONID]&cb=[CACHEBUSTING]",
 /// "tracking": "client", "maxWrapperDepth": 5}`: the tag URL template is filled per asset-list request
-/// (``AdTagTemplate``: break ID and duration, the viewer's `_HLS_primary_id` as session, the content ID,
+/// (`AdTagTemplate`: break ID and duration, the viewer's `_HLS_primary_id` as session, the content ID,
 /// the viewer's user agent, a cache buster; unknown macros are left as VAST 4.3 §6.1 says).
 public struct AdServerSettings: Hashable, Sendable {
     /// Who fires the impressions.
@@ -17,11 +17,11 @@ public struct AdServerSettings: Hashable, Sendable {
         /// leaves impressions out so that none is counted twice.
         case server
         /// The player, at this server: the signaling's URLs point at the server's beacon relay, which
-        /// counts each beacon and passes it on to the ad server (``BeaconRelay``).
+        /// counts each beacon and passes it on to the ad server (`BeaconRelay`).
         case relay
     }
 
-    /// The circuit breaker of an ad server (``AdServerGate``).
+    /// The circuit breaker of an ad server (`AdServerGate`).
     public struct Breaker: Hashable, Sendable {
         /// The failures (errors, timeouts) within the window that open it, when they are more than
         /// half of the requests finished.

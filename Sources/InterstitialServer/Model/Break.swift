@@ -40,7 +40,7 @@ public struct Break: Hashable, Sendable {
 }
 
 extension Break {
-    /// The schedule-entry fields of ``InsertionRequest`` plus `target`, `ad` and `assetListSkipControl`.
+    /// The schedule-entry fields of `InsertionRequest` plus `target`, `ad` and `assetListSkipControl`.
     public var jsonValue: JSONValue {
         guard case .object(var fields) = interstitial.jsonValue else { return interstitial.jsonValue }
         fields["target"] = .string(target.description)

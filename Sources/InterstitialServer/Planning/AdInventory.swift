@@ -2,7 +2,7 @@
 ///
 /// The server waits for it at most ``ServerConfiguration/assetListDeadline``; an inventory that is
 /// slower, or fails, gives that viewer an empty break (`{"ASSETS":[]}`), never a failed playlist.
-/// The server's own inventory (``StoredInventory``, the admin API's `/inventory`) is known at once
+/// The server's own inventory (`StoredInventory`, the admin API's `/inventory`) is known at once
 /// and is not timed.
 public protocol AdInventory: Sendable {
     /// The ads that may fill this break.

@@ -77,12 +77,12 @@ public struct BreakPlanner: Sendable {
     public var assetListURI: String
     /// The absolute URI of an inventory ad.
     public var adURI: @Sendable (Ad) -> String
-    /// Breaks signalled in the playlist being served (SCTE-35, ``SignalRecognizer``), planned besides
+    /// Breaks signalled in the playlist being served (SCTE-35, `SignalRecognizer`), planned besides
     /// the stored ones.
     public var signalled: [SignalledBreak] = []
     /// Whether the interstitials of signalled breaks carry `X-SNAP="OUT,IN"`.
     public var snapSignals = false
-    /// Breaks a VMAP places on a VOD asset, planned besides the stored ones (``VMAPPlans``).
+    /// Breaks a VMAP places on a VOD asset, planned besides the stored ones (`VMAPPlans`).
     public var vmapBreaks: [Break] = []
     /// The inputs of the preload hints of a live channel whose breaks a VAST ad server fills
     /// (``hints(_:occupied:)``); nil writes none.

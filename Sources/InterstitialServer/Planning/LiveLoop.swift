@@ -5,7 +5,7 @@ import HLSPlaylist
 /// Loop *k* starts at `epoch + k × loopDuration` with EXT-X-PROGRAM-DATE-TIME. When the media is
 /// fragmented MP4 of a known timescale in which the loop's length is a whole number of ticks, the
 /// timestamps run on across loops: each segment URI of loop *k* asks for its decode times moved by
-/// *k* loops (`?shift=TICKS`, served by ``DecodeTimeShift``), and there is no discontinuity, as
+/// *k* loops (`?shift=TICKS`, served by `DecodeTimeShift`), and there is no discontinuity, as
 /// from a real encoder. Otherwise each loop begins with EXT-X-DISCONTINUITY. A segment is available once its end date has passed; the window holds
 /// the last `windowSegments` available segments. Every rendition of a presentation uses the same
 /// `loopDuration` (its first variant's), so their dates agree; segments that start after it (an
@@ -33,8 +33,13 @@ public struct LiveLoop: Sendable {
     /// Prepares a loop of `source`, a VOD media playlist.
     ///
     /// - Returns: `nil` when the playlist has no segment that starts within `loopDuration`.
-    /// - Parameter timescale: the media timescale of fragmented MP4 segments, whose timestamps then
-    ///   run on across loops; nil for loops with a discontinuity each.
+    /// - Parameters:
+    ///   - source: the VOD media playlist.
+    ///   - loopDuration: the length of one loop.
+    ///   - epoch: the date at which loop 0 starts.
+    ///   - windowSegments: the number of segments in the window.
+    ///   - timescale: the media timescale of fragmented MP4 segments, whose timestamps then run on
+    ///     across loops; nil for loops with a discontinuity each.
     public init?(
         source: MediaPlaylist, loopDuration: MediaTime, epoch: DateTime, windowSegments: Int, timescale: UInt32? = nil
     ) {

@@ -2,7 +2,7 @@ import HLSInterstitials
 import HLSPlaylist
 
 /// The preload hint the server writes for an upcoming live break filled by its asset list (pure):
-/// a `com.apple.hls.preload` date range (App. F, ``PreloadDateRange``) that asks players to load
+/// a `com.apple.hls.preload` date range (App. F, `PreloadDateRange`) that asks players to load
 /// the break's asset list at a random point of `range`, so that a large audience spreads its
 /// requests over the time the ad server needs.
 ///
@@ -58,7 +58,7 @@ public struct PreloadHint: Sendable, Hashable {
     /// The date range's attributes, in the order written: ID, CLASS, START-DATE, DURATION, X-URI,
     /// X-TARGET-ID, X-TARGET-CLASS.
     ///
-    /// - Throws: ``AttributeSyntaxError`` when the break's ID or URI cannot be a quoted-string.
+    /// - Throws: `AttributeSyntaxError` when the break's ID or URI cannot be a quoted-string.
     public var attributes: AttributeList {
         get throws(AttributeSyntaxError) {
             typealias Name = InterstitialEvent.AttributeName

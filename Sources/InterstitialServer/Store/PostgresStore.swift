@@ -15,7 +15,7 @@ import PostgresNIO
 /// write may have changed what ``load()`` returns (a sequence would move before its transaction
 /// commits, and a server reading it then would miss the change).
 ///
-/// The schema is migrated when the store is first used, by ``StoreMigrations/postgres``, in one
+/// The schema is migrated when the store is first used, by `StoreMigrations.postgres`, in one
 /// transaction holding an advisory lock: replicas starting together migrate once.
 ///
 /// Every operation has a deadline (``timeout``): a database that is down, unreachable or too slow

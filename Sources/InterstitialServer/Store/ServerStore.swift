@@ -82,7 +82,7 @@ extension StoredState {
 /// Where the server keeps its state: SQLite (``SQLiteStore``) by default, or PostgreSQL
 /// (``PostgresStore``) shared by several replicas.
 ///
-/// The server reads everything when it starts (``ServerState``) and keeps it in memory; changes are
+/// The server reads everything when it starts (`ServerState`) and keeps it in memory; changes are
 /// written through ``write(_:)``, one call at a time (the server serializes its writers), never while
 /// a request that only reads waits. A store that other servers write too (``isShared``) counts the
 /// writes it commits (``changeCount()``), and each server reloads when the count moves.
