@@ -169,34 +169,6 @@ struct PrefetchPlannerTests {
         #expect(Self.decided(planner.tick(now: Self.at(41))) == ["b2"])
     }
 
-    @Test(
-        "issue 42: 200,000 sessions of three breaks are decided one by one without copying their queues",
-        .timeLimit(.minutes(1)))
-    func scale() {
-        var planner = PrefetchPlanner(claims: false)
-        let items = (0..<3).map {
-            Self.upcoming(id: "b\($0)", inFlight: 64, perSecond: 100_000, start: 100 + Double($0))
-        }
-        _ = planner.update(items, now: Self.at(40))
-        for item in items {
-            planner.sessions((0..<200_000).map { "\(item.key.breakID)-\($0)" }, for: item.key, now: Self.at(40))
-        }
-        var inFlight = Self.decided(planner.tick(now: Self.at(40)))
-        var decided = 0
-        // Each decision that ends starts the next: 20,000 of them, each O(1) in the sessions queued.
-        while decided < 20_000, let session = inFlight.popLast() {
-            let breakID = String(session.split(separator: "-")[0])
-            inFlight += Self.decided(planner.decided(Self.key(session, breakID: breakID), now: Self.at(40)))
-            decided += 1
-        }
-        #expect(decided == 20_000)
-        guard case .deciding(let progress) = planner.breaks[items[0].key]?.phase else {
-            Issue.record("not deciding")
-            return
-        }
-        #expect(progress.known.count == 200_000 && progress.inFlight.count + progress.waiting <= 200_000)
-    }
-
     @Test("a shared ad tag is decided once per break, with session \"\"")
     func sharedTag() {
         var planner = PrefetchPlanner(claims: false)
