@@ -1171,7 +1171,7 @@ def cadence_id(after):
     return f"break-{base + 60 * ((int(after) - base) // 60 + 1)}"
 
 
-def decision_server(hlsi, workdir, name, vast, live=True, limits=None, ad_server=None):
+def decision_server(hlsi, workdir, name, vast, live=True, limits=None, ad_server=None, per_second=None):
     """A server whose live channel (or VOD asset) is filled by `vast`, allowed to reach the ad server."""
     port = free_port()
     config = base_config(port, os.path.join(workdir, f"{name}.sqlite"), limits or LIMITS)
@@ -1179,6 +1179,8 @@ def decision_server(hlsi, workdir, name, vast, live=True, limits=None, ad_server
     config["assetListDeadline"] = 2
     entry = config["live"][0] if live else config["vod"][0]
     entry["adServer"] = {"vast": vast}
+    if per_second:
+        entry["adServer"]["maxPerSecond"] = per_second
     return Server(hlsi, config, workdir, name)
 
 
@@ -1262,7 +1264,8 @@ def session_burst(hlsi, workdir):
     ads = DecisionAdServer(("127.0.0.1", 0), "")
     threading.Thread(target=ads.serve_forever, daemon=True).start()
     vast = f"http://127.0.0.1:{ads.server_address[1]}/vast?sid=[SESSIONID]&brk=[BREAKID]"
-    server = decision_server(hlsi, workdir, "burst", vast, ad_server=ads)
+    # Few decisions a second, so that what is left after the burst is the planner's own cost.
+    server = decision_server(hlsi, workdir, "burst", vast, ad_server=ads, per_second=20)
     ads.media = f"{server.base}/ads/ad1/master.m3u8"
     try:
         count = 20000
