@@ -52,6 +52,12 @@ serves or grow without bound. The timeouts here only stop a hung test; no outcom
    `.js` are not proxied, and a segment the upstream labels `text/html` goes out as `video/iso.segment`
    with `nosniff` and `Content-Security-Policy: sandbox`; 120 schedule tags (120,000 date ranges), or
    16 tags of 1,000 entries, get 502 at once, three renders at a time, without growing the server.
+23-26. (Issue 42, items 1-4) Nobody takes a live break's ads from the others: asset lists of cadence breaks
+   far ahead (and aliases of a break's ID) are 404 and keep nothing, so the next break's viewers all
+   get the ad server's ads; a burst of new session IDs leaves no CPU busy after it; a 9 KB user agent
+   against an ad server that answers 400 to large headers neither reaches it whole nor opens its
+   breaker; a bot's user agent and address asking a shared tag's break early decide nothing for the
+   others and appear in no one's tracking URLs.
 """
 
 import argparse
@@ -1152,6 +1158,267 @@ def session_flood(hlsi, workdir):
         server.stop()
 
 
+class DecisionAdServer(http.server.ThreadingHTTPServer):
+    """An ad server for issue 42: one InLine HLS ad whose impression URL carries the X-Device-IP it
+    heard; no ads for a bot's user agent; 400 to a user agent over 256 bytes (a strict nginx). Keeps
+    each request's path and device headers."""
+
+    daemon_threads = True
+
+    def __init__(self, address, media):
+        super().__init__(address, DecisionAdServer.Handler)
+        self.media = media
+        self.heard = []
+        self.lock = threading.Lock()
+
+    class Handler(QuietHandler):
+        def do_GET(self):
+            agent = self.headers.get("X-Device-User-Agent")
+            address = self.headers.get("X-Device-IP")
+            with self.server.lock:
+                self.server.heard.append((self.path, agent, address))
+            if agent is not None and len(agent.encode()) > 256:
+                self.answer(b"header too large", "text/html", status=400)
+                return
+            if agent is not None and "bot" in agent.lower():
+                self.answer(b'<VAST version="4.2"/>', "application/xml")
+                return
+            port = self.server.server_address[1]
+            body = (f'<VAST version="4.2"><Ad id="a1"><InLine><AdSystem>e2e</AdSystem><AdTitle>a1</AdTitle>'
+                    f'<Impression>http://127.0.0.1:{port}/imp?ip={address or "none"}</Impression>'
+                    f'<Creatives><Creative><Linear><Duration>00:00:06</Duration><MediaFiles>'
+                    f'<MediaFile delivery="streaming" type="application/x-mpegURL" width="640" height="360">'
+                    f'{self.server.media}</MediaFile></MediaFiles></Linear></Creative></Creatives>'
+                    f'</InLine></Ad></VAST>')
+            self.answer(body.encode(), "application/xml")
+
+    def requests(self, prefix="/vast"):
+        with self.lock:
+            return [entry for entry in self.heard if entry[0].startswith(prefix)]
+
+
+def cadence_id(after):
+    """The ID of the first cadence break of `base_config`'s live channel (every 60 s, 30 s in) after `after`."""
+    base = 1767225600 + 30
+    return f"break-{base + 60 * ((int(after) - base) // 60 + 1)}"
+
+
+def decision_server(hlsi, workdir, name, vast, live=True, limits=None, ad_server=None, per_second=None):
+    """A server whose live channel (or VOD asset) is filled by `vast`, allowed to reach the ad server."""
+    port = free_port()
+    config = base_config(port, os.path.join(workdir, f"{name}.sqlite"), limits or LIMITS)
+    config["adServerFetch"] = {"allow": [f"127.0.0.1:{ad_server.server_address[1]}"]}
+    config["assetListDeadline"] = 2
+    entry = config["live"][0] if live else config["vod"][0]
+    entry["adServer"] = {"vast": vast}
+    if per_second:
+        entry["adServer"]["maxPerSecond"] = per_second
+    return Server(hlsi, config, workdir, name)
+
+
+def ad_server_ads(body):
+    """Whether an asset list holds the ad server's ad (not the inventory's fallback)."""
+    try:
+        assets = json.loads(body).get("ASSETS", [])
+    except ValueError:
+        return False
+    # The inventory's lists carry no ad creative signaling; the ad server's do.
+    return bool(assets) and all("X-AD-CREATIVE-SIGNALING" in asset for asset in assets)
+
+
+def far_break_flood(hlsi, workdir):
+    # Issue 42, item 1: cadence IDs are predictable; asset lists of breaks far ahead (and aliases of one
+    # ID) were answered and their live decisions kept until those breaks end, filling the decisions kept:
+    # 47/400 viewers of the next break got the ad server's ads. Now they are 404 and keep nothing.
+    print("23. asset lists of cadence breaks a hundred years ahead, and aliases of a break's ID", flush=True)
+    ads = DecisionAdServer(("127.0.0.1", 0), "")
+    threading.Thread(target=ads.serve_forever, daemon=True).start()
+    limits = dict(LIMITS, prefetchDecisions=100)
+    vast = f"http://127.0.0.1:{ads.server_address[1]}/vast?sid=[SESSIONID]&brk=[BREAKID]"
+    server = decision_server(hlsi, workdir, "far-breaks", vast, limits=limits, ad_server=ads)
+    ads.media = f"{server.base}/ads/ad1/master.m3u8"
+    try:
+        now = time.time()
+        statuses = []
+        lock = threading.Lock()
+
+        def flood(first):
+            for index in range(first, 1200, 4):
+                ahead = 3600 + index * 86400 * 30  # an hour to a hundred years ahead
+                path = (f"/demo/live/asset-list.json?_HLS_interstitial_id={cadence_id(now + ahead)}"
+                        f"&_HLS_primary_id=flood-{index}")
+                status, _, _ = request(server.base, "GET", path)
+                with lock:
+                    statuses.append(status)
+
+        threads = [threading.Thread(target=flood, args=(first,)) for first in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        check(statuses and all(status == 404 for status in statuses),
+              f"asset lists of breaks an hour to 100 years ahead are 404 ({sorted(set(statuses))})")
+        far = [path for (path, _, _) in ads.requests() if "flood-" in path]
+        check(not far, f"the ad server hears none of them ({len(far)} requests)")
+        target = cadence_id(now + 60)
+        seconds = target.removeprefix("break-")
+        for alias in (f"break-0{seconds}", f"break-%2B{seconds}", f"break-00{seconds}"):
+            status, _, _ = request(server.base, "GET",
+                                   f"/demo/live/asset-list.json?_HLS_interstitial_id={alias}&_HLS_primary_id=v")
+            check(status == 404, f"{alias} is no other name of {target} (got {status})")
+        filled = 0
+        for viewer in range(60):
+            status, _, body = request(server.base, "GET",
+                                      f"/demo/live/asset-list.json?_HLS_interstitial_id={target}"
+                                      f"&_HLS_primary_id=viewer-{viewer}")
+            filled += status == 200 and ad_server_ads(body)
+        check(filled == 60, f"every viewer of the next break gets the ad server's ads ({filled} of 60)")
+        kept = metric(server.base, "hlsi_prefetch_decisions")
+        check(kept is not None and float(kept) <= 100, f"the decisions kept stay within prefetchDecisions ({kept})")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        ads.shutdown()
+
+
+def cpu_seconds(pid):
+    """The user and system CPU time of process `pid`, in seconds."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def session_burst(hlsi, workdir):
+    # Issue 42, item 2: 75,760 new session IDs in 2 s kept a core busy for over 3 minutes (the planner
+    # copied every session queue on each decision). Now the burst is queued within what the ad server
+    # can decide, each decision costs O(1), and the server is idle again right after the burst.
+    print("24. a burst of new session IDs on a live channel decided ahead", flush=True)
+    ads = DecisionAdServer(("127.0.0.1", 0), "")
+    threading.Thread(target=ads.serve_forever, daemon=True).start()
+    vast = f"http://127.0.0.1:{ads.server_address[1]}/vast?sid=[SESSIONID]&brk=[BREAKID]"
+    # Few decisions a second, so that what is left after the burst is the planner's own cost.
+    server = decision_server(hlsi, workdir, "burst", vast, ad_server=ads, per_second=20)
+    ads.media = f"{server.base}/ads/ad1/master.m3u8"
+    try:
+        count = 20000
+        errors = []
+
+        def burst(first):
+            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+            for index in range(first, count, 8):
+                connection.request("GET", "/demo/live/video/main.m3u8",
+                                   headers={"X-PLAYBACK-SESSION-ID": f"burst-{index:08d}"})
+                response = connection.getresponse()
+                response.read()
+                if response.status != 200:
+                    errors.append(response.status)
+            connection.close()
+
+        began = time.time()
+        threads = [threading.Thread(target=burst, args=(first,)) for first in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        print(f"       ({count} new sessions in {time.time() - began:.1f} s)")
+        check(not errors, f"every playlist of the burst is answered ({len(errors)} not)")
+        time.sleep(2)  # the planner takes the sessions in within a second
+        before = cpu_seconds(server.process.pid)
+        slowest = 0.0
+        probes = []
+        for _ in range(10):
+            began = time.time()
+            status, _, _ = request(server.base, "GET", "/demo/live/video/main.m3u8")
+            slowest = max(slowest, time.time() - began)
+            probes.append(status)
+            time.sleep(0.5)
+        check(all(status == 200 for status in probes), f"the live playlist is served after the burst ({probes})")
+        used = cpu_seconds(server.process.pid) - before
+        print(f"       (after the burst: {used:.2f} s of CPU in 5 s, the slowest playlist in {slowest:.2f} s)")
+        check(used < 2.5, f"the server is not kept busy after the burst ({used:.2f} s of CPU in 5 s)")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        ads.shutdown()
+
+
+def large_user_agents(hlsi, workdir):
+    # Issue 42, item 3: the viewer's User-Agent went to the ad server whole, and any non-2xx counted as
+    # a failure: 22 asset lists with a 9 KB user agent against an ad server that answers 400 to large
+    # headers opened its breaker, and 46 of 50 viewers got the slate. Now the field is cut to 512 bytes
+    # and a 4xx is not the ad server's failure.
+    print("25. a 9 KB user agent against an ad server that answers 400 to large headers", flush=True)
+    ads = DecisionAdServer(("127.0.0.1", 0), "")
+    threading.Thread(target=ads.serve_forever, daemon=True).start()
+    vast = f"http://127.0.0.1:{ads.server_address[1]}/vast?sid=[SESSIONID]&brk=[BREAKID]"
+    server = decision_server(hlsi, workdir, "agents", vast, live=False, ad_server=ads)
+    ads.media = f"{server.base}/ads/ad1/master.m3u8"
+    try:
+        status, _, body = admin(server.base, "POST", "/breaks",
+                                {"id": "ua", "target": "vod/demo", "at": 10, "duration": 10})
+        check(status in (200, 201), f"a break on vod/demo (got {status} {body[:200]!r})")
+        agent = "Mozilla/5.0 " + "x" * 9 * 1024
+        statuses = set()
+        for viewer in range(40):
+            status, _, _ = request(server.base, "GET",
+                                   f"/demo/vod/asset-list.json?_HLS_interstitial_id=ua&_HLS_primary_id=a-{viewer}",
+                                   headers={"User-Agent": agent})
+            statuses.add(status)
+        check(statuses == {200}, f"asset lists with a 9 KB user agent are answered ({sorted(statuses)})")
+        heard = [len(agent.encode()) for (_, agent, _) in ads.requests() if agent]
+        check(heard and max(heard) <= 512, f"the ad server hears at most 512 bytes of it (longest {max(heard or [0])})")
+        key = f"http://127.0.0.1:{ads.server_address[1]}"
+        state = metric(server.base, f'hlsi_ad_server_breaker_state{{ad_server="{key}"}}')
+        check(state is not None and float(state) == 0, f"its 400 answers leave the breaker closed (got {state})")
+        filled = 0
+        for viewer in range(50):
+            status, _, body = request(server.base, "GET",
+                                      f"/demo/vod/asset-list.json?_HLS_interstitial_id=ua&_HLS_primary_id=v-{viewer}",
+                                      headers={"User-Agent": "TestPlayer/1.0"})
+            filled += status == 200 and ad_server_ads(body)
+        check(filled == 50, f"the other viewers get the ad server's ads, not the slate ({filled} of 50)")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        ads.shutdown()
+
+
+def shared_tag_device(hlsi, workdir):
+    # Issue 42, item 4: with a tag without per-viewer macros, the first live asker's decision, made with
+    # its X-Device-User-Agent and X-Device-IP, was kept for the whole break: one bot request 2 minutes
+    # early emptied the break for everyone, and its address appeared in everyone's tracking URLs.
+    print("26. a bot asking a shared tag's break early", flush=True)
+    ads = DecisionAdServer(("127.0.0.1", 0), "")
+    threading.Thread(target=ads.serve_forever, daemon=True).start()
+    vast = f"http://127.0.0.1:{ads.server_address[1]}/vast?brk=[BREAKID]"
+    server = decision_server(hlsi, workdir, "shared", vast, ad_server=ads)
+    ads.media = f"{server.base}/ads/ad1/master.m3u8"
+    try:
+        target = cadence_id(time.time() + 90)
+        time.sleep(1.5)  # the planner follows the break: a live decision for it is kept
+        status, _, _ = request(server.base, "GET",
+                               f"/demo/live/asset-list.json?_HLS_interstitial_id={target}&_HLS_primary_id=bot",
+                               headers={"User-Agent": "Googlebot/2.1", "X-Forwarded-For": "203.0.113.66"})
+        check(status == 200, f"the bot's asset list is answered (got {status})")
+        filled = 0
+        leaked = 0
+        for viewer in range(20):
+            status, _, body = request(server.base, "GET",
+                                      f"/demo/live/asset-list.json?_HLS_interstitial_id={target}"
+                                      f"&_HLS_primary_id=viewer-{viewer}",
+                                      headers={"User-Agent": "TestPlayer/1.0", "X-Forwarded-For": f"198.51.100.{viewer}"})
+            filled += status == 200 and ad_server_ads(body)
+            leaked += b"203.0.113.66" in body
+        check(filled == 20, f"every viewer gets the ad server's ads ({filled} of 20)")
+        check(leaked == 0, f"the bot's address is in no viewer's tracking URLs ({leaked} of 20)")
+        devices = [(agent, address) for (_, agent, address) in ads.requests() if agent or address]
+        check(not devices, f"no X-Device-* field is sent for a shared tag ({devices[:3]})")
+        check(server.alive(), "the server still serves")
+    finally:
+        server.stop()
+        ads.shutdown()
+
+
 def console_attacks(hlsi, workdir):
     # Issue 36, items 1 and 3: /console serves only its own files, each under its content policy; the
     # admin routes the console reads and /admin/v1/openapi.json need the token and send no CORS fields;
@@ -1443,6 +1710,10 @@ def main():
         vast_attribute_flood(os.path.abspath(args.hlsi), workdir)
         herd_attacks(os.path.abspath(args.hlsi), workdir)
         session_flood(os.path.abspath(args.hlsi), workdir)
+        far_break_flood(os.path.abspath(args.hlsi), workdir)
+        session_burst(os.path.abspath(args.hlsi), workdir)
+        large_user_agents(os.path.abspath(args.hlsi), workdir)
+        shared_tag_device(os.path.abspath(args.hlsi), workdir)
         console_attacks(os.path.abspath(args.hlsi), workdir)
         upstream_attacks(os.path.abspath(args.hlsi), workdir)
         schedule_attacks(os.path.abspath(args.hlsi), workdir)

@@ -71,20 +71,60 @@ struct AdServerGateTests {
         #expect(gate.isIdle)
     }
 
-    @Test("the token bucket holds one second of requests and refills at maxPerSecond")
+    @Test("at most maxPerSecond start in any second; the rest wait for the second after the oldest start")
     func rate() {
         var gate = AdServerGate(limits: Self.limits(concurrent: 100, perSecond: 4))
         let now = Self.seconds(10)
         for id in 1...4 { #expect(gate.request(id, deadline: Self.seconds(20), now: now) == .start) }
         #expect(gate.request(5, deadline: Self.seconds(20), now: now) == .queued)
         #expect(gate.request(6, deadline: Self.seconds(20), now: now) == .queued)
-        #expect(gate.nextWake(now: now) == Self.seconds(10.25))
-        #expect(gate.tick(now: Self.seconds(10.1)) == [])
-        #expect(gate.tick(now: Self.seconds(10.25)) == [.start(5)])
-        #expect(gate.tick(now: Self.seconds(10.5)) == [.start(6)])
-        // Idle for long: the bucket refills to one second's worth, no more.
+        #expect(gate.nextWake(now: now) == Self.seconds(11))
+        #expect(gate.tick(now: Self.seconds(10.5)) == [])
+        #expect(gate.tick(now: Self.seconds(11)) == [.start(5), .start(6)])
+        // Idle for long: one second's worth at once, no more.
         for id in 7...10 { #expect(gate.request(id, deadline: Self.seconds(200), now: Self.seconds(100)) == .start) }
         #expect(gate.request(11, deadline: Self.seconds(200), now: Self.seconds(100)) == .queued)
+    }
+
+    @Test(
+        "issue 42: maxPerSecond holds over any second: a steady herd gets 200 starts in every second, not 384",
+        arguments: [0.0, 0.25, 0.5, 0.999])
+    func rateOverAnySecond(phase: Double) {
+        var gate = AdServerGate(limits: Self.limits(concurrent: 10_000, perSecond: 200, queued: 100_000))
+        var starts: [MediaTime] = []
+        var id = 0
+        // A request every millisecond for 3 s, each finishing at once.
+        for step in 0..<3000 {
+            let now = Self.seconds(10 + phase + Double(step) / 1000)
+            id += 1
+            var started: [Int] = []
+            if gate.request(id, deadline: now + Self.seconds(60), now: now) == .start { started.append(id) }
+            for action in gate.tick(now: now) { if case .start(let waiter) = action { started.append(waiter) } }
+            for request in started {
+                starts.append(now)
+                _ = gate.finished(request, outcome: .success, now: now)
+            }
+        }
+        #expect(starts.count > 500, "\(starts.count) started")
+        // Any window of one second holds at most 200 starts.
+        var busiest = 0
+        var first = 0
+        for last in starts.indices {
+            while starts[last] - starts[first] >= Self.seconds(1) { first += 1 }
+            busiest = max(busiest, last - first + 1)
+        }
+        #expect(busiest == 200, "\(busiest) in one second")
+    }
+
+    @Test("issue 42: a status the request is refused with (4xx) is no failure of the ad server's; a 5xx is")
+    func refusalsDoNotOpenTheBreaker() {
+        #expect(AdServerGate.Outcome(status: 400) == .refused && AdServerGate.Outcome(status: 429) == .refused)
+        #expect(AdServerGate.Outcome(status: 500) == .failure && AdServerGate.Outcome(status: 503) == .failure)
+        var gate = AdServerGate(limits: Self.limits(concurrent: 10, failures: 3))
+        Self.fail(&gate, from: 1, count: 40, now: Self.seconds(1), outcome: .refused)
+        #expect(gate.breaker.gauge == 0, "40 refused requests")
+        Self.fail(&gate, from: 41, count: 41, now: Self.seconds(2), outcome: .failure)
+        #expect(gate.breaker.gauge == 2)
     }
 
     /// Fails `count` requests starting at `id` at `now`.

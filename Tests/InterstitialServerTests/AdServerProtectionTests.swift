@@ -154,6 +154,58 @@ struct AdServerProtectionTests {
         }
     }
 
+    @Test(
+        "issue 42: an ad server that answers 400 (nginx, to a 9 KB user agent) is no failure: its breaker stays closed, and the user agent it hears is cut to 512 bytes"
+    )
+    func refusalsKeepTheBreakerClosed() async throws {
+        try await TestOrigin.withOrigin(routes: { _ in .init(status: .badRequest, body: []) }) { adServer in
+            let configuration = try Self.configuration(
+                vast: adServer.origin + "/vast?cb=[CACHEBUSTING]&ua=[DEVICEUA]",
+                ["breaker": .object(["failures": .integer(3), "coolDown": .integer(600)])])
+            try await Harness.withServer(configuration) { client in
+                let agent = "Bot/1.0 " + String(repeating: "x", count: 9 * 1024)
+                for _ in 0..<12 {
+                    let response = try await client.get(Self.list, headers: [.userAgent: agent])
+                    #expect(response.status == .ok)
+                    #expect(try !Self.ads(response).isEmpty, "the fallback fills the break")
+                }
+                #expect(adServer.count("/vast") == 12, "the breaker stayed closed: \(adServer.count("/vast"))")
+                let key = "http://127.0.0.1:\(adServer.port)"
+                #expect(try await Self.metric(client, "hlsi_ad_server_breaker_state{ad_server=\"\(key)\"}") == "0.0")
+                let heard = adServer.headers("/vast").compactMap { $0["X-Device-User-Agent"].first }
+                #expect(heard.count == 12 && heard.allSatisfy { $0.utf8.count == DeviceFields.maximumBytes })
+                #expect(heard.first.map { agent.hasPrefix($0) } == true)
+                #expect(adServer.requests("/vast").allSatisfy { $0.utf8.count < 2 * 1024 }, "[DEVICEUA] is cut too")
+            }
+        }
+    }
+
+    @Test(
+        "issue 42: a decision every viewer shares (no per-viewer macro) carries no viewer's device: no X-Device-* field reaches the ad server"
+    )
+    func sharedDecisionsCarryNoDevice() async throws {
+        try await AdServerTests.withAdServer { adServer in
+            let configuration = try Self.configuration(vast: adServer.origin + "/inline?brk=[BREAKID]")
+            try await Harness.withServer(configuration) { client in
+                let response = try await client.get(
+                    Self.list,
+                    headers: [.userAgent: "Googlebot/2.1", .init("X-Forwarded-For")!: "203.0.113.7"])
+                #expect(try Self.ads(response) == ["a1", "a2"])
+                let heard = try #require(adServer.headers("/inline").first)
+                #expect(heard["X-Device-User-Agent"].isEmpty && heard["X-Device-IP"].isEmpty, "\(heard)")
+            }
+        }
+        // A template with a per-viewer macro is the viewer's own: its device goes out.
+        try await AdServerTests.withAdServer { adServer in
+            let configuration = try Self.configuration(vast: adServer.origin + "/inline?sid=[SESSIONID]")
+            try await Harness.withServer(configuration) { client in
+                _ = try await client.get(Self.list, headers: [.userAgent: "TestPlayer/1.0"])
+                let heard = try #require(adServer.headers("/inline").first)
+                #expect(heard["X-Device-User-Agent"] == ["TestPlayer/1.0"])
+            }
+        }
+    }
+
     @Test("an ad server that answers is used live; a template with no viewer macro may coalesce")
     func liveAndShared() async throws {
         try await AdServerTests.withAdServer { adServer in

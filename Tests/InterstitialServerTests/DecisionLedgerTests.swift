@@ -173,6 +173,32 @@ struct DecisionLedgerTests {
         await store.shutdown()
     }
 
+    @Test(
+        "Issue 42: a replica writes at most its quota of rows per target and break; a flood of sessions for one break stops there, other breaks keep theirs"
+    )
+    func quotaPerBreak() async throws {
+        let store = try await Self.store()
+        let ledger = PostgresDecisionLedger(store: store, quota: DecisionLedgerQuota(perBreak: 10))
+        let won = try await ledger.claim(Self.keys(30), owner: "a", until: Self.at(30), now: Self.at(0))
+        #expect(won.count == 10)
+        let flood = Self.keys(30, breakID: "break-2")
+        try await ledger.publish(Dictionary(uniqueKeysWithValues: flood.map { ($0, [1]) }), expires: Self.at(600))
+        let published = try await ledger.published(target: Self.channel, breaks: ["break-2"], after: 0, limit: 100)
+        #expect(published.decisions.count == 10)
+        #expect(try await ledger.decisions(flood).count == 10)
+        #expect(ledger.quota.count(target: Self.channel, breakID: "break-2") == 10)
+        // Another break, and another target, have quotas of their own.
+        #expect(
+            try await ledger.claim(Self.keys(5, breakID: "break-3"), owner: "a", until: Self.at(30), now: Self.at(0))
+                .count == 5)
+        let other = Self.keys(5, target: Target(.live, "sports"))
+        #expect(try await ledger.claim(other, owner: "a", until: Self.at(30), now: Self.at(0)).count == 5)
+        // Once the break's rows are gone, its count is forgotten.
+        _ = try await ledger.prune(now: Self.at(100_000))
+        #expect(ledger.quota.count(target: Self.channel, breakID: "break-2") == 0)
+        await store.shutdown()
+    }
+
     @Test("A decision over 64 KiB is refused and nothing of its call is published")
     func oversizedDecision() async throws {
         let store = try await Self.store()

@@ -117,7 +117,7 @@ struct PrefetchPlannerTests {
     func sessionBound() {
         var planner = PrefetchPlanner(claims: false)
         planner.maximumSessions = 100
-        let item = Self.upcoming(inFlight: 1, perSecond: 1)
+        let item = Self.upcoming(inFlight: 1, perSecond: 100)
         _ = planner.update([item], now: Self.at(40))
         for round in 0..<50 {
             planner.sessions((0..<1000).map { "r\(round)-\($0)" }, for: item.key, now: Self.at(40))
@@ -126,8 +126,47 @@ struct PrefetchPlannerTests {
             Issue.record("not deciding")
             return
         }
-        #expect(
-            progress.known.count == 100 && progress.queue.count + progress.ready.count + progress.inFlight.count == 100)
+        #expect(progress.known.count == 100 && progress.waiting + progress.inFlight.count == 100)
+    }
+
+    @Test(
+        "issue 42: 75,760 new sessions in a window queue no more than the ad server can decide before the break starts"
+    )
+    func sessionsWithinCapacity() {
+        var planner = PrefetchPlanner(claims: false)
+        // From the window's start (40 s) to the break's (100 s) at 10 decisions a second: 600.
+        let item = Self.upcoming(inFlight: 1, perSecond: 10)
+        _ = planner.update([item], now: Self.at(40))
+        planner.sessions((0..<75_760).map { "flood-\($0)" }, for: item.key, now: Self.at(40))
+        guard case .deciding(let progress) = planner.breaks[item.key]?.phase else {
+            Issue.record("not deciding")
+            return
+        }
+        #expect(progress.known.count == 600)
+        #expect(planner.sessionBound(item) == 600)
+        #expect(!planner.wantsSessions(item.key), "full: the sessions seen need not be listed again")
+        // The first of them are decided as the pacing allows, the rest wait in order.
+        #expect(Self.decided(planner.tick(now: Self.at(40.25))) == ["flood-0"])
+        #expect(Self.decided(planner.decided(Self.key("flood-0"), now: Self.at(41))) == ["flood-1"])
+    }
+
+    static func key(_ session: String, breakID: String = "b1") -> DecisionKey {
+        DecisionKey(target: channel, breakID: breakID, session: session)
+    }
+
+    @Test("issue 42: a decision that ends starts more for its own ad server only; another waits for its tick")
+    func perServer() {
+        var planner = PrefetchPlanner(claims: false)
+        let first = Self.upcoming(id: "a", inFlight: 1, perSecond: 1000)
+        var other = Self.upcoming(id: "b", inFlight: 10, perSecond: 1)
+        other.server = "http://other-ads:80"
+        _ = planner.update([first, other], now: Self.at(40))
+        planner.sessions(["a1", "a2"], for: first.key, now: Self.at(40))
+        planner.sessions(["b1", "b2"], for: other.key, now: Self.at(40))
+        #expect(Set(Self.decided(planner.tick(now: Self.at(40)))) == ["a1", "b1"])
+        // At 41 s the other ad server has a token again, but only a1's ad server is scheduled.
+        #expect(Self.decided(planner.decided(Self.key("a1", breakID: "a"), now: Self.at(41))) == ["a2"])
+        #expect(Self.decided(planner.tick(now: Self.at(41))) == ["b2"])
     }
 
     @Test("a shared ad tag is decided once per break, with session \"\"")

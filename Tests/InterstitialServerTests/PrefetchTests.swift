@@ -55,6 +55,58 @@ struct PrefetchTests {
     }
 
     @Test(
+        "issue 42: when full, a break that starts earlier takes the room of the one that starts last; live decisions are kept for followed breaks only"
+    )
+    func evictionByStart() {
+        let cache = PrefetchCache(limits: .init(count: 10, bytes: 1 << 20))
+        // A break a hundred years ahead filled the cache first.
+        let far = Self.end + MediaTime(seconds: 3_000_000_000)
+        for index in 0..<10 { #expect(cache.store(Self.key("far", "s\(index)"), [UInt8(index)], expires: far)) }
+        // The next break's decisions push the far one's out, its newest first.
+        for index in 0..<4 {
+            #expect(cache.store(Self.key("next", "s\(index)"), [UInt8(100 + index)], expires: Self.end))
+        }
+        #expect(cache.totals.count == 10)
+        #expect(cache.contains(Self.key("far", "s5")) && !cache.contains(Self.key("far", "s6")))
+        #expect((0..<4).allSatisfy { cache.contains(Self.key("next", "s\($0)")) })
+        // A break that starts no earlier than every break kept makes no room.
+        #expect(!cache.store(Self.key("later", "s0"), [1], expires: far + MediaTime(seconds: 60)))
+        // A live decision is kept only for a break the planner follows.
+        let next = PrefetchCache.BreakKey(target: Self.channel, breakID: "next")
+        cache.follow([next: Self.end - MediaTime(seconds: 10)])
+        #expect(!cache.keepLive(Self.key("break-4900000000", "v"), [9], expires: far))
+        #expect(!cache.contains(Self.key("break-4900000000", "v")))
+        #expect(cache.keepLive(Self.key("next", "v"), [9], expires: Self.end))
+        #expect(cache.follows(next) && cache.totals.count == 10)
+    }
+
+    /// The unix seconds of the demo channel's cadence breaks: every 60 s, 30 s into the minute.
+    static func cadenceID(after seconds: Int64) -> String {
+        let base = Int64(ServerConfiguration.defaultEpoch.nanosecondsSinceEpoch / 1_000_000_000) + 30
+        return "break-\(base + 60 * ((seconds - base) / 60 + 1))"
+    }
+
+    @Test(
+        "issue 42: the asset list of a cadence break further ahead than the look-ahead and the windows, or under another spelling of its ID, is a 404"
+    )
+    func farAheadAndAliases() async throws {
+        let now = Int64(Date().timeIntervalSince1970)
+        let next = Self.cadenceID(after: now + 60)
+        let seconds = next.dropFirst("break-".count)
+        let cases: [(id: String, status: Int)] = [
+            (next, 200), ("break-0" + seconds, 404), ("break-%2B" + seconds, 404),
+            (Self.cadenceID(after: now + 100 * 365 * 86_400), 404), (Self.cadenceID(after: now + 3_600), 404),
+        ]
+        try await Harness.withServer(try Harness.demo()) { client in
+            for item in cases {
+                let path = "/demo/live/asset-list.json?_HLS_interstitial_id=\(item.id)&_HLS_primary_id=v1"
+                let response = try await client.get(path)
+                #expect(Int(response.status.code) == item.status, "\(item.id)")
+            }
+        }
+    }
+
+    @Test(
         "once per viewer: a key being decided is not decided again, a viewer asking meanwhile waits for it, a decided key is never begun again"
     )
     func oncePerViewer() async {

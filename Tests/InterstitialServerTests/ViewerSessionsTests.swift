@@ -69,6 +69,19 @@ struct ViewerSessionsTests {
         #expect(Set(sessions.sessions(Self.channel)) == ["newer"])
     }
 
+    @Test("issue 42: the audience forgets a flood's sessions with time, though no new session arrives")
+    func floodExpiresByTime() {
+        let clock = Clock()
+        let sessions = ViewerSessions(limits: .init(idle: MediaTime(seconds: 30)), now: clock.now)
+        for index in 0..<1000 { sessions.seen("flood-\(index)", on: Self.channel) }
+        #expect(sessions.count(Self.channel) == 1000)
+        clock.advance(31)
+        #expect(sessions.sessions(Self.channel).isEmpty)
+        clock.advance(30)
+        #expect(sessions.count(Self.channel) == 0, "gone within twice the idle time")
+        #expect(sessions.totals.count == 0 && sessions.totals.bytes == 0)
+    }
+
     @Test("a flood of 1,000,000 new IDs stays within the count and byte bounds; a session seen meanwhile stays")
     func flood() {
         let limits = ViewerSessions.Limits(count: 10_000, bytes: 600_000, idBytes: 128)

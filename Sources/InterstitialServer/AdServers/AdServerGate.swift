@@ -1,8 +1,10 @@
 import HLSPlaylist
 
 /// What stands between the viewers and one ad server (pure, a state machine as a value): a cap on
-/// requests in flight, a token bucket on requests per second, a bounded FIFO of waiting requests
-/// each with its viewer's deadline, and a circuit breaker on errors and timeouts.
+/// requests in flight, a cap on requests started in any second (a sliding window, not a bucket
+/// that refills while it is spent: no second holds more than ``Limits/maximumPerSecond``), a
+/// bounded FIFO of waiting requests each with its viewer's deadline, and a circuit breaker on
+/// errors and timeouts.
 ///
 /// Time is given with each input (``MediaTime`` on any monotonic origin); nothing here reads a
 /// clock. ``request(_:deadline:now:)`` answers at once whether a request starts, waits, is shed or
@@ -10,16 +12,16 @@ import HLSPlaylist
 /// waiting requests that start or are shed. ``nextWake`` says when ``tick(now:)`` has work to do.
 ///
 /// The breaker opens when, within ``Limits/breakerWindow``, at least ``Limits/breakerFailures``
-/// requests failed or timed out and they are more than half of the requests finished; while open
-/// every request gets the fallback at once. After ``Limits/coolDown`` it half-opens: the next
-/// request is the one probe, the others get the fallback; the probe's success closes it, its
-/// failure opens it again.
+/// requests failed (a connection failure or a 5xx: ``Outcome/isFailure``) or timed out and they
+/// are more than half of the requests finished; while open every request gets the fallback at
+/// once. After ``Limits/coolDown`` it half-opens: the next request is the one probe, the others
+/// get the fallback; the probe's success closes it, its failure opens it again.
 struct AdServerGate: Sendable {
     /// The limits of one ad server.
     struct Limits: Hashable, Sendable {
         /// The most requests in flight.
         var maximumConcurrent = 64
-        /// The most requests started per second (the bucket holds one second of them).
+        /// The most requests started within any one second.
         var maximumPerSecond = 200
         /// The most requests waiting; more are shed.
         var maximumQueued = 1024
@@ -37,10 +39,30 @@ struct AdServerGate: Sendable {
     enum Outcome: Sendable {
         /// The ad server answered (2xx, or an answer the server refused to read).
         case success
-        /// An error: the connection failed, or a status other than 2xx.
+        /// The ad server refused this request (a status other than 2xx and 5xx: a 400 for a header
+        /// it finds too large, a 429 for one viewer's address): no answer for its viewer, but no
+        /// failure of the ad server's either, since any viewer can make such a request; counting it
+        /// would let one client open the breaker for everyone.
+        case refused
+        /// An error of the ad server's: the connection failed, or a 5xx status.
         case failure
         /// The deadline passed first.
         case timeout
+
+        /// How a request answered with a status other than 2xx ended: a 5xx is the ad server's
+        /// failure, any other status the request's refusal.
+        init(status: Int) {
+            self = (500..<600).contains(status) ? .failure : .refused
+        }
+
+        /// Whether it counts against the ad server in the breaker: connection failures, 5xx and
+        /// timeouts only.
+        var isFailure: Bool {
+            switch self {
+            case .failure, .timeout: true
+            case .success, .refused: false
+            }
+        }
     }
 
     /// Why a request was not made.
@@ -116,31 +138,31 @@ struct AdServerGate: Sendable {
     private(set) var queue: [Waiter] = []
     /// The breaker.
     private(set) var breaker: Breaker = .closed([])
-    /// The tokens of the rate bucket, and when they were counted.
-    private var tokens: Double
-    private var counted: MediaTime?
+    /// When the requests of the last second started, oldest first from ``startsHead``: at most
+    /// ``Limits/maximumPerSecond`` of them.
+    private var starts: [MediaTime] = []
+    private var startsHead = 0
 
-    /// A gate with `limits`, its bucket full.
+    /// A gate with `limits`, nothing started yet.
     init(limits: Limits) {
         self.limits = limits
-        tokens = Double(max(1, limits.maximumPerSecond))
     }
 
     /// Request `id`, whose viewer waits until `deadline`.
     mutating func request(_ id: Int, deadline: MediaTime, now: MediaTime) -> Admission {
-        refill(now)
+        forgetStarts(now)
         halfOpenIfDue(now)
         guard deadline - now >= limits.minimumRemaining, deadline > now else { return .shed(.deadline) }
         switch breaker {
         case .open: return .breakerOpen
         case .halfOpen(let probe):
-            guard probe == nil, inFlight.count < limits.maximumConcurrent, tokens >= 1 else { return .breakerOpen }
+            guard probe == nil, canStart else { return .breakerOpen }
             breaker = .halfOpen(probe: id)
-            begin(id)
+            begin(id, now: now)
             return .start
         case .closed:
             if queue.isEmpty, canStart {
-                begin(id)
+                begin(id, now: now)
                 return .start
             }
             guard queue.count < limits.maximumQueued else { return .shed(.queue) }
@@ -154,12 +176,12 @@ struct AdServerGate: Sendable {
         guard inFlight.remove(id) != nil else { return tick(now: now) }
         switch breaker {
         case .halfOpen(let probe) where probe == id:
-            breaker = outcome == .success ? .closed([]) : .open(until: now + limits.coolDown)
+            breaker = outcome.isFailure ? .open(until: now + limits.coolDown) : .closed([])
         case .closed(var seconds):
             let index = now.nanoseconds / 1_000_000_000
             if seconds.last?.index != index { seconds.append(Second(index: index)) }
             seconds[seconds.count - 1].total += 1
-            if outcome != .success { seconds[seconds.count - 1].failures += 1 }
+            if outcome.isFailure { seconds[seconds.count - 1].failures += 1 }
             seconds = window(seconds, now: now)
             let total = seconds.reduce(0) { $0 + $1.total }
             let failures = seconds.reduce(0) { $0 + $1.failures }
@@ -182,7 +204,7 @@ struct AdServerGate: Sendable {
     /// cool-down, and waiting requests start as the limits allow (all get the fallback while the
     /// breaker is open).
     mutating func tick(now: MediaTime) -> [Action] {
-        refill(now)
+        forgetStarts(now)
         halfOpenIfDue(now)
         var actions: [Action] = []
         queue.removeAll { waiter in
@@ -197,23 +219,23 @@ struct AdServerGate: Sendable {
         case .closed:
             while !queue.isEmpty, canStart {
                 let waiter = queue.removeFirst()
-                begin(waiter.id)
+                begin(waiter.id, now: now)
                 actions.append(.start(waiter.id))
             }
         }
         return actions
     }
 
-    /// When ``tick(now:)`` next has something to do: the next token for a waiting request, the
-    /// earliest waiter's deadline, the end of the cool-down; nil when nothing waits on time.
+    /// When ``tick(now:)`` next has something to do: the second after the oldest start of the
+    /// last second, when the rate holds a waiting request back; the earliest waiter's deadline; the
+    /// end of the cool-down. Nil when nothing waits on time.
     func nextWake(now: MediaTime) -> MediaTime? {
         var wakes: [MediaTime] = []
         if case .open(let until) = breaker { wakes.append(until) }
         if !queue.isEmpty {
             wakes += queue.map { $0.deadline - limits.minimumRemaining }
-            if tokens < 1, inFlight.count < limits.maximumConcurrent {
-                let rate = Double(max(1, limits.maximumPerSecond))
-                wakes.append(now + MediaTime(nanoseconds: Int64(((1 - tokens) / rate * 1e9).rounded(.up))))
+            if !withinRate, inFlight.count < limits.maximumConcurrent, startsHead < starts.count {
+                wakes.append(starts[startsHead] + MediaTime(seconds: 1))
             }
         }
         return wakes.min()
@@ -225,20 +247,27 @@ struct AdServerGate: Sendable {
         return true
     }
 
-    private var canStart: Bool { inFlight.count < limits.maximumConcurrent && tokens >= 1 }
+    private var canStart: Bool { inFlight.count < limits.maximumConcurrent && withinRate }
 
-    private mutating func begin(_ id: Int) {
+    /// Whether one more request may start in the second ending now.
+    private var withinRate: Bool { starts.count - startsHead < max(1, limits.maximumPerSecond) }
+
+    private mutating func begin(_ id: Int, now: MediaTime) {
         inFlight.insert(id)
-        tokens -= 1
+        starts.append(now)
     }
 
-    private mutating func refill(_ now: MediaTime) {
-        let rate = Double(max(1, limits.maximumPerSecond))
-        if let counted, now > counted {
-            tokens = min(rate, tokens + Double((now - counted).nanoseconds) / 1e9 * rate)
+    /// Forgets the starts a second or more before `now` (they no longer count against the rate).
+    private mutating func forgetStarts(_ now: MediaTime) {
+        let since = now - MediaTime(seconds: 1)
+        while startsHead < starts.count, starts[startsHead] <= since { startsHead += 1 }
+        if startsHead == starts.count {
+            starts.removeAll(keepingCapacity: true)
+            startsHead = 0
+        } else if startsHead >= 256, startsHead * 2 >= starts.count {
+            starts.removeFirst(startsHead)
+            startsHead = 0
         }
-        tokens = min(tokens, rate)
-        if counted.map({ now > $0 }) ?? true { counted = now }
     }
 
     private mutating func halfOpenIfDue(_ now: MediaTime) {

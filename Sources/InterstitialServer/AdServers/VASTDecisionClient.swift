@@ -174,7 +174,8 @@ struct VASTDecisionClient: Sendable {
         do {
             let response = try await fetcher.get(url, headers: document.headers, deadline: document.deadline)
             guard (200..<300).contains(response.status.code) else {
-                return (.failed(.wrapperTimeout, "\(url) answered HTTP \(response.status.code)"), 0, .failure)
+                let outcome = AdServerGate.Outcome(status: Int(response.status.code))
+                return (.failed(.wrapperTimeout, "\(url) answered HTTP \(response.status.code)"), 0, outcome)
             }
             for try await chunk in response.body {
                 let count = chunk.readableBytes

@@ -202,10 +202,18 @@ public struct BreakPlanner: Sendable {
     }
 
     /// The planned date range with this ID, on `timeline`, even if outside a live window.
-    public func lookup(id: String, _ timeline: Timeline) -> Planned? {
+    ///
+    /// A cadence break is found by its canonical ID only (``BreakSchedule/prefix``, `-` and the
+    /// start's seconds as written, without sign or leading zeros: `break-0<t>` and `break-+<t>` are
+    /// not other names of `break-<t>`), and on a live timeline only when it starts less than
+    /// `reach` after the live edge (nil: any time): cadence IDs are predictable, and a break further
+    /// ahead than anything is prepared for (the look-ahead and ``BreakWindows/horizon``) is no
+    /// request a player makes.
+    public func lookup(id: String, _ timeline: Timeline, reach: MediaTime? = nil) -> Planned? {
         guard !state.withdrawn.contains(ServedKey(target, id)) else { return nil }
         if let item = state.breaks[id], item.target == target { return planned(item, timeline, filter: false) }
         if let schedule = state.schedules[target], let start = cadenceStart(id: id, schedule: schedule, timeline),
+            Self.within(reach, start: start, timeline),
             let item = schedule.cadenceBreak(at: start, epoch: epoch(timeline))
         {
             return planned(item, timeline, filter: false)
@@ -215,6 +223,13 @@ public struct BreakPlanner: Sendable {
             return Planned(event: event, source: nil)
         }
         return nil
+    }
+
+    /// Whether a break starting at `start` (from the timeline's epoch) starts less than `reach`
+    /// after a live timeline's edge; always on a VOD timeline or without `reach`.
+    private static func within(_ reach: MediaTime?, start: MediaTime, _ timeline: Timeline) -> Bool {
+        guard let reach, case .live(let epoch, let window, _) = timeline else { return true }
+        return epoch + start < window.upperBound + reach
     }
 
     private func epoch(_ timeline: Timeline) -> DateTime? {
@@ -243,8 +258,11 @@ public struct BreakPlanner: Sendable {
     }
 
     private func cadenceStart(id: String, schedule: BreakSchedule, _ timeline: Timeline) -> MediaTime? {
+        let digits = id.dropFirst(schedule.prefix.count + 1)
+        // The canonical form only: `Int64` also reads `+5` and `05`, which would be other keys for
+        // the same break (other decisions, other ad-server requests).
         guard id.hasPrefix(schedule.prefix + "-"), let cadence = schedule.cadence, cadence.every > .zero,
-            let seconds = Int64(id.dropFirst(schedule.prefix.count + 1)), seconds >= 0, seconds < 1 << 33
+            let seconds = Int64(digits), seconds >= 0, seconds < 1 << 33, String(seconds) == digits
         else { return nil }
         let start: MediaTime
         if let epoch = epoch(timeline) {

@@ -27,6 +27,11 @@ public struct BreakWindows: Sendable, Hashable {
     /// Creates the default windows.
     public init() {}
 
+    /// How far past a live channel's look-ahead a break is prepared: the longest retrieval window
+    /// before the longest hint range, which ends ``endsBefore`` the break. Breaks further ahead are
+    /// not followed for decisions made ahead, and their asset lists are not answered.
+    public var horizon: MediaTime { maximumRetrieval + max(minimum, maximum) + endsBefore }
+
     /// The preload hint's range for a break starting at `start`, with `sessions` viewers and an ad
     /// server that decides `perSecond` times a second.
     public func hint(start: DateTime, sessions: Int, perSecond: Int) -> Range<DateTime> {

@@ -35,7 +35,7 @@ extension ContentLibrary {
             let windows = settings.prefetch.windows
             let timeline = BreakPlanner.Timeline.live(
                 epoch: content.epoch, window: (now - MediaTime(seconds: 60))..<now, lookahead: content.lookahead)
-            let horizon = windows.maximumRetrieval + windows.maximum + windows.endsBefore
+            let horizon = windows.horizon
             let audience = sessions.count(target)
             let planner = planner(for: content, target: target, state: snapshot)
             for planned in planner.upcoming(timeline, horizon: horizon) {

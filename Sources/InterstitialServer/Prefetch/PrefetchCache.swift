@@ -7,10 +7,15 @@ import NIOConcurrencyHelpers
 ///
 /// Bounded in count (``Limits/count``) and bytes (``Limits/bytes``): identical decisions (most of a
 /// break's, from an ad server that gives many viewers the same ads) are kept once and counted once,
-/// with a reference count; each key costs its strings and ``keyOverhead``. When full, a decision is
-/// not kept (its viewer is decided when asking): a decision kept for a break to come is worth more
-/// than a newer one. Only decisions the server made itself or read from its replicas' ledger go in,
-/// for sessions seen on playlists (``ViewerSessions``), so requests cannot grow it past the bounds.
+/// with a reference count; each key costs its strings and ``keyOverhead``. When full, the
+/// decisions of the break that starts last make room for those of a break that starts earlier
+/// (the latest-starting break's newest first); a decision for a break no earlier than every break
+/// kept is not kept (its viewer is decided when asking). So the breaks about to play keep their
+/// decisions whatever was asked before.
+///
+/// Only decisions the server made ahead, read from its replicas' ledger, or made live for a break
+/// the ``PrefetchPlanner`` follows (``follow(_:)``, ``keepLive(_:_:expires:)``) go in: a request for
+/// a break further ahead (a predictable cadence ID 100 years away) keeps nothing.
 final class PrefetchCache: Sendable {
     /// The bounds.
     struct Limits: Hashable, Sendable {
@@ -40,8 +45,10 @@ final class PrefetchCache: Sendable {
         var blobs: [Int: Blob] = [:]
         var blobIndex: [[UInt8]: Int] = [:]
         var nextBlob = 0
-        /// Each break's sessions and when the break ends.
-        var breaks: [BreakKey: (expires: DateTime, sessions: [String])] = [:]
+        /// Each break's sessions (in the order kept), when it starts and when it ends.
+        var breaks: [BreakKey: (start: DateTime, expires: DateTime, sessions: [String])] = [:]
+        /// The breaks the planner follows, with when each starts.
+        var followed: [BreakKey: DateTime] = [:]
         var bytes = 0
         /// The keys being decided now (ahead, or live for a viewer who asked first).
         var deciding: Set<DecisionKey> = []
@@ -59,33 +66,92 @@ final class PrefetchCache: Sendable {
         keyOverhead + key.breakID.utf8.count + key.session.utf8.count
     }
 
-    /// Keeps `bytes` as `key`'s decision until `expires`; false when the bounds leave no room (or
-    /// the key has one already: the first decision stays).
+    /// The breaks the ``PrefetchPlanner`` follows now, with when each starts (it ends their
+    /// decisions itself, ``drop(target:breakID:)``): live decisions are kept for these only.
+    func follow(_ breaks: [BreakKey: DateTime]) {
+        state.withLockedValue { $0.followed = breaks }
+    }
+
+    /// Whether the planner follows `key`'s break (a live decision for it is kept).
+    func follows(_ key: BreakKey) -> Bool {
+        state.withLockedValue { $0.followed[key] != nil }
+    }
+
+    /// Keeps a decision made live (a viewer asked first) as ``store(_:_:expires:)`` does, when the
+    /// planner follows its break; false otherwise.
+    @discardableResult
+    func keepLive(_ key: DecisionKey, _ bytes: [UInt8], expires: DateTime) -> Bool {
+        state.withLockedValue { state in
+            guard state.followed[BreakKey(target: key.target, breakID: key.breakID)] != nil else { return false }
+            return Self.store(key, bytes, expires: expires, limits: limits, in: &state)
+        }
+    }
+
+    /// Keeps `bytes` as `key`'s decision until `expires`, making room from the break that starts
+    /// last when it starts later than `key`'s; false when the bounds leave no room (or the key has
+    /// one already: the first decision stays).
     @discardableResult
     func store(_ key: DecisionKey, _ bytes: [UInt8], expires: DateTime) -> Bool {
-        state.withLockedValue { state in
-            guard state.decisions[key] == nil, state.decisions.count < limits.count else { return false }
-            let existing = state.blobIndex[bytes]
-            let added = Self.cost(key) + (existing == nil ? bytes.count : 0)
-            guard state.bytes + added <= limits.bytes else { return false }
-            let index: Int
-            if let existing {
-                index = existing
-                state.blobs[index]?.references += 1
-            } else {
-                index = state.nextBlob
-                state.nextBlob += 1
-                state.blobs[index] = Blob(bytes: bytes, references: 1)
-                state.blobIndex[bytes] = index
-            }
-            state.decisions[key] = index
-            state.bytes += added
-            let breakKey = BreakKey(target: key.target, breakID: key.breakID)
-            var entry = state.breaks.removeValue(forKey: breakKey) ?? (expires, [])
-            entry.sessions.append(key.session)
-            entry.expires = max(entry.expires, expires)
-            state.breaks[breakKey] = entry
-            return true
+        state.withLockedValue { state in Self.store(key, bytes, expires: expires, limits: limits, in: &state) }
+    }
+
+    private static func store(
+        _ key: DecisionKey, _ bytes: [UInt8], expires: DateTime, limits: Limits, in state: inout State
+    ) -> Bool {
+        guard state.decisions[key] == nil, cost(key) + bytes.count <= limits.bytes else { return false }
+        let breakKey = BreakKey(target: key.target, breakID: key.breakID)
+        // When the break starts: as followed, else as kept, else its end stands for its start.
+        let start = state.followed[breakKey] ?? state.breaks[breakKey]?.start ?? expires
+        while state.decisions.count >= limits.count
+            || state.bytes + cost(key) + (state.blobIndex[bytes] == nil ? bytes.count : 0) > limits.bytes
+        {
+            guard evictLatest(before: start, in: &state) else { return false }
+        }
+        let index: Int
+        if let existing = state.blobIndex[bytes] {
+            index = existing
+            state.blobs[index]?.references += 1
+            state.bytes += cost(key)
+        } else {
+            index = state.nextBlob
+            state.nextBlob += 1
+            state.blobs[index] = Blob(bytes: bytes, references: 1)
+            state.blobIndex[bytes] = index
+            state.bytes += cost(key) + bytes.count
+        }
+        state.decisions[key] = index
+        var entry = state.breaks.removeValue(forKey: breakKey) ?? (start, expires, [])
+        entry.sessions.append(key.session)
+        entry.expires = max(entry.expires, expires)
+        state.breaks[breakKey] = entry
+        return true
+    }
+
+    /// Drops the newest decision of the break that starts last, when it starts after `start`;
+    /// false when no break kept starts after it.
+    private static func evictLatest(before start: DateTime, in state: inout State) -> Bool {
+        guard let latest = state.breaks.max(by: { $0.value.start < $1.value.start }), latest.value.start > start
+        else { return false }
+        var entry = state.breaks.removeValue(forKey: latest.key) ?? latest.value
+        if let session = entry.sessions.popLast() {
+            remove(DecisionKey(target: latest.key.target, breakID: latest.key.breakID, session: session), in: &state)
+        }
+        if !entry.sessions.isEmpty { state.breaks[latest.key] = entry }
+        return true
+    }
+
+    /// Removes `key`'s decision (its break's list of sessions is the caller's).
+    private static func remove(_ key: DecisionKey, in state: inout State) {
+        guard let index = state.decisions.removeValue(forKey: key) else { return }
+        state.bytes -= cost(key)
+        guard var blob = state.blobs[index] else { return }
+        blob.references -= 1
+        if blob.references == 0 {
+            state.blobs[index] = nil
+            state.blobIndex[blob.bytes] = nil
+            state.bytes -= blob.bytes.count
+        } else {
+            state.blobs[index] = blob
         }
     }
 
@@ -152,18 +218,7 @@ final class PrefetchCache: Sendable {
     private static func drop(_ key: BreakKey, in state: inout State) {
         guard let entry = state.breaks.removeValue(forKey: key) else { return }
         for session in entry.sessions {
-            let decisionKey = DecisionKey(target: key.target, breakID: key.breakID, session: session)
-            guard let index = state.decisions.removeValue(forKey: decisionKey) else { continue }
-            state.bytes -= cost(decisionKey)
-            guard var blob = state.blobs[index] else { continue }
-            blob.references -= 1
-            if blob.references == 0 {
-                state.blobs[index] = nil
-                state.blobIndex[blob.bytes] = nil
-                state.bytes -= blob.bytes.count
-            } else {
-                state.blobs[index] = blob
-            }
+            remove(DecisionKey(target: key.target, breakID: key.breakID, session: session), in: &state)
         }
     }
 }

@@ -67,17 +67,55 @@ struct PrefetchPlanner: Sendable {
     }
 
     /// The progress of a break in its window.
+    ///
+    /// The queues are read from a head index (``queueHead``, ``readyHead``) and compacted once
+    /// half consumed, so taking a session is O(1) amortized; the planner mutates a break's progress
+    /// in place (``withProgress(_:_:)``), never copying its sessions.
     struct Progress: Hashable, Sendable {
         /// Every session queued here (decided, being decided, claimed or to come).
         var known: Set<String> = []
-        /// The sessions to claim (with a shared ledger) or decide, oldest first.
+        /// The sessions to claim (with a shared ledger) or decide, oldest first, from ``queueHead``.
         var queue: [String] = []
+        /// Where ``queue`` starts.
+        var queueHead = 0
         /// The sessions being claimed.
         var claiming: Set<String> = []
-        /// The sessions claimed (or needing no claim), to decide.
+        /// The sessions claimed (or needing no claim), to decide, from ``readyHead``.
         var ready: [String] = []
+        /// Where ``ready`` starts.
+        var readyHead = 0
         /// The sessions being decided.
         var inFlight: Set<String> = []
+
+        /// The sessions queued or ready, not yet claimed or decided.
+        var waiting: Int { queue.count - queueHead + ready.count - readyHead }
+
+        /// Takes at most `count` sessions from the front of ``queue``.
+        mutating func takeQueued(_ count: Int) -> [String] {
+            let end = min(queue.count, queueHead + count)
+            let taken = Array(queue[queueHead..<end])
+            queueHead = end
+            Self.compact(&queue, &queueHead)
+            return taken
+        }
+
+        /// Drops the first `count` sessions of ``ready``.
+        mutating func dropReady(_ count: Int) {
+            readyHead += count
+            Self.compact(&ready, &readyHead)
+        }
+
+        /// Frees the consumed front of `array` once it is at least half of it.
+        private static func compact(_ array: inout [String], _ head: inout Int) {
+            guard head > 0 else { return }
+            if head == array.count {
+                array.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 1024, head * 2 >= array.count {
+                array.removeFirst(head)
+                head = 0
+            }
+        }
     }
 
     /// Where a break is.
@@ -110,8 +148,9 @@ struct PrefetchPlanner: Sendable {
     var claims: Bool
     /// The most keys claimed at once for one break.
     var claimBatch = 256
-    /// The most sessions queued for one break over its window (``ServerLimits/prefetchDecisions``):
-    /// a flood of new session IDs during a window cannot grow what the planner holds.
+    /// The most sessions queued for one break over its window (``ServerLimits/prefetchDecisions``;
+    /// less when its ad server cannot decide that many in it: ``sessionBound(_:)``): a flood of new
+    /// session IDs during a window cannot grow what the planner holds.
     var maximumSessions = 200_000
     /// The breaks followed.
     private(set) var breaks: [PrefetchCache.BreakKey: Tracked] = [:]
@@ -121,6 +160,32 @@ struct PrefetchPlanner: Sendable {
     /// A planner; `claims` when a shared ledger is used.
     init(claims: Bool) {
         self.claims = claims
+    }
+
+    /// Runs `body` on the progress of `key`'s break, in place: the dictionary lets go of it first,
+    /// so its sets and arrays are mutated, never copied (a copy per decision, of every session
+    /// array, made the planner O(sessions × breaks) per decision). Nil when the break is not
+    /// deciding.
+    private mutating func withProgress<Result>(
+        _ key: PrefetchCache.BreakKey, _ body: (inout Progress, Upcoming) -> Result
+    ) -> Result? {
+        guard let upcoming = breaks[key]?.upcoming, case .deciding(var progress)? = breaks[key]?.phase else {
+            return nil
+        }
+        breaks[key]?.phase = .waiting
+        let result = body(&progress, upcoming)
+        breaks[key]?.phase = .deciding(progress)
+        return result
+    }
+
+    /// The most sessions queued for `upcoming`'s break: what its ad server can decide between its
+    /// window's start and the break's (``Pacing/perSecond`` a second), within ``maximumSessions``.
+    /// Sessions beyond it could not be decided ahead anyway; a flood of new session IDs cannot
+    /// queue more.
+    func sessionBound(_ upcoming: Upcoming) -> Int {
+        let seconds = max(0, (upcoming.start - upcoming.window.lowerBound).nanoseconds + 999_999_999) / 1_000_000_000
+        let capacity = Int(clamping: seconds).multipliedReportingOverflow(by: max(1, upcoming.pacing.perSecond))
+        return max(1, min(maximumSessions, capacity.overflow ? Int.max : capacity.partialValue))
     }
 
     /// The upcoming breaks now: new ones are followed, changed ones updated, those gone before they
@@ -147,19 +212,28 @@ struct PrefetchPlanner: Sendable {
 
     /// The sessions seen on the channel of `key`'s break now: those not yet known are queued, when
     /// the break is in its window (a shared tag queues `""` alone).
+    /// At most ``sessionBound(_:)`` sessions are ever queued for one break.
     mutating func sessions(_ sessions: [String], for key: PrefetchCache.BreakKey, now: DateTime) {
-        guard let tracked = breaks[key], case .deciding(var progress) = tracked.phase else { return }
-        for session in tracked.upcoming.shared ? [""] : sessions {
-            guard progress.known.count < maximumSessions else { break }
-            if progress.known.insert(session).inserted { progress.queue.append(session) }
+        let bound = breaks[key].map { sessionBound($0.upcoming) } ?? 0
+        _ = withProgress(key) { progress, upcoming in
+            for session in upcoming.shared ? [""] : sessions {
+                guard progress.known.count < bound else { break }
+                if progress.known.insert(session).inserted { progress.queue.append(session) }
+            }
         }
-        breaks[key]?.phase = .deciding(progress)
     }
 
     /// Whether `key`'s break is in its window (its sessions are wanted).
     func isDeciding(_ key: PrefetchCache.BreakKey) -> Bool {
         if case .deciding = breaks[key]?.phase { return true }
         return false
+    }
+
+    /// Whether `key`'s break is in its window with room for more sessions (``sessionBound(_:)``;
+    /// a shared tag's one session queued): the sessions seen need not be listed otherwise.
+    func wantsSessions(_ key: PrefetchCache.BreakKey) -> Bool {
+        guard let tracked = breaks[key], case .deciding(let progress) = tracked.phase else { return false }
+        return progress.known.count < (tracked.upcoming.shared ? 1 : sessionBound(tracked.upcoming))
     }
 
     /// Live requests to ad server `server` started: they take from the bucket.
@@ -172,56 +246,75 @@ struct PrefetchPlanner: Sendable {
     /// The claim of `keys` ended: `won` are decided here, the others by another replica; nil when
     /// the ledger failed (all are decided here).
     mutating func claimed(_ keys: [DecisionKey], won: Set<DecisionKey>?, now: DateTime) -> [Action] {
+        var servers: Set<String> = []
         for key in keys {
             let breakKey = PrefetchCache.BreakKey(target: key.target, breakID: key.breakID)
-            guard case .deciding(var progress) = breaks[breakKey]?.phase,
-                progress.claiming.remove(key.session) != nil
-            else { continue }
-            if won?.contains(key) ?? true { progress.ready.append(key.session) }
-            breaks[breakKey]?.phase = .deciding(progress)
+            let server = withProgress(breakKey) { progress, upcoming in
+                guard progress.claiming.remove(key.session) != nil else { return nil as String? }
+                if won?.contains(key) ?? true { progress.ready.append(key.session) }
+                return upcoming.server
+            }
+            if let server = server ?? nil { servers.insert(server) }
         }
-        return tick(now: now)
+        return tick(now: now, servers: servers)
     }
 
-    /// The decision of `key` ended (made, failed or not kept).
+    /// The decision of `key` ended (made, failed or not kept): the breaks of its ad server may
+    /// start more (the others wait for their own inputs or the next tick).
     mutating func decided(_ key: DecisionKey, now: DateTime) -> [Action] {
         let breakKey = PrefetchCache.BreakKey(target: key.target, breakID: key.breakID)
-        if let tracked = breaks[breakKey], case .deciding(var progress) = tracked.phase,
-            progress.inFlight.remove(key.session) != nil
-        {
-            breaks[breakKey]?.phase = .deciding(progress)
-            buckets[tracked.upcoming.server]?.inFlight -= 1
-        }
-        return tick(now: now)
+        guard let server = breaks[breakKey]?.upcoming.server else { return tick(now: now, servers: []) }
+        let removed = withProgress(breakKey) { progress, _ in progress.inFlight.remove(key.session) != nil }
+        if removed == true { buckets[server]?.inFlight -= 1 }
+        return tick(now: now, servers: [server])
     }
 
     /// The time is `now`: windows open, breaks start and end, and sessions are claimed and
     /// decided as the pacing allows, the earliest break first.
     mutating func tick(now: DateTime) -> [Action] {
+        tick(now: now, servers: nil)
+    }
+
+    /// What a break is at, without its sessions (so reading it holds no reference to them).
+    private enum Stage {
+        case waiting
+        case deciding(inFlight: Int)
+        case started
+    }
+
+    private func stage(_ key: PrefetchCache.BreakKey) -> Stage? {
+        switch breaks[key]?.phase {
+        case .waiting?: .waiting
+        case .deciding(let progress)?: .deciding(inFlight: progress.inFlight.count)
+        case .started?: .started
+        case nil: nil
+        }
+    }
+
+    /// ``tick(now:)``, scheduling only the breaks of `servers` (nil: all).
+    private mutating func tick(now: DateTime, servers: Set<String>?) -> [Action] {
         var actions: [Action] = []
-        let order = breaks.values.sorted { $0.upcoming.start < $1.upcoming.start }.map(\.upcoming.key)
+        let order = breaks.map { ($0.key, $0.value.upcoming.start) }.sorted { $0.1 < $1.1 }.map(\.0)
         for key in order {
-            guard let tracked = breaks[key] else { continue }
-            let upcoming = tracked.upcoming
+            guard let upcoming = breaks[key]?.upcoming, let stage = stage(key) else { continue }
             if upcoming.end <= now {
-                if case .deciding(let progress) = tracked.phase {
-                    buckets[upcoming.server]?.inFlight -= progress.inFlight.count
-                }
+                if case .deciding(let inFlight) = stage { buckets[upcoming.server]?.inFlight -= inFlight }
                 breaks[key] = nil
                 actions.append(.expire(key))
                 continue
             }
-            switch tracked.phase {
+            let scheduled = servers?.contains(upcoming.server) ?? true
+            switch stage {
             case .waiting where upcoming.start <= now:
                 breaks[key]?.phase = .started
             case .waiting where now >= upcoming.window.lowerBound:
                 breaks[key]?.phase = .deciding(Progress())
-                actions += schedule(key, now: now)
-            case .deciding(let progress) where upcoming.start <= now:
+                if scheduled { actions += schedule(key, now: now) }
+            case .deciding(let inFlight) where upcoming.start <= now:
                 // Decisions still in flight are kept when they end; nothing new starts.
-                buckets[upcoming.server]?.inFlight -= progress.inFlight.count
+                buckets[upcoming.server]?.inFlight -= inFlight
                 breaks[key]?.phase = .started
-            case .deciding:
+            case .deciding where scheduled:
                 actions += schedule(key, now: now)
             default: break
             }
@@ -231,35 +324,41 @@ struct PrefetchPlanner: Sendable {
 
     /// Claims and decides what `key`'s break may now.
     private mutating func schedule(_ key: PrefetchCache.BreakKey, now: DateTime) -> [Action] {
-        guard let tracked = breaks[key], case .deciding(var progress) = tracked.phase else { return [] }
-        let upcoming = tracked.upcoming
-        var actions: [Action] = []
-        if claims {
-            // Claim ahead of what the pacing starts, one batch at a time.
-            if progress.claiming.isEmpty, progress.ready.count < upcoming.pacing.inFlight, !progress.queue.isEmpty {
-                let batch = Array(progress.queue.prefix(claimBatch))
-                progress.queue.removeFirst(batch.count)
-                progress.claiming.formUnion(batch)
-                actions.append(
-                    .claim(batch.map { DecisionKey(target: key.target, breakID: key.breakID, session: $0) }))
-            }
-        } else {
-            progress.ready += progress.queue
-            progress.queue.removeAll()
-        }
+        guard let upcoming = breaks[key]?.upcoming else { return [] }
+        let claims = claims
+        let claimBatch = claimBatch
         var bucket = refilled(upcoming.server, pacing: upcoming.pacing, now: now)
-        var started = 0
-        while started < progress.ready.count, bucket.inFlight < upcoming.pacing.inFlight, bucket.tokens >= 1 {
-            let session = progress.ready[started]
-            started += 1
-            bucket.tokens -= 1
-            bucket.inFlight += 1
-            progress.inFlight.insert(session)
-            actions.append(.decide(DecisionKey(target: key.target, breakID: key.breakID, session: session)))
-        }
-        progress.ready.removeFirst(started)
+        let actions: [Action] =
+            withProgress(key) { (progress: inout Progress, upcoming: Upcoming) -> [Action] in
+                var actions: [Action] = []
+                if claims {
+                    // Claim ahead of what the pacing starts, one batch at a time.
+                    if progress.claiming.isEmpty, progress.ready.count - progress.readyHead < upcoming.pacing.inFlight,
+                        progress.queueHead < progress.queue.count
+                    {
+                        let batch = progress.takeQueued(claimBatch)
+                        progress.claiming.formUnion(batch)
+                        actions.append(
+                            .claim(batch.map { DecisionKey(target: key.target, breakID: key.breakID, session: $0) }))
+                    }
+                } else if progress.queueHead < progress.queue.count {
+                    progress.ready += progress.takeQueued(progress.queue.count)
+                }
+                var started = 0
+                while progress.readyHead + started < progress.ready.count, bucket.inFlight < upcoming.pacing.inFlight,
+                    bucket.tokens >= 1
+                {
+                    let session = progress.ready[progress.readyHead + started]
+                    started += 1
+                    bucket.tokens -= 1
+                    bucket.inFlight += 1
+                    progress.inFlight.insert(session)
+                    actions.append(.decide(DecisionKey(target: key.target, breakID: key.breakID, session: session)))
+                }
+                progress.dropReady(started)
+                return actions
+            } ?? []
         buckets[upcoming.server] = bucket
-        breaks[key]?.phase = .deciding(progress)
         return actions
     }
 

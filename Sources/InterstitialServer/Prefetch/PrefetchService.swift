@@ -111,12 +111,15 @@ struct PrefetchService: Service {
             for item in found { breaks[item.upcoming.key] = item }
         }
         let live = library.liveDecisions.take()
-        let actions = shared.planner.withLockedValue { planner in
+        let (actions, followed) = shared.planner.withLockedValue { planner in
             for (server, started) in live { planner.live(server: server, started: started, now: at) }
-            return planner.update(found.map(\.upcoming), now: at)
+            let actions = planner.update(found.map(\.upcoming), now: at)
+            return (actions, planner.breaks.mapValues(\.upcoming.start))
         }
+        // Live decisions are kept for these breaks only.
+        library.prefetched.follow(followed)
         let deciding = shared.planner.withLockedValue { planner in
-            found.map(\.upcoming.key).filter { planner.isDeciding($0) }
+            found.map(\.upcoming.key).filter { planner.wantsSessions($0) }
         }
         for key in deciding {
             let sessions = library.sessions.sessions(key.target).filter { session in

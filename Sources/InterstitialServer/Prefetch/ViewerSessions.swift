@@ -11,7 +11,9 @@ import NIOConcurrencyHelpers
 /// when the current generation holds half the bounds, or ``Limits/idle`` has passed since it began,
 /// it becomes the previous one and the previous one is dropped. So a session not seen for
 /// between ``Limits/idle`` and twice that is forgotten, the least recently seen go first, and a
-/// flood of new IDs evicts older sessions without exceeding the bounds.
+/// flood of new IDs evicts older sessions without exceeding the bounds. Generations turn over with
+/// time on every read too (``count(_:)``, ``sessions(_:)``, ``totals``), not only when new sessions
+/// arrive: a flood's sessions leave the audience within twice ``Limits/idle`` of its end.
 final class ViewerSessions: Sendable {
     /// The bounds.
     struct Limits: Hashable, Sendable {
@@ -69,13 +71,12 @@ final class ViewerSessions: Sendable {
         let now = clock()
         let cost = Self.cost(of: session)
         state.withLockedValue { state in
+            Self.turnOver(&state, now: now, idle: limits.idle)
             if state.current.sessions[target]?[session] != nil {
                 state.current.sessions[target]?[session] = now
                 return
             }
-            if now - state.current.began >= limits.idle || state.current.count + 1 > limits.count / 2
-                || state.current.bytes + cost > limits.bytes / 2
-            {
+            if state.current.count + 1 > limits.count / 2 || state.current.bytes + cost > limits.bytes / 2 {
                 state.previous = state.current
                 state.current = Generation(began: now)
             }
@@ -89,10 +90,19 @@ final class ViewerSessions: Sendable {
         }
     }
 
+    /// Starts a new generation when ``Limits/idle`` has passed since the current one began: each
+    /// session of the previous one was then seen longer ago than that.
+    private static func turnOver(_ state: inout State, now: MediaTime, idle: MediaTime) {
+        guard now - state.current.began >= idle else { return }
+        state.previous = state.current
+        state.current = Generation(began: now)
+    }
+
     /// The sessions of `target` seen within ``Limits/idle``.
     func sessions(_ target: Target) -> [String] {
         let now = clock()
         return state.withLockedValue { state in
+            Self.turnOver(&state, now: now, idle: limits.idle)
             var found: [String] = []
             for generation in [state.current, state.previous] {
                 for (session, seen) in generation.sessions[target] ?? [:] where now - seen < limits.idle {
@@ -104,17 +114,21 @@ final class ViewerSessions: Sendable {
     }
 
     /// How many sessions of `target` are kept (the audience of a live channel): those seen within
-    /// ``Limits/idle``, and some up to twice that; constant time.
+    /// ``Limits/idle``, and some up to twice that (a flood's sessions included, until then); constant time.
     func count(_ target: Target) -> Int {
-        state.withLockedValue { state in
-            (state.current.sessions[target]?.count ?? 0) + (state.previous.sessions[target]?.count ?? 0)
+        let now = clock()
+        return state.withLockedValue { state in
+            Self.turnOver(&state, now: now, idle: limits.idle)
+            return (state.current.sessions[target]?.count ?? 0) + (state.previous.sessions[target]?.count ?? 0)
         }
     }
 
     /// How many sessions are kept, and their bytes (``cost(of:)``), all channels together.
     var totals: (count: Int, bytes: Int) {
-        state.withLockedValue { state in
-            (state.current.count + state.previous.count, state.current.bytes + state.previous.bytes)
+        let now = clock()
+        return state.withLockedValue { state in
+            Self.turnOver(&state, now: now, idle: limits.idle)
+            return (state.current.count + state.previous.count, state.current.bytes + state.previous.bytes)
         }
     }
 }

@@ -27,7 +27,9 @@ import PostgresNIO
 ///   break; a crash of the database forgets them, and viewers then get decisions made live. The
 ///   sequence is logged, so cursors stay valid.
 /// - Bounds: at most ``batchKeys`` keys (and ``batchBytes`` of decisions) per statement, larger calls
-///   are split; ``maximumBodyBytes`` per decision; at most ``maximumLimit`` decisions per read.
+///   are split; ``maximumBodyBytes`` per decision; at most ``maximumLimit`` decisions per read; each
+///   replica writes at most ``DecisionLedgerQuota/perBreak`` rows (claims and decisions) per target
+///   and break (``quota``): keys past it are neither claimed (not won) nor published.
 ///
 /// Every operation has the store's deadline: a database down or too slow fails it with
 /// ``StoreError`` `database-unavailable` instead of waiting.
@@ -50,9 +52,18 @@ public struct PostgresDecisionLedger: DecisionLedger {
     /// numbers commit in order.
     static let publishLock: (Int32, Int32) = (0x686c_7369, 1)
 
+    /// The rows this replica may still write per target and break.
+    let quota: DecisionLedgerQuota
+
     /// Creates the ledger on `store`'s database.
     public init(store: PostgresStore) {
+        self.init(store: store, quota: DecisionLedgerQuota())
+    }
+
+    /// Creates the ledger on `store`'s database, writing at most what `quota` allows per break.
+    init(store: PostgresStore, quota: DecisionLedgerQuota) {
         self.store = store
+        self.quota = quota
     }
 
     /// Shared: every replica on the database sees the claims and decisions.
@@ -61,7 +72,9 @@ public struct PostgresDecisionLedger: DecisionLedger {
     public func claim(
         _ keys: [DecisionKey], owner: String, until: DateTime, now: DateTime
     ) async throws -> Set<DecisionKey> {
-        let batches = Self.batches(Self.sorted(Set(keys)), bytes: { _ in 0 })
+        // A claim that lapses without a decision stays until ``prune(now:)`` drops it.
+        let allowed = quota.take(Self.sorted(Set(keys)), until: until + Self.lapsedClaimRetention)
+        let batches = Self.batches(allowed, bytes: { _ in 0 })
         guard !batches.isEmpty else { return [] }
         let store = store
         let until = until.date
@@ -97,7 +110,8 @@ public struct PostgresDecisionLedger: DecisionLedger {
                 "cannot publish the decision \(oversized.key): its \(oversized.value.count) bytes are over the \(Self.maximumBodyBytes)-byte bound of a decision (a decision that large is a bug or an attack); nothing was published"
             )
         }
-        let batches = Self.batches(Self.sorted(Set(decisions.keys)), bytes: { decisions[$0]?.count ?? 0 })
+        let allowed = quota.take(Self.sorted(Set(decisions.keys)), until: expires)
+        let batches = Self.batches(allowed, bytes: { decisions[$0]?.count ?? 0 })
         guard !batches.isEmpty else { return }
         let store = store
         let expires = expires.date
@@ -179,6 +193,7 @@ public struct PostgresDecisionLedger: DecisionLedger {
     }
 
     public func prune(now: DateTime) async throws -> Int {
+        quota.prune(now: now)
         let store = store
         let lapsed = (now - Self.lapsedClaimRetention).date
         let now = now.date

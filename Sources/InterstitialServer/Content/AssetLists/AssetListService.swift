@@ -56,10 +56,20 @@ struct AssetListService: Sendable {
             throw APIError.badRequest(code: .assetListRequest, path: error.parameter, error.message)
         }
         let id = request.interstitialID
-        guard let planned = planner.lookup(id: id, timeline), planned.source?.usesServerAssetList ?? true,
+        guard let planned = planner.lookup(id: id, timeline, reach: reach(target, timeline)),
+            planned.source?.usesServerAssetList ?? true,
             let duration = planned.event.effectiveDuration()
         else { throw APIError.notFound("break \"\(id)\" of \(target)") }
         return (request, planned, duration)
+    }
+
+    /// How far past a live channel's edge a cadence break's asset list is answered: its look-ahead
+    /// and the ``BreakWindows/horizon`` of its ad server's windows (the defaults without one), as
+    /// far as breaks are prepared ahead. Nil for VOD.
+    private func reach(_ target: Target, _ timeline: BreakPlanner.Timeline) -> MediaTime? {
+        guard case .live(_, _, let lookahead) = timeline else { return nil }
+        let settings = AdServerSettings.of(target, configuration: configuration, state: state.snapshot)
+        return lookahead + (settings?.prefetch.windows ?? BreakWindows()).horizon
     }
 
     /// The asset list of the break a request names, planned with `planner` on `timeline`: the one
@@ -143,8 +153,8 @@ struct AssetListService: Sendable {
         // One deadline for all the viewer waits for: a decision on its way, the ledger, the ad server.
         let due = started + configuration.assetListDeadline.duration
         var request = Self.adRequest(breakID: id, duration: duration, session: viewer, target: target, at: now())
-        request.viewerUserAgent = userAgent
-        request.viewerIP = viewerIP
+        let device = DeviceFields(userAgent: userAgent, ip: viewerIP)
+        device.fill(&request)
         // A VMAP break asks its own ad source; any other break the target's VAST template.
         var url = settings.vast?.url(for: request)
         var shared = settings.vast?.isShared ?? false
@@ -191,7 +201,9 @@ struct AssetListService: Sendable {
         {
             let key = DecisionKey(target: target, breakID: id, session: shared ? "" : viewer ?? "")
             if let prepared = await ahead(key, due: due) { return answer(prepared, path: "prefetch") }
-            claim = key
+            // Claimed and kept only for a break the planner follows: a request for a break further
+            // ahead claims no ledger row and keeps no decision.
+            if prefetched?.follows(PrefetchCache.BreakKey(target: target, breakID: id)) == true { claim = key }
         }
         if let key = claim, let ledger, ledger.isShared,
             let prepared = await claimOrWait(key, ledger: ledger, due: due)
@@ -201,9 +213,8 @@ struct AssetListService: Sendable {
         // Decided live: nothing decides this viewer ahead meanwhile.
         let deciding = claim.map { prefetched?.begin($0) ?? false } ?? false
         defer { if deciding, let claim { prefetched?.finished(claim) } }
-        let headers =
-            (userAgent.map { [("X-Device-User-Agent", $0)] } ?? [])
-            + (viewerIP.map { [("X-Device-IP", $0)] } ?? [])
+        // A decision every viewer shares carries no viewer's device (``DeviceFields``).
+        let headers = device.headers(shared: shared)
         let deadline = Self.left(until: due)
         let cacheBuster = request.cacheBuster
         // A URL the same for every viewer is asked once for all the viewers asking together.
@@ -327,12 +338,13 @@ struct AssetListService: Sendable {
         return nil
     }
 
-    /// Keeps a live decision of a viewer's first request for a live break, so that it is not made
-    /// again ahead, and with a shared ledger publishes it for the replicas (in the background).
+    /// Keeps a live decision of a viewer's first request for a live break the planner follows, so
+    /// that it is not made again ahead, and with a shared ledger publishes it for the replicas (in
+    /// the background).
     private func keep(_ prepared: PreparedDecision, for key: DecisionKey, until end: DateTime?) {
         guard let end, end > now() else { return }
         let bytes = prepared.encoded()
-        prefetched?.store(key, bytes, expires: end)
+        guard prefetched?.keepLive(key, bytes, expires: end) == true else { return }
         guard let ledger, ledger.isShared else { return }
         let logger = logger
         Task {
