@@ -152,6 +152,21 @@ struct PlayerFeatureTests {
         #expect(ended == ["60.000 ended @60.000", "60.000 seekCompleted @50.000 to=50.000", "70.000 ended @60.000"])
     }
 
+    @Test(
+        "a trace or notification stream asked for after the shutdown ends at once (hlsi play hung on one)",
+        .timeLimit(.minutes(1)))
+    func streamsAfterShutdown() async throws {
+        let player = Player(
+            item: PlayerItem(url: "http://127.0.0.1:9/main.m3u8"),
+            configuration: .init(primaryID: "p", loadsSegments: false), clock: ManualClock())
+        let before = player.traceEvents()
+        await player.shutdown()
+        var count = 0
+        for await _ in before { count += 1 }
+        for await _ in player.traceEvents() { count += 1 }
+        #expect(count == 0)
+    }
+
     @Test("the player is a Service: a ServiceGroup runs it and its graceful shutdown ends it", .timeLimit(.minutes(1)))
     func runsInServiceGroup() async throws {
         let lines = try await TestOrigin.with(files: vod([])) { origin in

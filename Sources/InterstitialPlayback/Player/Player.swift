@@ -106,6 +106,8 @@ public final class Player: Sendable {
         var traceSubscribers: [Int: AsyncStream<PlaybackEvent>.Continuation] = [:]
         var notificationSubscribers: [Int: AsyncStream<InterstitialEventNotification>.Continuation] = [:]
         var nextSubscriber = 0
+        /// Whether ``Player/shutdown()`` ran: a stream asked for later is finished at once.
+        var isShutDown = false
         var scheduled: [(time: Duration, command: PlaybackCommand)] = []
         var observers = TimelineObservers()
         /// The interstitial player's boundary observers, by key (``PlaybackStateMachine/watchedAssetTimes``).
@@ -187,6 +189,7 @@ public final class Player: Sendable {
         // Finished outside the lock: finishing runs the streams' termination handlers, which lock.
         let (traces, notifications, timelines) = state.withLockedValue { state in
             defer {
+                state.isShutDown = true
                 state.traceSubscribers = [:]
                 state.notificationSubscribers = [:]
                 state.observers.outOfSync = [:]
@@ -355,10 +358,16 @@ public final class Player: Sendable {
         _ table: WritableKeyPath<State, [Int: AsyncStream<Element>.Continuation]> & Sendable
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
-        let id = state.withLockedValue { state -> Int in
+        let id = state.withLockedValue { state -> Int? in
+            guard !state.isShutDown else { return nil }
             state.nextSubscriber += 1
             state[keyPath: table][state.nextSubscriber] = continuation
             return state.nextSubscriber
+        }
+        // Asked for after the shutdown: nothing more comes, and a reader must not wait for ever.
+        guard let id else {
+            continuation.finish()
+            return stream
         }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLockedValue { $0[keyPath: table].removeValue(forKey: id) }

@@ -267,8 +267,11 @@ struct PlayCommand: AsyncParsableCommand {
             joined = joining
         }
         let coordinator = joined
+        // Subscribed before playback starts: a task that starts late (a loaded machine) must miss no
+        // event, and must not wait for ever on a player already shut down.
+        let events = player.traceEvents()
         let printer = Task { [json, coordinator] in
-            for await event in player.traceEvents() {
+            for await event in events {
                 var event = event
                 if let coordinator {
                     let time = Double(coordinator.referenceTime(ofPlayerTime: event.time)) / 1e9
