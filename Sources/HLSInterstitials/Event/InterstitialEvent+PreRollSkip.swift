@@ -6,7 +6,7 @@ extension InterstitialEvent {
     /// so the viewer never sees the first seconds of the movie. The spec allows it, but few
     /// authors mean it; `X-RESUME-OFFSET=0` inserts the pre-roll instead.
     ///
-    /// The one place this rule is decided: `hlsi validate` (``Rule/interstitialPreRollSkip``) and
+    /// The one place this rule is decided: `hlsi validate` (`Rule/interstitialPreRollSkip`) and
     /// the admin API's warnings when a break is created call it. Nil when nothing is skipped: not a
     /// pre-roll, an X-RESUME-OFFSET given, no known positive duration, or a live presentation (where
     /// resuming at the duration keeps the viewer's distance from the live edge).

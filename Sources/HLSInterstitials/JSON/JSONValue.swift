@@ -66,7 +66,7 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// Parses JSON bytes, the one place the project turns bytes into JSON.
     ///
-    /// The text is checked against RFC 8259's grammar first (``JSONSyntaxCheck``): what the RFC
+    /// The text is checked against RFC 8259's grammar first (`JSONSyntaxCheck`): what the RFC
     /// refuses, a trailing comma among it, is refused with its line and column.
     ///
     /// - Throws: `Failure` with `code` and a message that says where the text is wrong:

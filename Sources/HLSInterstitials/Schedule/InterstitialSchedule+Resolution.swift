@@ -17,7 +17,7 @@ extension InterstitialSchedule {
     ///   earliest; IN: ties later, several the latest).
     /// - R7: an empty asset list plays nothing and resumes at X-RESUME-OFFSET or 0; a failed load
     ///   plays nothing and resumes at 0, or on live, for the member that covers the playback start
-    ///   point (``coveredMember(startingAt:lengths:at:)``), at that point.
+    ///   point (`coveredMember(startingAt:lengths:at:)`), at that point.
     /// - R9: PRE plays before primary, POST after its end; a group that holds a POST resumes nothing
     ///   (none of its members adds an offset), so nothing of primary follows it.
     /// - R21: an interstitial item's `primary` span runs from the resumption point before it to its

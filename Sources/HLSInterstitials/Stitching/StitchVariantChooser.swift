@@ -1,7 +1,7 @@
 import HLSPlaylist
 
 /// Which variant of an ad is stitched into a variant of the primary (profile R28): one with the same
-/// codec families (``VariantStream/codecFamilies``) and the same RESOLUTION, so a player that does
+/// codec families (`VariantStream/codecFamilies`) and the same RESOLUTION, so a player that does
 /// not expect a change of media meets none at the discontinuity; among those, the highest BANDWIDTH
 /// that does not exceed the primary variant's, else the lowest.
 public enum StitchVariantChooser {

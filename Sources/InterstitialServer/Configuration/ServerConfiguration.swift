@@ -174,7 +174,7 @@ extension ServerConfiguration {
     /// Reads a configuration file's JSON; relative directories resolve against `base`.
     ///
     /// Syntax errors name their line and column; a key no object of the file takes
-    /// (``ConfigurationKeys``) is refused before any value is read.
+    /// (`ConfigurationKeys`) is refused before any value is read.
     ///
     /// - Throws: ``APIError`` with the JSON path of the first problem.
     public static func decode(_ bytes: some Collection<UInt8>, base: String) throws(APIError) -> ServerConfiguration {

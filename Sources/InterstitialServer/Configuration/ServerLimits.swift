@@ -43,7 +43,7 @@ public struct ServerLimits: Hashable, Sendable {
     /// at once. It is also the size of the HTTP client's connection pool per origin.
     public var upstreamConcurrency = 32
     /// The request slots of an upstream origin kept for the channel's own URLs (those without a
-    /// viewer's LL-HLS query, ``UpstreamQuery``): a quarter of ``upstreamConcurrency``, at least one
+    /// viewer's LL-HLS query, `UpstreamQuery`): a quarter of ``upstreamConcurrency``, at least one
     /// when there are two or more (8 of 32 by default). Requests with a viewer's query get 503
     /// `upstream-busy` when only these are free.
     public var upstreamReserve: Int { upstreamConcurrency > 1 ? max(1, upstreamConcurrency / 4) : 0 }

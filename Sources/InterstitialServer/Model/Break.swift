@@ -111,7 +111,7 @@ extension Break {
     }
 
     /// The `interstitial-preroll-skip` warning of a VOD pre-roll without `resumeOffset`, which skips
-    /// the start of the asset (``InterstitialEvent/preRollSkippedPrimary(isVOD:)``, the rule
+    /// the start of the asset (`InterstitialEvent/preRollSkippedPrimary(isVOD:)`, the rule
     /// `hlsi validate` applies): its message, nil when the break does not skip anything. The admin
     /// API returns it with the 201; `hlsi serve` prints it for the configuration's seed.
     public var preRollSkipWarning: String? {

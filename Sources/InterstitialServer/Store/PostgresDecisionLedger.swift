@@ -28,8 +28,8 @@ import PostgresNIO
 ///   sequence is logged, so cursors stay valid.
 /// - Bounds: at most ``batchKeys`` keys (and ``batchBytes`` of decisions) per statement, larger calls
 ///   are split; ``maximumBodyBytes`` per decision; at most ``maximumLimit`` decisions per read; each
-///   replica writes at most ``DecisionLedgerQuota/perBreak`` rows (claims and decisions) per target
-///   and break (``quota``): keys past it are neither claimed (not won) nor published.
+///   replica writes at most `DecisionLedgerQuota/perBreak` rows (claims and decisions) per target
+///   and break (`quota`): keys past it are neither claimed (not won) nor published.
 ///
 /// Every operation has the store's deadline: a database down or too slow fails it with
 /// ``StoreError`` `database-unavailable` instead of waiting.
