@@ -1216,6 +1216,17 @@ def decision_server(hlsi, workdir, name, vast, live=True, limits=None, ad_server
     return Server(hlsi, config, workdir, name)
 
 
+def decision_pair(hlsi, workdir, name, query, **options):
+    """A DecisionAdServer on loopback and a server whose ad tag is its `/vast?QUERY` (options as
+    decision_server's); the ad server's VAST names the server's ad1. Both are the caller's to stop."""
+    ads = DecisionAdServer(("127.0.0.1", 0), "")
+    threading.Thread(target=ads.serve_forever, daemon=True).start()
+    vast = f"http://127.0.0.1:{ads.server_address[1]}/vast?{query}"
+    server = decision_server(hlsi, workdir, name, vast, ad_server=ads, **options)
+    ads.media = f"{server.base}/ads/ad1/master.m3u8"
+    return ads, server
+
+
 def ad_server_ads(body):
     """Whether an asset list holds the ad server's ad (not the inventory's fallback)."""
     try:
@@ -1231,12 +1242,8 @@ def far_break_flood(hlsi, workdir):
     # ID) were answered and their live decisions kept until those breaks end, filling the decisions kept:
     # 47/400 viewers of the next break got the ad server's ads. Now they are 404 and keep nothing.
     print("23. asset lists of cadence breaks a hundred years ahead, and aliases of a break's ID", flush=True)
-    ads = DecisionAdServer(("127.0.0.1", 0), "")
-    threading.Thread(target=ads.serve_forever, daemon=True).start()
     limits = dict(LIMITS, prefetchDecisions=100)
-    vast = f"http://127.0.0.1:{ads.server_address[1]}/vast?sid=[SESSIONID]&brk=[BREAKID]"
-    server = decision_server(hlsi, workdir, "far-breaks", vast, limits=limits, ad_server=ads)
-    ads.media = f"{server.base}/ads/ad1/master.m3u8"
+    ads, server = decision_pair(hlsi, workdir, "far-breaks", "sid=[SESSIONID]&brk=[BREAKID]", limits=limits)
     try:
         now = time.time()
         statuses = []
@@ -1293,12 +1300,8 @@ def session_burst(hlsi, workdir):
     # copied every session queue on each decision). Now the burst is queued within what the ad server
     # can decide, each decision costs O(1), and the server is idle again right after the burst.
     print("24. a burst of new session IDs on a live channel decided ahead", flush=True)
-    ads = DecisionAdServer(("127.0.0.1", 0), "")
-    threading.Thread(target=ads.serve_forever, daemon=True).start()
-    vast = f"http://127.0.0.1:{ads.server_address[1]}/vast?sid=[SESSIONID]&brk=[BREAKID]"
     # Few decisions a second, so that what is left after the burst is the planner's own cost.
-    server = decision_server(hlsi, workdir, "burst", vast, ad_server=ads, per_second=20)
-    ads.media = f"{server.base}/ads/ad1/master.m3u8"
+    ads, server = decision_pair(hlsi, workdir, "burst", "sid=[SESSIONID]&brk=[BREAKID]", per_second=20)
     try:
         count = 20000
         errors = []
@@ -1348,11 +1351,7 @@ def large_user_agents(hlsi, workdir):
     # headers opened its breaker, and 46 of 50 viewers got the slate. Now the field is cut to 512 bytes
     # and a 4xx is not the ad server's failure.
     print("25. a 9 KB user agent against an ad server that answers 400 to large headers", flush=True)
-    ads = DecisionAdServer(("127.0.0.1", 0), "")
-    threading.Thread(target=ads.serve_forever, daemon=True).start()
-    vast = f"http://127.0.0.1:{ads.server_address[1]}/vast?sid=[SESSIONID]&brk=[BREAKID]"
-    server = decision_server(hlsi, workdir, "agents", vast, live=False, ad_server=ads)
-    ads.media = f"{server.base}/ads/ad1/master.m3u8"
+    ads, server = decision_pair(hlsi, workdir, "agents", "sid=[SESSIONID]&brk=[BREAKID]", live=False)
     try:
         status, _, body = admin(server.base, "POST", "/breaks",
                                 {"id": "ua", "target": "vod/demo", "at": 10, "duration": 10})
@@ -1388,11 +1387,7 @@ def shared_tag_device(hlsi, workdir):
     # its X-Device-User-Agent and X-Device-IP, was kept for the whole break: one bot request 2 minutes
     # early emptied the break for everyone, and its address appeared in everyone's tracking URLs.
     print("26. a bot asking a shared tag's break early", flush=True)
-    ads = DecisionAdServer(("127.0.0.1", 0), "")
-    threading.Thread(target=ads.serve_forever, daemon=True).start()
-    vast = f"http://127.0.0.1:{ads.server_address[1]}/vast?brk=[BREAKID]"
-    server = decision_server(hlsi, workdir, "shared", vast, ad_server=ads)
-    ads.media = f"{server.base}/ads/ad1/master.m3u8"
+    ads, server = decision_pair(hlsi, workdir, "shared", "brk=[BREAKID]")
     try:
         target = cadence_id(time.time() + 90)
         time.sleep(1.5)  # the planner follows the break: a live decision for it is kept
