@@ -28,6 +28,8 @@ final class ContentLibrary: Sendable {
     let state: ServerState
     let logger: Logger
     let now: @Sendable () -> DateTime
+    /// The server's clock (``ServerClock``): the wall clock is ``now``'s unless another is given.
+    let clock: any ServerClock
     let upstream: UpstreamClient
     /// Writes upstream playlists' Date Range Schedules as plain date ranges (`flattenSchedules`).
     private let scheduleFlattener: UpstreamScheduleFlattener
@@ -86,7 +88,7 @@ final class ContentLibrary: Sendable {
         rendered: RenderedPlaylistCache = RenderedPlaylistCache(), adDecisions: VASTDecisionClient? = nil,
         metrics: ServerMetrics = ServerMetrics(), conditioner: CreativeConditioner? = nil,
         fileBodies: FileBodyCache = FileBodyCache(), ledger: (any DecisionLedger)? = nil,
-        activeSessions: (@Sendable (Target) -> Int)? = nil
+        activeSessions: (@Sendable (Target) -> Int)? = nil, clock: (any ServerClock)? = nil
     ) {
         let limits = configuration.limits
         let sessions = ViewerSessions(
@@ -109,6 +111,8 @@ final class ContentLibrary: Sendable {
         self.state = state
         self.logger = logger
         self.now = now
+        let clock = clock ?? SystemServerClock(date: now)
+        self.clock = clock
         upstream = UpstreamClient(configuration: configuration, client: client, logger: logger)
         scheduleFlattener = UpstreamScheduleFlattener(upstream: upstream, logger: logger, metrics: metrics, now: now)
         vmapPlans = VMAPPlans(
@@ -123,7 +127,7 @@ final class ContentLibrary: Sendable {
         dispatcher = adDecisions?.dispatcher
         assetLists = AssetListService(
             configuration: configuration, state: state, inventory: inventory, logger: logger, metrics: metrics,
-            vast: adDecisions, now: now, vmapPlans: vmapPlans, conditioner: conditioner, relay: beaconRelay,
+            vast: adDecisions, clock: clock, vmapPlans: vmapPlans, conditioner: conditioner, relay: beaconRelay,
             prefetched: prefetched, ledger: ledger, liveDecisions: liveDecisions, owner: replica, sessions: sessions)
         base = NIOLockedValueBox(configuration.publicBase(boundPort: configuration.port))
     }

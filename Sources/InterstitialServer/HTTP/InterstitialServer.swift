@@ -197,7 +197,7 @@ public struct InterstitialServer: Service {
                     [
                         PrefetchService(
                             library: library, vast: $0, metrics: metrics, logger: logger, owner: library.replica,
-                            now: now)
+                            clock: library.clock)
                     ]
                 } ?? []),
             onServerRunning: { channel in

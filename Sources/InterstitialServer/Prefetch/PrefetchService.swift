@@ -28,15 +28,13 @@ struct PrefetchService: Service {
     /// This replica's name in claims.
     var owner = UUID().uuidString
     /// How often the planner is ticked.
-    var interval = Duration.milliseconds(250)
+    var interval = MediaTime(nanoseconds: 250_000_000)
     /// How long one decision made ahead may take (queue included).
     var deadline = MediaTime(seconds: 5)
     /// How long a claim holds without a decision.
     var claimLifetime = MediaTime(seconds: 30)
-    /// The wall clock.
-    var now: @Sendable () -> DateTime = { DateTime(Date()) }
-    /// Sleeps (a test passes its own clock's).
-    var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    /// The server's clock: the wall clock of the planner, the deadlines of decisions, the ticks.
+    var clock: any ServerClock = SystemServerClock()
 
     /// Runs until cancelled or a graceful shutdown.
     func run() async {
@@ -72,13 +70,13 @@ struct PrefetchService: Service {
             group.addTask {
                 while !Task.isCancelled {
                     wake.yield()
-                    do { try await sleep(interval) } catch { break }
+                    do { try await clock.sleep(for: interval) } catch { break }
                 }
                 wake.finish()
             }
             var updated: DateTime?
             for await _ in wakes {
-                let at = now()
+                let at = clock.wall
                 var actions = shared.pending.withLockedValue { pending in
                     defer { pending.removeAll() }
                     return pending
@@ -152,7 +150,7 @@ struct PrefetchService: Service {
         case .claim(let keys):
             guard let ledger = library.ledger else { return }
             group.addTask {
-                let at = now()
+                let at = clock.wall
                 var won: Set<DecisionKey>?
                 do {
                     won = try await ledger.claim(keys, owner: owner, until: at + claimLifetime, now: at)
@@ -160,7 +158,7 @@ struct PrefetchService: Service {
                 } catch {
                     ledgerFailed(shared, error)
                 }
-                let next = shared.planner.withLockedValue { $0.claimed(keys, won: won, now: now()) }
+                let next = shared.planner.withLockedValue { $0.claimed(keys, won: won, now: clock.wall) }
                 shared.pending.withLockedValue { $0 += next }
                 wake.yield()
             }
@@ -170,57 +168,75 @@ struct PrefetchService: Service {
                     $0[PrefetchCache.BreakKey(target: key.target, breakID: key.breakID)]
                 })
             else {
-                let next = shared.planner.withLockedValue { $0.decided(key, now: now()) }
+                let next = shared.planner.withLockedValue { $0.decided(key, now: clock.wall) }
                 shared.pending.withLockedValue { $0 += next }
                 return
             }
             group.addTask {
                 await decide(key, item)
-                let next = shared.planner.withLockedValue { $0.decided(key, now: now()) }
+                let next = shared.planner.withLockedValue { $0.decided(key, now: clock.wall) }
                 shared.pending.withLockedValue { $0 += next }
                 wake.yield()
             }
         }
     }
 
-    /// Decides `key` of `item`'s break through its ad server, keeps and publishes the decision.
+    /// Decides `key` of `item`'s break through its ad server, keeps and publishes the decision:
+    /// the driver of a ``DecisionMachine`` in ``DecisionMachine/Mode/ahead(_:)``.
     private func decide(_ key: DecisionKey, _ item: ContentLibrary.PrefetchBreak) async {
         // Not when it was decided meanwhile, or is being decided (the viewer asked first).
         guard let tag = item.settings.vast, library.prefetched.begin(key) else { return }
         defer { library.prefetched.finished(key) }
         let request = AssetListService.adRequest(
             breakID: key.breakID, duration: item.duration, session: key.session.isEmpty ? nil : key.session,
-            target: key.target, at: now())
-        let url = tag.url(for: request)
-        let started = ContinuousClock.now
-        let outcome = await vast.decide(
-            url: url, settings: item.settings, headers: [], deadline: deadline, cacheBuster: request.cacheBuster)
-        // A progressive-only creative is conditioned for the viewer's renditions, which are known
-        // when the viewer asks: such a decision is left to then (as is one the ad server did not
-        // answer: the live path has the fallback).
-        let prepared = VASTFill.prepare(ads: outcome.ads) { _ in .pending }
-        let elapsed = ContinuousClock.now - started
-        metrics.vastDecision(
-            target: key.target.description,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-            requests: outcome.requests, errorCodes: (outcome.errors + prepared.rejected).map(\.code.rawValue),
-            timedOut: outcome.timedOut)
-        guard !outcome.unanswered, prepared.pending == 0 else {
-            metrics.prefetch(result: "unused")
-            return
-        }
-        for report in prepared.rejected { vast.send(report, cacheBuster: request.cacheBuster) }
-        let bytes = prepared.encoded()
-        guard library.prefetched.store(key, bytes, expires: item.upcoming.end) else {
-            metrics.prefetch(result: "full")
-            return
-        }
-        metrics.adDecision(target: key.target.description, path: "prefetched")
-        guard let ledger = library.ledger else { return }
-        do {
-            try await ledger.publish([key: bytes], expires: item.upcoming.end)
-        } catch {
-            logger.debug("cannot publish the decision of \(key): \(error)")
+            target: key.target, at: clock.wall)
+        var machine = DecisionMachine(.ahead(key), deadline: deadline)
+        var rejected: [VASTErrorReport] = []
+        var actions = machine.start(now: clock.now)
+        while !actions.isEmpty {
+            var next: [DecisionMachine.Action] = []
+            for action in actions {
+                switch action {
+                case .ask(_, let deadline):
+                    let started = clock.now
+                    let outcome = await vast.decide(
+                        url: tag.url(for: request), settings: item.settings, headers: [], deadline: deadline,
+                        cacheBuster: request.cacheBuster)
+                    // A progressive-only creative is conditioned for the viewer's renditions, which are
+                    // known when the viewer asks: such a decision is left to then (as is one the ad
+                    // server did not answer: the live path has the fallback).
+                    let prepared = VASTFill.prepare(ads: outcome.ads) { _ in .pending }
+                    rejected = prepared.rejected
+                    metrics.vastDecision(
+                        target: key.target.description, seconds: (clock.now - started).seconds,
+                        requests: outcome.requests,
+                        errorCodes: (outcome.errors + prepared.rejected).map(\.code.rawValue),
+                        timedOut: outcome.timedOut)
+                    next += machine.decided(
+                        .init(prepared: prepared, unanswered: outcome.unanswered, fitted: prepared.entries.count),
+                        now: clock.now)
+                case .keep(let key, let prepared):
+                    for report in rejected { vast.send(report, cacheBuster: request.cacheBuster) }
+                    let bytes = prepared.encoded()
+                    guard library.prefetched.store(key, bytes, expires: item.upcoming.end) else {
+                        metrics.prefetch(result: "full")
+                        return
+                    }
+                    metrics.adDecision(target: key.target.description, path: DecisionMachine.Path.prefetched.rawValue)
+                    guard let ledger = library.ledger else { return }
+                    do {
+                        try await ledger.publish([key: bytes], expires: item.upcoming.end)
+                    } catch {
+                        logger.debug("cannot publish the decision of \(key): \(error)")
+                    }
+                case .discard:
+                    metrics.prefetch(result: "unused")
+                case .countAttempt, .lookUpKept, .lookUpLedger, .claim, .wait, .poll, .answer, .fallBack, .nothing:
+                    // A viewer's request only.
+                    break
+                }
+            }
+            actions = next
         }
     }
 

@@ -18,8 +18,8 @@ struct AssetListService: Sendable {
     let metrics: ServerMetrics
     /// Asks the targets' VAST ad servers; nil when the server was made without one (tests).
     var vast: VASTDecisionClient? = nil
-    /// The wall clock, for `[TIMESTAMP]`.
-    var now: @Sendable () -> DateTime = { DateTime(Date()) }
+    /// The server's clock: the deadlines of decisions, and the wall clock for `[TIMESTAMP]`.
+    var clock: any ServerClock = SystemServerClock()
     /// The breaks VMAP places on VOD assets, with their ad sources.
     var vmapPlans: VMAPPlans? = nil
     /// Conditions progressive creatives into HLS; nil leaves them out.
@@ -132,7 +132,8 @@ struct AssetListService: Sendable {
     }
 
     /// The asset list of a break a VAST ad server fills (a decision made ahead, or live), with the
-    /// inventory (or the slate) filling when the ad server does not answer.
+    /// inventory (or the slate) filling when the ad server does not answer: the driver of the
+    /// viewer's ``DecisionMachine``, doing the I/O its actions ask for, on ``clock``.
     private func vastList(
         _ request: AssetListQuery, target: Target, planned: BreakPlanner.Planned, duration: MediaTime,
         settings: AdServerSettings, vast: VASTDecisionClient, publicBase: String, userAgent: String?,
@@ -141,22 +142,13 @@ struct AssetListService: Sendable {
         let id = request.interstitialID
         let offset = request.startOffset ?? .zero
         let viewer = request.primaryID
-        let asked = request
         if target.kind == .live { sessions?.seen(viewer, on: target) }
-        let attempt = (try? await state.attempt(viewer: viewer, target: target, id: id, logger: logger).resolve()) ?? 0
-        let once = planned.event.willPlayOnce
-        guard !(once && attempt > 0) else {
-            metrics.assetListAnswered(target: target.description, source: "vast", ads: 0, filled: false)
-            return .json(AssetList(assets: []).encoded())
-        }
-        let started = ContinuousClock.now
-        // One deadline for all the viewer waits for: a decision on its way, the ledger, the ad server.
-        let due = started + configuration.assetListDeadline.duration
-        var request = Self.adRequest(breakID: id, duration: duration, session: viewer, target: target, at: now())
+        let started = clock.now
+        var adRequest = Self.adRequest(breakID: id, duration: duration, session: viewer, target: target, at: clock.wall)
         let device = DeviceFields(userAgent: userAgent, ip: viewerIP)
-        device.fill(&request)
+        device.fill(&adRequest)
         // A VMAP break asks its own ad source; any other break the target's VAST template.
-        var url = settings.vast?.url(for: request)
+        var url = settings.vast?.url(for: adRequest)
         var shared = settings.vast?.isShared ?? false
         var root: VASTDocument?
         let vmapPlan = vmapPlans?.plan(content: target.id, settings: settings)
@@ -164,7 +156,7 @@ struct AssetListService: Sendable {
             switch source.content {
             case .adTagURI(let template, _):
                 let tag = AdTagTemplate(template, serverUA: "hlsi")
-                url = tag.url(for: request)
+                url = tag.url(for: adRequest)
                 shared = tag.isShared
             case .vast(let document):
                 url = "vmap:" + id
@@ -173,67 +165,152 @@ struct AssetListService: Sendable {
             case .custom: break
             }
         }
-        guard let url else {
-            metrics.assetListAnswered(target: target.description, source: "vast", ads: 0, filled: false)
-            return .json(AssetList(assets: [], skipControl: planned.source?.assetListSkipControl).encoded())
-        }
-        // The viewer's decision made ahead (the first attempt of a session, a break of the target's
-        // own tag): answered at once, fitted to this viewer as a live decision would be.
+        // A decision made ahead can exist for a break of the target's own tag on a live channel,
+        // for the viewer's session (or for every viewer: a shared tag).
+        let key =
+            root == nil && vmapPlan?.sources[id] == nil && target.kind == .live && (shared || viewer != nil)
+            ? DecisionKey(target: target, breakID: id, session: shared ? "" : viewer ?? "") : nil
+        // Claimed and kept only for a break the planner follows: a request for a break further
+        // ahead claims no ledger row and keeps no decision.
+        let follows = key.map { prefetched?.follows(PrefetchCache.BreakKey(target: $0.target, breakID: id)) == true }
+        var machine = DecisionMachine(
+            .live(
+                .init(
+                    key: key, once: planned.event.willPlayOnce, hasURL: url != nil, follows: follows ?? false,
+                    sharedLedger: ledger?.isShared ?? false)),
+            deadline: configuration.assetListDeadline)
         let relayURL = relay.map { relay in
             { @Sendable (url: String, type: String) in
                 relay.url(for: url, type: type, viewer: viewer, base: publicBase)
             }
         }
-        func answer(_ prepared: PreparedDecision, path: String) -> ContentResponse {
-            let fill = VASTFill.assetList(
+        func fitted(_ prepared: PreparedDecision) -> VASTFill.Result {
+            VASTFill.assetList(
                 prepared, duration: duration, startOffset: offset, tracking: settings.tracking,
                 skipControl: planned.source?.assetListSkipControl, podTracking: vmapPlan?.tracking[id] ?? [],
                 relay: relayURL)
-            vast.dispatcher.send(fill.impressions, kind: "impression")
-            metrics.adDecision(target: target.description, path: path)
-            metrics.assetListAnswered(
-                target: target.description, source: "vast", ads: fill.adCount, filled: fill.adCount > 0)
-            return .json(fill.list.encoded())
         }
-        var claim: DecisionKey?
-        if attempt == 0, root == nil, vmapPlan?.sources[id] == nil, target.kind == .live,
-            shared || viewer != nil
-        {
-            let key = DecisionKey(target: target, breakID: id, session: shared ? "" : viewer ?? "")
-            if let prepared = await ahead(key, due: due) { return answer(prepared, path: "prefetch") }
-            // Claimed and kept only for a break the planner follows: a request for a break further
-            // ahead claims no ledger row and keeps no decision.
-            if prefetched?.follows(PrefetchCache.BreakKey(target: target, breakID: id)) == true { claim = key }
+        var attempt = 0
+        var deciding: DecisionKey?
+        defer { if let deciding { prefetched?.finished(deciding) } }
+        // The asset list fitted from the ad server's answer, once asked.
+        var fill: VASTFill.Result?
+        var actions = machine.start(now: started)
+        while !actions.isEmpty {
+            var next: [DecisionMachine.Action] = []
+            for action in actions {
+                switch action {
+                case .countAttempt:
+                    attempt =
+                        (try? await state.attempt(viewer: viewer, target: target, id: id, logger: logger).resolve())
+                        ?? 0
+                    next += machine.counted(attempt, now: clock.now)
+                case .lookUpKept(let key, let limit):
+                    let bytes = await prefetched?.decision(key, waitingUpTo: limit.duration)
+                    next += machine.kept(bytes.flatMap(PreparedDecision.init(encoded:)), now: clock.now)
+                case .lookUpLedger(let key, let limit), .poll(let key, let limit):
+                    let ledger = ledger
+                    let found = await clock.within(limit) { try await ledger?.decisions([key]) }
+                    let bytes = found.flatMap { $0?[key] }
+                    next += machine.published(bytes.flatMap(PreparedDecision.init(encoded:)), now: clock.now)
+                case .claim(let key, let lifetime, let limit):
+                    let (ledger, owner, at) = (ledger, owner, clock.wall)
+                    let won = await clock.within(limit) {
+                        try await ledger?.claim([key], owner: owner, until: at + lifetime, now: at)
+                    }
+                    let claim: DecisionMachine.Claim =
+                        won.flatMap { $0 }.map { $0.contains(key) ? .won : .lost } ?? .failed
+                    next += machine.claimed(claim, now: clock.now)
+                case .wait(let duration):
+                    try? await clock.sleep(for: duration)
+                    next += machine.tick(now: clock.now)
+                case .ask(let key, let deadline):
+                    // Decided live: nothing decides this viewer ahead meanwhile.
+                    if let key, prefetched?.begin(key) == true { deciding = key }
+                    let outcome = await ask(
+                        url: url ?? "", root: root, shared: shared, settings: settings, vast: vast,
+                        headers: device.headers(shared: shared), deadline: deadline,
+                        cacheBuster: adRequest.cacheBuster)
+                    let prepared = prepare(outcome.ads, profile: profile, publicBase: publicBase)
+                    var result = fitted(prepared)
+                    result.rejected = prepared.rejected
+                    for report in result.rejected { vast.send(report, cacheBuster: adRequest.cacheBuster) }
+                    let elapsed = clock.now - started
+                    metrics.vastDecision(
+                        target: target.description, seconds: elapsed.seconds, requests: outcome.requests,
+                        errorCodes: (outcome.errors + result.rejected).map(\.code.rawValue), timedOut: outcome.timedOut)
+                    fill = result
+                    next += machine.decided(
+                        .init(
+                            prepared: prepared, unanswered: outcome.unanswered, coalesced: outcome.coalesced,
+                            fitted: result.adCount),
+                        now: clock.now)
+                case .keep(let key, let prepared):
+                    keep(prepared, for: key, until: planned.event.date.map { $0 + duration })
+                case .answer(let prepared, let path):
+                    let result = fill ?? fitted(prepared)
+                    vast.dispatcher.send(result.impressions, kind: "impression")
+                    metrics.adDecision(target: target.description, path: path.rawValue)
+                    metrics.assetListAnswered(
+                        target: target.description, source: "vast", ads: result.adCount, filled: result.adCount > 0)
+                    logger.debug(
+                        "asset list from VAST",
+                        metadata: [
+                            "target": "\(target)", "break": "\(id)", "viewer": "\(viewer ?? "-")",
+                            "path": "\(path.rawValue)", "ads": "\(result.adCount)",
+                        ])
+                    return .json(result.list.encoded())
+                case .fallBack:
+                    var ads = (try? await candidates(for: target, breakID: id).resolve()) ?? []
+                    if let slate = settings.slate, let ad = ads.first(where: { $0.id == slate }) { ads = [ad] }
+                    guard !ads.isEmpty else {
+                        next += machine.noFallback(now: clock.now)
+                        continue
+                    }
+                    metrics.adDecision(target: target.description, path: DecisionMachine.Path.fallback.rawValue)
+                    return inventoryList(
+                        request, target: target, planned: planned, duration: duration, ads: ads, attempt: attempt,
+                        publicBase: publicBase)
+                case .nothing(let why):
+                    metrics.assetListAnswered(target: target.description, source: "vast", ads: 0, filled: false)
+                    let skipControl = why == .noAdTag ? planned.source?.assetListSkipControl : nil
+                    return .json(AssetList(assets: [], skipControl: skipControl).encoded())
+                case .discard:
+                    break
+                }
+            }
+            actions = next
         }
-        if let key = claim, let ledger, ledger.isShared,
-            let prepared = await claimOrWait(key, ledger: ledger, due: due)
-        {
-            return answer(prepared, path: "prefetch")
-        }
-        // Decided live: nothing decides this viewer ahead meanwhile.
-        let deciding = claim.map { prefetched?.begin($0) ?? false } ?? false
-        defer { if deciding, let claim { prefetched?.finished(claim) } }
-        // A decision every viewer shares carries no viewer's device (``DeviceFields``).
-        let headers = device.headers(shared: shared)
-        let deadline = Self.left(until: due)
-        let cacheBuster = request.cacheBuster
-        // A URL the same for every viewer is asked once for all the viewers asking together.
+        // Every path of the machine ends in an answer; should one not, the break is empty.
+        metrics.assetListAnswered(target: target.description, source: "vast", ads: 0, filled: false)
+        return .json(AssetList(assets: []).encoded())
+    }
+
+    /// Asks the ad server of `url` (`root`: a VMAP break's own VAST document) within `deadline`: a
+    /// URL the same for every viewer (`shared`) once for all the viewers asking together.
+    private func ask(
+        url: String, root: VASTDocument?, shared: Bool, settings: AdServerSettings, vast: VASTDecisionClient,
+        headers: [(String, String)], deadline: MediaTime, cacheBuster: String
+    ) async -> VASTDecisionClient.Outcome {
         let liveDecisions = liveDecisions
-        let outcome: VASTDecisionClient.Outcome
         if shared {
-            outcome = await vast.coalescer.share(url) {
+            return await vast.coalescer.share(url) {
                 liveDecisions?.started(url)
                 return await vast.decide(
                     url: url, settings: settings, headers: headers, deadline: deadline, cacheBuster: cacheBuster)
             }
-        } else {
-            liveDecisions?.started(url)
-            outcome = await vast.decide(
-                url: url, root: root, settings: settings, headers: headers, deadline: deadline,
-                cacheBuster: cacheBuster)
         }
-        let prepared = VASTFill.prepare(
-            ads: outcome.ads,
+        liveDecisions?.started(url)
+        return await vast.decide(
+            url: url, root: root, settings: settings, headers: headers, deadline: deadline, cacheBuster: cacheBuster)
+    }
+
+    /// The ad server's ads, prepared for the viewer's renditions (`profile`): a progressive-only
+    /// creative is conditioned into HLS, and left out until it is ready.
+    private func prepare(_ ads: [ResolvedAd], profile: ConditioningProfile?, publicBase: String) -> PreparedDecision {
+        let conditioner = conditioner
+        return VASTFill.prepare(
+            ads: ads,
             conditioned: { selection in
                 guard let conditioner, let profile, let file = selection.progressiveFiles.first else {
                     return .unavailable
@@ -244,105 +321,13 @@ struct AssetListService: Sendable {
                 conditioner.request(.init(key: key, url: url, profile: profile))
                 return .pending
             })
-        if let key = claim, !outcome.unanswered, prepared.pending == 0 {
-            keep(prepared, for: key, until: planned.event.date.map { $0 + duration })
-        }
-        var fill = VASTFill.assetList(
-            prepared, duration: duration, startOffset: offset, tracking: settings.tracking,
-            skipControl: planned.source?.assetListSkipControl, podTracking: vmapPlan?.tracking[id] ?? [],
-            relay: relayURL)
-        fill.rejected = prepared.rejected
-        for report in fill.rejected { vast.send(report, cacheBuster: request.cacheBuster) }
-        vast.dispatcher.send(fill.impressions, kind: "impression")
-        let elapsed = ContinuousClock.now - started
-        metrics.vastDecision(
-            target: target.description,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-            requests: outcome.requests, errorCodes: (outcome.errors + fill.rejected).map(\.code.rawValue),
-            timedOut: outcome.timedOut)
-        // The ad server failed, timed out or was not asked: the inventory (or the slate) fills.
-        if fill.adCount == 0, outcome.unanswered {
-            var ads = (try? await candidates(for: target, breakID: id).resolve()) ?? []
-            if let slate = settings.slate, let ad = ads.first(where: { $0.id == slate }) { ads = [ad] }
-            if !ads.isEmpty {
-                metrics.adDecision(target: target.description, path: "fallback")
-                return inventoryList(
-                    asked, target: target, planned: planned, duration: duration, ads: ads,
-                    attempt: attempt, publicBase: publicBase)
-            }
-        }
-        metrics.adDecision(
-            target: target.description,
-            path: fill.adCount == 0 ? "empty" : outcome.coalesced ? "coalesced" : "live")
-        metrics.assetListAnswered(
-            target: target.description, source: "vast", ads: fill.adCount, filled: fill.adCount > 0)
-        logger.debug(
-            "asset list from VAST",
-            metadata: [
-                "target": "\(target)", "break": "\(id)", "viewer": "\(viewer ?? "-")",
-                "requests": "\(outcome.requests)", "ads": "\(fill.adCount)", "errors": "\(outcome.errors.count)",
-            ])
-        return .json(fill.list.encoded())
-    }
-
-    /// What is left of the time until `due` (zero once it passed).
-    private static func left(until due: ContinuousClock.Instant) -> MediaTime {
-        let left = (due - ContinuousClock.now).components
-        // At most the asset-list deadline, a MediaTime: its nanoseconds fit.
-        let nanoseconds = left.seconds * 1_000_000_000 + left.attoseconds / 1_000_000_000
-        return MediaTime(nanoseconds: max(0, nanoseconds))
-    }
-
-    /// The decision made ahead for `key`: kept here, else (with a shared ledger) published by
-    /// another replica, asked within a quarter of the deadline; never past `due`.
-    private func ahead(_ key: DecisionKey, due: ContinuousClock.Instant) async -> PreparedDecision? {
-        // A decision on its way (the viewer asked while it is being made ahead) is waited for, up
-        // to half the deadline, rather than asked for again.
-        let deadline = configuration.assetListDeadline
-        let half = min(MediaTime(nanoseconds: deadline.nanoseconds / 2), Self.left(until: due))
-        if let bytes = await prefetched?.decision(key, waitingUpTo: half.duration) {
-            return PreparedDecision(encoded: bytes)
-        }
-        guard let ledger, ledger.isShared else { return nil }
-        let wait = min(MediaTime(nanoseconds: deadline.nanoseconds / 4), Self.left(until: due))
-        guard let found = await Self.within(wait, { try await ledger.decisions([key]) }), let bytes = found[key]
-        else { return nil }
-        return PreparedDecision(encoded: bytes)
-    }
-
-    /// Claims `key` before it is decided live, so that two replicas do not ask the ad server for one
-    /// viewer; when another replica holds the claim, waits for its decision (polling the ledger)
-    /// until half the deadline, never past `due`. Nil: decide live (won, failed or waited in vain).
-    private func claimOrWait(
-        _ key: DecisionKey, ledger: any DecisionLedger, due: ContinuousClock.Instant
-    ) async -> PreparedDecision? {
-        let at = now()
-        let deadline = configuration.assetListDeadline
-        let half = MediaTime(nanoseconds: deadline.nanoseconds / 2)
-        let owner = owner
-        guard
-            let won = await Self.within(
-                min(half, Self.left(until: due)),
-                { try await ledger.claim([key], owner: owner, until: at + deadline + deadline, now: at) }),
-            !won.contains(key)
-        else { return nil }
-        let until = min(ContinuousClock.now + half.duration, due)
-        while ContinuousClock.now < until {
-            try? await Task.sleep(for: .milliseconds(50))
-            if let found = await Self.within(Self.left(until: until), { try await ledger.decisions([key]) }),
-                let bytes = found[key]
-            {
-                return PreparedDecision(encoded: bytes)
-            }
-        }
-        return nil
     }
 
     /// Keeps a live decision of a viewer's first request for a live break the planner follows, so
     /// that it is not made again ahead, and with a shared ledger publishes it for the replicas (in
     /// the background).
     private func keep(_ prepared: PreparedDecision, for key: DecisionKey, until end: DateTime?) {
-        guard let end, end > now() else { return }
+        guard let end, end > clock.wall else { return }
         let bytes = prepared.encoded()
         guard prefetched?.keepLive(key, bytes, expires: end) == true else { return }
         guard let ledger, ledger.isShared else { return }
@@ -352,14 +337,6 @@ struct AssetListService: Sendable {
                 logger.debug("cannot publish the live decision of \(key): \(error)")
             }
         }
-    }
-
-    /// `operation`'s result, or nil when it fails or takes longer than `limit` (not waiting for an
-    /// operation that does not stop when cancelled, a ledger whose database is down).
-    private static func within<T: Sendable>(
-        _ limit: MediaTime, _ operation: @escaping @Sendable () async throws -> T
-    ) async -> T? {
-        try? await withTimeLimitAbandoning(limit.duration, operation)
     }
 
     /// The asset list of a break filled from the inventory's `ads` (none for a `ONCE` break the

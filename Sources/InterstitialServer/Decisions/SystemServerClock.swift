@@ -1,0 +1,23 @@
+import Foundation
+import HLSPlaylist
+import NIOCore
+
+/// The server's clock in production: ``now`` is the system's uptime clock (the one the ad-server
+/// gates use, ``AdServerGates/now()``), ``wall`` the system's date unless another is given (a
+/// test's fixed date), and ``sleep(for:)`` `Task.sleep`.
+struct SystemServerClock: ServerClock {
+    /// The wall clock.
+    var date: @Sendable () -> DateTime = { DateTime(Date()) }
+
+    /// The uptime clock's time.
+    var now: MediaTime { MediaTime(nanoseconds: Int64(clamping: NIODeadline.now().uptimeNanoseconds)) }
+
+    /// The date now.
+    var wall: DateTime { date() }
+
+    /// `Task.sleep` for `duration` (nothing for a duration not above zero).
+    func sleep(for duration: MediaTime) async throws {
+        guard duration > .zero else { return }
+        try await Task.sleep(nanoseconds: UInt64(duration.nanoseconds))
+    }
+}
