@@ -57,7 +57,7 @@ package enum ConfigurationKeys {
             children: ["breaker": "adServer.breaker", "preload": "adServer.preload", "prefetch": "adServer.prefetch"]),
         Object(name: "adServer.breaker", keys: ["failures", "window", "coolDown"]),
         Object(name: "adServer.preload", keys: ["endsBefore", "minimum", "maximum"]),
-        Object(name: "adServer.prefetch", keys: ["window"]),
+        Object(name: "adServer.prefetch", keys: ["window", "expectedBreak", "refresh"]),
         Object(name: "signalInserter", keys: ["every", "duration", "offset", "form"]),
         Object(
             name: "limits",
@@ -70,7 +70,7 @@ package enum ConfigurationKeys {
                 "viewerStoreTimeout", "breaksPerTarget", "inventoryAds", "beaconLifetime", "beaconsPerAddress",
                 "beaconsPerViewer", "conditioningTimeout", "conditioningCPUSeconds", "adDecisionRequests",
                 "adDecisionBytes", "prefetchSessionIdle", "prefetchSessions", "prefetchSessionBytes",
-                "prefetchDecisions", "prefetchBytes",
+                "prefetchDecisions", "prefetchBytes", "standingDecisions",
             ]),
         Object(name: "adServerFetch", keys: ["allowPrivate", "allow", "deny"]),
         Object(name: "seed", keys: ["inventory", "schedules", "breaks"]),

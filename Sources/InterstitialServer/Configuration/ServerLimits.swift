@@ -118,6 +118,10 @@ public struct ServerLimits: Hashable, Sendable {
     /// The most bytes of decisions made ahead kept (`prefetchBytes`, 64 MiB; identical decisions are
     /// kept once); more are not made.
     public var prefetchBytes = 64 * 1024 * 1024
+    /// The most standing decisions kept (`standingDecisions`, 100,000), all channels together, within
+    /// `prefetchDecisions` and `prefetchBytes`: past it no standing decision is made (those viewers are
+    /// decided when they ask).
+    public var standingDecisions = 100_000
 
     /// How long an upstream playlist's answer (fetched and rendered once) serves the other requests
     /// for the same URL (`upstreamPlaylistReuse`, 1 s; 0 shares only a fetch in flight).
@@ -190,6 +194,7 @@ extension ServerLimits {
         try bytes("prefetchSessionBytes", \.prefetchSessionBytes, minimum: 4096)
         try bytes("prefetchDecisions", \.prefetchDecisions, minimum: 16)
         try bytes("prefetchBytes", \.prefetchBytes, minimum: 4096)
+        try bytes("standingDecisions", \.standingDecisions, minimum: 16)
         try reader.finish()
         return limits
     }

@@ -99,7 +99,8 @@ final class ContentLibrary: Sendable {
         replica = Self.replicaName(port: configuration.port)
         self.activeSessions = activeSessions ?? { sessions.count($0) }
         prefetched = PrefetchCache(
-            limits: PrefetchCache.Limits(count: limits.prefetchDecisions, bytes: limits.prefetchBytes))
+            limits: PrefetchCache.Limits(
+                count: limits.prefetchDecisions, bytes: limits.prefetchBytes, standing: limits.standingDecisions))
         self.adDecisions = adDecisions
         self.ledger = ledger
         self.metrics = metrics

@@ -15,7 +15,9 @@ import HLSPlaylist
 /// the deadline for one on its way), then with a shared ledger for one another replica published
 /// (a quarter). Not found, for a break the prefetcher follows (``Live/follows``) the key is claimed
 /// in a shared ledger; a claim another replica holds is waited for by polling the ledger every
-/// ``pollInterval`` up to half the deadline. Then the ad server is asked with what is left of the
+/// ``pollInterval`` up to half the deadline. Before the claim, with standing decisions on
+/// (``StandingBreak``), the viewer's standing decision is taken when one has an ad that fits the
+/// break (R30), and consumed. Then the ad server is asked with what is left of the
 /// deadline; a decision it made for a followed break is kept (and published); an answer with no ads
 /// because the ad server did not answer falls back to the inventory (or the slate).
 ///
@@ -44,6 +46,9 @@ struct DecisionMachine: Sendable {
         var follows = false
         /// Whether the ledger is shared between replicas (``DecisionLedger/isShared``).
         var sharedLedger = false
+        /// The viewer's standing decisions this break may take (``StandingBreak/lookups(session:)``),
+        /// newest first; looked up when no decision was made ahead for the break itself.
+        var standing: [DecisionKey] = []
     }
 
     /// How a claim ended.
@@ -70,6 +75,8 @@ struct DecisionMachine: Sendable {
         case fallback
         /// Made ahead and kept.
         case prefetched
+        /// A standing decision, fitted to the break (R30).
+        case standing
     }
 
     /// Why a request is answered with nothing decided.
@@ -99,6 +106,11 @@ struct DecisionMachine: Sendable {
         /// Look for the decision made ahead kept by this replica, waiting up to `waitingUpTo` for one
         /// on its way; give ``kept(_:now:)``.
         case lookUpKept(DecisionKey, waitingUpTo: MediaTime)
+        /// Look for the first of the viewer's standing decisions that has an ad fitting the break;
+        /// give ``standing(_:now:)``.
+        case lookUpStanding([DecisionKey])
+        /// Take the standing decision `key` out: the break that uses it consumes it.
+        case consume(DecisionKey)
         /// Look for a decision published by another replica, within `within`; give ``published(_:now:)``.
         case lookUpLedger(DecisionKey, within: MediaTime)
         /// Claim `key` for `lifetime`, within `within`; give ``claimed(_:now:)``.
@@ -133,6 +145,8 @@ struct DecisionMachine: Sendable {
         case lookingUpKept(DecisionKey)
         /// A decision published by another replica is looked for.
         case lookingUpLedger(DecisionKey)
+        /// The viewer's standing decisions are looked up (for the break's key).
+        case lookingUpStanding(DecisionKey)
         /// The key is being claimed.
         case claiming(DecisionKey)
         /// Another replica holds the claim: its decision is polled for until `until`.
@@ -190,7 +204,7 @@ struct DecisionMachine: Sendable {
     mutating func kept(_ found: PreparedDecision?, now: MediaTime) -> [Action] {
         guard case .lookingUpKept(let key) = state, case .live(let live) = mode else { return [] }
         if let found { return finish(.answer(found, .prefetch)) }
-        guard live.sharedLedger else { return claimOrAsk(key, live, now: now) }
+        guard live.sharedLedger else { return standingOrOn(key, live, now: now) }
         state = .lookingUpLedger(key)
         return [.lookUpLedger(key, within: min(quarter, left(now)))]
     }
@@ -201,7 +215,7 @@ struct DecisionMachine: Sendable {
         case .lookingUpLedger(let key):
             guard case .live(let live) = mode else { return [] }
             if let found { return finish(.answer(found, .prefetch)) }
-            return claimOrAsk(key, live, now: now)
+            return standingOrOn(key, live, now: now)
         case .polling(let key, let until):
             if let found { return finish(.answer(found, .prefetch)) }
             guard now < until else { return ask(keeping: key, now: now) }
@@ -209,6 +223,15 @@ struct DecisionMachine: Sendable {
         default:
             return []
         }
+    }
+
+    /// The viewer's standing decision with an ad that fits the break, found (under its key) or not.
+    mutating func standing(_ found: (key: DecisionKey, decision: PreparedDecision)?, now: MediaTime) -> [Action] {
+        guard case .lookingUpStanding(let key) = state, case .live(let live) = mode else { return [] }
+        guard let found else { return claimOrAsk(key, live, now: now) }
+        // A shared tag's one standing decision serves every viewer; a viewer's own is consumed.
+        let consume: [Action] = found.key.session.isEmpty ? [] : [.consume(found.key)]
+        return consume + finish(.answer(found.decision, .standing))
     }
 
     /// How the claim ended.
@@ -256,6 +279,14 @@ struct DecisionMachine: Sendable {
     mutating func noFallback(now: MediaTime) -> [Action] {
         guard case .fallingBack(let prepared) = state else { return [] }
         return finish(.answer(prepared, .empty))
+    }
+
+    /// No decision made ahead for the break: the viewer's standing decisions, when it may have some;
+    /// else on to the claim or the ad server.
+    private mutating func standingOrOn(_ key: DecisionKey, _ live: Live, now: MediaTime) -> [Action] {
+        guard !live.standing.isEmpty else { return claimOrAsk(key, live, now: now) }
+        state = .lookingUpStanding(key)
+        return [.lookUpStanding(live.standing)]
     }
 
     /// Claims `key` of a followed break in a shared ledger, else asks the ad server.

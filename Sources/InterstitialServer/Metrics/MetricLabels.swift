@@ -18,7 +18,9 @@ final class MetricLabels: Sendable {
     /// The most distinct `ad_server` values one registry keeps before it writes ``other``.
     static let adServerLimit = 100
     /// How an asset list of an ad-server break was decided (`prefetched` comes with prefetch).
-    static let decisionPaths: Set<String> = ["live", "coalesced", "fallback", "empty", "prefetched", "prefetch"]
+    static let decisionPaths: Set<String> = [
+        "live", "coalesced", "fallback", "empty", "prefetched", "prefetch", "standing",
+    ]
     /// What became of a decision made ahead that was not kept, and ledger failures.
     static let prefetchResults: Set<String> = ["unused", "full", "ledger-failure"]
     /// Why a request to an ad server was not made.

@@ -5,11 +5,19 @@ import HLSPlaylist
 /// `prefetch` key of ``AdServerSettings``): `false` turns it off; `{"window": seconds}` caps the
 /// retrieval window (``BreakWindows/maximumRetrieval``). On by default for live channels with a
 /// VAST ad server.
+///
+/// `{"expectedBreak": seconds}` turns on standing decisions (``StandingBreak``): each viewer seen
+/// keeps a decision for the channel's next break before any cue, sized for a break of that length
+/// and made again every `refresh` seconds (default 300) so that it is never stale.
 public struct PrefetchSettings: Hashable, Sendable {
     /// Whether decisions are made ahead.
     public var enabled = true
     /// The longest retrieval window; nil: ``BreakWindows``' default (300 s).
     public var window: MediaTime?
+    /// The length of break standing decisions are made for; nil: no standing decisions.
+    public var expectedBreak: MediaTime?
+    /// How often standing decisions are made again; nil: 300 s.
+    public var refresh: MediaTime?
 
     /// The default: on, the default window.
     public init() {}
@@ -17,10 +25,14 @@ public struct PrefetchSettings: Hashable, Sendable {
     /// `false`, or `{"window": s}` (the window given); nil for the default.
     public var jsonValue: JSONValue? {
         guard enabled else { return .bool(false) }
-        return window.map { .object(["window": .seconds($0)]) }
+        var object: [String: JSONValue] = [:]
+        if let window { object["window"] = .seconds(window) }
+        if let expectedBreak { object["expectedBreak"] = .seconds(expectedBreak) }
+        if let refresh { object["refresh"] = .seconds(refresh) }
+        return object.isEmpty ? nil : .object(object)
     }
 
-    /// Reads `true`, `false` or `{"window": 10-3600 s}`.
+    /// Reads `true`, `false` or `{"window": 10-3600 s, "expectedBreak": 5-600 s, "refresh": 60-3600 s}`.
     public static func decode(_ value: JSONValue, path: String) throws(APIError) -> PrefetchSettings {
         var settings = PrefetchSettings()
         if case .bool(let enabled) = value {
@@ -33,6 +45,18 @@ public struct PrefetchSettings: Hashable, Sendable {
                 throw reader.error("window", "expected 10 to 3600 seconds")
             }
             settings.window = window
+        }
+        if let expected = try reader.seconds("expectedBreak") {
+            guard expected >= MediaTime(seconds: 5), expected <= MediaTime(seconds: 600) else {
+                throw reader.error("expectedBreak", "expected 5 to 600 seconds")
+            }
+            settings.expectedBreak = expected
+        }
+        if let refresh = try reader.seconds("refresh") {
+            guard refresh >= MediaTime(seconds: 60), refresh <= MediaTime(seconds: 3600) else {
+                throw reader.error("refresh", "expected 60 to 3600 seconds")
+            }
+            settings.refresh = refresh
         }
         try reader.finish()
         return settings

@@ -23,7 +23,7 @@ extension ContentLibrary {
     /// (admin, cadence and served breaks: ``BreakPlanner/upcoming(_:horizon:)``), filled by this
     /// server's asset list, with their retrieval windows: from the preload hint's range as first
     /// served (`<break>.preload`), else ``BreakWindows/hint(start:sessions:perSecond:)`` for the
-    /// audience now.
+    /// audience now; and the channels' standing breaks (``standingBreaks(at:)``).
     func prefetchBreaks(at now: DateTime) -> [PrefetchBreak] {
         let snapshot = state.snapshot
         var found: [PrefetchBreak] = []
@@ -56,6 +56,8 @@ extension ContentLibrary {
                 found.append(PrefetchBreak(upcoming: upcoming, settings: settings, duration: duration))
             }
         }
+        // Each channel's next break before any cue, with standing decisions on.
+        found += standingBreaks(at: now)
         return found
     }
 }

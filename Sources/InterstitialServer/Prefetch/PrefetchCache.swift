@@ -23,6 +23,9 @@ final class PrefetchCache: Sendable {
         var count = 200_000
         /// The most bytes kept: distinct decisions once, plus each key's cost.
         var bytes = 64 * 1024 * 1024
+        /// The most standing decisions kept (``StandingBreak``), all channels together, within ``count``
+        /// and ``bytes``.
+        var standing = 100_000
     }
 
     /// A break of a target.
@@ -52,6 +55,10 @@ final class PrefetchCache: Sendable {
         var bytes = 0
         /// The keys being decided now (ahead, or live for a viewer who asked first).
         var deciding: Set<DecisionKey> = []
+        /// The standing decisions kept, by channel.
+        var standing: [Target: Int] = [:]
+        /// The standing decisions kept, all channels together.
+        var standingTotal = 0
     }
 
     let limits: Limits
@@ -99,6 +106,8 @@ final class PrefetchCache: Sendable {
         _ key: DecisionKey, _ bytes: [UInt8], expires: DateTime, limits: Limits, in state: inout State
     ) -> Bool {
         guard state.decisions[key] == nil, cost(key) + bytes.count <= limits.bytes else { return false }
+        let standing = StandingBreak.isStanding(key.breakID)
+        if standing, state.standingTotal >= limits.standing { return false }
         let breakKey = BreakKey(target: key.target, breakID: key.breakID)
         // When the break starts: as followed, else as kept, else its end stands for its start.
         let start = state.followed[breakKey] ?? state.breaks[breakKey]?.start ?? expires
@@ -120,6 +129,10 @@ final class PrefetchCache: Sendable {
             state.bytes += cost(key) + bytes.count
         }
         state.decisions[key] = index
+        if standing {
+            state.standing[key.target, default: 0] += 1
+            state.standingTotal += 1
+        }
         var entry = state.breaks.removeValue(forKey: breakKey) ?? (start, expires, [])
         entry.sessions.append(key.session)
         entry.expires = max(entry.expires, expires)
@@ -144,6 +157,11 @@ final class PrefetchCache: Sendable {
     private static func remove(_ key: DecisionKey, in state: inout State) {
         guard let index = state.decisions.removeValue(forKey: key) else { return }
         state.bytes -= cost(key)
+        if StandingBreak.isStanding(key.breakID) {
+            state.standingTotal -= 1
+            let left = (state.standing[key.target] ?? 1) - 1
+            state.standing[key.target] = left > 0 ? left : nil
+        }
         guard var blob = state.blobs[index] else { return }
         blob.references -= 1
         if blob.references == 0 {
@@ -158,6 +176,20 @@ final class PrefetchCache: Sendable {
     /// The decision kept for `key`.
     func decision(_ key: DecisionKey) -> [UInt8]? {
         state.withLockedValue { state in state.decisions[key].flatMap { state.blobs[$0]?.bytes } }
+    }
+
+    /// Takes `key`'s decision out of the cache: a standing decision consumed by the break that uses it.
+    func take(_ key: DecisionKey) -> [UInt8]? {
+        state.withLockedValue { state in
+            guard let bytes = state.decisions[key].flatMap({ state.blobs[$0]?.bytes }) else { return nil }
+            Self.remove(key, in: &state)
+            return bytes
+        }
+    }
+
+    /// The standing decisions kept (``StandingBreak``), by channel.
+    var standing: [Target: Int] {
+        state.withLockedValue { $0.standing }
     }
 
     /// Whether `key` has a decision.

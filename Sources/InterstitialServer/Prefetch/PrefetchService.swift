@@ -231,7 +231,9 @@ struct PrefetchService: Service {
                     }
                 case .discard:
                     metrics.prefetch(result: "unused")
-                case .countAttempt, .lookUpKept, .lookUpLedger, .claim, .wait, .poll, .answer, .fallBack, .nothing:
+                case .countAttempt, .lookUpKept, .lookUpStanding, .consume, .lookUpLedger, .claim, .wait, .poll,
+                    .answer,
+                    .fallBack, .nothing:
                     // A viewer's request only.
                     break
                 }

@@ -173,11 +173,18 @@ struct AssetListService: Sendable {
         // Claimed and kept only for a break the planner follows: a request for a break further
         // ahead claims no ledger row and keeps no decision.
         let follows = key.map { prefetched?.follows(PrefetchCache.BreakKey(target: $0.target, breakID: id)) == true }
+        // With standing decisions on, the viewer's (or, for a shared tag, everyone's) for the
+        // channel's next break, made before the cue.
+        let standing =
+            key.flatMap { key in
+                StandingBreak(target: target, settings: settings.prefetch, at: clock.wall)?.lookups(
+                    session: key.session)
+            } ?? []
         var machine = DecisionMachine(
             .live(
                 .init(
                     key: key, once: planned.event.willPlayOnce, hasURL: url != nil, follows: follows ?? false,
-                    sharedLedger: ledger?.isShared ?? false)),
+                    sharedLedger: ledger?.isShared ?? false, standing: standing)),
             deadline: configuration.assetListDeadline)
         let relayURL = relay.map { relay in
             { @Sendable (url: String, type: String) in
@@ -208,6 +215,17 @@ struct AssetListService: Sendable {
                 case .lookUpKept(let key, let limit):
                     let bytes = await prefetched?.decision(key, waitingUpTo: limit.duration)
                     next += machine.kept(bytes.flatMap(PreparedDecision.init(encoded:)), now: clock.now)
+                case .lookUpStanding(let keys):
+                    // R30: the first standing decision with an ad that fits the break is taken.
+                    let found = keys.lazy.compactMap { key -> (key: DecisionKey, decision: PreparedDecision)? in
+                        guard let decision = self.prefetched?.decision(key).flatMap(PreparedDecision.init(encoded:)),
+                            fitted(decision).adCount > 0
+                        else { return nil }
+                        return (key, decision)
+                    }.first
+                    next += machine.standing(found, now: clock.now)
+                case .consume(let key):
+                    _ = prefetched?.take(key)
                 case .lookUpLedger(let key, let limit), .poll(let key, let limit):
                     let ledger = ledger
                     let found = await clock.within(limit) { try await ledger?.decisions([key]) }
