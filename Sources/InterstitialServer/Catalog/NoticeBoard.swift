@@ -69,7 +69,8 @@ struct NoticeBoard: Sendable {
             else {
                 throw reader.error(
                     "id",
-                    "\"\(id.prefix(80))\" is not a notice ID: \(BreakNotice.idPrefix) and up to 57 of A-Z a-z 0-9 - _ .")
+                    "\"\(id.prefix(80))\" is not a notice ID: \(BreakNotice.idPrefix) and up to 57 of A-Z a-z 0-9 - _ ."
+                )
             }
         }
         return Request(start: start, duration: duration, id: id)
