@@ -122,6 +122,7 @@ struct OpenAPITests {
         "Model/Break.swift", "Model/BreakSchedule.swift", "Model/Ad.swift", "Model/AdServerSettings.swift",
         "Model/PreloadSettings.swift", "Model/PrefetchSettings.swift", "Model/JSONObjectReader.swift",
         "Model/APIError.swift", "Model/PlayerURI.swift", "State/ServerState.swift",
+        "HTTP/AdminAPI+Notices.swift", "Catalog/NoticeBoard.swift", "Model/BreakNotice.swift",
     ]
 
     @Test("Every code the admin routes' sources throw is listed in the document")
@@ -170,6 +171,12 @@ struct OpenAPITests {
         (.post, "channels/demo/breaks", #"{"duration":0}"#, "POST /channels/{id}/breaks"),
         (.post, "channels/demo/return", #"{"break":"nothing"}"#, "POST /channels/{id}/return"),
         (.post, "channels/demo/return", #"{"other":1}"#, "POST /channels/{id}/return"),
+        (.post, "channels/demo/upcoming", #"{"in":90,"duration":60}"#, "POST /channels/{id}/upcoming"),
+        (.post, "channels/demo-scte35/upcoming", #"{"in":0,"duration":60}"#, "POST /channels/{id}/upcoming"),
+        (.post, "channels/demo-scte35/upcoming", #"{"in":9,"duration":60,"id":"x"}"#, "POST /channels/{id}/upcoming"),
+        (.post, "channels/nothing/upcoming", #"{"in":9,"duration":60}"#, "POST /channels/{id}/upcoming"),
+        (.get, "channels/nothing/upcoming", nil, "GET /channels/{id}/upcoming"),
+        (.delete, "channels/demo-scte35/upcoming/notice-none", nil, "DELETE /channels/{id}/upcoming/{notice}"),
         (.get, "served?target=vod/nothing", nil, "GET /served"),
         (.get, "served?target=tv", nil, "GET /served"),
         (.get, "served?limit=0", nil, "GET /served"),

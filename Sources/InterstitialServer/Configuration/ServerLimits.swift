@@ -81,6 +81,13 @@ public struct ServerLimits: Hashable, Sendable {
     public var breaksPerTarget = 1000
     /// The most ads in the inventory (`inventoryAds`, 10,000); creating one more gets 409 `limit-reached`.
     public var inventoryAds = 10_000
+    /// The most early notices of breaks stored for one live channel (`noticesPerChannel`, 16); one
+    /// more gets 409 `limit-reached`. A notice is removed when it expires.
+    public var noticesPerChannel = 16
+    /// How far a signalled break's start may be from an early notice's start for the break to take
+    /// the notice (`noticeTolerance`, 10 s, at most 300 s): either side (``NoticeMatcher``). A
+    /// notice expires at its start plus its duration plus this.
+    public var noticeTolerance = NoticeMatcher.defaultTolerance
     /// How long a beacon relay URL verifies after the asset list that carries it was written
     /// (`beaconLifetime`, 3 h, at most 7 days): past it, it is refused with 410 and not passed on.
     public var beaconLifetime = MediaTime(seconds: 3 * 3600)
@@ -179,6 +186,11 @@ extension ServerLimits {
         try seconds("viewerStoreTimeout", \.viewerStoreTimeout)
         try bytes("breaksPerTarget", \.breaksPerTarget, minimum: 1)
         try bytes("inventoryAds", \.inventoryAds, minimum: 1)
+        try bytes("noticesPerChannel", \.noticesPerChannel, minimum: 1)
+        try seconds("noticeTolerance", \.noticeTolerance)
+        guard limits.noticeTolerance <= MediaTime(seconds: 300) else {
+            throw reader.error("noticeTolerance", "must be at most 300 seconds")
+        }
         try seconds("beaconLifetime", \.beaconLifetime)
         guard limits.beaconLifetime <= MediaTime(seconds: 7 * 86400) else {
             throw reader.error("beaconLifetime", "must be at most 7 days (604800 seconds)")

@@ -707,6 +707,7 @@ final class ContentLibrary: Sendable {
         var planner = BreakPlanner(
             target: target, state: state, assetListURI: content.path + "/asset-list.json",
             adURI: { ad in ad.absoluteURI(publicBase: publicBase) })
+        planner.noticeTolerance = configuration.limits.noticeTolerance
         if target.kind == .vod, let settings = AdServerSettings.of(target, configuration: configuration, state: state),
             let plan = vmapPlans.plan(content: content.id, settings: settings)
         {

@@ -133,6 +133,9 @@ struct AdminAPI {
                 ]))
         }
 
+        // Early notices of live breaks.
+        registerNotices(on: group)
+
         // What the operations console reads: targets, served date ranges, this API's description.
         registerOperations(on: group)
     }
@@ -176,7 +179,7 @@ struct AdminAPI {
         return target
     }
 
-    private func channel(_ context: ServerRequestContext) throws(APIError) -> ServerConfiguration.Content {
+    func channel(_ context: ServerRequestContext) throws(APIError) -> ServerConfiguration.Content {
         let id = try identifier(context)
         guard let channel = configuration.live.first(where: { $0.id == id }) else {
             throw APIError.notFound("live channel \"\(id)\"")

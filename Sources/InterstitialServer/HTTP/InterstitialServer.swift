@@ -192,7 +192,12 @@ public struct InterstitialServer: Service {
             server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName),
-            services: [StateService(state: state, logger: logger), dispatcher] + (conditioner.map { [$0] } ?? [])
+            services: [
+                StateService(state: state, logger: logger), dispatcher,
+                NoticeExpiry(
+                    board: NoticeBoard(configuration: configuration, state: state), metrics: metrics, logger: logger,
+                    now: now),
+            ] + (conditioner.map { [$0] } ?? [])
                 + (library.adDecisions.map {
                     [
                         PrefetchService(

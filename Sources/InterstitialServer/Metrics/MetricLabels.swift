@@ -31,6 +31,8 @@ final class MetricLabels: Sendable {
     static let beaconDropReasons: Set<String> = ["expired", "repeated", "budget"]
     /// The results of loading an upstream's Date Range Schedule document.
     static let scheduleLoadResults: Set<String> = ["loaded", "failed"]
+    /// The outcomes of early notices of breaks.
+    static let noticeOutcomes: Set<String> = ["announced", "withdrawn", "matched", "unmatched"]
     /// Why an SCTE-35 marker was refused: the IDs of the rules `hlsi validate` applies.
     static let signalRefusalReasons: Set<String> = Set(Rule.allRules.map(\.id.rawValue))
     /// The VAST 4.3 tracking events (section 3.14.1 "Tracking Events", plus `impression`, `error`,

@@ -99,6 +99,12 @@ final class ServerMetrics: Sendable {
                 "SCTE-35 markers not converted as written, each counted once, by the rule hlsi validate gives (profile R29)."
             )
         }
+        static var notices: MetricNameDescriptor {
+            name(
+                "break_notices", "total",
+                "Early notices of live breaks: announced, withdrawn, and expired matched (a signalled break took the notice's ID) or unmatched."
+            )
+        }
         static var fastAnswers: MetricNameDescriptor {
             name("fast_answers", "total", "Requests answered from memory on the connection's event loop.")
         }
@@ -257,6 +263,12 @@ final class ServerMetrics: Sendable {
         counter(
             Name.signalsRefused, [("reason", MetricLabels.member(reason, of: MetricLabels.signalRefusalReasons))]
         ).increment()
+    }
+
+    /// Counts an early notice of a live break by `outcome`: `announced`, `withdrawn`, or at its
+    /// expiry `matched` (a signalled break took its ID) or `unmatched`.
+    func notice(outcome: String) {
+        counter(Name.notices, [("outcome", MetricLabels.member(outcome, of: MetricLabels.noticeOutcomes))]).increment()
     }
 
     /// Counts a beacon of VAST event `type` seen by the server.

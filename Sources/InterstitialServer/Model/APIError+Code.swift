@@ -19,6 +19,8 @@ extension APIError {
         case unknownAd = "unknown-ad"
         /// 400: a path or an ID in the URL is not allowed.
         case badPath = "bad-path"
+        /// 400: an early notice's time (`in` or `at`) is not after now, or is more than 6 hours ahead.
+        case noticeTime = "notice-time"
         /// 400: a hand-off name is not an identifier.
         case badName = "bad-name"
         /// 400: a hand-off `wait` is not 0 to 60 seconds.
@@ -77,6 +79,9 @@ extension APIError {
         case noBreak = "no-break"
         /// 409: the break has already ended.
         case breakOver = "break-over"
+        /// 409: the live channel does not convert signalled breaks (`signals`), so no cue can take an
+        /// early notice.
+        case notSignalled = "not-signalled"
         /// 409: a limit of the store is reached (breaks per target, ads in the inventory).
         case limitReached = "limit-reached"
         /// 410: a relayed beacon's URL has expired.

@@ -80,6 +80,9 @@ public struct BreakPlanner: Sendable {
     /// Breaks signalled in the playlist being served (SCTE-35, `SignalRecognizer`), planned besides
     /// the stored ones.
     public var signalled: [SignalledBreak] = []
+    /// How far a signalled break's start may be from an early notice's for the break to take the
+    /// notice's ID (``NoticeMatcher``; `limits.noticeTolerance`).
+    public var noticeTolerance = NoticeMatcher.defaultTolerance
     /// Whether the interstitials of signalled breaks carry `X-SNAP="OUT,IN"`.
     public var snapSignals = false
     /// Breaks a VMAP places on a VOD asset, planned besides the stored ones (`VMAPPlans`).
@@ -103,7 +106,7 @@ public struct BreakPlanner: Sendable {
         for item in candidates(timeline) {
             if planned[item.id] == nil, let entry = self.planned(item, timeline) { planned[item.id] = entry }
         }
-        for item in signalled
+        for item in matchedSignals
         where planned[item.id] == nil && !withdrawing.contains(item.id)
             && !state.withdrawn.contains(ServedKey(target, item.id))
         {
@@ -138,6 +141,45 @@ public struct BreakPlanner: Sendable {
         return plan(extended).filter { item in
             guard let start = item.event.date else { return false }
             return start >= window.upperBound
+        }
+    }
+
+    /// The early notices of a live `timeline`'s channel (``BreakNotice``) that start after its
+    /// window, up to `horizon` past its end, as breaks to decide ahead for: no date range is written
+    /// for them (``plan(_:)`` has none); the signalled break that takes a notice is served under its
+    /// ID (``NoticeMatcher``). None whose ID is a date range already planned or served, none
+    /// withdrawn; empty for a VOD timeline.
+    public func noticed(_ timeline: Timeline, horizon: MediaTime) -> [Planned] {
+        guard case .live(_, let window, let lookahead) = timeline else { return [] }
+        let edge = window.upperBound
+        let reach = edge + max(lookahead, horizon)
+        return notices.filter { $0.start >= edge && $0.start < reach }
+            .sorted { ($0.start.nanosecondsSinceEpoch, $0.id) < ($1.start.nanosecondsSinceEpoch, $1.id) }
+            .compactMap { notice in
+                let key = ServedKey(target, notice.id)
+                guard state.served[key] == nil, !state.withdrawn.contains(key), state.breaks[notice.id] == nil
+                else { return nil }
+                var request = InsertionRequest(id: notice.id)
+                request.date = notice.start
+                request.plannedDuration = notice.duration
+                request.assetListURI = assetListURI
+                guard var event = try? request.event(mapping: { _ in nil }) else { return nil }
+                event.sourceAttributes = nil
+                return Planned(event: event, source: nil)
+            }
+    }
+
+    /// The early notices of the target.
+    private var notices: [BreakNotice] {
+        state.notices.values.filter { $0.target == target }
+    }
+
+    /// ``signalled`` with the breaks that take an early notice under its ID (``NoticeMatcher``).
+    private var matchedSignals: [SignalledBreak] {
+        let notices = notices
+        guard !notices.isEmpty else { return signalled }
+        return NoticeMatcher.match(signalled, notices: notices, tolerance: noticeTolerance) { id in
+            state.served[ServedKey(target, id)] != nil
         }
     }
 
@@ -192,7 +234,7 @@ public struct BreakPlanner: Sendable {
     /// when its markers leave the window and after a restart.
     public func withdrawals(_ timeline: Timeline) -> [String] {
         guard case .live(_, let window, _) = timeline else { return [] }
-        return signalled.compactMap { item in
+        return matchedSignals.compactMap { item in
             let key = ServedKey(target, item.id)
             guard item.isCancelled, !state.withdrawn.contains(key), let attributes = state.served[key],
                 let start = InterstitialEvent(attributes: attributes)?.date, start > window.upperBound
@@ -377,10 +419,12 @@ public struct BreakPlanner: Sendable {
     /// Whether another signalled break of the target was served starting within
     /// ``SignalRecognizer/tolerance`` of `start`: the same break found under another ID (its OUT with
     /// a section left the window and only an EXT-X-CUE-OUT-CONT without one remains, or a rendition
-    /// lacks the section), which is not served twice.
+    /// lacks the section), which is not served twice. A break served under an early notice's ID
+    /// (``BreakNotice/idPrefix``) is a signalled one too, also once its notice has expired.
     private func servedSignal(near start: DateTime, other id: String) -> Bool {
         state.served.contains { key, attributes in
-            guard key.target == target, key.id != id, key.id.hasPrefix("scte35-"), !state.withdrawn.contains(key),
+            guard key.target == target, key.id != id,
+                key.id.hasPrefix("scte35-") || key.id.hasPrefix(BreakNotice.idPrefix), !state.withdrawn.contains(key),
                 let date = InterstitialEvent(attributes: attributes)?.date
             else { return false }
             return abs((date - start).nanoseconds) <= SignalRecognizer.tolerance.nanoseconds

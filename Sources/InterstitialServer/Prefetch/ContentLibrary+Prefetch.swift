@@ -20,7 +20,8 @@ extension ContentLibrary {
     }
 
     /// The upcoming breaks at `now` of the live channels with a VAST ad server and prefetch on
-    /// (admin, cadence and served breaks: ``BreakPlanner/upcoming(_:horizon:)``), filled by this
+    /// (admin, cadence and served breaks: ``BreakPlanner/upcoming(_:horizon:)``; early notices:
+    /// ``BreakPlanner/noticed(_:horizon:)``), filled by this
     /// server's asset list, with their retrieval windows: from the preload hint's range as first
     /// served (`<break>.preload`), else ``BreakWindows/hint(start:sessions:perSecond:)`` for the
     /// audience now; and the channels' standing breaks (``standingBreaks(at:)``).
@@ -38,7 +39,7 @@ extension ContentLibrary {
             let horizon = windows.horizon
             let audience = sessions.count(target)
             let planner = planner(for: content, target: target, state: snapshot)
-            for planned in planner.upcoming(timeline, horizon: horizon) {
+            for planned in planner.upcoming(timeline, horizon: horizon) + planner.noticed(timeline, horizon: horizon) {
                 guard planned.source?.usesServerAssetList ?? true, let start = planned.event.date,
                     let duration = planned.event.effectiveDuration()
                 else { continue }

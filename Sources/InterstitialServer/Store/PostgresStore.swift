@@ -118,6 +118,11 @@ public final class PostgresStore: ServerStore {
                 guard let target = Target(target) else { continue }
                 state.withdrawn.insert(ServedKey(target, id))
             }
+            let notices = try await connection.query("SELECT json FROM notices", logger: logger)
+            for try await json in notices.decode(String.self) {
+                let notice = try BreakNotice.decode(try Self.json(json))
+                state.notices[notice.key] = notice
+            }
             let seeded = try await connection.query("SELECT value FROM settings WHERE key = 'seeded'", logger: logger)
             for try await _ in seeded { state.isSeeded = true }
             return state
@@ -377,6 +382,18 @@ public final class PostgresStore: ServerStore {
             try await connection.query(
                 "INSERT INTO withdrawn (target, id) VALUES (\(target), \(key.id)) ON CONFLICT (target, id) DO NOTHING",
                 logger: logger)
+        case .saveNotice(let notice):
+            let target = notice.target.description
+            let json = notice.jsonValue.description
+            try await connection.query(
+                """
+                INSERT INTO notices (target, id, json) VALUES (\(target), \(notice.id), \(json))
+                ON CONFLICT (target, id) DO UPDATE SET json = EXCLUDED.json
+                """, logger: logger)
+        case .deleteNotice(let key):
+            let target = key.target.description
+            try await connection.query(
+                "DELETE FROM notices WHERE target = \(target) AND id = \(key.id)", logger: logger)
         case .seeded:
             try await connection.query(
                 """

@@ -74,6 +74,14 @@ public struct SQLiteStore: ServerStore {
                 table.primaryKey(["target", "id"])
             }
         }
+        migrator.registerMigration("v4: notice") { db in
+            try db.create(table: "notice") { table in
+                table.column("target", .text).notNull()
+                table.column("id", .text).notNull()
+                table.column("json", .text).notNull()
+                table.primaryKey(["target", "id"])
+            }
+        }
         return migrator
     }
 
@@ -106,6 +114,10 @@ public struct SQLiteStore: ServerStore {
             for row in try Row.fetchAll(db, sql: "SELECT target, id FROM withdrawn") {
                 guard let target = Target(row["target"] as String) else { continue }
                 state.withdrawn.insert(ServedKey(target, row["id"]))
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT json FROM notice") {
+                let notice = try BreakNotice.decode(try Self.json(row["json"]))
+                state.notices[notice.key] = notice
             }
             state.isSeeded = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'seeded'") != nil
             return state
@@ -170,6 +182,13 @@ public struct SQLiteStore: ServerStore {
             try db.execute(
                 sql: "INSERT OR IGNORE INTO withdrawn (target, id) VALUES (?, ?)",
                 arguments: [key.target.description, key.id])
+        case .saveNotice(let notice):
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO notice (target, id, json) VALUES (?, ?, ?)",
+                arguments: [notice.target.description, notice.id, notice.jsonValue.description])
+        case .deleteNotice(let key):
+            try db.execute(
+                sql: "DELETE FROM notice WHERE target = ? AND id = ?", arguments: [key.target.description, key.id])
         case .seeded:
             try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('seeded', ?)", arguments: [Date()])
         }

@@ -16,6 +16,8 @@ public struct StoredState: Hashable, Sendable {
     /// Served date ranges withdrawn before they started (a signalled break cancelled after its first
     /// serving, R12); they are never served again.
     public var withdrawn: Set<ServedKey> = []
+    /// Operators' early notices of live breaks (``BreakNotice``), by channel and ID, until they expire.
+    public var notices: [ServedKey: BreakNotice] = [:]
     /// Whether the configuration's seed was stored once (it is never stored again).
     public var isSeeded = false
 
@@ -57,6 +59,10 @@ public enum StoreChange: Hashable, Sendable {
     case earlyReturn(ServedKey, playoutLimit: MediaTime)
     /// Records that a served date range is withdrawn (it had not started when its break was cancelled).
     case withdraw(ServedKey)
+    /// Creates or replaces an early notice of a live break.
+    case saveNotice(BreakNotice)
+    /// Removes an early notice (withdrawn, or expired).
+    case deleteNotice(ServedKey)
     /// Records that the seed was stored.
     case seeded
 }
@@ -74,6 +80,8 @@ extension StoredState {
         case .served(let key, let attributes): if served[key] == nil { served[key] = attributes }
         case .earlyReturn(let key, let limit): earlyReturns[key] = limit
         case .withdraw(let key): withdrawn.insert(key)
+        case .saveNotice(let notice): notices[notice.key] = notice
+        case .deleteNotice(let key): notices[key] = nil
         case .seeded: isSeeded = true
         }
     }

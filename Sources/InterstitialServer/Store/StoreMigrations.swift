@@ -75,6 +75,11 @@ struct StoreMigrations: Sendable {
                 """,
                 "CREATE INDEX decisions_published ON decisions (target, break_id, seq) WHERE seq IS NOT NULL",
             ]),
+        Migration(
+            version: 5, name: "early notices of live breaks",
+            statements: [
+                "CREATE TABLE notices (target text NOT NULL, id text NOT NULL, json text NOT NULL, PRIMARY KEY (target, id))"
+            ]),
     ])
 
     /// Applies the migrations not yet recorded, in one transaction holding the advisory lock.
