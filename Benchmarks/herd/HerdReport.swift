@@ -64,6 +64,9 @@ struct HerdReport {
                 "ad server: peak \(adServer["peakPerSecond"] ?? "-")/s, total \(adServer["decisions"] ?? "-") decisions"
                     + " (\(breaks.joined(separator: ", "))), requests \(adServer["requests"] ?? "-"),"
                     + " longest queue \(adServer["maxQueue"] ?? "-")")
+            if let requests = adServer["requests"] as? Int {
+                lines.append("ad-server requests per viewer: \(format(Double(requests) / Double(max(1, viewers)), 2))")
+            }
         }
         lines.append(
             "playlist polls: \(counts.polls) (failed \(counts.pollFailures)), distinct playlists parsed \(parses)")

@@ -4,7 +4,7 @@ import HLSInterstitials
 import NIOCore
 
 /// One virtual viewer: polls the live media playlist with its session ID, plays 3 target durations
-/// behind the live edge, and loads each upcoming break's asset list once, as a player does: at its
+/// (or a drawn number of seconds, ``Context/behindSeconds``) behind the live edge, and loads each upcoming break's asset list once, as a player does: at its
 /// normal time (the playhead at START-DATE − 10 s ± 1.5 s), or earlier at a random point of a
 /// Preload hint's range (App. F) whose result it then uses.
 ///
@@ -28,6 +28,9 @@ final class Viewer: @unchecked Sendable {
         var spread = 1.5
         /// How many target durations the playhead stays behind the live edge.
         var behind = 3.0
+        /// When set, seconds behind the live edge instead, drawn uniformly once per viewer (the cue
+        /// case: players 6 to 8 s behind, as hold-backs and buffers spread them).
+        var behindSeconds: ClosedRange<Double>?
         /// Seconds an asset-list or playlist request may take before it counts as failed.
         var timeout = 5.0
         /// Until when (wall-clock seconds) the viewers poll without X-PLAYBACK-SESSION-ID and
@@ -264,7 +267,10 @@ final class Viewer: @unchecked Sendable {
             if let snapshot {
                 self.polls += 1
                 if self.anchor == nil, let edge = snapshot.liveEdge {
-                    self.anchor = now - (edge - self.context.behind * snapshot.targetDuration)
+                    let behind =
+                        self.context.behindSeconds.map { Double.random(in: $0, using: &self.random) }
+                        ?? self.context.behind * snapshot.targetDuration
+                    self.anchor = now - (edge - behind)
                 }
                 if let anchor = self.anchor, !warm {
                     self.updates += 1

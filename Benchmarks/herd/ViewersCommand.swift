@@ -22,6 +22,12 @@ struct ViewersCommand: AsyncParsableCommand {
     @Option(help: "Seconds between polls (default: the playlist's target duration).")
     var pollInterval: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds behind the live edge, LOW-HIGH (e.g. 6-8), drawn once per viewer (default: 3 target durations).",
+            valueName: "low-high"))
+    var behind: String?
+
     @Option(help: "Seconds a request may take before it counts as failed.")
     var timeout: Double = 5
 
@@ -53,6 +59,9 @@ struct ViewersCommand: AsyncParsableCommand {
         guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be 0 to 3600 s") }
         guard (1...1000).contains(connections) else { throw ValidationError("--connections must be 1 to 1000") }
         guard (1...250).contains(addresses) else { throw ValidationError("--addresses must be 1 to 250") }
+        if let behind, Self.range(behind) == nil {
+            throw ValidationError("--behind must be LOW-HIGH seconds, 0 <= LOW <= HIGH <= 60 (e.g. 6-8)")
+        }
         guard warmup >= 0, warmup < duration else { throw ValidationError("--warmup must be 0 to --duration s") }
     }
 
@@ -73,6 +82,7 @@ struct ViewersCommand: AsyncParsableCommand {
         let cache = PlaylistSnapshot.Cache()
         var context = Viewer.Context(
             cache: cache, results: results, url: url, pollInterval: pollInterval, timeout: timeout)
+        context.behindSeconds = behind.flatMap(Self.range)
         let cpuBefore = WallClock.processCPU
         let start = WallClock.now
         context.warmupEnd = start + warmup
@@ -95,6 +105,15 @@ struct ViewersCommand: AsyncParsableCommand {
             cpuSeconds: cpu,
             adServer: stats)
         print(json ? report.json : report.text)
+    }
+
+    /// `LOW-HIGH` seconds, 0 ≤ LOW ≤ HIGH ≤ 60; nil otherwise.
+    static func range(_ text: String) -> ClosedRange<Double>? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Double($0) }
+        guard parts.count == 2, let low = parts[0], let high = parts[1], low >= 0, low <= high, high <= 60 else {
+            return nil
+        }
+        return low...high
     }
 
     /// The ad server's `/stats`, when `--ad-server` is given and answers.

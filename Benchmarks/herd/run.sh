@@ -8,7 +8,17 @@
 #   10000     10,000 viewers, one replica, ad server 500/s, 150 ms (same goals)
 #   replicas  1,500 viewers on two replicas sharing PostgreSQL behind nginx, then on one replica:
 #             the ad server's decisions for the break compared (goal: within 5 %)
-#   all       the three in turn
+#   learning  1,500 viewers, ad server 100/s, the schedule's ad server at the defaults twice: the
+#             rate fixed at the old default (maxPerSecond 200, maxConcurrent 64), then learned
+#             (neither set); the two fill figures side by side, as a ratio
+#   cue [--replicas 2]
+#             the cue case (issue 43): a looped channel whose breaks show only as they start
+#             (EXT-X-CUE-OUT at the break's first segment, `signalInserter` form cue-out), 2,000
+#             viewers (CUE_VIEWERS) 6 to 8 s behind the live edge from 64 loopback addresses,
+#             a VAST ad server of 50/s (CUE_RATE) with maxPerSecond 50; with --replicas 2 on two
+#             replicas sharing PostgreSQL behind nginx. Reports the share filled by the ad server,
+#             failed asset lists, p50/p99 and the ad server's requests per viewer.
+#   all       1500, 10000 and replicas in turn
 # The viewers first poll WARMUP seconds without their session IDs (connections open, no session on
 # the server), then with them. The live channel `demo` gets a standing schedule whose first break
 # starts LEAD seconds after the warm-up (so that the server sees the sessions first, and the
@@ -18,14 +28,22 @@
 # memory of an active session, printed beside the server's own gauges, with its /metrics lines on
 # viewer sessions, prefetch and ad decisions, if it has them. Replicas behind nginx get
 # --max-connections-per-peer 4096 (every request comes from nginx's address).
-# Usage: Benchmarks/herd/run.sh [1500|10000|replicas|all|N] (N viewers on one replica: a short check)
+# Usage: Benchmarks/herd/run.sh [1500|10000|replicas|learning|cue [--replicas 2]|all|N]
+#   (N viewers on one replica: a short check)
 # Environment: HLSI=path (else builds .build/release/hlsi), HERD=path (else builds the herd tool
 # in release), WARMUP (seconds, default 20; 0: none), LEAD (seconds from the warm-up's end to the
 # first break), BREAKS (breaks measured, 1 or 2), BREAK_DURATION (seconds, default 20),
-# LATENCY (ad server, default 0.15), SEED.
+# LATENCY (ad server, default 0.15), SEED, LIMITS (the schedule's ad-server limits: documented, the
+# default: maxPerSecond the ad server's rate and maxConcurrent max(64, 2 x rate x latency); fixed200:
+# maxPerSecond 200 and maxConcurrent 64, the defaults before the rate was learned; learned: neither
+# set, the gate learns the rate), CUE_VIEWERS (2000), CUE_RATE (50), CUE_LEAD (seconds from the
+# warm-up's end to the cue's break, 60).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SCENARIO="${1:-1500}"
+REPLICAS=1
+if [ "${2:-}" = "--replicas" ]; then REPLICAS="${3:-2}"; fi
+LIMITS="${LIMITS:-documented}"
 BREAK_DURATION="${BREAK_DURATION:-20}"
 LATENCY="${LATENCY:-0.15}"
 SEED="${SEED:-1}"
@@ -90,20 +108,31 @@ start_hlsi() {
 schedule() {
     local offset=$(( ($2 - EPOCH) % $3 ))
     local vast="$AD_URL/vast?brk=[BREAKID]&dur=[BREAKDURATION]&sid=[SESSIONID]&cb=[CACHEBUSTING]"
-    local concurrent
-    concurrent=$(awk -v r="$4" -v l="$LATENCY" \
-        'BEGIN { c = r * l * 2; c = (c == int(c)) ? c : int(c) + 1; c = c > 64 ? c : 64; print (c < 10000 ? c : 10000) }')
     curl -sf -X PUT "$1/admin/v1/schedules/live/demo" -H "Authorization: Bearer $TOKEN" \
         -H 'Content-Type: application/json' -o /dev/null \
         -d "{\"cadence\": {\"every\": $3, \"duration\": $BREAK_DURATION, \"offset\": $offset},
-             \"adServer\": {\"vast\": \"$vast\", \"maxPerSecond\": $4, \"maxConcurrent\": $concurrent}}" ||
+             \"adServer\": {\"vast\": \"$vast\"$(limits "$4")}}" ||
         { echo "the schedule was refused by $1"; exit 1; }
+}
+
+# limits RATE: the ad server's limits as JSON members (with a leading comma), by LIMITS.
+limits() {
+    case "$LIMITS" in
+        documented)
+            local concurrent
+            concurrent=$(awk -v r="$1" -v l="$LATENCY" \
+                'BEGIN { c = r * l * 2; c = (c == int(c)) ? c : int(c) + 1; c = c > 64 ? c : 64; print (c < 10000 ? c : 10000) }')
+            echo ", \"maxPerSecond\": $1, \"maxConcurrent\": $concurrent" ;;
+        fixed200) echo ", \"maxPerSecond\": 200, \"maxConcurrent\": 64" ;;
+        learned) echo "" ;;
+        *) echo "LIMITS must be documented, fixed200 or learned" >&2; exit 2 ;;
+    esac
 }
 
 metrics() { # SERVER NAME
     local lines
     lines=$(curl -sf "$1/metrics" -H "Authorization: Bearer $TOKEN" |
-        grep -E '^hlsi_(viewer_session|prefetch|ad_decisions_total|ad_server_shed|ad_server_breaker|asset_list_filled)' || true)
+        grep -E '^hlsi_(viewer_session|prefetch|standing|ad_decisions_total|ad_server_shed|ad_server_breaker|ad_server_rate|asset_list_filled)' || true)
     [ -n "$lines" ] && { echo "  $2 /metrics:"; echo "$lines" | sed 's/^/    /'; }
     return 0
 }
@@ -215,6 +244,141 @@ scenario_one() { # VIEWERS RATE
     kill "$HLSI_PID" 2>/dev/null || true
 }
 
+# start_postgres: a PostgreSQL in WORK/pg (run as nobody when root); sets DATABASE.
+start_postgres() {
+    local pgbin
+    pgbin=$(dirname "$(ls /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")
+    PG_CTL="$pgbin/pg_ctl"
+    mkdir -p "$WORK/pg" "$WORK/logs"
+    chmod a+rx "$WORK"
+    [ "$(id -u)" = 0 ] && chown nobody "$WORK/pg"
+    as_postgres "$pgbin/initdb" -D "$WORK/pg/data" -U hlsi --auth=trust >/dev/null
+    as_postgres "$PG_CTL" -D "$WORK/pg/data" -l "$WORK/pg/log" -w \
+        -o "-k $WORK/pg -c listen_addresses='' -c max_connections=50" start >/dev/null
+    as_postgres "$pgbin/createdb" -h "$WORK/pg" -U hlsi hlsi
+    DATABASE="postgres://hlsi@localhost/hlsi?host=$WORK/pg"
+}
+
+# need_tools TOOL...: installs nginx and PostgreSQL (Debian packages) when missing.
+need_tools() {
+    local need=()
+    for tool in "$@"; do
+        case "$tool" in
+            nginx) command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx) ;;
+            postgresql) ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql) ;;
+        esac
+    done
+    if [ ${#need[@]} -gt 0 ]; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    fi
+}
+
+# start_nginx PUBLIC UPSTREAM_PORT...: round robin over the replicas on 127.0.0.1.
+start_nginx() {
+    local public=$1 servers=""
+    shift
+    for port in "$@"; do servers+="server 127.0.0.1:$port; "; done
+    mkdir -p "$WORK/logs"
+    NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+    cat >"$WORK/nginx.conf" <<CONF
+worker_processes 1;
+error_log $WORK/logs/error.log;
+pid $WORK/nginx.pid;
+events { worker_connections 8192; }
+http {
+    access_log off;
+    upstream hlsi { $servers keepalive 64; }
+    server {
+        listen 127.0.0.1:$public;
+        location / { proxy_pass http://hlsi; proxy_http_version 1.1; proxy_set_header Connection ""; }
+    }
+}
+CONF
+    "$NGINX" -p "$WORK" -c "$WORK/nginx.conf"
+}
+
+# The cue case (issue 43): a looped channel whose breaks show only as they start. The server's own
+# signalInserter writes EXT-X-CUE-OUT at each break's first segment (every CUE_EVERY s, 10 s long,
+# the first CUE_LEAD s after the warm-up); `signals: scte35` makes them interstitials filled by
+# the herd ad server (maxPerSecond CUE_RATE, maxConcurrent 64). The viewers play 6 to 8 s behind
+# the live edge and poll every 2 s, so they see the break 3 to 5 s before they reach it.
+scenario_cue() {
+    local viewers=${CUE_VIEWERS:-2000} rate=${CUE_RATE:-50} lead=$(( ${CUE_LEAD:-60} + WARMUP ))
+    local every=$(( lead + 60 )) public ports=() pids=() servers=() join first offset duration
+    local demo="$PWD/Sources/InterstitialServer/Resources/demo"
+    public=$(free_port)
+    start_ad_server "$rate" "http://127.0.0.1:$public"
+    local vast="$AD_URL/vast?brk=[BREAKID]&dur=[BREAKDURATION]&sid=[SESSIONID]&cb=[CACHEBUSTING]"
+    # The servers take a few seconds to start: the viewers join 20 s from now.
+    join=$(( $(date +%s) + 20 ))
+    first=$(( join + lead ))
+    offset=$(( (first - EPOCH) % every ))
+    cat >"$WORK/cue.json" <<JSON
+{"live": [{"id": "cue", "path": "/cue/live", "loop": "$demo/primary", "windowSegments": 6, "signals": "scte35",
+           "signalInserter": {"every": $every, "duration": 10, "offset": $offset, "form": "cue-out"},
+           "adServer": {"vast": "$vast", "maxPerSecond": $rate, "maxConcurrent": 64}}],
+ "ads": "$demo/ads", "database": "$WORK/cue.sqlite", "creativeCache": null,
+ "adServerFetch": {"allowPrivate": true},
+ "seed": {"inventory": [{"id": "ad1", "uri": "/ads/ad1/master.m3u8", "duration": 6},
+                        {"id": "ad2", "uri": "/ads/ad2/master.m3u8", "duration": 4},
+                        {"id": "ad3", "uri": "/ads/ad3/master.m3u8", "duration": 6}]}}
+JSON
+    local extra=()
+    if [ "$REPLICAS" -gt 1 ]; then
+        need_tools nginx postgresql
+        start_postgres
+        extra=(--database "$DATABASE" --public-url "http://127.0.0.1:$public" --max-connections-per-peer 4096)
+        for index in $(seq "$REPLICAS"); do ports+=("$(free_port)"); done
+        start_nginx "$public" "${ports[@]}"
+    else
+        ports=("$public")
+    fi
+    for index in "${!ports[@]}"; do
+        "$HLSI" serve --config "$WORK/cue.json" --port "${ports[$index]}" --admin-token "$TOKEN" "${extra[@]}" \
+            >"$WORK/cue-$index.log" 2>&1 &
+        pids+=($!)
+        PIDS+=($!)
+        wait_for "http://127.0.0.1:${ports[$index]}/cue/live/master.m3u8"
+        servers+=("replica-$index=http://127.0.0.1:${ports[$index]}=${pids[$index]}")
+    done
+    wait_for "http://127.0.0.1:$public/cue/live/master.m3u8"
+    duration=$(( first + 25 - join ))
+    echo "== cue case: $viewers viewers 6-8 s behind the live edge, $REPLICAS replica(s), ad server $rate/s" \
+        "${LATENCY}s (maxPerSecond $rate), warm-up $WARMUP s, cue-out break at +$lead s, $duration s"
+    sleep $(( join - $(date +%s) > 0 ? join - $(date +%s) : 0 ))
+    RUN_OUT="$WORK/cue.txt"
+    timeout $(( duration + 60 )) "$HERD" viewers --url "http://127.0.0.1:$public/cue/live/video/main.m3u8" \
+        --viewers "$viewers" --duration "$duration" --ad-server "$AD_URL" --seed "$SEED" --warmup "$WARMUP" \
+        --behind 6-8 --poll-interval 2 --addresses 64 >"$RUN_OUT" 2>"$WORK/cue.err" &
+    local viewers_pid=$!
+    PIDS+=("$viewers_pid")
+    sleep $(( first - $(date +%s) > 0 ? first - $(date +%s) : 0 ))
+    for entry in "${servers[@]}"; do
+        local rest=${entry#*=}
+        metrics "${rest%%=*}" "${entry%%=*} at the break's start"
+    done
+    wait "$viewers_pid" || { echo "the viewers failed:"; cat "$WORK/cue.err"; exit 1; }
+    for entry in "${servers[@]}"; do
+        local rest=${entry#*=}
+        metrics "${rest%%=*}" "${entry%%=*} after the viewers"
+    done
+    sed 's/^/  /' "$RUN_OUT"
+}
+
+# The scheduled-break herd at the ad-server defaults, without and with the learned rate, in one
+# run: the old defaults (maxPerSecond 200, maxConcurrent 64), then neither set.
+scenario_learning() {
+    local fixed learned
+    LIMITS=fixed200 scenario_one 1500 100
+    fixed=$(awk '/filled by the ad server:/ {print $(NF-2)}' "$RUN_OUT" | tr -d '(')
+    cp "$RUN_OUT" "$WORK/fixed200.txt"
+    LIMITS=learned scenario_one 1500 100
+    learned=$(awk '/filled by the ad server:/ {print $(NF-2)}' "$RUN_OUT" | tr -d '(')
+    echo "== filled by the ad server at the defaults: fixed 200/s $fixed of 1500, learned $learned of 1500" \
+        "(learned / fixed: $(awk -v a="$learned" -v b="$fixed" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }'))"
+    grep -h 'p50' "$WORK/fixed200.txt" "$RUN_OUT" | sed 's/^/  p50\/p99 (fixed, then learned): /'
+}
+
 scenario_replicas() {
     local need=()
     command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx)
@@ -279,7 +443,9 @@ case "$SCENARIO" in
     1500) scenario_one 1500 100 ;;
     10000) scenario_one 10000 500 ;;
     replicas) scenario_replicas ;;
+    learning) scenario_learning ;;
+    cue) scenario_cue ;;
     all) scenario_one 1500 100; scenario_one 10000 500; scenario_replicas ;;
     [1-9]*[0-9] | [1-9]) scenario_one "$SCENARIO" $(( SCENARIO > 5000 ? 500 : 100 )) ;; # a short check
-    *) echo "usage: $0 [1500|10000|replicas|all|N]"; exit 2 ;;
+    *) echo "usage: $0 [1500|10000|replicas|learning|cue [--replicas 2]|all|N]"; exit 2 ;;
 esac

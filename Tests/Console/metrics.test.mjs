@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  adServerRates,
   histogramBuckets,
   histogramQuantile,
   parseMetrics,
@@ -123,4 +124,20 @@ test("a server that counted nothing yet: no rate, no latency", () => {
   assert.equal(figures.latency.mean, null);
   assert.equal(figures.latency.p95, null);
   assert.deepEqual(figures.beacons.seen, {});
+});
+
+test("each ad server's gate: the rate learned or set, in flight, breaker", () => {
+  const families = parseMetrics(`# TYPE hlsi_ad_server_rate_per_second gauge
+hlsi_ad_server_rate_per_second{ad_server="http://b.example:80"} 96
+hlsi_ad_server_rate_per_second{ad_server="http://a.example:80"} 200
+hlsi_ad_server_in_flight{ad_server="http://b.example:80"} 14
+hlsi_ad_server_breaker_state{ad_server="http://b.example:80"} 1
+hlsi_ad_server_in_flight{ad_server="http://c.example:80"} 0
+`);
+  assert.deepEqual(adServerRates(families), [
+    { adServer: "http://a.example:80", perSecond: 200, inFlight: 0, breaker: null },
+    { adServer: "http://b.example:80", perSecond: 96, inFlight: 14, breaker: "half-open" },
+    { adServer: "http://c.example:80", perSecond: null, inFlight: 0, breaker: null },
+  ]);
+  assert.deepEqual(adServerRates(parseMetrics("hlsi_fast_answers_total 0\n")), []);
 });

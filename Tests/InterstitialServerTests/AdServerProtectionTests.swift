@@ -235,7 +235,10 @@ struct AdServerProtectionTests {
         #expect(settings.breaker == .init(failures: 4, window: MediaTime(seconds: 20), coolDown: MediaTime(seconds: 2)))
         #expect(try AdServerSettings.decode(settings.jsonValue) == settings)
         let defaults = try AdServerSettings.decode(.object(["vast": .string("https://ads.example/v")]))
-        #expect(defaults.gateLimits == AdServerGate.Limits())
+        // Without maxPerSecond the rate is learned, from the default bounds (docs/ad-decisioning.md).
+        var learning = AdServerGate.Limits()
+        learning.learning = AdServerRateLearner.Bounds()
+        #expect(defaults.gateLimits == learning)
         for (key, value, path) in [
             ("maxConcurrent", JSONValue.integer(0), "maxConcurrent"),
             ("maxPerSecond", .integer(100_001), "maxPerSecond"),

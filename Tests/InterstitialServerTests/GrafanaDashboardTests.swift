@@ -78,7 +78,7 @@ struct GrafanaDashboardTests {
         metrics.viewerSessions(count: 1, bytes: 100)
         metrics.prefetchCache(entries: 1, bytes: 100)
         metrics.prefetch(result: "unused")
-        metrics.adServerGate("http://127.0.0.1:9", inFlight: 1, breaker: 0)
+        metrics.adServerGate("http://127.0.0.1:9", inFlight: 1, breaker: 0, perSecond: 100)
         metrics.adServerShed("http://127.0.0.1:9", reason: "queue")
         metrics.trackingSent(kind: "impression", ok: true)
         metrics.trackingDropped(kind: "relayed")

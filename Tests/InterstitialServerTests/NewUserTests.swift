@@ -93,7 +93,8 @@ struct NewUserTests {
                    "epoch": "2026-01-01T00:00:00Z", "windowSegments": 6, "lookahead": 20, "signals": "scte35",
                    "keepSignals": true, "snapSignals": false, "interstitials": "schedule",
                    "signalInserter": {"every": 60, "duration": 10, "offset": 30, "form": "daterange"},
-                   "adServer": {"vast": "https://ads.example/vast"}}],
+                   "adServer": {"vast": "https://ads.example/vast",
+                                "rateLearning": {"initial": 50, "minimum": 5, "maximum": 1000}}}],
          "ads": "media/ads", "creativeCache": null, "creativeCacheMegabytes": 64, "assetListDeadline": 1,
          "limits": {LIMITS}, "adServerFetch": {"allowPrivate": false, "allow": ["ads.internal"], "deny": []},
          "seed": {"inventory": [], "schedules": [], "breaks": []}}

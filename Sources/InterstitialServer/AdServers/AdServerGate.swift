@@ -16,6 +16,10 @@ import HLSPlaylist
 /// are more than half of the requests finished; while open every request gets the fallback at
 /// once. After ``Limits/coolDown`` it half-opens: the next request is the one probe, the others
 /// get the fallback; the probe's success closes it, its failure opens it again.
+///
+/// With ``Limits/learning`` (the operator did not set `maxPerSecond`), the rate is learned
+/// (``AdServerRateLearner``): the gate tells the learner each request's latency and outcome and
+/// when the rate held a request back, and lets ``perSecond`` start in any second.
 struct AdServerGate: Sendable {
     /// The limits of one ad server.
     struct Limits: Hashable, Sendable {
@@ -33,6 +37,9 @@ struct AdServerGate: Sendable {
         var coolDown = MediaTime(seconds: 5)
         /// The least time left to a viewer's deadline for its request to start; with less it is shed.
         var minimumRemaining = MediaTime(nanoseconds: 50_000_000)
+        /// When set, the rate is learned within these bounds and ``maximumPerSecond`` is not used;
+        /// nil: ``maximumPerSecond`` is the rate.
+        var learning: AdServerRateLearner.Bounds?
     }
 
     /// How a request ended, for the breaker.
@@ -130,8 +137,14 @@ struct AdServerGate: Sendable {
         var deadline: MediaTime
     }
 
-    /// The limits (may change between inputs).
-    var limits: Limits
+    /// The limits (may change between inputs; a change of the learning bounds starts learning anew).
+    var limits: Limits {
+        didSet {
+            if limits.learning != oldValue.learning { learner = limits.learning.map(AdServerRateLearner.init) }
+        }
+    }
+    /// What the rate has learned, when it learns.
+    private(set) var learner: AdServerRateLearner?
     /// The requests in flight.
     private(set) var inFlight: Set<Int> = []
     /// The waiting requests, oldest first.
@@ -142,29 +155,48 @@ struct AdServerGate: Sendable {
     /// ``Limits/maximumPerSecond`` of them.
     private var starts: [MediaTime] = []
     private var startsHead = 0
+    /// When each request in flight started (its latency, for the learner).
+    private var startedAt: [Int: MediaTime] = [:]
+    /// While the rate is learned: when the next request is due, at the learned rate.
+    private var paced: MediaTime?
 
     /// A gate with `limits`, nothing started yet.
     init(limits: Limits) {
         self.limits = limits
+        learner = limits.learning.map(AdServerRateLearner.init)
     }
+
+    /// The least time left to a viewer's deadline for its request to start: ``Limits/minimumRemaining``,
+    /// or while the rate is learned at least the latency over which the ad server is taken to queue
+    /// (``AdServerRateLearner/latencyBound``): a request started with less would time out, and
+    /// spend the ad server's capacity for no viewer.
+    var minimumRemaining: MediaTime {
+        max(limits.minimumRemaining, learner?.latencyBound ?? .zero)
+    }
+
+    /// The requests that may start within any one second now: the learned rate, or
+    /// ``Limits/maximumPerSecond``.
+    var perSecond: Int { learner?.perSecond ?? max(1, limits.maximumPerSecond) }
 
     /// Request `id`, whose viewer waits until `deadline`.
     mutating func request(_ id: Int, deadline: MediaTime, now: MediaTime) -> Admission {
         forgetStarts(now)
         halfOpenIfDue(now)
-        guard deadline - now >= limits.minimumRemaining, deadline > now else { return .shed(.deadline) }
+        learner?.advance(now: now)
+        guard deadline - now >= minimumRemaining, deadline > now else { return .shed(.deadline) }
         switch breaker {
         case .open: return .breakerOpen
         case .halfOpen(let probe):
-            guard probe == nil, canStart else { return .breakerOpen }
+            guard probe == nil, canStart(now) else { return .breakerOpen }
             breaker = .halfOpen(probe: id)
             begin(id, now: now)
             return .start
         case .closed:
-            if queue.isEmpty, canStart {
+            if queue.isEmpty, canStart(now) {
                 begin(id, now: now)
                 return .start
             }
+            noteHeldBack(now)
             guard queue.count < limits.maximumQueued else { return .shed(.queue) }
             queue.append(Waiter(id: id, deadline: deadline))
             return .queued
@@ -174,6 +206,9 @@ struct AdServerGate: Sendable {
     /// Request `id` ended with `outcome`: the breaker learns it, and waiting requests may start.
     mutating func finished(_ id: Int, outcome: Outcome, now: MediaTime) -> [Action] {
         guard inFlight.remove(id) != nil else { return tick(now: now) }
+        if let started = startedAt.removeValue(forKey: id) {
+            learner?.finished(started: started, outcome: outcome, now: now)
+        }
         switch breaker {
         case .halfOpen(let probe) where probe == id:
             breaker = outcome.isFailure ? .open(until: now + limits.coolDown) : .closed([])
@@ -206,9 +241,11 @@ struct AdServerGate: Sendable {
     mutating func tick(now: MediaTime) -> [Action] {
         forgetStarts(now)
         halfOpenIfDue(now)
+        learner?.advance(now: now)
         var actions: [Action] = []
+        let minimumRemaining = minimumRemaining
         queue.removeAll { waiter in
-            guard waiter.deadline - now < limits.minimumRemaining || waiter.deadline <= now else { return false }
+            guard waiter.deadline - now < minimumRemaining || waiter.deadline <= now else { return false }
             actions.append(.shed(waiter.id, .deadline))
             return true
         }
@@ -217,11 +254,12 @@ struct AdServerGate: Sendable {
             actions += queue.map { .breakerOpen($0.id) }
             queue.removeAll()
         case .closed:
-            while !queue.isEmpty, canStart {
+            while !queue.isEmpty, canStart(now) {
                 let waiter = queue.removeFirst()
                 begin(waiter.id, now: now)
                 actions.append(.start(waiter.id))
             }
+            if !queue.isEmpty { noteHeldBack(now) }
         }
         return actions
     }
@@ -233,9 +271,14 @@ struct AdServerGate: Sendable {
         var wakes: [MediaTime] = []
         if case .open(let until) = breaker { wakes.append(until) }
         if !queue.isEmpty {
-            wakes += queue.map { $0.deadline - limits.minimumRemaining }
-            if !withinRate, inFlight.count < limits.maximumConcurrent, startsHead < starts.count {
+            wakes += queue.map { $0.deadline - minimumRemaining }
+            if !withinWindow, inFlight.count < limits.maximumConcurrent, startsHead < starts.count {
                 wakes.append(starts[startsHead] + MediaTime(seconds: 1))
+            }
+            if learner != nil, inFlight.count < limits.maximumConcurrent, let paced,
+                now < paced - Self.pacingTolerance
+            {
+                wakes.append(paced - Self.pacingTolerance)
             }
         }
         return wakes.min()
@@ -247,14 +290,39 @@ struct AdServerGate: Sendable {
         return true
     }
 
-    private var canStart: Bool { inFlight.count < limits.maximumConcurrent && withinRate }
+    private func canStart(_ now: MediaTime) -> Bool {
+        inFlight.count < limits.maximumConcurrent && withinRate(now)
+    }
+
+    /// Whether one more request may start now: within the second ending now and, while the rate is
+    /// learned, paced.
+    private func withinRate(_ now: MediaTime) -> Bool {
+        guard withinWindow else { return false }
+        guard learner != nil, let paced else { return true }
+        return now >= paced - Self.pacingTolerance
+    }
 
     /// Whether one more request may start in the second ending now.
-    private var withinRate: Bool { starts.count - startsHead < max(1, limits.maximumPerSecond) }
+    private var withinWindow: Bool { starts.count - startsHead < perSecond }
+
+    /// How far ahead of its paced time a request may start (the timers' slack), while the rate is
+    /// learned.
+    static let pacingTolerance = MediaTime(nanoseconds: 20_000_000)
+
+    /// Tells the learner when the rate, not the requests in flight, holds a request back.
+    private mutating func noteHeldBack(_ now: MediaTime) {
+        if !withinRate(now), inFlight.count < limits.maximumConcurrent { learner?.heldBack(now: now) }
+    }
 
     private mutating func begin(_ id: Int, now: MediaTime) {
         inFlight.insert(id)
+        startedAt[id] = now
         starts.append(now)
+        if let learner {
+            // Paced at the learned rate (a GCRA: each start moves the paced time one interval on), so
+            // that a rate learned a second at a time is not sent in bursts an ad server queues.
+            paced = max(paced ?? now, now) + MediaTime(nanoseconds: 1_000_000_000 / Int64(learner.perSecond))
+        }
     }
 
     /// Forgets the starts a second or more before `now` (they no longer count against the rate).
@@ -282,11 +350,15 @@ struct AdServerGate: Sendable {
 }
 
 extension AdServerSettings {
-    /// The limits each ad server these settings ask is held to.
+    /// The limits each ad server these settings ask is held to: the rate learned within
+    /// ``rateLearning``'s bounds when it is set, else ``maximumPerSecond``.
     var gateLimits: AdServerGate.Limits {
         var limits = AdServerGate.Limits()
         limits.maximumConcurrent = maximumConcurrent
         limits.maximumPerSecond = maximumPerSecond
+        limits.learning = rateLearning.map {
+            AdServerRateLearner.Bounds(initial: $0.initial, minimum: $0.minimum, maximum: $0.maximum)
+        }
         limits.maximumQueued = max(1024, 4 * maximumConcurrent)
         limits.breakerFailures = breaker.failures
         limits.breakerWindow = breaker.window

@@ -43,7 +43,7 @@ final class AdServerGates: Sendable {
     private let state = NIOLockedValueBox(State())
     private let metrics: ServerMetrics?
 
-    /// Gates counting on `metrics` (in flight, breaker state, shed requests).
+    /// Gates counting on `metrics` (in flight, breaker state, rate, shed requests).
     init(metrics: ServerMetrics? = nil) {
         self.metrics = metrics
     }
@@ -60,6 +60,15 @@ final class AdServerGates: Sendable {
 
     private static func time(of deadline: NIODeadline) -> MediaTime {
         MediaTime(nanoseconds: Int64(clamping: deadline.uptimeNanoseconds))
+    }
+
+    /// The requests a second the gate of `url`'s ad server lets start now: the rate it learned
+    /// (when `maxPerSecond` is not set), else its `maxPerSecond`; nil when no request to that ad
+    /// server was gated yet (or its gate made room for another). The pacing of decisions made ahead
+    /// reads it, so that they do not outrun what the ad server was found to take.
+    func perSecond(of url: String) -> Int? {
+        guard let key = Self.key(of: url) else { return nil }
+        return state.withLockedValue { $0.gates[key]?.perSecond }
     }
 
     /// Waits until a request to `url`, under `limits`, may be made, at most until `deadline`.
@@ -140,7 +149,7 @@ final class AdServerGates: Sendable {
         _ key: String, _ input: (inout AdServerGate, MediaTime) -> [AdServerGate.Action]
     ) {
         typealias Resumed = (waiter: CheckedContinuation<Admission, Never>, admission: Admission)
-        let (resumed, gauges): ([Resumed], (inFlight: Int, breaker: Int)?) = state.withLockedValue { state in
+        let (resumed, gauges): ([Resumed], Gauges?) = state.withLockedValue { state in
             guard var gate = state.gates[key] else { return ([], nil) }
             let actions = input(&gate, Self.now())
             state.gates[key] = gate
@@ -158,19 +167,35 @@ final class AdServerGates: Sendable {
                     state.early[id] = admission
                 }
             }
-            return (resumed, (gate.inFlight.count, gate.breaker.gauge))
+            return (resumed, Gauges(gate))
         }
         for (waiter, admission) in resumed { waiter.resume(returning: admission) }
-        if let gauges { metrics?.adServerGate(key, inFlight: gauges.inFlight, breaker: gauges.breaker) }
+        if let gauges { record(key, gauges) }
         schedule(key)
+    }
+
+    /// A gate's gauges, read under the lock.
+    private struct Gauges {
+        var inFlight: Int
+        var breaker: Int
+        var perSecond: Int
+
+        init(_ gate: AdServerGate) {
+            inFlight = gate.inFlight.count
+            breaker = gate.breaker.gauge
+            perSecond = gate.perSecond
+        }
+    }
+
+    /// Sets `key`'s gauges on `/metrics`.
+    private func record(_ key: String, _ gauges: Gauges) {
+        metrics?.adServerGate(key, inFlight: gauges.inFlight, breaker: gauges.breaker, perSecond: gauges.perSecond)
     }
 
     /// Counts a request's admission on `/metrics`.
     private func report(_ key: String, _ answer: Admission) {
-        let gauges = state.withLockedValue { state in
-            state.gates[key].map { (inFlight: $0.inFlight.count, breaker: $0.breaker.gauge) }
-        }
-        if let gauges { metrics?.adServerGate(key, inFlight: gauges.inFlight, breaker: gauges.breaker) }
+        let gauges = state.withLockedValue { state in state.gates[key].map(Gauges.init) }
+        if let gauges { record(key, gauges) }
         switch answer {
         case .start: break
         case .shed(let reason): metrics?.adServerShed(key, reason: reason.rawValue)

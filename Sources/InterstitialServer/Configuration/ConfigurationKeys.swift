@@ -52,12 +52,16 @@ package enum ConfigurationKeys {
             name: "adServer",
             keys: [
                 "vast", "vmap", "vmapBreakDuration", "tracking", "maxWrapperDepth", "maxConcurrent", "maxPerSecond",
-                "breaker", "slate", "preload", "prefetch",
+                "breaker", "slate", "preload", "prefetch", "rateLearning",
             ],
-            children: ["breaker": "adServer.breaker", "preload": "adServer.preload", "prefetch": "adServer.prefetch"]),
+            children: [
+                "breaker": "adServer.breaker", "preload": "adServer.preload", "prefetch": "adServer.prefetch",
+                "rateLearning": "adServer.rateLearning",
+            ]),
         Object(name: "adServer.breaker", keys: ["failures", "window", "coolDown"]),
         Object(name: "adServer.preload", keys: ["endsBefore", "minimum", "maximum"]),
         Object(name: "adServer.prefetch", keys: ["window", "expectedBreak", "refresh"]),
+        Object(name: "adServer.rateLearning", keys: ["initial", "minimum", "maximum"]),
         Object(name: "signalInserter", keys: ["every", "duration", "offset", "form"]),
         Object(
             name: "limits",

@@ -63,6 +63,12 @@ final class ServerMetrics: Sendable {
         static var adServerBreaker: MetricNameDescriptor {
             name("ad_server_breaker_state", "", "Each ad server's circuit breaker: 0 closed, 1 half-open, 2 open.")
         }
+        static var adServerRate: MetricNameDescriptor {
+            name(
+                "ad_server_rate", "per_second",
+                "The requests a second each ad server's gate lets start: the rate it learned when maxPerSecond is not set, else maxPerSecond."
+            )
+        }
         static var adServerShed: MetricNameDescriptor {
             name("ad_server_shed", "total", "Requests to each ad server not made, by reason: deadline, queue, breaker.")
         }
@@ -211,11 +217,13 @@ final class ServerMetrics: Sendable {
             .increment()
     }
 
-    /// Sets ad server `key`'s gauges: requests in flight, and its breaker (0 closed, 1 half-open, 2 open).
-    func adServerGate(_ key: String, inFlight: Int, breaker: Int) {
+    /// Sets ad server `key`'s gauges: requests in flight, its breaker (0 closed, 1 half-open, 2 open),
+    /// and the requests a second its gate lets start (learned, or its `maxPerSecond`).
+    func adServerGate(_ key: String, inFlight: Int, breaker: Int, perSecond: Int) {
         let series = [("ad_server", labels.adServer(key))]
         registry.makeGauge(descriptor: Name.adServerInFlight, labels: series).set(Int64(inFlight))
         registry.makeGauge(descriptor: Name.adServerBreaker, labels: series).set(Int64(breaker))
+        registry.makeGauge(descriptor: Name.adServerRate, labels: series).set(Int64(perSecond))
     }
 
     /// Counts a request to ad server `key` not made, for `reason`: `deadline`, `queue` or `breaker`.

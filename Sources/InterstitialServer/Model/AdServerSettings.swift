@@ -58,8 +58,13 @@ public struct AdServerSettings: Hashable, Sendable {
     public var maximumWrapperDepth: Int
     /// The most requests in flight to each ad server.
     public var maximumConcurrent = 64
-    /// The most requests started per second to each ad server.
+    /// The most requests started per second to each ad server, when the rate is not learned
+    /// (``rateLearning`` nil): a hard cap.
     public var maximumPerSecond = 200
+    /// How each ad server's rate is learned when `maxPerSecond` is not set (``AdServerRateLearner``);
+    /// nil: ``maximumPerSecond`` is the rate. Settings read from JSON without `maxPerSecond` learn;
+    /// settings made in code do not until this is set.
+    public var rateLearning: RateLearningSettings?
     /// Each ad server's circuit breaker.
     public var breaker = Breaker()
     /// The inventory ad that fills a break the ad server did not fill in time (failed, timed out,
@@ -83,7 +88,8 @@ public struct AdServerSettings: Hashable, Sendable {
     }
 
     /// `{"vast", "vmap", "vmapBreakDuration", "tracking", "maxWrapperDepth", "maxConcurrent",
-    /// "maxPerSecond", "breaker", "slate", "preload"}` (the last five when not the defaults).
+    /// "maxPerSecond" or "rateLearning", "breaker", "slate", "preload"}` (`maxPerSecond` when the rate
+    /// is not learned, the others when not the defaults).
     public var jsonValue: JSONValue {
         var fields: [String: JSONValue] = [
             "tracking": .string(tracking.rawValue), "maxWrapperDepth": .integer(Int64(maximumWrapperDepth)),
@@ -94,7 +100,11 @@ public struct AdServerSettings: Hashable, Sendable {
             fields["vmapBreakDuration"] = .seconds(vmapBreakDuration)
         }
         if maximumConcurrent != 64 { fields["maxConcurrent"] = .integer(Int64(maximumConcurrent)) }
-        if maximumPerSecond != 200 { fields["maxPerSecond"] = .integer(Int64(maximumPerSecond)) }
+        if let rateLearning {
+            if rateLearning != RateLearningSettings() { fields["rateLearning"] = rateLearning.jsonValue }
+        } else {
+            fields["maxPerSecond"] = .integer(Int64(maximumPerSecond))
+        }
         if breaker != Breaker() {
             fields["breaker"] = .object([
                 "failures": .integer(Int64(breaker.failures)), "window": .seconds(breaker.window),
@@ -110,8 +120,8 @@ public struct AdServerSettings: Hashable, Sendable {
     /// Reads settings: `vast` and/or `vmap`, http(s) URL templates of at most 4 KiB (at least one;
     /// `vmap` only for a VOD asset), a VMAP break duration from 1 to 600 s (default 30), `client` or
     /// `server` or `relay` tracking, a wrapper depth from 0 to 10; per ad server at most 1 to 10,000
-    /// requests in flight (`maxConcurrent`, default 64) and 1 to 100,000 per second (`maxPerSecond`,
-    /// default 200), a breaker `{"failures": 1-10000, "window": 1-600 s, "coolDown": 1-600 s}`
+    /// requests in flight (`maxConcurrent`, default 64) and 1 to 100,000 per second (`maxPerSecond`, a
+    /// hard cap; without it the rate is learned, within `rateLearning`, ``RateLearningSettings``), a breaker `{"failures": 1-10000, "window": 1-600 s, "coolDown": 1-600 s}`
     /// (default 20, 10, 5), a `slate` (an inventory ad's ID), `preload` (``PreloadSettings``) and
     /// `prefetch` (``PrefetchSettings``).
     public static func decode(
@@ -145,7 +155,17 @@ public struct AdServerSettings: Hashable, Sendable {
         var settings = AdServerSettings(
             vast: vast, vmap: vmap, vmapBreakDuration: breakDuration, tracking: tracking, maximumWrapperDepth: depth)
         settings.maximumConcurrent = try reader.integer("maxConcurrent", in: 1...10_000) ?? 64
-        settings.maximumPerSecond = try reader.integer("maxPerSecond", in: 1...100_000) ?? 200
+        if let perSecond = try reader.integer("maxPerSecond", in: 1...100_000) {
+            settings.maximumPerSecond = perSecond
+            if reader.take("rateLearning") != nil {
+                throw reader.error(
+                    "rateLearning", "maxPerSecond fixes the ad server's rate; rateLearning applies only without it")
+            }
+        } else if let learning = reader.take("rateLearning") {
+            settings.rateLearning = try RateLearningSettings.decode(learning, path: reader.at("rateLearning"))
+        } else {
+            settings.rateLearning = RateLearningSettings()
+        }
         if var breaker = try reader.object("breaker") {
             settings.breaker.failures = try breaker.integer("failures", in: 1...10_000) ?? 20
             for (key, path) in [("window", \Breaker.window), ("coolDown", \Breaker.coolDown)] {

@@ -2,7 +2,7 @@
 // all through its admin API (/admin/v1, the bearer token the operator types in) and /metrics. The
 // token is kept in sessionStorage only (this tab's session); nothing is fetched from another origin.
 import { describeError, breakBody, editorFields, fieldOfPath, timelineLayout, BREAK_FIELDS } from "./model.mjs";
-import { parseMetrics, summarize } from "./metrics.mjs";
+import { adServerRates, parseMetrics, summarize } from "./metrics.mjs";
 
 const TOKEN_KEY = "hlsi-admin-token";
 const $ = (id) => document.getElementById(id);
@@ -450,7 +450,8 @@ async function refreshMetrics() {
     return;
   }
   box.hidden = true;
-  const figures = summarize(parseMetrics(text));
+  const families = parseMetrics(text);
+  const figures = summarize(families);
   const rows = [
     ["Fill rate", `${percent(figures.fill.rate)} (${figures.fill.filled} of ${figures.fill.requests} asset lists)`],
     ...figures.fill.byTarget.map((item) => [
@@ -472,11 +473,21 @@ async function refreshMetrics() {
     ["Beacons seen", counts(figures.beacons.seen)],
     ["Beacons dropped", counts(figures.beacons.dropped)],
     ["Tracking requests sent", counts(figures.tracking)],
+    ...adServerRows(adServerRates(families)),
   ];
   $("metrics-body").replaceChildren(
     ...rows.flatMap(([name, value]) => [el("dt", {}, name), el("dd", { "data-metric": name }, String(value))]),
   );
   $("metrics-when").textContent = `at ${new Date().toISOString().slice(11, 19)}`;
+}
+
+/** One row per ad server: the rate its gate lets through (learned, or its maxPerSecond). */
+function adServerRows(gates) {
+  return gates.map((gate) => [
+    `Ad server ${gate.adServer}`,
+    `${gate.perSecond === null ? "–" : `${gate.perSecond}/s`} (learned unless maxPerSecond is set); ` +
+      `${gate.inFlight} in flight; breaker ${gate.breaker ?? "–"}`,
+  ]);
 }
 
 // Start

@@ -185,3 +185,28 @@ export function summarize(families) {
     },
   };
 }
+
+// Ad servers' gates: the rate each lets through (learned when maxPerSecond is not set), beside
+// its requests in flight and its breaker.
+
+/** The breaker gauge's states (hlsi_ad_server_breaker_state). */
+const BREAKER_STATES = ["closed", "half-open", "open"];
+
+/**
+ * Each ad server's gate, sorted by ad server: `perSecond` (hlsi_ad_server_rate_per_second, the
+ * rate learned or set; null when not exported), `inFlight`, `breaker` ("closed", "half-open",
+ * "open"; null when unknown).
+ * @returns {{adServer: string, perSecond: number|null, inFlight: number, breaker: string|null}[]}
+ */
+export function adServerRates(families) {
+  const rates = total(families, "hlsi_ad_server_rate_per_second", { by: "ad_server" });
+  const inFlight = total(families, "hlsi_ad_server_in_flight", { by: "ad_server" });
+  const breakers = total(families, "hlsi_ad_server_breaker_state", { by: "ad_server" });
+  const servers = new Set([...rates.keys(), ...inFlight.keys(), ...breakers.keys()]);
+  return [...servers].toSorted().map((adServer) => ({
+    adServer,
+    perSecond: rates.has(adServer) ? rates.get(adServer) : null,
+    inFlight: inFlight.get(adServer) || 0,
+    breaker: breakers.has(adServer) ? (BREAKER_STATES[breakers.get(adServer)] ?? null) : null,
+  }));
+}
