@@ -17,14 +17,10 @@ Usage: python3 E2E/console.py --hlsi PATH
 import argparse
 import os
 import re
-import subprocess
-import sys
 import time
 import urllib.request
 
-from playwright.sync_api import sync_playwright
-
-from support import check, failures, free_port, stop, wait_until_serving
+from support import check, chromium, demo_server, finish
 
 TOKEN = "e2e-console-token"
 ARTIFACTS = os.environ.get("ARTIFACTS_DIR") or os.path.join(".build", "artifacts", "console")
@@ -188,47 +184,38 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlsi", required=True)
     args = parser.parse_args()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([args.hlsi, "serve", "--demo", "--port", str(port), "--admin-token", TOKEN],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = demo_server(args.hlsi, "--admin-token", TOKEN)
+    port, base = server.port, server.base
     try:
-        check(wait_until_serving(base + "/"), "the demo server answers")
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium")
-            try:
-                page = browser.new_page(viewport={"width": 1200, "height": 900})
-                origins = set()
-                violations = []
-                page.on("request", lambda request: origins.add(request.url.split("/")[2]))
-                page.on("console", lambda message: violations.append(message.text)
-                        if "Content Security Policy" in message.text or message.type == "error" else None)
-                page.on("pageerror", lambda error: violations.append(str(error)))
-                sign_in(page, base, origins, violations)
-                breaks(page, base)
-                live(page, base)
-                metrics(page)
-                check(page.evaluate("sessionStorage.getItem('hlsi-admin-token')") == TOKEN, "still one session")
-                page.click("#token-forget")
-                check(page.evaluate("sessionStorage.length") == 0 and page.locator("#console").is_hidden(),
-                      "Forget drops the token and hides everything")
-                check(origins == {f"127.0.0.1:{port}"}, f"nothing from another origin: {sorted(origins)}")
-                # A refused request shows in the browser's console as a failed resource: those are
-                # the 401s and 409s asked for above; anything else (a CSP violation, an exception) is not.
-                unexpected = [v for v in violations if "status of 401" not in v and "status of 409" not in v
-                              and "status of 400" not in v]
-                check(not unexpected, f"no CSP violation or script error: {unexpected[:3]}")
-            finally:
-                browser.close()
+        check(server.wait(), "the demo server answers")
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            origins = set()
+            violations = []
+            page.on("request", lambda request: origins.add(request.url.split("/")[2]))
+            page.on("console", lambda message: violations.append(message.text)
+                    if "Content Security Policy" in message.text or message.type == "error" else None)
+            page.on("pageerror", lambda error: violations.append(str(error)))
+            sign_in(page, base, origins, violations)
+            breaks(page, base)
+            live(page, base)
+            metrics(page)
+            check(page.evaluate("sessionStorage.getItem('hlsi-admin-token')") == TOKEN, "still one session")
+            page.click("#token-forget")
+            check(page.evaluate("sessionStorage.length") == 0 and page.locator("#console").is_hidden(),
+                  "Forget drops the token and hides everything")
+            check(origins == {f"127.0.0.1:{port}"}, f"nothing from another origin: {sorted(origins)}")
+            # A refused request shows in the browser's console as a failed resource: those are
+            # the 401s and 409s asked for above; anything else (a CSP violation, an exception) is not.
+            unexpected = [v for v in violations if "status of 401" not in v and "status of 409" not in v
+                          and "status of 400" not in v]
+            check(not unexpected, f"no CSP violation or script error: {unexpected[:3]}")
     finally:
-        output = stop(server, "the server (SIGTERM)")
+        output = server.stop("the server (SIGTERM)")
         lines = output.splitlines()
         print("server log (last 10 lines):\n  " + "\n  ".join(lines[-10:]))
     print(f"\nscreenshots: {ARTIFACTS}")
-    if failures:
-        print(f"\n{len(failures)} check(s) failed:\n- " + "\n- ".join(failures))
-        sys.exit(1)
-    print("\nall console checks passed")
+    finish("console")
 
 
 if __name__ == "__main__":

@@ -13,15 +13,11 @@ import functools
 import http.server
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 
-from playwright.sync_api import sync_playwright
-
-from support import check, failures, free_port, wait_until_serving
+from support import check, chromium, demo_server, finish, free_port
 
 PAGE = """<!doctype html><meta charset="utf-8"><title>other origin</title>
 <video id="video" muted playsinline></video>
@@ -63,8 +59,7 @@ def main():
     parser.add_argument("--hlsi", required=True)
     parser.add_argument("--hls", required=True, help="hls.js ES module")
     args = parser.parse_args()
-    port, other = free_port(), free_port()
-    base = f"http://127.0.0.1:{port}"
+    other = free_port()
     site = tempfile.mkdtemp(prefix="hlsi-origin-")
     shutil.copy(args.hls, os.path.join(site, "hls.mjs"))
     with open(os.path.join(site, "index.html"), "w", encoding="utf-8") as page:
@@ -79,65 +74,55 @@ def main():
     static = http.server.ThreadingHTTPServer(("127.0.0.1", other), functools.partial(Handler, directory=site))
     threading.Thread(target=static.serve_forever, daemon=True).start()
     database = os.path.join(site, "server.sqlite")
-    server = subprocess.Popen([args.hlsi, "serve", "--demo", "--port", str(port), "--database", database],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = demo_server(args.hlsi, "--database", database)
     try:
-        wait_until_serving(base + "/demo/vod/master.m3u8")
-        play(base, f"http://localhost:{other}")
+        server.wait("/demo/vod/master.m3u8")
+        play(server.base, f"http://localhost:{other}")
     finally:
-        server.terminate()
-        server.wait(timeout=15)
+        server.stop()
         static.shutdown()
         shutil.rmtree(site, ignore_errors=True)
-    if failures:
-        print(f"\n{len(failures)} check(s) failed:\n- " + "\n- ".join(failures))
-        sys.exit(1)
-    print("\nall cross-origin checks passed")
+    finish("cross-origin")
 
 
 def play(base, origin):
     print(f"== hls.js on {origin} plays {base}/demo/vod/master.m3u8", flush=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                    args=["--autoplay-policy=no-user-gesture-required"])
-        try:
-            context = browser.new_context()
-            allowed = (base, origin)
-            context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(allowed)
-                          else route.abort())
-            page = context.new_page()
-            console = []
-            page.on("console", lambda message: console.append(message.text))
-            requests = []
-            page.on("request", lambda request: requests.append(request.url))
-            page.goto(f"{origin}/index.html?src={base}/demo/vod/master.m3u8")
-            deadline = time.time() + 60
-            trace = []
-            while time.time() < deadline:
-                trace = page.evaluate("window.trace")
-                if any(e["event"] == "INTERSTITIAL_ASSET_ENDED" and e.get("id") == "preroll" for e in trace):
-                    break
-                if any(e["event"] == "ERROR" for e in trace):
-                    break
-                page.wait_for_timeout(200)
-            started = [e for e in trace if e["event"] == "INTERSTITIAL_ASSET_STARTED"]
-            errors = [e for e in trace if e["event"] in ("ERROR", "INTERSTITIAL_ASSET_ERROR")]
-            check(any(e.get("id") == "preroll" for e in started), f"the pre-roll starts across origins: {started}")
-            check(not errors, f"no errors: {errors[:3]}")
-            check(any("asset-list.json" in url and "_HLS_primary_id" in url for url in requests),
-                  "the pre-roll's asset list is requested across origins with _HLS_primary_id")
-            blocked = [line for line in console if "CORS" in line or "Access-Control" in line]
-            check(not blocked, f"no CORS refusals in the console: {blocked[:2]}")
-            probe = page.evaluate("(base) => window.probe(base)", base)
-            print(f"  probe: {probe}")
-            check(probe["tag"] is not None, "the page can read a playlist's ETag")
-            check(probe["revalidated"] == 304, f"If-None-Match from another origin gets 304: {probe['revalidated']}")
-            check(probe["range"][0] == 206 and probe["range"][1].startswith("bytes 0-99/") and probe["range"][2] == 100,
-                  f"a Range request from another origin (preflighted) gets 206 with 100 bytes: {probe['range']}")
-            check(probe["head"][0] == 200 and int(probe["head"][1]) > 0 and probe["head"][2] == 0,
-                  f"HEAD gets the length and no body: {probe['head']}")
-        finally:
-            browser.close()
+    with chromium(autoplay=True) as browser:
+        context = browser.new_context()
+        allowed = (base, origin)
+        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(allowed)
+                      else route.abort())
+        page = context.new_page()
+        console = []
+        page.on("console", lambda message: console.append(message.text))
+        requests = []
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto(f"{origin}/index.html?src={base}/demo/vod/master.m3u8")
+        deadline = time.time() + 60
+        trace = []
+        while time.time() < deadline:
+            trace = page.evaluate("window.trace")
+            if any(e["event"] == "INTERSTITIAL_ASSET_ENDED" and e.get("id") == "preroll" for e in trace):
+                break
+            if any(e["event"] == "ERROR" for e in trace):
+                break
+            page.wait_for_timeout(200)
+        started = [e for e in trace if e["event"] == "INTERSTITIAL_ASSET_STARTED"]
+        errors = [e for e in trace if e["event"] in ("ERROR", "INTERSTITIAL_ASSET_ERROR")]
+        check(any(e.get("id") == "preroll" for e in started), f"the pre-roll starts across origins: {started}")
+        check(not errors, f"no errors: {errors[:3]}")
+        check(any("asset-list.json" in url and "_HLS_primary_id" in url for url in requests),
+              "the pre-roll's asset list is requested across origins with _HLS_primary_id")
+        blocked = [line for line in console if "CORS" in line or "Access-Control" in line]
+        check(not blocked, f"no CORS refusals in the console: {blocked[:2]}")
+        probe = page.evaluate("(base) => window.probe(base)", base)
+        print(f"  probe: {probe}")
+        check(probe["tag"] is not None, "the page can read a playlist's ETag")
+        check(probe["revalidated"] == 304, f"If-None-Match from another origin gets 304: {probe['revalidated']}")
+        check(probe["range"][0] == 206 and probe["range"][1].startswith("bytes 0-99/") and probe["range"][2] == 100,
+              f"a Range request from another origin (preflighted) gets 206 with 100 bytes: {probe['range']}")
+        check(probe["head"][0] == 200 and int(probe["head"][1]) > 0 and probe["head"][2] == 0,
+              f"HEAD gets the length and no body: {probe['head']}")
 
 
 if __name__ == "__main__":

@@ -12,14 +12,13 @@ import http.server
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-from playwright.sync_api import sync_playwright
+from support import chromium, free_port
 
 PAGE = """<!doctype html>
 <html><body>
@@ -97,9 +96,7 @@ def main():
         with open(os.path.join(root, "index.html"), "w") as page:
             page.write(PAGE)
 
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = free_port()
         server = http.server.ThreadingHTTPServer(
             ("127.0.0.1", port), lambda *a, **k: Handler(*a, directory=root, **k))
         threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -116,10 +113,7 @@ def main():
         print(added[1].decode())
         run([hlsi, "validate", "--recursive", f"{base}/primary/with-ad.m3u8"])
 
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path="/usr/bin/chromium", headless=True,
-                args=["--autoplay-policy=no-user-gesture-required", "--no-sandbox"])
+        with chromium(autoplay=True, arguments=["--no-sandbox"]) as browser:
             page = browser.new_page()
             page.on("console", lambda message: print("browser:", message.text) if message.type == "error" else None)
             page.goto(f"{base}/index.html")
@@ -134,7 +128,6 @@ def main():
                     break
                 time.sleep(0.25)
             position = page.evaluate("window.currentTime()")
-            browser.close()
         server.shutdown()
 
         print(json.dumps(trace, indent=1))

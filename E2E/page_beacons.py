@@ -25,9 +25,7 @@ import tempfile
 import time
 import urllib.parse
 
-from playwright.sync_api import sync_playwright
-
-from support import check, failures, free_port, stop, wait_until_serving
+from support import check, chromium, demo_server, failures, stop
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TRACES = os.path.join(HERE, ".cache", "traces")
@@ -121,16 +119,11 @@ def run(args, base, origin, log):
     created = subprocess.run([args.hlsi, "admin", "create", "schedule", "--json", schedule,
                               "--server", base, "--token", TOKEN], capture_output=True, text=True, timeout=30)
     check(created.returncode == 0, f"vod/demo takes its ads from the ad server: {created.stderr.strip()[:200]}")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                    args=["--autoplay-policy=no-user-gesture-required"])
-        try:
-            sids = []
-            for player in ("hlsjs", "native"):
-                trace, requests = play(browser, base, player, log)
-                sids.append(verify(player, trace, requests, sids))
-        finally:
-            browser.close()
+    with chromium(autoplay=True) as browser:
+        sids = []
+        for player in ("hlsjs", "native"):
+            trace, requests = play(browser, base, player, log)
+            sids.append(verify(player, trace, requests, sids))
 
 
 def main():
@@ -139,16 +132,13 @@ def main():
     parser.add_argument("--hls", required=True, help="hls.js ES module")
     args = parser.parse_args()
     began = time.time()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     handle, log = tempfile.mkstemp(prefix="hlsi-ads-", suffix=".log")
     os.close(handle)
-    server = subprocess.Popen([args.hlsi, "serve", "--demo", "--port", str(port), "--admin-token", TOKEN,
-                               "--hlsjs", os.path.abspath(args.hls)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = demo_server(args.hlsi, "--admin-token", TOKEN, "--hlsjs", os.path.abspath(args.hls))
+    base = server.base
     ads = None
     try:
-        check(wait_until_serving(base + "/"), "hlsi serve --demo serves")
+        check(server.wait(), "hlsi serve --demo serves")
         ads, origin = start_ad_server(base, log)
         check(origin is not None, f"the ad server starts ({origin})")
         if origin is not None:
@@ -156,7 +146,7 @@ def main():
     finally:
         if ads is not None:
             stop(ads, None)
-        output = stop(server, "the server")
+        output = server.stop("the server")
         if failures:
             print("server log (last 15 lines):\n  " + "\n  ".join(output.splitlines()[-15:]))
         os.remove(log)

@@ -38,9 +38,7 @@ import time
 import urllib.parse
 import urllib.request
 
-from playwright.async_api import async_playwright
-
-from support import check as support_check, failures, free_port, wait_until_serving
+from support import async_chromium, check as support_check, demo_server, failures
 
 checks = 0
 # Inside a case that may be tried again, its checks are collected here instead of counted at once.
@@ -199,24 +197,16 @@ def stalls(trace, media, element_ids):
     return lengths
 
 
-class Server:
-    def __init__(self, hlsi, hlsjs=None):
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        command = [hlsi, "serve", "--demo", "--port", str(self.port), "--admin-token", "e2e-token"]
-        if hlsjs:
-            command += ["--hlsjs", os.path.abspath(hlsjs)]
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def start_server(hlsi, hlsjs=None):
+    """`hlsi serve --demo` with the admin token, and with hls.js when `hlsjs` is given."""
+    return demo_server(hlsi, "--admin-token", "e2e-token", *(["--hlsjs", os.path.abspath(hlsjs)] if hlsjs else []))
 
-    def stop(self, label):
-        self.process.terminate()
-        try:
-            output, _ = self.process.communicate(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            output, _ = self.process.communicate()
-        check(self.process.returncode == 0, f"{label}: the server shuts down gracefully (exit {self.process.returncode})")
-        return output
+
+def stop_server(server, label):
+    output = server.stop()
+    code = server.process.returncode
+    check(code == 0, f"{label}: the server shuts down gracefully (exit {code})")
+    return output
 
 
 async def sleep_until(wall):
@@ -684,53 +674,48 @@ def resume_check(name, summary, samples, began, resumed, inside, allowance=1.0):
 
 async def run(args, plain, with_hlsjs):
     timeline = json.loads(urllib.request.urlopen(plain.base + "/demo/vod/timeline.json").read())
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path="/usr/bin/chromium",
-                                          args=["--autoplay-policy=no-user-gesture-required"])
-        try:
-            now = time.time()
-            # The first break (second 30 of a minute) whose well-before join can still be opened.
-            T = int(now // 60 * 60 + 30)
-            while T - 25 + LATENCY < now + 3:
-                T += 60
-            # One break per player, so that no more than four live pages play at once on a small
-            # machine: the built-in controller at T, hls.js at T + 60, the built-in one beside a CPU hog at T + 120.
-            joins = [("well before", -25), ("5 s before", -5), ("inside", 3), ("just after", 12)]
-            wanted = set(args.only.split(",")) if args.only else None
+    async with async_chromium(autoplay=True) as browser:
+        now = time.time()
+        # The first break (second 30 of a minute) whose well-before join can still be opened.
+        T = int(now // 60 * 60 + 30)
+        while T - 25 + LATENCY < now + 3:
+            T += 60
+        # One break per player, so that no more than four live pages play at once on a small
+        # machine: the built-in controller at T, hls.js at T + 60, the built-in one beside a CPU hog at T + 120.
+        joins = [("well before", -25), ("5 s before", -5), ("inside", 3), ("just after", 12)]
+        wanted = set(args.only.split(",")) if args.only else None
 
-            def want(*names):
-                return wanted is None or bool(wanted & set(names))
-            tasks = []
-            if want("vod"):
-                tasks.append(offline_vod(browser, plain, timeline))
-            if want("controls"):
-                tasks.append(controls(browser, plain, timeline))
-            if want("cannot"):
-                tasks.append(cannot_play(browser, plain))
-            # One break per player, so that no more than four live pages play at once on a small
-            # machine: the built-in controller at T, hls.js at T + 60, the built-in one beside a CPU hog at T + 120.
-            hls_break = T + 60 if want("native", "live") else T
-            load_break = max(T, hls_break) + 60 if want("native", "hlsjs", "live") else T
-            print(f"live breaks: break-{T} in {T - now:.0f} s (built-in controller), break-{hls_break} (hls.js), "
-                  f"break-{load_break} (built-in, beside a CPU hog)", flush=True)
-            for label, join in joins:
-                if want("live", "native"):
-                    tasks.append(live_join(browser, plain, "native", label, join, T))
-                if want("live", "hlsjs"):
-                    tasks.append(retrying(
-                        lambda label=label, join=join: live_join(browser, with_hlsjs, "hlsjs", label, join, hls_break),
-                        lambda label=label, join=join: live_join(
-                            browser, with_hlsjs, "hlsjs", label, join, max(load_break, hls_break) + 60)))
-            if want("load"):
-                tasks.append(live_join(browser, plain, "native", "5 s before", -5, load_break, hog=True))
-            if want("switch"):
-                tasks.append(vod_then_live(browser, plain, max(load_break, hls_break) + 60))
-            outcomes = await asyncio.gather(*tasks, return_exceptions=True)
-            for outcome in outcomes:
-                if isinstance(outcome, BaseException):
-                    check(False, f"a case raised {type(outcome).__name__}: {outcome}")
-        finally:
-            await browser.close()
+        def want(*names):
+            return wanted is None or bool(wanted & set(names))
+        tasks = []
+        if want("vod"):
+            tasks.append(offline_vod(browser, plain, timeline))
+        if want("controls"):
+            tasks.append(controls(browser, plain, timeline))
+        if want("cannot"):
+            tasks.append(cannot_play(browser, plain))
+        # One break per player, so that no more than four live pages play at once on a small
+        # machine: the built-in controller at T, hls.js at T + 60, the built-in one beside a CPU hog at T + 120.
+        hls_break = T + 60 if want("native", "live") else T
+        load_break = max(T, hls_break) + 60 if want("native", "hlsjs", "live") else T
+        print(f"live breaks: break-{T} in {T - now:.0f} s (built-in controller), break-{hls_break} (hls.js), "
+              f"break-{load_break} (built-in, beside a CPU hog)", flush=True)
+        for label, join in joins:
+            if want("live", "native"):
+                tasks.append(live_join(browser, plain, "native", label, join, T))
+            if want("live", "hlsjs"):
+                tasks.append(retrying(
+                    lambda label=label, join=join: live_join(browser, with_hlsjs, "hlsjs", label, join, hls_break),
+                    lambda label=label, join=join: live_join(
+                        browser, with_hlsjs, "hlsjs", label, join, max(load_break, hls_break) + 60)))
+        if want("load"):
+            tasks.append(live_join(browser, plain, "native", "5 s before", -5, load_break, hog=True))
+        if want("switch"):
+            tasks.append(vod_then_live(browser, plain, max(load_break, hls_break) + 60))
+        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                check(False, f"a case raised {type(outcome).__name__}: {outcome}")
 
 
 def main():
@@ -740,14 +725,14 @@ def main():
     parser.add_argument("--only", help="comma-separated cases: vod, controls, cannot, live, native, hlsjs, load, switch")
     args = parser.parse_args()
     began = time.time()
-    plain = Server(args.hlsi)
-    with_hlsjs = Server(args.hlsi, args.hls)
+    plain = start_server(args.hlsi)
+    with_hlsjs = start_server(args.hlsi, args.hls)
     try:
-        check(wait_until_serving(plain.base + "/") and wait_until_serving(with_hlsjs.base + "/"), "both servers serve")
+        check(plain.wait() and with_hlsjs.wait(), "both servers serve")
         asyncio.run(run(args, plain, with_hlsjs))
     finally:
-        plain.stop("without --hlsjs")
-        with_hlsjs.stop("with --hlsjs")
+        stop_server(plain, "without --hlsjs")
+        stop_server(with_hlsjs, "with --hlsjs")
     print("\nmeasurements:")
     for name, summary in results:
         print(f"  {name}: {json.dumps(summary)}")

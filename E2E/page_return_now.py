@@ -16,13 +16,10 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import time
 import urllib.request
 
-from playwright.sync_api import sync_playwright
-
-from support import check, failures, free_port, stop, wait_until_serving
+from support import check, chromium, demo_server, finish
 
 TOKEN = "e2e-token"
 TRACES = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".cache", "traces")
@@ -107,27 +104,16 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlsi", required=True)
     args = parser.parse_args()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([args.hlsi, "serve", "--demo", "--port", str(port), "--admin-token", TOKEN],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = demo_server(args.hlsi, "--admin-token", TOKEN)
     try:
-        check(wait_until_serving(base + "/"), "the demo server answers")
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                        args=["--autoplay-policy=no-user-gesture-required"])
-            try:
-                return_now(browser.new_page(), args.hlsi, base)
-            finally:
-                browser.close()
+        check(server.wait(), "the demo server answers")
+        with chromium(autoplay=True) as browser:
+            return_now(browser.new_page(), args.hlsi, server.base)
     finally:
-        output = stop(server, "the server (SIGTERM)")
+        output = server.stop("the server (SIGTERM)")
         lines = output.splitlines()
         print("server log (last 15 lines):\n  " + "\n  ".join(lines[-15:]))
-    if failures:
-        print(f"\n{len(failures)} check(s) failed:\n- " + "\n- ".join(failures))
-        sys.exit(1)
-    print("\nall return-now checks passed")
+    finish("return-now")
 
 
 if __name__ == "__main__":

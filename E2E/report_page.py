@@ -12,12 +12,9 @@ Usage: python3 E2E/report_page.py --hlsi PATH
 import argparse
 import os
 import subprocess
-import sys
 import tempfile
 
-from playwright.sync_api import sync_playwright
-
-from support import check, failures, free_port, stop, wait_until_serving
+from support import check, chromium, demo_server, finish
 
 SCREENSHOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".cache", "screenshots")
 
@@ -66,35 +63,26 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlsi", required=True)
     args = parser.parse_args()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([args.hlsi, "serve", "--demo", "--port", str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = demo_server(args.hlsi)
+    base = server.base
     directory = tempfile.mkdtemp(prefix="hlsi-report-")
     path = os.path.join(directory, "report.html")
     try:
-        check(wait_until_serving(base + "/"), "the demo server answers")
+        check(server.wait(), "the demo server answers")
         result = subprocess.run(
             [args.hlsi, "report", base + "/demo/vod/master.m3u8", "-o", path, "--play", "--media", "--sample", "1",
              "--no-beacons"], capture_output=True, text=True, timeout=300)
         print(f"+ hlsi report -> {result.returncode} {result.stderr.strip()}", flush=True)
         check(result.returncode in (0, 1) and os.path.exists(path), "hlsi report writes the page")
         if os.path.exists(path):
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path="/usr/bin/chromium")
-                try:
-                    open_report(browser, path)
-                finally:
-                    browser.close()
+            with chromium() as browser:
+                open_report(browser, path)
     finally:
-        stop(server)
+        server.stop()
         if os.path.exists(path):
             os.remove(path)
         os.rmdir(directory)
-    if failures:
-        print(f"\n{len(failures)} check(s) failed:\n- " + "\n- ".join(failures))
-        sys.exit(1)
-    print("\nall report page checks passed")
+    finish("report page")
 
 
 if __name__ == "__main__":

@@ -31,13 +31,24 @@ fi
 python3 -c "import playwright" 2>/dev/null || pip install -q playwright
 bash E2E/hlsjs.sh
 [ -x "$HLSI" ] || swift build --product hlsi
-python3 E2E/server_attacks.py --hlsi "$HLSI"
-python3 E2E/interstitial_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
-python3 E2E/server_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
-python3 E2E/page_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
-python3 E2E/page_beacons.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
-python3 E2E/page_return_now.py --hlsi "$HLSI"
-python3 E2E/console.py --hlsi "$HLSI"
-python3 E2E/report_page.py --hlsi "$HLSI"
-python3 E2E/cross_origin.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
-python3 E2E/replicas.py --hlsi "$HLSI" 2>&1 | tee "$CACHE/replicas.log"
+# Each script's elapsed seconds, printed after it and all together at the end.
+timings=()
+timed() {
+    local began=$SECONDS
+    "$@"
+    timings+=("$(printf '%5d s  %s' $((SECONDS - began)) "$2")")
+    echo "e2e: $2: $((SECONDS - began)) s"
+}
+timed python3 E2E/server_attacks.py --hlsi "$HLSI"
+timed python3 E2E/interstitial_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
+timed python3 E2E/server_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
+timed python3 E2E/page_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
+timed python3 E2E/page_beacons.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
+timed python3 E2E/page_return_now.py --hlsi "$HLSI"
+timed python3 E2E/console.py --hlsi "$HLSI"
+timed python3 E2E/report_page.py --hlsi "$HLSI"
+timed python3 E2E/cross_origin.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
+replicas() { python3 E2E/replicas.py --hlsi "$HLSI" 2>&1 | tee "$CACHE/replicas.log"; }
+timed replicas E2E/replicas.py
+printf 'e2e: elapsed per script\n'
+printf '%s\n' "${timings[@]}"

@@ -13,15 +13,11 @@
 import argparse
 import json
 import os
-import re
 import subprocess
-import sys
 import time
 import urllib.request
 
-from playwright.sync_api import sync_playwright
-
-from support import check, failures, free_port, stop, wait_until_serving
+from support import check, chromium, demo_server, finish
 
 TOKEN = "e2e-token"
 
@@ -63,22 +59,15 @@ def main():
     parser.add_argument("--hlsi", required=True)
     parser.add_argument("--hls", required=True, help="hls.js ES module")
     args = parser.parse_args()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([args.hlsi, "serve", "--demo", "--port", str(port), "--admin-token", TOKEN,
-                               "--hlsjs", os.path.abspath(args.hls)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = demo_server(args.hlsi, "--admin-token", TOKEN, "--hlsjs", os.path.abspath(args.hls))
     try:
-        wait_until_serving(base + "/")
-        run_checks(args, base)
+        server.wait()
+        run_checks(args, server.base)
     finally:
-        output = stop(server, "the server (SIGTERM)")
+        output = server.stop("the server (SIGTERM)")
         lines = output.splitlines()
         print("server log (last 15 lines):\n  " + "\n  ".join(lines[-15:]))
-    if failures:
-        print(f"\n{len(failures)} check(s) failed:\n- " + "\n- ".join(failures))
-        sys.exit(1)
-    print("\nall server end-to-end checks passed")
+    finish("server end-to-end")
 
 
 def run_checks(args, base):
@@ -101,15 +90,10 @@ def run_checks(args, base):
             resume[item["id"]] = items[index + 1]["primary"][0]
     print(f"schedule: resume points {resume}")
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                    args=["--autoplay-policy=no-user-gesture-required"])
-        try:
-            vod(browser, base, resume)
-            group(browser, base)
-            live(browser, base, args.hlsi)
-        finally:
-            browser.close()
+    with chromium(autoplay=True) as browser:
+        vod(browser, base, resume)
+        group(browser, base)
+        live(browser, base, args.hlsi)
 
 
 def vod(browser, base, resume):

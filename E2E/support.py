@@ -1,9 +1,18 @@
-"""What the end-to-end scripts share: checks that print and collect failures, and free ports."""
+"""What the end-to-end scripts share: checks that print and collect failures, free ports, starting
+`hlsi serve` and waiting for it, launching headless Chromium (Playwright, sync and async) and stopping
+what a script started."""
 
+import contextlib
+import sys
 import socket
 import subprocess
 import time
 import urllib.request
+
+# Debian's chromium (E2E/run.sh installs it); Playwright drives it instead of a browser of its own.
+CHROMIUM = "/usr/bin/chromium"
+# Media plays without a click.
+AUTOPLAY = "--autoplay-policy=no-user-gesture-required"
 
 failures = []
 
@@ -45,3 +54,77 @@ def stop(process, label=None):
     if label:
         check(process.returncode == 0, f"{label} shuts down gracefully (exit {process.returncode})")
     return output or ""
+
+
+class Server:
+    """`hlsi serve` on a free loopback port, with its output (standard output and error) kept.
+
+    `arguments` follow `serve --port PORT` (for example "--demo", "--admin-token", TOKEN); `base` is
+    the server's URL. `wait()` polls until it answers; `stop(label)` ends it (see `stop`) and returns
+    its output. As a context manager, it waits on entry and stops on exit.
+    """
+
+    def __init__(self, hlsi, *arguments, port=None):
+        self.port = port or free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen([hlsi, "serve", "--port", str(self.port), *arguments],
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def wait(self, path="/"):
+        """Polls `path` until the server answers (see `wait_until_serving`); True once it does."""
+        return wait_until_serving(self.base + path)
+
+    def stop(self, label=None):
+        return stop(self.process, label)
+
+    def __enter__(self):
+        self.wait()
+        return self
+
+    def __exit__(self, *_):
+        self.stop()
+
+
+def demo_server(hlsi, *arguments):
+    """`hlsi serve --demo` with `arguments` added (see `Server`)."""
+    return Server(hlsi, "--demo", *arguments)
+
+
+def _chromium_arguments(autoplay, arguments):
+    return ([AUTOPLAY] if autoplay else []) + list(arguments)
+
+
+@contextlib.contextmanager
+def chromium(autoplay=False, arguments=()):
+    """Headless Chromium through Playwright's sync API; closed on exit. `autoplay` lets media play
+    without a click; `arguments` are more command-line switches."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=_chromium_arguments(autoplay, arguments))
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextlib.asynccontextmanager
+async def async_chromium(autoplay=False, arguments=()):
+    """`chromium` for Playwright's async API."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM,
+                                                   args=_chromium_arguments(autoplay, arguments))
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+def finish(name):
+    """Prints the failed checks and exits 1 if any failed; otherwise prints that all `name` checks passed."""
+    if failures:
+        print(f"\n{len(failures)} check(s) failed:\n- " + "\n- ".join(failures))
+        sys.exit(1)
+    print(f"\nall {name} checks passed")

@@ -27,7 +27,11 @@ part=$(((seconds + ${#targets[@]} - 1) / ${#targets[@]}))
 out=.build/fuzz
 mkdir -p "$out" Fuzz/corpus-run Fuzz/corpus-admin Fuzz/corpus-scte35 Fuzz/corpus-media Fuzz/corpus-http Fuzz/corpus-vast \
     Fuzz/corpus-schedule
-# One module per target: the sources lose their imports of the package's own modules.
+# The package's pure modules are compiled once, with the fuzzers' instrumentation, into one static
+# library (FuzzCore: HLSPlaylist, SCTE35, HLSInterstitials, AdDecisioning and the server's model, their
+# imports of each other removed, built with -enable-testing so that the fuzzers reach what is internal);
+# the playlist, admin, SCTE-35, VAST and schedule fuzzers link it. The media timing reader and the HTTP
+# head reader are small modules of their own, compiled beside it. Independent compiles run two at a time.
 strip() {
     local directory="$1"
     shift
@@ -41,25 +45,45 @@ strip() {
 strip "$out/interstitials" $(find Sources/HLSInterstitials -name '*.swift')
 strip "$out/ads" $(find Sources/AdDecisioning -name '*.swift')
 strip "$out/model" $(find Sources/InterstitialServer/Model -name '*.swift') Sources/InterstitialServer/Planning/BreakWindows.swift
+# A fuzzer's source, importing FuzzCore (its own declarations shadow Foundation's of the same name).
+driver() {
+    mkdir -p "$out/drivers"
+    { echo '@testable import FuzzCore'; cat "$1"; } > "$out/drivers/$(basename "$1")"
+    echo "$out/drivers/$(basename "$1")"
+}
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name hls_interstitials)
-swiftc "${flags[@]}" -module-name PlaylistFuzz $(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') \
-    "$out"/interstitials/*.swift Fuzz/PlaylistFuzzer.swift \
-    -o "$out/playlist-fuzzer"
-swiftc "${flags[@]}" -module-name AdminFuzz \
-    $(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') "$out"/interstitials/*.swift "$out"/ads/*.swift \
-    "$out"/model/*.swift \
-    Fuzz/AdminFuzzer.swift -o "$out/admin-fuzzer"
-swiftc "${flags[@]}" -module-name SCTE35Fuzz $(find Sources/SCTE35 -name '*.swift') Fuzz/SCTE35Fuzzer.swift \
-    -o "$out/scte35-fuzzer"
-swiftc "${flags[@]}" -module-name MediaTimingFuzz $(find Sources/MediaTiming -name '*.swift') \
-    Fuzz/MediaTimingFuzzer.swift -o "$out/media-fuzzer"
-swiftc "${flags[@]}" -module-name HTTPHeadFuzz Sources/InterstitialServer/HTTP/RequestHeadReader.swift \
-    Fuzz/HTTPHeadFuzzer.swift -o "$out/http-fuzzer"
-swiftc "${flags[@]}" -module-name VASTFuzz \
-    $(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') "$out"/interstitials/*.swift "$out"/ads/*.swift \
-    Fuzz/VASTFuzzer.swift -o "$out/vast-fuzzer"
-swiftc "${flags[@]}" -module-name ScheduleFuzz $(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') \
-    "$out"/interstitials/*.swift Fuzz/ScheduleFuzzer.swift -o "$out/schedule-fuzzer"
+# Runs the commands given (one a line, on standard input) two at a time; fails if any fails.
+two_at_a_time() {
+    local pids=() line status=0
+    while IFS= read -r line; do
+        bash -c "$line" &
+        pids+=($!)
+        if [ ${#pids[@]} -eq 2 ]; then
+            wait "${pids[0]}" || status=1
+            pids=("${pids[1]}")
+        fi
+    done
+    for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+    return $status
+}
+core=($(find Sources/HLSPlaylist Sources/SCTE35 -name '*.swift') "$out"/interstitials/*.swift "$out"/ads/*.swift
+    "$out"/model/*.swift)
+two_at_a_time <<COMPILES
+swiftc ${flags[*]} -enable-testing -emit-library -static -emit-module -module-name FuzzCore \
+    -emit-module-path $out/FuzzCore.swiftmodule ${core[*]} -o $out/libFuzzCore.a
+swiftc ${flags[*]} -module-name MediaTimingFuzz $(find Sources/MediaTiming -name '*.swift' | tr '\n' ' ') \
+    Fuzz/MediaTimingFuzzer.swift -o $out/media-fuzzer
+swiftc ${flags[*]} -module-name HTTPHeadFuzz Sources/InterstitialServer/HTTP/RequestHeadReader.swift \
+    Fuzz/HTTPHeadFuzzer.swift -o $out/http-fuzzer
+COMPILES
+link=(-I "$out" -L "$out" -lFuzzCore)
+two_at_a_time <<LINKS
+swiftc ${flags[*]} -module-name PlaylistFuzz ${link[*]} $(driver Fuzz/PlaylistFuzzer.swift) -o $out/playlist-fuzzer
+swiftc ${flags[*]} -module-name AdminFuzz ${link[*]} $(driver Fuzz/AdminFuzzer.swift) -o $out/admin-fuzzer
+swiftc ${flags[*]} -module-name SCTE35Fuzz ${link[*]} $(driver Fuzz/SCTE35Fuzzer.swift) -o $out/scte35-fuzzer
+swiftc ${flags[*]} -module-name VASTFuzz ${link[*]} $(driver Fuzz/VASTFuzzer.swift) -o $out/vast-fuzzer
+swiftc ${flags[*]} -module-name ScheduleFuzz ${link[*]} $(driver Fuzz/ScheduleFuzzer.swift) -o $out/schedule-fuzzer
+LINKS
 cp Tests/Fixtures/playlists/*.m3u8 Tests/Fixtures/invalid/*.m3u8 Tests/Fixtures/scte35-playlists/literal/*.m3u8 \
     Fuzz/seeds/* Fuzz/corpus-run/
 cp Fuzz/admin-seeds/* Fuzz/corpus-admin/
