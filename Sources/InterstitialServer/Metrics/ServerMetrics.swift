@@ -99,6 +99,12 @@ final class ServerMetrics: Sendable {
                 "SCTE-35 markers not converted as written, each counted once, by the rule hlsi validate gives (profile R29)."
             )
         }
+        static var stitchFallbacks: MetricNameDescriptor {
+            name(
+                "stitch_fallbacks", "total",
+                "Ads the stitched form left out (the slate, when configured, plays instead), by reason: fetch, playlist, media, format, asset-list."
+            )
+        }
         static var fastAnswers: MetricNameDescriptor {
             name("fast_answers", "total", "Requests answered from memory on the connection's event loop.")
         }
@@ -256,6 +262,13 @@ final class ServerMetrics: Sendable {
     func signalRefused(reason: String) {
         counter(
             Name.signalsRefused, [("reason", MetricLabels.member(reason, of: MetricLabels.signalRefusalReasons))]
+        ).increment()
+    }
+
+    /// Counts an ad the stitched form left out, for `reason` (``MetricLabels/stitchFallbackReasons``).
+    func stitchFallback(reason: String) {
+        counter(
+            Name.stitchFallbacks, [("reason", MetricLabels.member(reason, of: MetricLabels.stitchFallbackReasons))]
         ).increment()
     }
 
