@@ -46,6 +46,9 @@ public struct LiveStitcher: Sendable {
     public private(set) var discontinuityShift: Int64 = 0
     /// The decisions for the primary segments of the last window, by Media Sequence Number.
     private var decisions: [UInt64: Decision] = [:]
+    /// How many primary segments' decisions it keeps (those of the last window): what its memory
+    /// grows with.
+    public var keptCount: Int { decisions.count }
 
     /// A stitcher for one viewer.
     public init(slate: StitchAd? = nil) {

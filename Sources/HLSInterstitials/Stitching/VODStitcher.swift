@@ -134,8 +134,10 @@ public enum VODStitcher {
         return low
     }
 
-    /// Refuses an ad that is not a complete VOD playlist or whose format is not the primary's.
-    static func check(_ ad: StitchAd, eventID: String, position: Int, fMP4: Bool) throws(StitchingError) {
+    /// Refuses an ad that is not a complete VOD playlist, whose URL is not absolute, or whose
+    /// segment format is not the primary's (`fMP4`): what ``stitch(_:pods:)`` checks of each ad, for a
+    /// server that leaves such an ad out instead (throws ``StitchingError``).
+    public static func check(_ ad: StitchAd, eventID: String, position: Int, fMP4: Bool) throws(StitchingError) {
         let location = "event \"\(eventID)\", ad \(position + 1) (\(ad.url))"
         guard ad.playlist.hasEndList, !ad.playlist.segments.isEmpty else {
             throw StitchingError(

@@ -43,7 +43,7 @@ final class VMAPPlans: Sendable {
     static let retryDelay: Duration = .seconds(30)
 
     private let entries = NIOLockedValueBox<[Key: Entry]>([:])
-    private let fetcher: AdServerFetcher
+    let fetcher: AdServerFetcher
     private let logger: Logger
     private let reader = VASTReader()
 

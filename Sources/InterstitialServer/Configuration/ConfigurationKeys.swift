@@ -31,8 +31,8 @@ package enum ConfigurationKeys {
             name: root,
             keys: [
                 "host", "port", "publicURL", "database", "adminToken", "hlsjs", "allowedOrigins", "trustedProxies",
-                "vod", "live", "ads", "creativeCache", "creativeCacheMegabytes", "assetListDeadline", "limits",
-                "adServerFetch", "seed",
+                "vod", "live", "ads", "creativeCache", "creativeCacheMegabytes", "assetListDeadline", "stitchedUserAgents",
+                "limits", "adServerFetch", "seed",
             ],
             children: [
                 "vod": "vod", "live": "live", "limits": "limits", "adServerFetch": "adServerFetch", "seed": "seed",
@@ -75,7 +75,8 @@ package enum ConfigurationKeys {
                 "beaconLifetime", "beaconsPerAddress",
                 "beaconsPerViewer", "conditioningTimeout", "conditioningCPUSeconds", "adDecisionRequests",
                 "adDecisionBytes", "prefetchSessionIdle", "prefetchSessions", "prefetchSessionBytes",
-                "prefetchDecisions", "prefetchBytes", "standingDecisions",
+                "prefetchDecisions", "prefetchBytes", "standingDecisions", "stitchedViewers", "stitchedViewerBytes",
+                "stitchedViewerIdle",
             ]),
         Object(name: "adServerFetch", keys: ["allowPrivate", "allow", "deny"]),
         Object(name: "seed", keys: ["inventory", "schedules", "breaks"]),

@@ -147,6 +147,9 @@ public struct ServerConfiguration: Sendable {
     public var seed = Seed()
     /// How long an asset-list request may wait for the inventory before answering with no ads.
     public var assetListDeadline = MediaTime(seconds: 1)
+    /// The `User-Agent` patterns that get the stitched form without `?ads=stitched`
+    /// (`stitchedUserAgents`; docs/stitching.md lists those known to need it).
+    var stitchedUserAgents = StitchedUserAgents.none
     /// Sizes, timeouts and counts that bound what clients and upstream origins may cost.
     public var limits = ServerLimits()
     /// Which addresses ad-server URLs (VAST, wrappers, redirects, creatives, tracking) may be fetched
@@ -237,6 +240,23 @@ extension ServerConfiguration {
             configuration.creativeCacheBytes = megabytes << 20
         }
         if let deadline = try reader.seconds("assetListDeadline") { configuration.assetListDeadline = deadline }
+        if let patterns = reader.take("stitchedUserAgents") {
+            guard case .array(let items) = patterns else {
+                throw reader.error("stitchedUserAgents", "expected an array of User-Agent substrings")
+            }
+            var texts: [String] = []
+            for (index, item) in items.enumerated() {
+                guard case .string(let text) = item else {
+                    throw reader.error("stitchedUserAgents[\(index)]", "expected a string, found \(item)")
+                }
+                texts.append(text)
+            }
+            do throws(StitchedUserAgents.Invalid) {
+                configuration.stitchedUserAgents = try StitchedUserAgents(texts)
+            } catch {
+                throw reader.error("stitchedUserAgents" + (error.index.map { "[\($0)]" } ?? ""), error.reason)
+            }
+        }
         if let limits = reader.take("limits") {
             configuration.limits = try ServerLimits.decode(limits, path: reader.at("limits"))
         }
@@ -269,7 +289,7 @@ extension ServerConfiguration {
 
     /// The first path components of the server's own routes, which no content path may start with.
     static let reservedPaths: Set<String> = [
-        "admin", "ads", "assets", "beacon", "creatives", "favicon.ico", "group", "handoff", "metrics", "page",
+        "admin", "ads", "assets", "beacon", "creatives", "favicon.ico", "group", "handoff", "metrics", "page", "stitched",
     ]
 
     /// Checks what fields cannot check alone: unique IDs and paths, allowed upstream origins, a

@@ -129,6 +129,16 @@ public struct ServerLimits: Hashable, Sendable {
     /// `prefetchDecisions` and `prefetchBytes`: past it no standing decision is made (those viewers are
     /// decided when they ask).
     public var standingDecisions = 100_000
+    /// The most stitched-form entries kept of each kind (`stitchedViewers`, 100,000): a viewer's
+    /// decision of a break, a viewer's ad with its beacons, a live viewer's stitcher of one media
+    /// playlist; more evict the least recently used (a live viewer evicted starts its numbering
+    /// again, as a new viewer).
+    public var stitchedViewers = 100_000
+    /// The most bytes of each kind of stitched-form entry kept (`stitchedViewerBytes`, 64 MiB); more
+    /// evict the least recently used.
+    public var stitchedViewerBytes = 64 * 1024 * 1024
+    /// How long a stitched-form entry not used is kept (`stitchedViewerIdle`, 4 h).
+    public var stitchedViewerIdle = MediaTime(seconds: 4 * 3600)
 
     /// How long an upstream playlist's answer (fetched and rendered once) serves the other requests
     /// for the same URL (`upstreamPlaylistReuse`, 1 s; 0 shares only a fetch in flight).
@@ -207,6 +217,9 @@ extension ServerLimits {
         try bytes("prefetchDecisions", \.prefetchDecisions, minimum: 16)
         try bytes("prefetchBytes", \.prefetchBytes, minimum: 4096)
         try bytes("standingDecisions", \.standingDecisions, minimum: 16)
+        try bytes("stitchedViewers", \.stitchedViewers, minimum: 16)
+        try bytes("stitchedViewerBytes", \.stitchedViewerBytes, minimum: 65536)
+        try seconds("stitchedViewerIdle", \.stitchedViewerIdle)
         try reader.finish()
         return limits
     }

@@ -209,21 +209,7 @@ final class ContentLibrary: Sendable {
     ) throws(APIError) -> Pending<ContentResponse> {
         switch mounted.rest {
         case "asset-list.json":
-            let planner = planner(for: mounted)
-            let base = publicBase
-            let timeline = referenceTimeline(mounted)
-            let profile: @Sendable () async -> ConditioningProfile? = { [self] in await conditioningProfile(mounted) }
-            // A timeline known at once is used without a closure (the fast lane's path).
-            if let known = timeline.known {
-                return try assetLists.assetList(
-                    query: query, target: mounted.target, planner: planner, timeline: known, publicBase: base,
-                    userAgent: userAgent, viewerIP: viewerIP, profile: profile)
-            }
-            return try timeline.then { [self] timeline throws(APIError) in
-                try assetLists.assetList(
-                    query: query, target: mounted.target, planner: planner, timeline: timeline, publicBase: base,
-                    userAgent: userAgent, viewerIP: viewerIP, profile: profile)
-            }
+            return try assetList(mounted, query: query, userAgent: userAgent, viewerIP: viewerIP)
         case "timeline.json" where mounted.target.kind == .vod:
             return .later { [self] () async throws(APIError) -> ContentResponse in
                 .json(try await timeline(mounted).jsonDocument)
@@ -270,6 +256,28 @@ final class ContentLibrary: Sendable {
             return .later { [self] () async throws(APIError) -> ContentResponse in
                 try await upstreamContent(mounted, entry: entry, path: path, query: query)
             }
+        }
+    }
+
+    /// The asset list a request names (``AssetListService``); `stitched`: asked for the stitched form,
+    /// which fires the impressions itself as the viewer requests the ad's segments.
+    func assetList(
+        _ mounted: Mounted, query: [String: String], userAgent: String?, viewerIP: String?, stitched: Bool = false
+    ) throws(APIError) -> Pending<ContentResponse> {
+        let planner = planner(for: mounted)
+        let base = publicBase
+        let timeline = referenceTimeline(mounted)
+        let profile: @Sendable () async -> ConditioningProfile? = { [self] in await conditioningProfile(mounted) }
+        // A timeline known at once is used without a closure (the fast lane's path).
+        if let known = timeline.known {
+            return try assetLists.assetList(
+                query: query, target: mounted.target, planner: planner, timeline: known, publicBase: base,
+                userAgent: userAgent, viewerIP: viewerIP, profile: profile, stitched: stitched)
+        }
+        return try timeline.then { [self] timeline throws(APIError) in
+            try assetLists.assetList(
+                query: query, target: mounted.target, planner: planner, timeline: timeline, publicBase: base,
+                userAgent: userAgent, viewerIP: viewerIP, profile: profile, stitched: stitched)
         }
     }
 

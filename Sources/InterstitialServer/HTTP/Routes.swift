@@ -17,6 +17,8 @@ struct Routes {
     let files: FileResponder
     /// The fast lane's playlist answers kept by request target while they hold.
     let answers = AnswerCache()
+    /// The stitched form of the targets' playlists, and its ad segments' beacons.
+    let stitched: StitchedService
 
     init(library: ContentLibrary, admin: AdminAPI, mailbox: HandoffMailbox, metrics: ServerMetrics = ServerMetrics()) {
         self.library = library
@@ -24,6 +26,7 @@ struct Routes {
         self.mailbox = mailbox
         self.metrics = metrics
         files = FileResponder(logger: library.logger, cache: library.fileBodies)
+        stitched = StitchedService(library: library, fetcher: library.vmapPlans.fetcher)
     }
 
     /// The answers to content requests known at once (``ContentLibrary/answer(_:query:userAgent:viewerIP:)``
@@ -37,7 +40,11 @@ struct Routes {
         let files = files
         let metrics = metrics
         let kept = answers
+        // With `stitchedUserAgents`, a playlist's form depends on the User-Agent, which the fast
+        // lane does not see: the route answers playlists.
+        let byUserAgent = !library.configuration.stitchedUserAgents.patterns.isEmpty
         return FastLane(serverName: serverName, answered: { metrics.fastAnswered() }) { target, session in
+            if byUserAgent, URI(target).path.hasSuffix(".m3u8") { return nil }
             // Only playlists without a query are kept: other targets skip the lookup, lock and clock.
             if target.hasSuffix(".m3u8"),
                 let entry = kept.entry(target, version: library.state.version, now: library.now())
@@ -217,6 +224,22 @@ struct Routes {
             }
             return Response(status: .noContent, headers: headers)
         }
+        // The stitched form's ad segments: the beacons due fire, the viewer is sent to the segment.
+        let stitched = stitched
+        let byUserAgent = !configuration.stitchedUserAgents.patterns.isEmpty
+        router.get("/stitched/**") { request, _ -> Response in
+            guard let found = stitched.beacons.request(request.uri.path.dropFirst(StitchedBeacons.prefix.count)) else {
+                throw APIError.notFound(request.uri.path)
+            }
+            for (type, urls) in found.fire {
+                metrics.beaconSeen(type: type)
+                if !urls.isEmpty { library.dispatcher?.send(urls, kind: "stitched") }
+            }
+            var headers = HTTPFields()
+            headers[.location] = found.location
+            headers[.cacheControl] = CachePolicy.noStore
+            return Response(status: .found, headers: headers)
+        }
         registerConsole(on: router)
         admin.register(on: router.group("admin/v1"))
         registerHandoff(on: router)
@@ -231,11 +254,20 @@ struct Routes {
                     forwardedFor: request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value))
                 : nil
             let query = request.queryDictionary
-            let response = try await library.get(
-                mounted, query: query, userAgent: request.headers[.userAgent], viewerIP: viewerIP)
+            let userAgent = request.headers[.userAgent]
+            let response: ContentResponse
+            if stitched.wants(mounted, query: query, userAgent: userAgent) {
+                response = try await stitched.answer(mounted, query: query, userAgent: userAgent, viewerIP: viewerIP)
+            } else {
+                response = try await library.get(mounted, query: query, userAgent: userAgent, viewerIP: viewerIP)
+            }
             library.sawPlaylist(mounted, session: request.headers[Self.sessionField], query: query)
             switch Self.http(response) {
-            case .memory(let headers, let body):
+            case .memory(var headers, let body):
+                // One URL, two forms: a cache keeps them apart by the User-Agent.
+                if byUserAgent, mounted.rest.hasSuffix(".m3u8"), query[StitchedRequest.formParameter] == nil {
+                    headers[.vary] = "User-Agent"
+                }
                 return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
             case .file(let path):
                 return try await file(path, response.contentType, response.cacheControl, request, context)

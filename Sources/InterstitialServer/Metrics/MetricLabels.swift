@@ -26,7 +26,12 @@ final class MetricLabels: Sendable {
     /// Why a request to an ad server was not made.
     static let shedReasons: Set<String> = ["deadline", "queue", "breaker"]
     /// What the server fires itself.
-    static let trackingKinds: Set<String> = ["error", "impression", "relayed"]
+    static let trackingKinds: Set<String> = ["error", "impression", "relayed", "stitched"]
+    /// Why the stitched form left an ad out (``StitchedService``): its playlist was not loaded
+    /// (`fetch`), not a complete VOD playlist (`playlist`), had no rendition matching the variant
+    /// (`media`), or was in the other segment format (`format`); or the break's asset list is not
+    /// this server's (`asset-list`).
+    static let stitchFallbackReasons: Set<String> = ["fetch", "playlist", "media", "format", "asset-list"]
     /// Why the relay did not pass a beacon on.
     static let beaconDropReasons: Set<String> = ["expired", "repeated", "budget"]
     /// The results of loading an upstream's Date Range Schedule document.

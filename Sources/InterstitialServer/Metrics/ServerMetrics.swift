@@ -111,6 +111,12 @@ final class ServerMetrics: Sendable {
                 "Early notices of live breaks: announced, withdrawn, and expired matched (a signalled break took the notice's ID) or unmatched."
             )
         }
+        static var stitchFallbacks: MetricNameDescriptor {
+            name(
+                "stitch_fallbacks", "total",
+                "Ads the stitched form left out (the slate, when configured, plays instead), by reason: fetch, playlist, media, format, asset-list."
+            )
+        }
         static var fastAnswers: MetricNameDescriptor {
             name("fast_answers", "total", "Requests answered from memory on the connection's event loop.")
         }
@@ -277,6 +283,13 @@ final class ServerMetrics: Sendable {
     /// expiry `matched` (a signalled break took its ID) or `unmatched`.
     func notice(outcome: String) {
         counter(Name.notices, [("outcome", MetricLabels.member(outcome, of: MetricLabels.noticeOutcomes))]).increment()
+    }
+
+    /// Counts an ad the stitched form left out, for `reason` (``MetricLabels/stitchFallbackReasons``).
+    func stitchFallback(reason: String) {
+        counter(
+            Name.stitchFallbacks, [("reason", MetricLabels.member(reason, of: MetricLabels.stitchFallbackReasons))]
+        ).increment()
     }
 
     /// Counts a beacon of VAST event `type` seen by the server.

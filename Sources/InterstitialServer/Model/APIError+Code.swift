@@ -27,6 +27,9 @@ extension APIError {
         case badWait = "bad-wait"
         /// 400: a looped segment's `shift` is not whole ticks, or the segment cannot be shifted.
         case badShift = "bad-shift"
+        /// 400: a stitched playlist's `session` is too long or has characters other than letters,
+        /// digits and `-._~`.
+        case badSession = "bad-session"
         /// 400: an asset-list request's query (`_HLS_interstitial_id`, `_HLS_start_offset`, `_HLS_primary_id`).
         case assetListRequest = "asset-list-request"
         /// 400: a hand-off body is not valid JSON.

@@ -84,18 +84,24 @@ struct AssetListService: Sendable {
     /// asks of a server that requests on a client's behalf: `X-Device-User-Agent` and `X-Device-IP`
     /// headers, and the `[DEVICEUA]` and `[DEVICEIP]` macros. `profile` is asked only then.
     ///
+    /// `stitched`: the request is the stitched form's (``StitchedService``), made for a player that
+    /// knows nothing of the ads: no impression is fired now and the list carries the ad server's
+    /// own tracking URLs whatever the `tracking` setting (not relay URLs), for the server to fire
+    /// as the viewer requests each ad's segments.
+    ///
     /// - Throws: 400 for a bad request, 404 for a break that is not there or not filled by the server.
     func assetList(
         query: [String: String], target: Target, planner: BreakPlanner, timeline: BreakPlanner.Timeline,
         publicBase: String, userAgent: String? = nil, viewerIP: String? = nil,
-        profile: @escaping @Sendable () async -> ConditioningProfile? = { nil }
+        profile: @escaping @Sendable () async -> ConditioningProfile? = { nil }, stitched: Bool = false
     ) throws(APIError) -> Pending<ContentResponse> {
         let (request, planned, duration) = try check(query: query, target: target, planner: planner, timeline: timeline)
         if let settings = AdServerSettings.of(target, configuration: configuration, state: state.snapshot), let vast {
             return .later { [self] () async throws(APIError) -> ContentResponse in
                 await vastList(
                     request, target: target, planned: planned, duration: duration, settings: settings, vast: vast,
-                    publicBase: publicBase, userAgent: userAgent, viewerIP: viewerIP, profile: await profile())
+                    publicBase: publicBase, userAgent: userAgent, viewerIP: viewerIP, profile: await profile(),
+                    stitched: stitched)
             }
         }
         let id = request.interstitialID
@@ -136,9 +142,15 @@ struct AssetListService: Sendable {
     /// viewer's ``DecisionMachine``, doing the I/O its actions ask for, on ``clock``.
     private func vastList(
         _ request: AssetListQuery, target: Target, planned: BreakPlanner.Planned, duration: MediaTime,
-        settings: AdServerSettings, vast: VASTDecisionClient, publicBase: String, userAgent: String?,
-        viewerIP: String?, profile: ConditioningProfile?
+        settings given: AdServerSettings, vast: VASTDecisionClient, publicBase: String, userAgent: String?,
+        viewerIP: String?, profile: ConditioningProfile?, stitched: Bool
     ) async -> ContentResponse {
+        // The stitched form fires every beacon itself, from the ad server's own URLs.
+        let settings = {
+            var settings = given
+            if stitched { settings.tracking = .client }
+            return settings
+        }()
         let id = request.interstitialID
         let offset = request.startOffset ?? .zero
         let viewer = request.primaryID
@@ -186,7 +198,7 @@ struct AssetListService: Sendable {
                     key: key, once: planned.event.willPlayOnce, hasURL: url != nil, follows: follows ?? false,
                     sharedLedger: ledger?.isShared ?? false, standing: standing)),
             deadline: configuration.assetListDeadline)
-        let relayURL = relay.map { relay in
+        let relayURL = stitched ? nil : relay.map { relay in
             { @Sendable (url: String, type: String) in
                 relay.url(for: url, type: type, viewer: viewer, base: publicBase)
             }

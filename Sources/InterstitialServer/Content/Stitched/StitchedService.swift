@@ -1,0 +1,364 @@
+import AdDecisioning
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Serves the stitched form of a target's playlists (issue 45; profile R28): the same presentation
+/// with the viewer's ads written into the media playlists, for players that do not implement
+/// interstitials. A thin driver: the rules are the pure stitchers' (``VODStitcher``,
+/// ``LiveStitcher``, ``StitchVariantChooser``, ``StitchRenditionChooser``, ``StitchBeaconPlan``).
+///
+/// - The playlist stitched is the interstitial form's, as any player gets it
+///   (``ContentLibrary/get(_:query:userAgent:viewerIP:)``): the same breaks, planned once.
+/// - The ads are the viewer's, decided by the one decision path: the asset-list request a player
+///   would make for each break (``ContentLibrary/assetList(_:query:userAgent:viewerIP:stitched:)``)
+///   with the viewer's session as `_HLS_primary_id`, once per viewer and break (kept for every
+///   variant, rendition and reload).
+/// - Each ad's rendition for the variant (or audio rendition) is loaded bounded
+///   (``AdRenditionLoader``) and chosen by the pure choosers. An ad that cannot be stitched is
+///   left out, logged and counted (`hlsi_stitch_fallbacks_total`), and the target's slate, when it
+///   has one, plays in its place.
+/// - Ad segments are listed through this server's URLs (``StitchedBeacons``), which fire the
+///   ad's beacons as the viewer requests them.
+/// - A live viewer's windows go through that viewer's ``LiveStitcher``, kept per viewer and media
+///   playlist in a ``StitchedMemo`` bounded by ``ServerLimits/stitchedViewers`` and
+///   ``ServerLimits/stitchedViewerBytes``, expiring after ``ServerLimits/stitchedViewerIdle``.
+final class StitchedService: Sendable {
+    /// What a media playlist of the primary is in its multivariant playlist.
+    enum Role: Sendable {
+        /// A variant.
+        case variant(VariantStream)
+        /// An audio rendition, played with `variant`.
+        case audio(Rendition, variant: VariantStream)
+    }
+
+    let library: ContentLibrary
+    let loader: AdRenditionLoader
+    let beacons: StitchedBeacons
+    /// Each viewer's asset list of each break, by target, session and break.
+    let decisions: StitchedMemo<AssetList>
+    /// Each live viewer's stitcher, by target, session and media playlist.
+    let live: StitchedMemo<LiveStitcher>
+    /// The `User-Agent` patterns that select the stitched form.
+    let userAgents: StitchedUserAgents
+    private let deciding = NIOLockedValueBox<[String: Task<AssetList, Never>]>([:])
+
+    init(library: ContentLibrary, fetcher: AdServerFetcher) {
+        self.library = library
+        let configuration = library.configuration
+        let limits = configuration.limits
+        loader = AdRenditionLoader(
+            fetcher: fetcher, adDirectory: configuration.adDirectory, creativeDirectory: configuration.creativeCache,
+            maximumBytes: limits.upstreamPlaylistBytes)
+        let memo = StitchedMemo<AssetList>.Limits(
+            count: limits.stitchedViewers, bytes: limits.stitchedViewerBytes, idle: limits.stitchedViewerIdle)
+        beacons = StitchedBeacons(limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now)
+        decisions = StitchedMemo(limits: memo, now: library.now) { key, list in
+            key.utf8.count + list.encoded().utf8.count + 64
+        }
+        live = StitchedMemo(limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now) {
+            key, stitcher in key.utf8.count + StitchedService.size(of: stitcher)
+        }
+        userAgents = configuration.stitchedUserAgents
+    }
+
+    /// Whether a request for `mounted` with `query` from `userAgent` gets the stitched form: a
+    /// playlist, asked with `ads=stitched` or from a listed user agent.
+    func wants(_ mounted: ContentLibrary.Mounted, query: [String: String], userAgent: String?) -> Bool {
+        mounted.rest.hasSuffix(".m3u8")
+            && StitchedRequest.wanted(query: query, userAgent: userAgent, patterns: userAgents)
+    }
+
+    /// The stitched form of the playlist `mounted` names.
+    ///
+    /// - Throws: 400 for a bad `session`, the interstitial form's errors, 502 when the playlist
+    ///   cannot be stitched (``StitchingError``, quoted).
+    func answer(
+        _ mounted: ContentLibrary.Mounted, query: [String: String], userAgent: String?, viewerIP: String?
+    ) async throws(APIError) -> ContentResponse {
+        let request = try StitchedRequest.read(
+            query: query, maximumBytes: library.configuration.limits.viewerIDBytes)
+        let primary = try await library.get(
+            mounted, query: StitchedRequest.primaryQuery(query), userAgent: userAgent, viewerIP: viewerIP)
+        guard let bytes = primary.bytes else { return primary }
+        let name = mounted.content.path + "/" + mounted.rest
+        let parsed = PlaylistParser.parse(bytes, options: ParseOptions(file: name))
+        switch parsed.playlist {
+        case .multivariant:
+            let text = request.multivariant(String(decoding: bytes, as: UTF8.self))
+            return ContentResponse(
+                body: .bytes(Array(text.utf8)), contentType: primary.contentType, cacheControl: CachePolicy.noStore)
+        case .media(let media):
+            let context = Context(
+                mounted: mounted, session: request.session, userAgent: userAgent, viewerIP: viewerIP,
+                base: library.publicBase, url: library.publicBase + name)
+            let events = ScheduleInput.events(of: media)
+            let role = events.isEmpty ? nil : await role(of: mounted)
+            let deadline = NIODeadline.now() + .nanoseconds(library.configuration.assetListDeadline.nanoseconds)
+            var pods: [String: [StitchAd]] = [:]
+            for event in events {
+                pods[event.identifier] = await pod(for: event, role: role, context, fMP4: media.segments.first?.map != nil, deadline: deadline)
+            }
+            do {
+                if media.hasEndList {
+                    let stitched = try VODStitcher.stitch(parsed, pods: pods)
+                    return ContentResponse(
+                        body: .bytes(stitched.write()), contentType: primary.contentType,
+                        cacheControl: CachePolicy.noStore)
+                }
+                let breaks = events.compactMap { event -> LiveBreak? in
+                    guard let start = event.date, let duration = event.effectiveDuration() else { return nil }
+                    return LiveBreak(id: event.identifier, start: start, duration: duration, pod: pods[event.identifier] ?? [])
+                }
+                let slate = await slate(role: role, context, fMP4: media.segments.first?.map != nil, deadline: deadline)
+                let key = "\(mounted.target)|\(request.session)|\(mounted.rest)"
+                let stitched = try live.update(key, make: { LiveStitcher(slate: slate) }) {
+                    stitcher throws(StitchingError) -> StitchedPlaylist in
+                    try stitcher.stitch(parsed, breaks: breaks)
+                }
+                return ContentResponse(
+                    body: .bytes(stitched.write()), contentType: primary.contentType,
+                    cacheControl: CachePolicy.noStore)
+            } catch let error as StitchingError {
+                library.logger.error("\(name): cannot stitch for session \(request.session): \(error)")
+                throw APIError(status: 502, code: .playlist, path: name, "cannot stitch the playlist: \(error)")
+            } catch {
+                throw APIError(status: 502, code: .playlist, path: name, "cannot stitch the playlist: \(error)")
+            }
+        }
+    }
+
+    /// One request's inputs.
+    struct Context: Sendable {
+        var mounted: ContentLibrary.Mounted
+        var session: String
+        var userAgent: String?
+        var viewerIP: String?
+        /// The public base of absolute URLs.
+        var base: String
+        /// The absolute URL of the playlist stitched.
+        var url: String
+    }
+
+    // MARK: Decisions
+
+    /// The viewer's pod for `event` in a playlist of `role`: its ads' renditions for that playlist,
+    /// the slate (when the target has one) in place of an ad that cannot be stitched.
+    private func pod(
+        for event: InterstitialEvent, role: Role?, _ context: Context, fMP4: Bool, deadline: NIODeadline
+    ) async -> [StitchAd] {
+        let assets: [AssetList.Asset]
+        if let uri = event.assetURI {
+            assets = [AssetList.Asset(uri: URIReference.resolve(uri, against: context.url), duration: event.duration ?? .zero)]
+        } else if let list = event.assetListURI {
+            let own = context.base + context.mounted.content.path + "/asset-list.json"
+            let resolved = URIReference.resolve(list, against: context.url)
+            guard resolved == own || resolved.hasPrefix(own + "?") else {
+                fallback(
+                    "asset-list", event: event.identifier, position: nil, context,
+                    "its X-ASSET-LIST \(resolved) is not this server's; only the server's own decisions are stitched")
+                return []
+            }
+            assets = await decision(for: event.identifier, context).assets
+        } else {
+            return []
+        }
+        var pod: [StitchAd] = []
+        for (position, asset) in assets.prefix(Self.maximumAds).enumerated() {
+            let key = "\(context.mounted.target)|\(context.session)|\(event.identifier)|\(position)"
+            do throws(AdRenditionLoader.Failure) {
+                let ad = try await stitchAd(
+                    asset.uri, role: role, key: key, tracking: Self.tracking(of: asset), context, deadline: deadline)
+                try Self.check(ad, eventID: event.identifier, position: position, fMP4: fMP4)
+                pod.append(ad)
+            } catch {
+                fallback(error.reason, event: event.identifier, position: position, context, error.message)
+                if let slate = await slate(role: role, context, fMP4: fMP4, deadline: deadline, key: key) {
+                    pod.append(slate)
+                }
+            }
+        }
+        return pod
+    }
+
+    /// The most ads of one break stitched.
+    static let maximumAds = 32
+
+    /// The viewer's asset list for break `id`: asked once per viewer and break (concurrent requests
+    /// for it wait for the one asking), kept for every variant, rendition and reload; empty when the
+    /// request fails (logged).
+    private func decision(for id: String, _ context: Context) async -> AssetList {
+        let key = "\(context.mounted.target)|\(context.session)|\(id)"
+        if let kept = decisions.value(key) { return kept }
+        let (task, asking) = deciding.withLockedValue { deciding -> (Task<AssetList, Never>, Bool) in
+            if let task = deciding[key] { return (task, false) }
+            let task = Task { [self] in await ask(id, context) }
+            deciding[key] = task
+            return (task, true)
+        }
+        let list = await task.value
+        if asking {
+            decisions.update(key, make: { list }) { _ in }
+            _ = deciding.withLockedValue { $0.removeValue(forKey: key) }
+        }
+        return list
+    }
+
+    /// The asset-list request a player would make for break `id`, as the viewer's session.
+    private func ask(_ id: String, _ context: Context) async -> AssetList {
+        let mounted = ContentLibrary.Mounted(
+            content: context.mounted.content, target: context.mounted.target, rest: "asset-list.json")
+        let query = ["_HLS_interstitial_id": id, "_HLS_primary_id": context.session]
+        do {
+            let response = try await library.assetList(
+                mounted, query: query, userAgent: context.userAgent, viewerIP: context.viewerIP, stitched: true
+            ).resolve()
+            guard let bytes = response.bytes else { return AssetList(assets: []) }
+            return try AssetList.decode(bytes)
+        } catch {
+            library.logger.warning(
+                "\(context.mounted.content.path): the stitched form has no ads for break \(id) of session \(context.session): \(error)"
+            )
+            return AssetList(assets: [])
+        }
+    }
+
+    /// The ad's tracking URLs by event type, from its Ad Creative Signaling slot.
+    static func tracking(of asset: AssetList.Asset) -> [String: [String]] {
+        guard let json = asset.otherKeys[AdCreativeSignaling.key],
+            let signaling = try? AdCreativeSignaling(json: json), let slot = signaling.slots.first
+        else { return [:] }
+        var tracking: [String: [String]] = [:]
+        for entry in slot.tracking { tracking[entry.type, default: []] += entry.urls }
+        return tracking
+    }
+
+    // MARK: Ads' renditions
+
+    /// The ad at `url` as stitched into a playlist of `role`: the rendition the choosers pick, its
+    /// segments listed through ``StitchedBeacons`` under `key`.
+    private func stitchAd(
+        _ url: String, role: Role?, key: String, tracking: [String: [String]], _ context: Context,
+        deadline: NIODeadline
+    ) async throws(AdRenditionLoader.Failure) -> StitchAd {
+        let loaded = try await loader.playlist(url, publicBase: context.base, deadline: deadline)
+        var mediaURL = url
+        var media: MediaPlaylist
+        switch loaded.playlist {
+        case .media(let playlist):
+            if case .audio? = role {
+                throw AdRenditionLoader.Failure(
+                    reason: "media", message: "\(url) is one media playlist: it has no audio rendition to stitch into an audio playlist")
+            }
+            media = playlist
+        case .multivariant(let multivariant):
+            guard let role else {
+                throw AdRenditionLoader.Failure(
+                    reason: "media", message: "the primary playlist is not a variant of a multivariant playlist with CODECS, so no ad variant can be shown to match it")
+            }
+            let location = "ad \(url)"
+            let chosen: String
+            do throws(StitchingError) {
+                switch role {
+                case .variant(let variant):
+                    chosen = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location).uri
+                case .audio(let rendition, let variant):
+                    let adVariant = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location)
+                    chosen = try StitchRenditionChooser.choose(
+                        for: rendition, adVariant: adVariant, in: multivariant, at: location
+                    ).uri ?? ""
+                }
+            } catch {
+                throw AdRenditionLoader.Failure(reason: "media", message: "\(error)")
+            }
+            mediaURL = URIReference.resolve(chosen, against: url)
+            guard case .media(let playlist) = try await loader.playlist(
+                mediaURL, publicBase: context.base, deadline: deadline
+            ).playlist else {
+                throw AdRenditionLoader.Failure(reason: "playlist", message: "\(mediaURL) is not a media playlist")
+            }
+            media = playlist
+        }
+        let routed = beacons.routed(media, url: mediaURL, key: key, tracking: tracking, publicBase: context.base)
+        return StitchAd(playlist: routed, url: mediaURL)
+    }
+
+    /// ``VODStitcher/check(_:eventID:position:fMP4:)``, as a loader failure with its metric reason.
+    private static func check(_ ad: StitchAd, eventID: String, position: Int, fMP4: Bool) throws(AdRenditionLoader.Failure) {
+        do throws(StitchingError) {
+            try VODStitcher.check(ad, eventID: eventID, position: position, fMP4: fMP4)
+        } catch {
+            throw AdRenditionLoader.Failure(reason: error.code == .format ? "format" : "playlist", message: "\(error)")
+        }
+    }
+
+    /// The target's slate (``AdServerSettings/slate``, an inventory ad) as stitched into a playlist
+    /// of `role`; nil when it has none or it cannot be stitched (logged).
+    private func slate(
+        role: Role?, _ context: Context, fMP4: Bool, deadline: NIODeadline, key: String? = nil
+    ) async -> StitchAd? {
+        let state = library.state.snapshot
+        guard let id = AdServerSettings.of(context.mounted.target, configuration: library.configuration, state: state)?.slate,
+            let ad = state.ads[id]
+        else { return nil }
+        let beaconKey = key.map { $0 + "|slate" } ?? "\(context.mounted.target)|\(context.session)|slate"
+        do throws(AdRenditionLoader.Failure) {
+            let stitched = try await stitchAd(
+                ad.absoluteURI(publicBase: context.base), role: role, key: beaconKey, tracking: [:], context,
+                deadline: deadline)
+            try Self.check(stitched, eventID: "slate", position: 0, fMP4: fMP4)
+            return stitched
+        } catch {
+            library.logger.warning("\(context.mounted.content.path): the slate \(id) cannot be stitched: \(error.message)")
+            return nil
+        }
+    }
+
+    /// Logs and counts an ad left out.
+    private func fallback(_ reason: String, event: String, position: Int?, _ context: Context, _ message: String) {
+        library.metrics.stitchFallback(reason: reason)
+        let ad = position.map { " ad \($0 + 1)" } ?? ""
+        library.logger.warning(
+            "\(context.url): break \(event)\(ad) left out of the stitched form for session \(context.session) (\(reason)): \(message)"
+        )
+    }
+
+    // MARK: The primary
+
+    /// What the media playlist `mounted` names is in its content's multivariant playlist; nil when
+    /// the entry is not one or does not list it.
+    private func role(of mounted: ContentLibrary.Mounted) async -> Role? {
+        let source = library.source(mounted.content)
+        let entry = source.entryLocation
+        guard case .multivariant(let multivariant)? = try? await source.playlist(entry).playlist else { return nil }
+        let wanted = Self.location(mounted.rest, entry: entry, content: mounted.content)
+        if let variant = multivariant.variants.first(where: { URIReference.resolve($0.uri, against: entry) == wanted }) {
+            return .variant(variant)
+        }
+        for rendition in multivariant.renditions where rendition.type == "AUDIO" {
+            guard let uri = rendition.uri, URIReference.resolve(uri, against: entry) == wanted,
+                let variant = multivariant.variants.first(where: { $0.audio == rendition.groupID })
+            else { continue }
+            return .audio(rendition, variant: variant)
+        }
+        return nil
+    }
+
+    /// The location of `rest` (a path under the content) as the entry's URIs resolve to.
+    private static func location(_ rest: String, entry: String, content: ServerConfiguration.Content) -> String {
+        switch content.origin {
+        case .directory: return URIReference.resolve(rest, against: entry)
+        case .upstream(let upstream):
+            guard let path = SafePath(rest) else { return rest }
+            return UpstreamClient.upstreamURL(entry: upstream, path: path, query: [:])
+        }
+    }
+
+    /// The bytes a live stitcher holds, roughly (its decisions for one window).
+    static func size(of stitcher: LiveStitcher) -> Int {
+        512 + stitcher.keptCount * 96 + (stitcher.slate?.playlist.segments.count ?? 0) * 160
+    }
+}

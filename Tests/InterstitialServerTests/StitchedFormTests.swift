@@ -1,0 +1,212 @@
+import AsyncHTTPClient
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import InterstitialServer
+
+/// The stitched form on the server (issue 45): the same ads as the interstitial form for a session,
+/// beacons fired as ad segments are fetched, live sequence numbers that hold from reload to reload,
+/// and playlists the validator finds clean.
+@Suite("The stitched form")
+struct StitchedFormTests {
+    /// The path and query of an absolute URL (what the test client asks).
+    static func path(of url: String) -> String {
+        guard let scheme = url.range(of: "://"), let slash = url[scheme.upperBound...].firstIndex(of: "/") else {
+            return url
+        }
+        return String(url[slash...])
+    }
+
+    /// The errors and warnings the project's validator finds in a playlist.
+    static func problems(_ text: String) -> [Diagnostic] {
+        let result = PlaylistParser.parse(text, options: ParseOptions(file: "stitched.m3u8"))
+        return (result.diagnostics + InterstitialValidator.validate(result)).filter { $0.severity != .note }
+    }
+
+    /// The ad presentations (`/ads/<name>/`) a stitched playlist plays, in order: the first segment
+    /// of each ad, followed to where the server sends it.
+    static func stitchedAds(_ text: String, client: any TestClientProtocol) async throws -> [String] {
+        let media = try #require(PlaylistParser.parse(text).playlist.media)
+        var ads: [String] = []
+        var previous: String?
+        for segment in media.segments where segment.uri.contains(StitchedBeacons.prefix) {
+            let parts = Self.path(of: segment.uri).split(separator: "/")
+            // A new ad: a new entry, or a discontinuity before its first segment.
+            let entry = String(parts[1])
+            guard entry != previous || segment.discontinuity else { continue }
+            previous = entry
+            guard parts.last?.hasPrefix("0") == true else { continue }
+            let response = try await client.get(Self.path(of: segment.uri))
+            #expect(response.status == .found)
+            let location = try #require(response.headers[.location])
+            let name = try #require(location.range(of: "/ads/")).upperBound
+            ads.append(String(location[name...].prefix { $0 != "/" }))
+        }
+        return ads
+    }
+
+    @Test("a session's stitched VOD plays the ads its asset-list requests give, and validates clean")
+    func sameAdsVOD() async throws {
+        let session = "viewer-7"
+        // The stitched form first, on one server.
+        let stitched = NIOLockedValueBox<[String]>([])
+        try await Harness.withServer { client in
+            let master = try await client.text("/demo/vod/master.m3u8?ads=stitched&session=\(session)")
+            #expect(master.contains("video/main.m3u8?ads=stitched&session=\(session)"))
+            #expect(master.contains("URI=\"audio-en/main.m3u8?ads=stitched&session=\(session)\""))
+            for name in ["video", "audio-en", "audio-fr"] {
+                let text = try await client.text("/demo/vod/\(name)/main.m3u8?ads=stitched&session=\(session)")
+                #expect(Self.problems(text).isEmpty, "\(name): \(Self.problems(text))")
+                #expect(!text.contains("#EXT-X-DATERANGE"), "the interstitials are left out")
+                #expect(text.contains("#EXT-X-DISCONTINUITY"))
+                let ads = try await Self.stitchedAds(text, client: client)
+                if name == "video" { stitched.withLockedValue { $0 = ads } } else {
+                    #expect(ads == stitched.withLockedValue { $0 }, "every rendition plays the same ads")
+                }
+            }
+            // A new viewer gets a session of its own, written into every URL.
+            let fresh = try await client.text("/demo/vod/master.m3u8?ads=stitched")
+            #expect(fresh.contains("?ads=stitched&session="))
+            #expect(try await client.get("/demo/vod/video/main.m3u8?ads=stitched&session=a%20b").status == .badRequest)
+        }
+        // The interstitial form for the same session, on a server in the same state.
+        try await Harness.withServer { client in
+            var ads: [String] = []
+            for id in ["preroll", "midroll-1", "midroll-2", "postroll"] {
+                let assets: [String]
+                let answer = try await client.get(
+                    "/demo/vod/asset-list.json?_HLS_interstitial_id=\(id)&_HLS_primary_id=\(session)")
+                if answer.status == .ok {
+                    assets = try AssetList.decode(Array(answer.text.utf8)).assets.map(\.uri)
+                } else {
+                    // A break with a fixed X-ASSET-URI: its ad is in the playlist.
+                    let text = try await client.text("/demo/vod/video/main.m3u8")
+                    let line = try #require(dateRangeLines(text).first { $0.contains("ID=\"\(id)\"") })
+                    let uri = try #require(line.range(of: "X-ASSET-URI=\""))
+                    assets = [String(line[uri.upperBound...].prefix { $0 != "\"" })]
+                }
+                ads += assets.map { uri in
+                    let name = uri.range(of: "/ads/")!.upperBound
+                    return String(uri[name...].prefix { $0 != "/" })
+                }
+            }
+            #expect(ads == stitched.withLockedValue { $0 }, "the same ads in either form")
+            #expect(!ads.isEmpty)
+        }
+    }
+
+    /// An ad server whose one ad (`b1`, 6 s) is the demo's `ad1` presentation, served from its files,
+    /// with a beacon for every event the stitched form fires.
+    static func withAdServer(_ body: (TestOrigin) async throws -> Void) async throws {
+        let origin = NIOLockedValueBoxString()
+        let configuration = try ServerConfiguration.demo()
+        let ads = try #require(configuration.adDirectory)
+        try await TestOrigin.withOrigin(routes: { path in
+            let base = origin.value
+            if path.hasPrefix("/ads/"), let data = FileManager.default.contents(atPath: ads + path.dropFirst(4)) {
+                return .init(body: Array(data))
+            }
+            guard path == "/vast" else { return .init(contentType: "text/plain", body: []) }
+            let events = ["start", "firstQuartile", "midpoint", "thirdQuartile", "complete"].map {
+                "<Tracking event=\"\($0)\">\(base)/\($0)-b1</Tracking>"
+            }
+            let vast = """
+                <VAST version="4.2"><Ad id="b1"><InLine><AdSystem>test</AdSystem><AdTitle>b1</AdTitle>
+                <Impression>\(base)/imp-b1</Impression>
+                <Creatives><Creative id="c-b1"><UniversalAdId idRegistry="test-registry">ua-b1</UniversalAdId><Linear>
+                <Duration>00:00:06</Duration><TrackingEvents>\(events.joined())</TrackingEvents>
+                <MediaFiles><MediaFile delivery="streaming" type="application/x-mpegURL" width="320" height="180">\(base)/ads/ad1/master.m3u8</MediaFile></MediaFiles>
+                </Linear></Creative></Creatives></InLine></Ad></VAST>
+                """
+            return .init(contentType: "application/xml", body: Array(vast.utf8))
+        }) { server in
+            origin.value = server.origin
+            try await body(server)
+        }
+    }
+
+    @Test(
+        "beacons fire once per viewer and ad as its segments are fetched, whatever the tracking setting",
+        arguments: ["client", "relay", "server"])
+    func beacons(tracking: String) async throws {
+        try await Self.withAdServer { adServer in
+            var configuration = try AdServerTests.configuration(adServer.origin, tracking: tracking)
+            configuration.vod[0].adServer = try AdServerSettings.decode(
+                .object(["vast": .string(adServer.origin + "/vast?sid=[SESSIONID]"), "tracking": .string(tracking)]))
+            try await Harness.withServer(configuration) { client in
+                let query = "?ads=stitched&session=beacon-viewer"
+                let video = try await client.text("/demo/vod/video/main.m3u8" + query)
+                let audio = try await client.text("/demo/vod/audio-en/main.m3u8" + query)
+                #expect(Self.problems(video).isEmpty, "\(Self.problems(video))")
+                // Nothing fires when the ads are decided: the viewer has not played them.
+                #expect(adServer.requests("/imp-b1").isEmpty)
+                let segments = { (text: String) in
+                    (PlaylistParser.parse(text).playlist.media?.segments.map(\.uri) ?? []).filter {
+                        $0.contains(StitchedBeacons.prefix)
+                    }
+                }
+                let routed = segments(video)
+                // The video twice (a seek back), then the audio: each event once per break.
+                var fromAdServer = 0
+                for uri in routed + routed + segments(audio) {
+                    let response = try await client.get(Self.path(of: uri))
+                    #expect(response.status == .found)
+                    let location = try #require(response.headers[.location])
+                    if location.hasPrefix(adServer.origin + "/ads/ad1/video/") { fromAdServer += 1 }
+                }
+                // The pre-roll and midroll-2 ask the ad server: b1 in each, three 2 s segments, fetched
+                // twice; the other two breaks have the demo's own ads.
+                #expect(fromAdServer == 12, "\(routed)")
+                let expected = ["/imp-b1", "/start-b1", "/firstQuartile-b1", "/midpoint-b1", "/thirdQuartile-b1", "/complete-b1"]
+                #expect(try await eventually { expected.allSatisfy { adServer.requests($0).count >= 2 } })
+                for path in expected {
+                    #expect(adServer.requests(path).count == 2, "\(path): \(adServer.requests(path))")
+                }
+                #expect(try await client.get("/stitched/0123456789abcdef0123456789abcdef/0/0.m4s").status == .notFound)
+            }
+        }
+    }
+
+    @Test("a live viewer's media sequence and discontinuity sequence hold across reloads through a break")
+    func liveSequences() async throws {
+        let clock = TestClock(DateTime(iso8601: "2026-03-01T12:00:00Z")!)
+        try await Harness.withServer(clock: clock) { client in
+            // What each Media Sequence Number named, and its discontinuity sequence number.
+            var seen: [UInt64: (uri: String, discontinuity: UInt64)] = [:]
+            var reloadsInBreak = 0
+            var previousFirst: UInt64 = 0
+            for reload in 0..<45 {
+                let text = try await client.text("/demo/live/video/main.m3u8?ads=stitched&session=live-viewer")
+                #expect(Self.problems(text).isEmpty, "reload \(reload): \(Self.problems(text))\n\(text)")
+                let media = try #require(PlaylistParser.parse(text).playlist.media)
+                #expect(!media.hasEndList)
+                #expect(media.mediaSequence >= previousFirst, "reload \(reload): the window never moves back")
+                previousFirst = media.mediaSequence
+                if media.segments.contains(where: { $0.uri.contains(StitchedBeacons.prefix) }) { reloadsInBreak += 1 }
+                for segment in media.segments {
+                    if let before = seen[segment.mediaSequence] {
+                        #expect(before.uri == segment.uri, "reload \(reload): MSN \(segment.mediaSequence) changed")
+                        #expect(
+                            before.discontinuity == segment.discontinuitySequence,
+                            "reload \(reload): the discontinuity sequence of MSN \(segment.mediaSequence) changed")
+                    }
+                    seen[segment.mediaSequence] = (segment.uri, segment.discontinuitySequence)
+                }
+                clock.advance(2)
+            }
+            #expect(reloadsInBreak >= 10, "the reloads go through a break")
+        }
+    }
+}
+
+extension Playlist {
+    var media: MediaPlaylist? {
+        if case .media(let media) = self { return media }
+        return nil
+    }
+}
