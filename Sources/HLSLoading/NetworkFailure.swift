@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HLSPlaylist
 import NIOCore
 import NIOHTTP1
 
@@ -152,7 +153,7 @@ struct NetworkFailure {
 
     /// `60 s`, `1.5 s`.
     static func seconds(_ duration: Duration) -> String {
-        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let value = duration.secondsValue
         return value == value.rounded() ? "\(Int64(value)) s" : "\(value) s"
     }
 }

@@ -229,9 +229,7 @@ public final class PlaylistLoader: Sendable {
         request.headers.add(name: "User-Agent", value: "hlsi/1.0 (HLS Interstitials toolkit)")
         for header in configuration.headers { request.headers.add(name: header.name, value: header.value) }
         logger?.debug("GET \(location)")
-        let timeout = TimeAmount.nanoseconds(
-            configuration.timeout.components.seconds * 1_000_000_000 + configuration.timeout.components.attoseconds
-                / 1_000_000_000)
+        let timeout = TimeAmount.nanoseconds(configuration.timeout.wholeNanoseconds)
         let logger = logger
         let maximumBodySize = configuration.maximumBodySize
         do {

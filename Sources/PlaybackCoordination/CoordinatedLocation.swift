@@ -55,7 +55,7 @@ public enum CoordinatedLocation: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Reads the JSON form at `path`.
-    init(json: JSONValue, path: String, code: String) throws(CoordinationError) {
+    init(json: JSONValue, path: String, code: CoordinationErrorCode) throws(CoordinationError) {
         var reader = try CoordinationReader(json, path: path, code: code)
         if let time = try reader.seconds("primary") {
             let after = try reader.string("after")

@@ -82,9 +82,9 @@ public enum CoordinationMessage: Hashable, Sendable {
     /// - Throws: ``CoordinationError`` with code `coordination-json` or `coordination-schema` and
     ///   the path of the problem.
     public init(text: some StringProtocol) throws(CoordinationError) {
-        let code = "coordination-schema"
+        let code = CoordinationErrorCode.coordinationSchema
         var reader = try CoordinationReader(
-            JSONValue.parse(Array(text.utf8), code: "coordination-json", as: CoordinationError.self), path: "",
+            JSONValue.parse(Array(text.utf8), code: .coordinationJSON, as: CoordinationError.self), path: "",
             code: code)
         func state(_ key: String) throws(CoordinationError) -> GroupState {
             guard let value = reader.take(key) else { throw reader.error(key, "missing") }

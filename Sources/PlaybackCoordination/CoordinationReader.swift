@@ -13,13 +13,6 @@ extension JSONReader where Failure == CoordinationError {
     }
 }
 
-extension CoordinationError: JSONPathError {
-    /// The error for a problem at a JSON path.
-    public static func jsonProblem(code: String, path: String, message: String) -> CoordinationError {
-        CoordinationError(code: code, path: path, message)
-    }
-}
-
 extension MediaTime {
     /// Seconds as a JSON number.
     var json: JSONValue { .number(seconds) }

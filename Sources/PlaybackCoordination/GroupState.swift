@@ -48,7 +48,7 @@ public struct GroupState: Hashable, Sendable {
     }
 
     /// Reads the JSON form at `path`.
-    init(json: JSONValue, path: String, code: String) throws(CoordinationError) {
+    init(json: JSONValue, path: String, code: CoordinationErrorCode) throws(CoordinationError) {
         var reader = try CoordinationReader(json, path: path, code: code)
         let revision = try reader.integer("revision") ?? 0
         let originator = try reader.string("originator") ?? ""

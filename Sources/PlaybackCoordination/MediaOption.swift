@@ -31,7 +31,7 @@ public struct MediaOption: Hashable, Sendable, CustomStringConvertible {
         return .object(members)
     }
 
-    init(json: JSONValue, path: String, code: String) throws(CoordinationError) {
+    init(json: JSONValue, path: String, code: CoordinationErrorCode) throws(CoordinationError) {
         var reader = try CoordinationReader(json, path: path, code: code)
         let language = try reader.string("language")
         var characteristics: [String] = []
@@ -70,7 +70,7 @@ public struct TrackSelection: Hashable, Sendable, CustomStringConvertible {
         .object(["audio": audio?.jsonValue ?? .null, "subtitles": subtitles?.jsonValue ?? .null])
     }
 
-    init(json: JSONValue, path: String, code: String) throws(CoordinationError) {
+    init(json: JSONValue, path: String, code: CoordinationErrorCode) throws(CoordinationError) {
         var reader = try CoordinationReader(json, path: path, code: code)
         var selection = TrackSelection()
         if let value = reader.take("audio") {

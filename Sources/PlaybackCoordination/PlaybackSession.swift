@@ -73,9 +73,9 @@ public struct PlaybackSession: Hashable, Sendable {
     /// - Throws: ``CoordinationError`` with code `session-json` or `session-schema` and the path of
     ///   the problem (`events[0].tag: …`).
     public init(json bytes: some Collection<UInt8>) throws(CoordinationError) {
-        let code = "session-schema"
+        let code = CoordinationErrorCode.sessionSchema
         var reader = try CoordinationReader(
-            JSONValue.parse(bytes, code: "session-json", as: CoordinationError.self), path: "", code: code)
+            JSONValue.parse(bytes, code: .sessionJSON, as: CoordinationError.self), path: "", code: code)
         let url = try reader.requiredString("url")
         guard let location = reader.take("location") else { throw reader.error("location", "missing") }
         let playing = try reader.bool("playing") ?? true
@@ -108,7 +108,7 @@ public struct PlaybackSession: Hashable, Sendable {
 
     /// Reads one event: its EXT-X-DATERANGE tag, its time, its asset list.
     static func event(_ value: JSONValue, path: String) throws(CoordinationError) -> InterstitialEvent {
-        let code = "session-schema"
+        let code = CoordinationErrorCode.sessionSchema
         var reader = try CoordinationReader(value, path: path, code: code)
         let line = try reader.requiredString("tag")
         let parsed = PlaylistParser.parse("#EXTM3U\n" + line + "\n")

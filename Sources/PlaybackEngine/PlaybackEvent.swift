@@ -150,7 +150,7 @@ public struct PlaybackEvent: Sendable, Hashable, CustomStringConvertible {
 
     /// A trace time in seconds with millisecond precision.
     package static func seconds(of time: Duration) -> MediaTime {
-        MediaTime(nanoseconds: time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000)
+        MediaTime(time)
     }
 
     /// One trace line as JSON, for every kind of line a play trace has.

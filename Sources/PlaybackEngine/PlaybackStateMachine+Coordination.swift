@@ -78,7 +78,7 @@ extension PlaybackStateMachine {
         guard let pending else { return }
         var location = pending.location
         if let anchor = pending.anchor, playing, anchor < clock {
-            let gone = MediaTime(nanoseconds: Int64(Double(Self.nanoseconds(clock - anchor)) * rate))
+            let gone = MediaTime(nanoseconds: Int64(Double((clock - anchor).wholeNanoseconds) * rate))
             switch location {
             case .primary(let time, let after): location = .primary(time + gone, after: gone > .zero ? nil : after)
             case .interstitial(let group, let event, let offset, let resume):

@@ -156,7 +156,7 @@ extension PlaybackStateMachine {
             // An indefinite offset is the wall-clock time elapsed (R4); the schedule resumes after it.
             program.record(
                 played: ended.event.resumptionOffset == .indefinite
-                    ? MediaTime(nanoseconds: Self.nanoseconds(clock - ended.member.startedAt)) : playedNow,
+                    ? MediaTime(clock - ended.member.startedAt) : playedNow,
                 for: id)
         }
         recompute()

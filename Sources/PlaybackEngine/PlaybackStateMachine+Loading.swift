@@ -309,7 +309,7 @@ extension PlaybackStateMachine {
                 playhead.pause()
                 emit(.ended, [("reason", .string("the primary playlist could not be loaded"))])
             } else if let timeline, timeline.isLive {
-                loads.scheduleReload(at: clock + .nanoseconds(timeline.targetDuration.nanoseconds))
+                loads.scheduleReload(at: clock + Duration(timeline.targetDuration))
             }
         case .assetList(let id):
             emit(.error, [("id", .string(id)), ("message", .string(message))])
@@ -326,7 +326,7 @@ extension PlaybackStateMachine {
             selection.failed(index)
             emit(.error, [("variant", .integer(index)), ("message", .string(message))])
         case .schedule(let identity):
-            scheduleLoaded(identity, .failure(DateRangeScheduleError(.load, message)))
+            scheduleLoaded(identity, .failure(DateRangeScheduleError(code: .load, message)))
         }
     }
 }

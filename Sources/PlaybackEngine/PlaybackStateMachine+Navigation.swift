@@ -226,7 +226,7 @@ extension PlaybackStateMachine {
         switch offset {
         case .time(let value)?: resume = run.group.start + value
         case .indefinite?:
-            resume = run.group.start + MediaTime(nanoseconds: Self.nanoseconds(clock - run.groupStartedAt))
+            resume = run.group.start + MediaTime(clock - run.groupStartedAt)
         case nil: resume = run.projectedResume
         }
         updateRun { $0.overrideResume(resume) }

@@ -93,7 +93,7 @@ extension PlaybackStateMachine {
             // Before playback may begin: it waits for the documents the first load names (R27).
             requestSchedules()
             placePending(pending)
-            if timeline.isLive { loads.scheduleReload(at: clock + .nanoseconds(timeline.targetDuration.nanoseconds)) }
+            if timeline.isLive { loads.scheduleReload(at: clock + Duration(timeline.targetDuration)) }
             return
         }
         let update = timeline.merge(presentation)

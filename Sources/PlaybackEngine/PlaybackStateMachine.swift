@@ -287,12 +287,8 @@ package struct PlaybackStateMachine: Sendable {
     }
 
     static func clockDuration(_ media: MediaTime, rate: Double) -> Duration {
-        if rate == 1 { return .nanoseconds(media.nanoseconds) }
+        if rate == 1 { return Duration(media) }
         return .nanoseconds(Int64((Double(media.nanoseconds) / rate).rounded(.up)))
-    }
-
-    package static func nanoseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
 
     /// Moves the playhead to clock time `now`, stopping at every transition on the way.
@@ -308,7 +304,7 @@ package struct PlaybackStateMachine: Sendable {
             }
             let available = MediaTime(
                 nanoseconds: speed == 1
-                    ? Self.nanoseconds(now - clock) : Int64(Double(Self.nanoseconds(now - clock)) * speed))
+                    ? (now - clock).wholeNanoseconds : Int64(Double((now - clock).wholeNanoseconds) * speed))
             if var distance = mediaBoundary(), max(distance, MediaTime(nanoseconds: 1)) <= available {
                 distance = max(distance, MediaTime(nanoseconds: 1))
                 step(by: distance)

@@ -34,7 +34,7 @@ struct SignalingReaderTests {
         let lenient = try JSONValue.parse(
             Array(
                 #"{"version":2,"type":"slot","x-vendor":1,"payload":[{"type":"linear","start":0,"duration":10,"tracking":[{"type":"start","urls":["https://t/s"],"x":true}]}]}"#
-                    .utf8), code: "test")
+                    .utf8), code: .json)
         let read = try AdCreativeSignaling(json: lenient)
         #expect(read.slots.first?.tracking == [.init(type: "start", urls: ["https://t/s"])])
         let cases: [(String, String)] = [
@@ -55,12 +55,12 @@ struct SignalingReaderTests {
             ),
         ]
         for (text, path) in cases {
-            let value = try JSONValue.parse(Array(text.utf8), code: "test")
+            let value = try JSONValue.parse(Array(text.utf8), code: .json)
             #expect(throws: JSONError.self, "\(text)") { try AdCreativeSignaling(json: value) }
             do {
                 _ = try AdCreativeSignaling(json: value)
             } catch {
-                #expect(error.code == "ad-signaling")
+                #expect(error.code == .adSignaling)
                 #expect(error.path == path, "\(text): \(error)")
             }
         }

@@ -94,7 +94,7 @@ struct AssetListTests {
         do {
             _ = try AssetList.decode(Array(json.utf8))
         } catch {
-            #expect(error.code == "asset-list-schema")
+            #expect(error.code == .schema)
             #expect(error.problems.map(\.description) == expected)
         }
     }
@@ -106,7 +106,7 @@ struct AssetListTests {
                 _ = try AssetList.decode(Array(text.utf8))
                 Issue.record("accepted \(text)")
             } catch {
-                #expect(error.code == "asset-list-json")
+                #expect(error.code == .json)
                 #expect(error.description.hasPrefix("not valid JSON"))
             }
         }

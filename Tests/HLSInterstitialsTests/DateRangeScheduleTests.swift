@@ -78,14 +78,14 @@ struct DateRangeScheduleTests {
     @Test(
         "a document that cannot be read at all is refused whole, with its code and path",
         arguments: [
-            ("{", DateRangeScheduleError.Code.json, ""),
+            ("{", DateRangeScheduleErrorCode.json, ""),
             ("[]", .schema, ""),
             ("{}", .schema, "DATERANGES"),
             ("{\"DATERANGES\": {}}", .schema, "DATERANGES"),
             ("{\"DATERANGES\": [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]}", .tooDeep, ""),
             ("{\"DATERANGES\": [\"[[[[[[[[[[[[[[[[[[[[[[[[\"]}", .schema, "__kept__"),
         ])
-    func malformedDocument(text: String, code: DateRangeScheduleError.Code, path: String) {
+    func malformedDocument(text: String, code: DateRangeScheduleErrorCode, path: String) {
         do {
             let document = try DateRangeScheduleDocument.decode(Array(text.utf8))
             // Brackets inside a string do not nest: the document is read, its one entry is bad.
@@ -101,7 +101,7 @@ struct DateRangeScheduleTests {
     func limits() {
         let limits = DateRangeScheduleDocument.Limits(maximumBytes: 64, maximumEntries: 2)
         let big = "{\"DATERANGES\": [], \"PAD\": \"" + String(repeating: "x", count: 64) + "\"}"
-        #expect(throws: DateRangeScheduleError(.tooLarge, "the document is 93 bytes, larger than 64 bytes")) {
+        #expect(throws: DateRangeScheduleError(code: .tooLarge, "the document is 93 bytes, larger than 64 bytes")) {
             try DateRangeScheduleDocument.decode(Array(big.utf8), limits: limits)
         }
         let three = "{\"DATERANGES\": [1, 2, 3]}"
@@ -116,7 +116,7 @@ struct DateRangeScheduleTests {
     @Test(
         "a bad entry is left out with its code and path; the good one is kept (R27)",
         arguments: [
-            ("1", DateRangeScheduleError.Code.entryType, "DATERANGES[0]"),
+            ("1", DateRangeScheduleErrorCode.entryType, "DATERANGES[0]"),
             ("{\"CLASS\": \"c\", \"X-SCHEDULE-OFFSET\": 1}", .entryID, "DATERANGES[0].ID"),
             ("{\"ID\": 5, \"CLASS\": \"c\", \"X-SCHEDULE-OFFSET\": 1}", .entryType, "DATERANGES[0].ID"),
             ("{\"ID\": \"\", \"CLASS\": \"c\", \"X-SCHEDULE-OFFSET\": 1}", .entryID, "DATERANGES[0].ID"),
@@ -176,7 +176,7 @@ struct DateRangeScheduleTests {
                 "DATERANGES[0].SCTE35-OUT"
             ),
         ])
-    func badEntry(entry: String, code: DateRangeScheduleError.Code, path: String) throws {
+    func badEntry(entry: String, code: DateRangeScheduleErrorCode, path: String) throws {
         let good = "{\"ID\": \"good\", \"CLASS\": \"com.apple.hls.interstitial\", \"X-SCHEDULE-OFFSET\": 12.5}"
         let document = try Self.document("{\"DATERANGES\": [\(entry), \(good)]}")
         #expect(document.problems.map(\.code) == [code])
@@ -264,7 +264,7 @@ struct DateRangeScheduleTests {
 
     @Test("a failed document adds nothing; one not loaded yet is pending")
     func failedAndPending() {
-        let failure = DateRangeScheduleError(.load, "HTTP 404")
+        let failure = DateRangeScheduleError(code: .load, "HTTP 404")
         let (failed, _) = Self.resolve([Self.scheduleTag], [Self.identity: .failure(failure)])
         #expect(failed.events.isEmpty && failed.pending.isEmpty)
         #expect(failed.problems == [.init(scheduleIdentifier: "sched", error: failure)])

@@ -32,7 +32,7 @@ struct JSONSyntaxTests {
         #expect(error?.code == code, "\(text): \(error?.description ?? "accepted")")
         #expect(error?.line == line, "\(text): \(error?.description ?? "accepted")")
         #expect(error?.column == column, "\(text): \(error?.description ?? "accepted")")
-        #expect(throws: JSONError.self) { _ = try JSONValue.parse(Array(text.utf8), code: "test") }
+        #expect(throws: JSONError.self) { _ = try JSONValue.parse(Array(text.utf8), code: .json) }
     }
 
     @Test(
@@ -43,13 +43,13 @@ struct JSONSyntaxTests {
         ])
     func accepted(text: String) throws {
         #expect(JSONSyntaxCheck.firstError(in: Array(text.utf8)) == nil, "\(text)")
-        _ = try JSONValue.parse(Array(text.utf8), code: "test")
+        _ = try JSONValue.parse(Array(text.utf8), code: .json)
     }
 
     @Test("The parse error quotes the line and column: `not valid JSON: line L, column C: …`")
     func message() {
         #expect {
-            _ = try JSONValue.parse(Array("{\n \"a\": 1,\n}".utf8), code: "test")
+            _ = try JSONValue.parse(Array("{\n \"a\": 1,\n}".utf8), code: .json)
         } throws: { error in
             (error as? JSONError)?.message.hasPrefix("not valid JSON: line 2, column 8: a trailing comma") == true
         }

@@ -147,7 +147,7 @@ struct LocalizedStringsTableTests {
     @Test(
         "String Catalog errors carry the JSON path",
         arguments: [
-            (#"{"strings":{}}"#, "sourceLanguage", StringsTableError.Code.schema),
+            (#"{"strings":{}}"#, "sourceLanguage", StringsTableErrorCode.schema),
             (#"{"sourceLanguage":"en","strings":[]}"#, "strings", .schema),
             (#"{"sourceLanguage":"en","strings":{"k":{"localizations":3}}}"#, "strings.k.localizations", .schema),
             (
@@ -157,7 +157,7 @@ struct LocalizedStringsTableTests {
             (#"{"sourceLanguage":"en","strings":{"k":[]}}"#, "strings.k", .schema),
             (#"{"sourceLanguage":"#, "", .json),
         ])
-    func catalogErrors(text: String, path: String, code: StringsTableError.Code) {
+    func catalogErrors(text: String, path: String, code: StringsTableErrorCode) {
         let failure = error(text, format: .stringCatalog)
         #expect(failure?.code == code)
         #expect(failure?.path == path, "\(failure?.description ?? "no error")")

@@ -97,7 +97,7 @@ struct PeerAgreementTests {
         let list = try AssetList.decode(Array(json.utf8))
         #expect(event.skipControl == SkipControl(duration: MediaTime(seconds: 10)))
         #expect(list.skipControl == event.skipControl)
-        let ignored = AssetList.ignoredSkipControlFields(try JSONValue.parse(Array(json.utf8), code: "test"))
+        let ignored = AssetList.ignoredSkipControlFields(try JSONValue.parse(Array(json.utf8), code: .json))
         #expect(ignored.map(\.path) == ["SKIP-CONTROL.OFFSET", "SKIP-CONTROL.LABEL-ID"])
         // Whole seconds written as 5.0 in JSON are a decimal-integer's value.
         let whole = try AssetList.decode(Array(#"{"ASSETS":[],"SKIP-CONTROL":{"OFFSET":5.0}}"#.utf8))

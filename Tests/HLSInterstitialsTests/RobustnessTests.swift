@@ -214,7 +214,7 @@ struct InterstitialRobustnessTests {
             Issue.record("accepted \(input.0)")
         } catch {
             #expect(error.parameter == input.1)
-            #expect(error.code == "asset-list-request")
+            #expect(error.code == .assetListRequest)
         }
     }
 

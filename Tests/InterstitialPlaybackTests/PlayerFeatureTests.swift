@@ -34,7 +34,7 @@ struct PlayerFeatureTests {
             await play(origin, "/main.m3u8", until: 30, configure: { $0.loadsSegments = true }) { player in
                 let queue = player.interstitialPlayer
                 _ = queue.addBoundaryTimeObserver(fractionsOfDuration: [0.25, 0.5, 0.75, 1]) { time in
-                    let clock = MediaTime(nanoseconds: PlaybackStateMachine.nanoseconds(player.clockTime))
+                    let clock = MediaTime(player.clockTime)
                     let loaded = queue.loadedTimeRanges.map {
                         "\($0.lowerBound.formatted(fractionDigits: 0))-\($0.upperBound.formatted(fractionDigits: 0))"
                     }

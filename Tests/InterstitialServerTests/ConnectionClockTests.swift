@@ -28,7 +28,7 @@ struct ConnectionClockTests {
             Issue.record("expected a time-out")
             return
         }
-        #expect(refusal.status == 408 && refusal.code == "header-timeout")
+        #expect(refusal.status == 408 && refusal.code == .headerTimeout)
         #expect(refusal.message == "the request head did not arrive within the header timeout")
 
         #expect(clock.headRead(at: at(8), expectsBody: false) == nil)
@@ -47,7 +47,7 @@ struct ConnectionClockTests {
             Issue.record("expected a time-out")
             return
         }
-        #expect(refusal.code == "body-timeout")
+        #expect(refusal.code == .bodyTimeout)
         clock.bodyEnded(at: at(10))
         // An answer is still due: not idle, however long it takes.
         #expect(clock.verdict(at: at(500), writable: true) == .wait(until: at(560)))

@@ -209,7 +209,7 @@ struct DecisionLedgerTests {
                 [keys[0]: [UInt8](repeating: 0x41, count: 65 * 1024), keys[1]: [1]], expires: Self.at(600))
             Issue.record("a 65 KiB decision was published")
         } catch let error as StoreError {
-            #expect(error.code == "decision-too-large")
+            #expect(error.code == .decisionTooLarge)
             #expect(error.message.contains("\(keys[0])") && error.message.contains("66560 bytes"), "\(error)")
         }
         #expect(try await ledger.decisions(keys).isEmpty)
@@ -241,7 +241,7 @@ struct DecisionLedgerTests {
             _ = try await ledger.claim([keys[1]], owner: "a", until: Self.at(30), now: Self.at(0))
             Issue.record("a claim succeeded with the database stopped")
         } catch let error as StoreError {
-            #expect(error.code == "database-unavailable", "\(error)")
+            #expect(error.code == .databaseUnavailable, "\(error)")
         }
         await #expect(throws: StoreError.self) { try await ledger.decisions(keys) }
         // Two operations of 2 s each; a loaded machine may be slow, but not the pool's 60 s.

@@ -89,10 +89,17 @@ struct GuardRefusalTests {
         #expect(body.contains("\"status\":\(row.status.prefix(3))"), "\(body)")
     }
 
+    @Test(
+        "Each refusal code of the request reader is written as the API code of the same name",
+        arguments: RequestHeadReader.Refusal.Code.allCases)
+    func refusalCode(_ code: RequestHeadReader.Refusal.Code) {
+        #expect(APIError.Code(code).rawValue == code.rawValue)
+    }
+
     @Test("A connection over a cap gets 503 with Retry-After, CORS and Cache-Control from CachePolicy")
     func connectionRefusal() throws {
         let response = RequestGuard.response(
-            .init(status: 503, reason: "Service Unavailable", code: "too-many-connections", message: "full"),
+            .init(status: 503, reason: "Service Unavailable", code: .tooManyConnections, message: "full"),
             retryAfter: 1, allocator: ByteBufferAllocator())
         let text = String(buffer: response)
         #expect(text.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))

@@ -41,7 +41,7 @@ struct NewUserTests {
     /// `$defs` entry's (object named as the entry).
     static func schemaKeys() throws -> Set<String> {
         let bytes = try Data(contentsOf: root.appendingPathComponent("docs/configuration.schema.json"))
-        let schema = try JSONValue.parse(Array(bytes), code: "schema")
+        let schema = try JSONValue.parse(Array(bytes), code: .json)
         guard case .object(let top) = schema, case .object(let definitions)? = top["$defs"] else { return [] }
         var keys: Set<String> = []
         for (name, definition) in [(ConfigurationKeys.root, schema)] + definitions.sorted(by: { $0.key < $1.key }) {

@@ -58,7 +58,7 @@ struct RequestGuardTests {
         #expect(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(answer)")
         #expect(answer.contains("\r\nConnection: close\r\n"))
         #expect(answer.contains("\r\nAccess-Control-Allow-Origin: *\r\n"))
-        #expect(answer.contains("\"code\":\"\(shape.refusal?.code ?? "")\""))
+        #expect(answer.contains("\"code\":\"\(shape.refusal?.code.rawValue ?? "")\""))
     }
 
     @Test("A refused connection is closed in time even when nothing behind closes it")

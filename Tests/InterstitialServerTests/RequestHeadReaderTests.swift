@@ -14,14 +14,16 @@ struct RequestHeadReaderTests {
     /// the reader being stricter there).
     struct Shape: CustomTestStringConvertible, Sendable {
         var text: String
-        var refusal: (status: Int, code: String)?
+        var refusal: (status: Int, code: RequestHeadReader.Refusal.Code)?
         var nioRefuses: Bool?
 
         var bytes: [UInt8] { Array(text.utf8) }
         var testDescription: String { text.debugDescription }
 
         static func accept(_ text: String) -> Shape { Shape(text: text, refusal: nil, nioRefuses: false) }
-        static func refuse(_ text: String, _ code: String, status: Int = 400, nio: Bool? = true) -> Shape {
+        static func refuse(
+            _ text: String, _ code: RequestHeadReader.Refusal.Code, status: Int = 400, nio: Bool? = true
+        ) -> Shape {
             Shape(text: text, refusal: (status, code), nioRefuses: nio)
         }
     }
@@ -41,42 +43,42 @@ struct RequestHeadReaderTests {
         .accept("GET http://example.com:80/x?y HTTP/1.1\r\n\r\n"),
         .accept("GET https://user@[::1]:8443?q HTTP/1.1\r\n\r\n"),
         .accept("GET /a##b?c?d#e?f HTTP/1.1\r\n\r\n"),
-        .refuse("GET http://a@b@c/ HTTP/1.1\r\n\r\n", "bad-request-line", nio: nil),
+        .refuse("GET http://a@b@c/ HTTP/1.1\r\n\r\n", .badRequestLine, nio: nil),
         .accept("DELETE /x HTTP/1.1\r\n\r\nHEAD /y HTTP/1.1\r\n\r\n"),
         // The issue's shapes: answered 400, as NIO's decoder refuses them.
-        .refuse("get / HTTP/1.1\r\n\r\n", "bad-request-line"),
-        .refuse("FOO / HTTP/1.1\r\n\r\n", "bad-request-line"),
-        .refuse("GET / HTTP/1.1\nHost: x\n\n", "bad-line-ending"),
-        .refuse("GET / HTTP/1.1\r\nHost: x\n\r\n", "bad-line-ending"),
-        .refuse("GET / HTTP/1.1\r\nHost: x\r\n\n", "bad-line-ending"),
-        .refuse("POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab", "bad-framing"),
-        .refuse("POST / HTTP/1.1\r\nContent-Length: 2, 2\r\n\r\nab", "bad-framing"),
-        .refuse("POST / HTTP/1.1\r\nTransfer-Encoding: chunked,\r\n\r\n0\r\n\r\n", "bad-framing"),
-        .refuse("POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "bad-framing"),
-        .refuse("POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", "bad-framing"),
-        .refuse("POST / HTTP/1.1\r\nContent-Length: 1x\r\n\r\n", "bad-framing"),
-        .refuse(chunked + "5\nhello\r\n0\r\n\r\n", "bad-framing"),
-        .refuse(chunked + "5\r\nhelloX0\r\n\r\n", "bad-framing"),
-        .refuse(chunked + "5 \r\nhello\r\n0\r\n\r\n", "bad-framing"),
-        .refuse(chunked + "0\r\nBad Name: x\r\n\r\n", "bad-header"),
-        .refuse(chunked + "0\r\nX: 1\n\r\n", "bad-header"),
-        .refuse("GET / HTTP/1.1\r\nBad Name: x\r\n\r\n", "bad-header"),
-        .refuse("GET / HTTP/1.1\r\nX: a\u{7F}\r\n\r\n", "bad-header"),
-        .refuse("GET / HTTP/1.1\r\n: x\r\n\r\n", "bad-header"),
-        .refuse("GET / HTTP/9\r\n\r\n", "bad-request-line"),
-        .refuse("GET /a\u{1}b HTTP/1.1\r\n\r\n", "bad-request-line"),
+        .refuse("get / HTTP/1.1\r\n\r\n", .badRequestLine),
+        .refuse("FOO / HTTP/1.1\r\n\r\n", .badRequestLine),
+        .refuse("GET / HTTP/1.1\nHost: x\n\n", .badLineEnding),
+        .refuse("GET / HTTP/1.1\r\nHost: x\n\r\n", .badLineEnding),
+        .refuse("GET / HTTP/1.1\r\nHost: x\r\n\n", .badLineEnding),
+        .refuse("POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab", .badFraming),
+        .refuse("POST / HTTP/1.1\r\nContent-Length: 2, 2\r\n\r\nab", .badFraming),
+        .refuse("POST / HTTP/1.1\r\nTransfer-Encoding: chunked,\r\n\r\n0\r\n\r\n", .badFraming),
+        .refuse("POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", .badFraming),
+        .refuse("POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", .badFraming),
+        .refuse("POST / HTTP/1.1\r\nContent-Length: 1x\r\n\r\n", .badFraming),
+        .refuse(chunked + "5\nhello\r\n0\r\n\r\n", .badFraming),
+        .refuse(chunked + "5\r\nhelloX0\r\n\r\n", .badFraming),
+        .refuse(chunked + "5 \r\nhello\r\n0\r\n\r\n", .badFraming),
+        .refuse(chunked + "0\r\nBad Name: x\r\n\r\n", .badHeader),
+        .refuse(chunked + "0\r\nX: 1\n\r\n", .badHeader),
+        .refuse("GET / HTTP/1.1\r\nBad Name: x\r\n\r\n", .badHeader),
+        .refuse("GET / HTTP/1.1\r\nX: a\u{7F}\r\n\r\n", .badHeader),
+        .refuse("GET / HTTP/1.1\r\n: x\r\n\r\n", .badHeader),
+        .refuse("GET / HTTP/9\r\n\r\n", .badRequestLine),
+        .refuse("GET /a\u{1}b HTTP/1.1\r\n\r\n", .badRequestLine),
         // Stricter than the decoder: forms and codings the server does not serve.
-        .refuse("GET  / HTTP/1.1\r\n\r\n", "bad-request-line", nio: nil),
-        .refuse("GET * HTTP/1.1\r\n\r\n", "bad-request-line", nio: nil),
-        .refuse("CONNECT example.com:443 HTTP/1.1\r\n\r\n", "bad-request-line", nio: nil),
-        .refuse("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", "bad-framing", nio: nil),
-        .refuse(chunked + "0\r\nContent-Length: 1\r\n\r\n", "bad-framing", nio: nil),
-        .refuse("GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n", "bad-header", nio: nil),
+        .refuse("GET  / HTTP/1.1\r\n\r\n", .badRequestLine, nio: nil),
+        .refuse("GET * HTTP/1.1\r\n\r\n", .badRequestLine, nio: nil),
+        .refuse("CONNECT example.com:443 HTTP/1.1\r\n\r\n", .badRequestLine, nio: nil),
+        .refuse("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", .badFraming, nio: nil),
+        .refuse(chunked + "0\r\nContent-Length: 1\r\n\r\n", .badFraming, nio: nil),
+        .refuse("GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n", .badHeader, nio: nil),
         .refuse(
-            "GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\n\r\n", "request-line-too-long", status: 414,
+            "GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\n\r\n", .requestLineTooLong, status: 414,
             nio: nil),
         .refuse(
-            "GET / HTTP/1.1\r\n" + String(repeating: "X-A: 1\r\n", count: 101) + "\r\n", "headers-too-large",
+            "GET / HTTP/1.1\r\n" + String(repeating: "X-A: 1\r\n", count: 101) + "\r\n", .headersTooLarge,
             status: 431,
             nio: nil),
     ]
@@ -89,7 +91,9 @@ struct RequestHeadReaderTests {
         var refusal: RequestHeadReader.Refusal?
         var pending = false
 
-        var description: String { "\(heads) blank \(blankBytes) body \(bodyBytes) refusal \(refusal?.code ?? "none")" }
+        var description: String {
+            "\(heads) blank \(blankBytes) body \(bodyBytes) refusal \(refusal?.code.rawValue ?? "none")"
+        }
     }
 
     static let limits = RequestHeadReader.Limits(requestLineBytes: 8 * 1024, headerBytes: 32 * 1024, headerCount: 100)

@@ -245,7 +245,7 @@ struct StoreContractTests {
             case .memory: Issue.record("\(text) is not memory")
             }
         } catch {
-            #expect(error.code == "database-url")
+            #expect(error.code == .databaseURL)
             #expect(expected.hasPrefix("error: ") && error.message.contains(expected.dropFirst(7)), "\(error)")
             #expect(!error.message.contains("secret"))
         }

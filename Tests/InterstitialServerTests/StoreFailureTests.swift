@@ -25,7 +25,7 @@ struct StoreFailureTests {
             try await store.write([.seeded])
             Issue.record("a write to an unreachable database succeeded")
         } catch let error as StoreError {
-            #expect(error.code == "database-unavailable")
+            #expect(error.code == .databaseUnavailable)
             #expect(error.message.contains("unavailable") && error.message.contains(location.description))
         }
         // The pool alone would wait for its circuit breaker (60 s); a loaded machine may be slow, but

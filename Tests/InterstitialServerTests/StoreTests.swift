@@ -69,7 +69,7 @@ final class FlakyStore: ServerStore {
             if state.failing { state.failures += 1 }
             return state.failing
         }
-        if fail { throw StoreError(code: "disk-full", "the disk is full") }
+        if fail { throw StoreError(code: .databaseError, "the disk is full") }
         try await base.write(changes)
     }
 }
@@ -170,7 +170,7 @@ struct StoreTests {
                 _ = try InterstitialServer(configuration: configuration, logger: Harness.logger)
                 Issue.record("a second server opened \(path)")
             } catch let error as StoreError {
-                #expect(error.code == "database-in-use")
+                #expect(error.code == .databaseInUse)
                 #expect(error.message.contains(path))
             }
             #expect(throws: StoreError.self) { try SQLiteStore(path: path) }
@@ -224,7 +224,7 @@ struct StoreTests {
             try await state.seed(seed)
             Issue.record("the seed was stored by a failing store")
         } catch let error as StoreError {
-            #expect(error.code == "seed")
+            #expect(error.code == .seed)
             #expect(error.message.contains("nothing of it was stored") && error.message.contains("the disk is full"))
         }
         #expect(store.failures == 1, "one transaction, refused once")

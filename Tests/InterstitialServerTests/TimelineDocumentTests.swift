@@ -20,7 +20,7 @@ struct TimelineDocumentTests {
                 return InterstitialSchedule.resolve(presentation.scheduleInput).jsonDocument
             }
             #expect(served == computed)
-            let document = try JSONValue.parse(Array(served.utf8), code: "test")
+            let document = try JSONValue.parse(Array(served.utf8), code: .json)
             guard case .object(let fields) = document, case .array(let items)? = fields["items"] else {
                 Issue.record("not a schedule document: \(served)")
                 return

@@ -45,7 +45,7 @@ struct CoordinationGroupTests {
             try CoordinationMessage(text: text)
         } throws: { error in
             guard let error = error as? CoordinationError else { return false }
-            return error.code == code && error.path == path
+            return error.code.rawValue == code && error.path == path
         }
     }
 

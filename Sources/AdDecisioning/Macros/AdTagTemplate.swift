@@ -84,7 +84,7 @@ public struct AdTagTemplate: Hashable, Sendable {
         values.serverSide = 1
         values.breakPosition = request.breakPosition
         if let duration = request.breakDuration {
-            values.breakMaxDuration = Int((Double(duration.nanoseconds) / 1e9).rounded(.up))
+            values.breakMaxDuration = Int(duration.seconds.rounded(.up))
         }
         var custom: [String: [String]] = ["BREAKID": [request.breakID]]
         custom["BREAKDURATION"] = request.breakDuration.map { [$0.description] }

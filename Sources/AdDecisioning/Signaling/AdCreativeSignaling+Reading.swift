@@ -49,7 +49,7 @@ extension AdCreativeSignaling {
         }
     }
 
-    static let code = "ad-signaling"
+    static let code = JSONErrorCode.adSignaling
 
     /// The `tracking` member of an object.
     static func tracking(_ reader: inout JSONReader<JSONError>) throws(JSONError) -> [Tracking] {

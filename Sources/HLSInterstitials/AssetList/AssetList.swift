@@ -48,9 +48,9 @@ public struct AssetList: Hashable, Sendable {
     public static func decode(_ bytes: some Collection<UInt8>) throws(AssetListError) -> AssetList {
         let value: JSONValue
         do throws(JSONError) {
-            value = try JSONValue.parse(bytes, code: "asset-list-json")
+            value = try JSONValue.parse(bytes, code: .assetListJSON)
         } catch {
-            throw AssetListError(code: error.code, problems: [.init(path: "", message: error.message)])
+            throw AssetListError(code: .json, problems: [.init(path: "", message: error.message)])
         }
         return try decode(value)
     }
@@ -91,7 +91,7 @@ public struct AssetList: Hashable, Sendable {
         }
         guard case .object(var top) = value else {
             throw AssetListError(
-                code: "asset-list-schema",
+                code: .schema,
                 problems: [.init(path: "", message: "expected an object with ASSETS, found \(value.typeName)")])
         }
         var assets: [Asset] = []
@@ -153,7 +153,7 @@ public struct AssetList: Hashable, Sendable {
             skipControl = control
         case let other?: problem("SKIP-CONTROL", "expected an object, found \(other.typeName)")
         }
-        if !problems.isEmpty { throw AssetListError(code: "asset-list-schema", problems: problems) }
+        if !problems.isEmpty { throw AssetListError(code: .schema, problems: problems) }
         return AssetList(assets: assets, skipControl: skipControl, otherKeys: top)
     }
 

@@ -19,13 +19,24 @@ public struct AssetListError: Error, Hashable, Sendable, CustomStringConvertible
         public var description: String { path.isEmpty ? message : "\(path): \(message)" }
     }
 
+    /// The stable codes.
+    public enum Code: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// The bytes are not JSON.
+        case json = "asset-list-json"
+        /// The JSON is not of the asset list's shape (App. D.2).
+        case schema = "asset-list-schema"
+
+        /// The code as written.
+        public var description: String { rawValue }
+    }
+
     /// The stable code: `asset-list-json` (not JSON) or `asset-list-schema` (JSON of the wrong shape).
-    public var code: String
+    public var code: Code
     /// The problems, in document order.
     public var problems: [Problem]
 
     /// Creates an error.
-    public init(code: String, problems: [Problem]) {
+    public init(code: Code, problems: [Problem]) {
         self.code = code
         self.problems = problems
     }

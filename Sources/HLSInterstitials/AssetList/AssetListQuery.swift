@@ -86,8 +86,17 @@ public struct AssetListQuery: Hashable, Sendable {
 
 /// Why the query of an asset-list request was refused: the parameter and the reason.
 public struct AssetListQueryError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The stable code (one so far).
+    public enum Code: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// A query parameter of an asset-list request is missing, repeated or malformed.
+        case assetListRequest = "asset-list-request"
+
+        /// The code as written.
+        public var description: String { rawValue }
+    }
+
     /// The stable code: `asset-list-request`.
-    public var code: String
+    public var code: Code
     /// The query parameter at fault, such as `_HLS_start_offset`.
     public var parameter: String
     /// What is wrong.
@@ -95,7 +104,7 @@ public struct AssetListQueryError: Error, Hashable, Sendable, CustomStringConver
 
     /// Creates an error with the code `asset-list-request`.
     public init(parameter: String, _ message: String) {
-        self.code = "asset-list-request"
+        self.code = .assetListRequest
         self.parameter = parameter
         self.message = message
     }

@@ -12,7 +12,7 @@ extension InsertionRequest {
     ///
     /// - Throws: ``InsertionError`` naming the JSON path, such as `interstitials[1].duration: expected a number`.
     public static func decodeSchedule(_ bytes: some Collection<UInt8>) throws(InsertionError) -> [InsertionRequest] {
-        let value = try JSONValue.parse(bytes, code: "insert-schedule", as: InsertionError.self)
+        let value = try JSONValue.parse(bytes, code: .insertSchedule, as: InsertionError.self)
         let entries: [JSONValue]
         let prefix: String
         switch value {
@@ -22,12 +22,12 @@ extension InsertionRequest {
         case .object(let fields):
             guard case .array(let items)? = fields["interstitials"] else {
                 throw InsertionError(
-                    code: "insert-schedule", path: "interstitials", "expected an array of interstitials")
+                    code: .insertSchedule, path: "interstitials", "expected an array of interstitials")
             }
             entries = items
             prefix = "interstitials"
         default:
-            throw InsertionError(code: "insert-schedule", "expected an object with \"interstitials\" or an array")
+            throw InsertionError(code: .insertSchedule, "expected an object with \"interstitials\" or an array")
         }
         return try entries.enumerated().map { (index, entry) throws(InsertionError) in
             try decode(entry, path: "\(prefix)[\(index)]")
@@ -39,7 +39,7 @@ extension InsertionRequest {
     public static func decode(
         _ value: JSONValue, path: String = "", allowing extraKeys: Set<String> = []
     ) throws(InsertionError) -> InsertionRequest {
-        var reader = try JSONReader<InsertionError>(value, path: path, code: "insert-schedule")
+        var reader = try JSONReader<InsertionError>(value, path: path, code: .insertSchedule)
         func fail(_ key: String, _ message: String) -> InsertionError { reader.error(key, message) }
         guard let id = try reader.string("id") else { throw fail("id", "missing; every interstitial needs an ID") }
         var request = InsertionRequest(id: id)

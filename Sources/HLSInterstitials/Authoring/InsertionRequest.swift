@@ -56,7 +56,7 @@ public struct InsertionRequest: Hashable, Sendable {
     ///   character and its offset.
     public static func attribute(_ text: String) throws(InsertionError) -> Attribute {
         guard let equals = text.firstIndex(of: "=") else {
-            throw InsertionError(code: "insert-request", path: "--attr", "expected X-NAME=VALUE, found \"\(text)\"")
+            throw InsertionError(code: .insertRequest, path: "--attr", "expected X-NAME=VALUE, found \"\(text)\"")
         }
         let name = String(text[..<equals])
         let raw = String(text[text.index(after: equals)...])
@@ -74,7 +74,7 @@ public struct InsertionRequest: Hashable, Sendable {
             }
             return Attribute(name: name, value: try .quoted(text))
         } catch {
-            throw InsertionError(code: "insert-request", path: path, "\(Diagnostic.clipped(name)): \(error)")
+            throw InsertionError(code: .insertRequest, path: path, "\(Diagnostic.clipped(name)): \(error)")
         }
     }
 
@@ -86,7 +86,7 @@ public struct InsertionRequest: Hashable, Sendable {
     {
         func fail(_ field: String, _ message: String) -> InsertionError {
             InsertionError(
-                code: "insert-request", path: path.isEmpty ? field : field.isEmpty ? path : "\(path).\(field)", message)
+                code: .insertRequest, path: path.isEmpty ? field : field.isEmpty ? path : "\(path).\(field)", message)
         }
         func checkQuoted(_ field: String, _ text: String) throws(InsertionError) {
             do {
@@ -171,14 +171,14 @@ public struct InsertionRequest: Hashable, Sendable {
                 try Attribute.checkClientName(attribute.name)
                 try AttributeGrammar.checkRawValue(attribute.value.rawValue)
             } catch {
-                throw InsertionError(code: "insert-request", path: field, error.description)
+                throw InsertionError(code: .insertRequest, path: field, error.description)
             }
             if InterstitialEvent.AttributeName.schema.contains(attribute.name) {
                 throw InsertionError(
-                    code: "insert-request", path: field, "\(attribute.name) is a schema attribute; use its own option")
+                    code: .insertRequest, path: field, "\(attribute.name) is a schema attribute; use its own option")
             }
             if !givenNames.insert(attribute.name).inserted {
-                throw InsertionError(code: "insert-request", path: field, "\(attribute.name) is given twice")
+                throw InsertionError(code: .insertRequest, path: field, "\(attribute.name) is given twice")
             }
             switch attribute.value.kind {
             case .quotedString where attribute.value.quotedString != nil: break
@@ -186,7 +186,7 @@ public struct InsertionRequest: Hashable, Sendable {
             case .signedDecimalFloatingPoint: break
             default:
                 throw InsertionError(
-                    code: "insert-request", path: field,
+                    code: .insertRequest, path: field,
                     "the value must be a quoted-string, a hexadecimal-sequence or a signed-decimal-floating-point (§4.4.5.1)"
                 )
             }

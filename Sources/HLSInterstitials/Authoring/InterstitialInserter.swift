@@ -43,7 +43,7 @@ public enum InterstitialInserter {
                 }, path: path)
             guard ids.insert(event.identifier).inserted else {
                 throw InsertionError(
-                    code: "insert-request", path: path.isEmpty ? "id" : "\(path).id",
+                    code: .insertRequest, path: path.isEmpty ? "id" : "\(path).id",
                     "the ID \"\(event.identifier)\" is already used; §6.2.1: the server MUST NOT reuse an ID for a new Date Range"
                 )
             }
@@ -74,13 +74,13 @@ public enum InterstitialInserter {
     private static func prepare(_ result: ParseResult) throws(InsertionError) -> (MediaPlaylist, Bool) {
         guard case .media(let playlist) = result.playlist else {
             throw InsertionError(
-                code: "insert-playlist",
+                code: .insertPlaylist,
                 "\(result.document.file) is a multivariant playlist; interstitials go into media playlists (use --in and --out for a whole presentation)"
             )
         }
         guard !playlist.segments.isEmpty else {
             throw InsertionError(
-                code: "insert-playlist", "\(result.document.file) has no media segments to schedule against")
+                code: .insertPlaylist, "\(result.document.file) has no media segments to schedule against")
         }
         return dated(playlist)
     }
@@ -122,7 +122,7 @@ public enum InterstitialInserter {
                 insertions.append((line(at: event.date), .tag(try event.dateRangeTag)))
             } catch {
                 throw InsertionError(
-                    code: "insert-request", path: "id",
+                    code: .insertRequest, path: "id",
                     "interstitial \"\(Diagnostic.clipped(event.identifier))\" cannot be written: \(error)")
             }
         }
@@ -132,7 +132,7 @@ public enum InterstitialInserter {
                 try attributes.checkWritable()
             } catch {
                 throw InsertionError(
-                    code: "insert-request", path: "id",
+                    code: .insertRequest, path: "id",
                     "date range \"\(Diagnostic.clipped(id))\" cannot be written: \(error)")
             }
             let start = attributes[InterstitialEvent.AttributeName.startDate]?.quotedString
@@ -146,7 +146,7 @@ public enum InterstitialInserter {
                 do {
                     try document.insert(entry.element.content, at: line)
                 } catch {
-                    throw InsertionError(code: "insert-request", path: "id", "a line cannot be written: \(error)")
+                    throw InsertionError(code: .insertRequest, path: "id", "a line cannot be written: \(error)")
                 }
             }
         }

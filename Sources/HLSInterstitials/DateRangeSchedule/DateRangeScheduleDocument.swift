@@ -102,11 +102,12 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
     ) throws(DateRangeScheduleError) -> DateRangeScheduleDocument {
         guard bytes.count <= limits.maximumBytes else {
             throw DateRangeScheduleError(
-                .tooLarge, "the document is \(bytes.count) bytes, larger than \(limits.maximumBytes) bytes")
+                code: .tooLarge, "the document is \(bytes.count) bytes, larger than \(limits.maximumBytes) bytes")
         }
         if let offset = JSONDepthScan.firstOffset(beyond: limits.maximumDepth, in: bytes) {
             throw DateRangeScheduleError(
-                .tooDeep, "arrays and objects are nested more than \(limits.maximumDepth) deep (at byte \(offset))")
+                code: .tooDeep,
+                "arrays and objects are nested more than \(limits.maximumDepth) deep (at byte \(offset))")
         }
         let value = try JSONValue.parse(bytes, code: .json, as: DateRangeScheduleError.self)
         return try decode(value, limits: limits, policy: policy)
@@ -120,18 +121,20 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
         _ value: JSONValue, limits: Limits = .default, policy: DateRangeSchedulePolicy = .profile
     ) throws(DateRangeScheduleError) -> DateRangeScheduleDocument {
         guard case .object(let top) = value else {
-            throw DateRangeScheduleError(.schema, "expected an object with DATERANGES, found \(value.typeName)")
+            throw DateRangeScheduleError(code: .schema, "expected an object with DATERANGES, found \(value.typeName)")
         }
         let items: [JSONValue]
         switch top["DATERANGES"] {
-        case nil: throw DateRangeScheduleError(.schema, path: "DATERANGES", "missing; the document has no entries")
+        case nil:
+            throw DateRangeScheduleError(code: .schema, path: "DATERANGES", "missing; the document has no entries")
         case .array(let array)?: items = array
         case let other?:
-            throw DateRangeScheduleError(.schema, path: "DATERANGES", "expected an array, found \(other.typeName)")
+            throw DateRangeScheduleError(
+                code: .schema, path: "DATERANGES", "expected an array, found \(other.typeName)")
         }
         guard items.count <= limits.maximumEntries else {
             throw DateRangeScheduleError(
-                .tooManyEntries, path: "DATERANGES",
+                code: .tooManyEntries, path: "DATERANGES",
                 "\(items.count) entries, more than \(limits.maximumEntries)")
         }
         var document = DateRangeScheduleDocument(entries: [])
@@ -143,7 +146,7 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
                 entry = try Self.entry(item, path: path, limits: limits, policy: policy)
                 guard seen.insert(entry.identifier).inserted else {
                     throw DateRangeScheduleError(
-                        .entryDuplicate, path: "\(path).ID",
+                        code: .entryDuplicate, path: "\(path).ID",
                         "\"\(Diagnostic.clipped(entry.identifier))\" is the ID of an earlier entry; the first is kept")
                 }
             } catch {
@@ -161,7 +164,7 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
         _ item: JSONValue, path: String, limits: Limits, policy: DateRangeSchedulePolicy
     ) throws(DateRangeScheduleError) -> Entry {
         guard case .object(let fields) = item else {
-            throw DateRangeScheduleError(.entryType, path: path, "expected an object, found \(item.typeName)")
+            throw DateRangeScheduleError(code: .entryType, path: path, "expected an object, found \(item.typeName)")
         }
         func at(_ key: String) -> String { "\(path).\(key)" }
         func string(_ key: String) throws(DateRangeScheduleError) -> String? {
@@ -169,18 +172,19 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
             case nil: return nil
             case .string(let text)?: return text
             case let other?:
-                throw DateRangeScheduleError(.entryType, path: at(key), "expected a string, found \(other.typeName)")
+                throw DateRangeScheduleError(
+                    code: .entryType, path: at(key), "expected a string, found \(other.typeName)")
             }
         }
         guard let id = try string("ID"), !id.isEmpty else {
-            throw DateRangeScheduleError(.entryID, path: at("ID"), "missing; each entry MUST have an ID")
+            throw DateRangeScheduleError(code: .entryID, path: at("ID"), "missing; each entry MUST have an ID")
         }
         guard let className = try string("CLASS"), !className.isEmpty else {
-            throw DateRangeScheduleError(.entryClass, path: at("CLASS"), "missing; each entry MUST have a CLASS")
+            throw DateRangeScheduleError(code: .entryClass, path: at("CLASS"), "missing; each entry MUST have a CLASS")
         }
         if !policy.accepts(className: className) {
             throw DateRangeScheduleError(
-                .entryClass, path: at("CLASS"),
+                code: .entryClass, path: at("CLASS"),
                 "\"\(Diagnostic.clipped(className))\" is not a class this client schedules (profile R27)")
         }
         let offsetKey = DateRangeSchedule.AttributeName.scheduleOffset
@@ -188,7 +192,7 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
         if let text = try string("START-DATE") {
             guard let date = DateTime(iso8601: text), date.isWithinUserInputBounds else {
                 throw DateRangeScheduleError(
-                    .entryStart, path: at("START-DATE"),
+                    code: .entryStart, path: at("START-DATE"),
                     "expected an ISO-8601 date with a time zone, found \"\(Diagnostic.clipped(text))\"")
             }
             startDate = date
@@ -197,24 +201,25 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
         if let value = fields[offsetKey] {
             guard startDate == nil else {
                 throw DateRangeScheduleError(
-                    .entryStart, path: at(offsetKey), "an entry is dated by START-DATE or X-SCHEDULE-OFFSET, not both")
+                    code: .entryStart, path: at(offsetKey),
+                    "an entry is dated by START-DATE or X-SCHEDULE-OFFSET, not both")
             }
             guard let number = value.number else {
                 throw DateRangeScheduleError(
-                    .entryType, path: at(offsetKey), "expected a number of seconds, found \(value.typeName)")
+                    code: .entryType, path: at(offsetKey), "expected a number of seconds, found \(value.typeName)")
             }
             guard number.isFinite, number >= 0,
                 let time = MediaTime(checkedSeconds: number, limit: limits.maximumOffset)
             else {
                 throw DateRangeScheduleError(
-                    .entryOffset, path: at(offsetKey),
+                    code: .entryOffset, path: at(offsetKey),
                     "expected a number of seconds from 0 to \(limits.maximumOffset.seconds), found \(value)")
             }
             offset = time
         }
         guard startDate != nil || offset != nil else {
             throw DateRangeScheduleError(
-                .entryStart, path: at("START-DATE"), "missing; an entry needs START-DATE or X-SCHEDULE-OFFSET")
+                code: .entryStart, path: at("START-DATE"), "missing; an entry needs START-DATE or X-SCHEDULE-OFFSET")
         }
         var attributes: [Attribute] = []
         let leading = ["ID", "CLASS", "START-DATE"]
@@ -235,10 +240,10 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
         do throws(AttributeSyntaxError) {
             try Attribute.checkName(name)
         } catch {
-            throw DateRangeScheduleError(.entryValue, path: path, "not an attribute name: \(error.message)")
+            throw DateRangeScheduleError(code: .entryValue, path: path, "not an attribute name: \(error.message)")
         }
         func wrongType(_ expected: String) -> DateRangeScheduleError {
-            DateRangeScheduleError(.entryType, path: path, "expected \(expected), found \(value.typeName)")
+            DateRangeScheduleError(code: .entryType, path: path, "expected \(expected), found \(value.typeName)")
         }
         func written(
             _ make: () throws(AttributeSyntaxError) -> AttributeValue
@@ -248,7 +253,7 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
             do throws(AttributeSyntaxError) {
                 return try make()
             } catch {
-                throw DateRangeScheduleError(.entryValue, path: path, error.message)
+                throw DateRangeScheduleError(code: .entryValue, path: path, error.message)
             }
         }
         switch (name, value) {
@@ -256,13 +261,13 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
             guard let number = value.number else { throw wrongType("a number of seconds") }
             guard number >= 0, let time = MediaTime(exactlySeconds: number) else {
                 throw DateRangeScheduleError(
-                    .entryValue, path: path, "expected a non-negative number of seconds, found \(value)")
+                    code: .entryValue, path: path, "expected a non-negative number of seconds, found \(value)")
             }
             return .decimal(time)
         case ("END-DATE", .string(let text)):
             guard DateTime(iso8601: text) != nil else {
                 throw DateRangeScheduleError(
-                    .entryValue, path: path,
+                    code: .entryValue, path: path,
                     "expected an ISO-8601 date with a time zone, found \"\(Diagnostic.clipped(text))\"")
             }
             return try written { () throws(AttributeSyntaxError) in try .quoted(text) }
@@ -277,14 +282,14 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
             // §4.4.5.1: "END-ON-NEXT=YES"; no other value exists.
             guard text == "YES" else {
                 throw DateRangeScheduleError(
-                    .entryValue, path: path, "expected \"YES\", found \"\(Diagnostic.clipped(text))\"")
+                    code: .entryValue, path: path, "expected \"YES\", found \"\(Diagnostic.clipped(text))\"")
             }
             return try written { () throws(AttributeSyntaxError) in try .enumerated(text) }
         case ("SCTE35-CMD", .string(let text)), ("SCTE35-OUT", .string(let text)), ("SCTE35-IN", .string(let text)):
             let value = try written { () throws(AttributeSyntaxError) in try AttributeValue(rawValue: text) }
             guard value.kind == .hexadecimalSequence, value.hexadecimalSequence != nil else {
                 throw DateRangeScheduleError(
-                    .entryValue, path: path,
+                    code: .entryValue, path: path,
                     "expected a hexadecimal-sequence (0x…), found \"\(Diagnostic.clipped(text))\"")
             }
             return value
@@ -296,7 +301,7 @@ public struct DateRangeScheduleDocument: Sendable, Hashable {
             let text = "\(number)"
             guard number.isFinite, !text.contains("e") else {
                 throw DateRangeScheduleError(
-                    .entryValue, path: path, "\(value) cannot be written as a decimal number without an exponent")
+                    code: .entryValue, path: path, "\(value) cannot be written as a decimal number without an exponent")
             }
             return try written { () throws(AttributeSyntaxError) in try AttributeValue(rawValue: text) }
         case (_, _) where name.hasPrefix("X-"): throw wrongType("a string or a number")

@@ -119,7 +119,7 @@ public struct DateRangeScheduleResolution: Sendable, Hashable {
                 guard !identifiers.contains(entry.identifier) else {
                     problem(
                         DateRangeScheduleError(
-                            .entryCollision, path: "\(entry.path).ID",
+                            code: .entryCollision, path: "\(entry.path).ID",
                             "\"\(Diagnostic.clipped(entry.identifier))\" is already a date range of the playlist or of an earlier schedule; left out"
                         ))
                     continue
@@ -128,7 +128,7 @@ public struct DateRangeScheduleResolution: Sendable, Hashable {
                 if nested, depth >= policy.maximumDepth {
                     problem(
                         DateRangeScheduleError(
-                            .nested, path: entry.path,
+                            code: .nested, path: entry.path,
                             "a schedule inside a schedule is not followed (at most \(policy.maximumDepth) level(s), profile R27); left out"
                         ))
                     continue
@@ -148,7 +148,7 @@ public struct DateRangeScheduleResolution: Sendable, Hashable {
                         let what = DateRangeSchedule.violations(of: range).map(\.attribute).joined(separator: ", ")
                         problem(
                             DateRangeScheduleError(
-                                .nested, path: entry.path, "a nested schedule that cannot be followed (\(what))"))
+                                code: .nested, path: entry.path, "a nested schedule that cannot be followed (\(what))"))
                     }
                 }
             }

@@ -1,21 +1,26 @@
-/// A problem in a JSON document that belongs to no more specific error type.
-public struct JSONError: JSONPathError, Hashable, Sendable {
-    /// The stable code.
-    public var code: String
-    /// The JSON path; empty for the whole document.
-    public var path: String
-    /// What is wrong.
-    public var message: String
+/// A problem in a JSON document (or a request read like one) that belongs to no more specific error
+/// type: a ``LocatedJSONError`` with a ``JSONErrorCode``.
+public typealias JSONError = LocatedJSONError<JSONErrorCode>
 
-    /// Creates an error.
-    public init(code: String, path: String = "", _ message: String) {
-        self.code = code
-        self.path = path
-        self.message = message
-    }
+/// The stable codes of ``JSONError``.
+public enum JSONErrorCode: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// A document is not JSON, where no more specific code applies (tools and tests).
+    case json = "json"
+    /// An asset list (X-ASSET-LIST response) is not JSON.
+    case assetListJSON = "asset-list-json"
+    /// A value the server stored is not the JSON it wrote.
+    case storeJSON = "store-json"
+    /// ffprobe's output is not the JSON asked for.
+    case ffprobe = "ffprobe"
+    /// An `insert` request (options or JSON) is not one that can be inserted.
+    case insertRequest = "insert-request"
+    /// An `insert` schedule file is not the JSON of a schedule.
+    case insertSchedule = "insert-schedule"
+    /// A playlist cannot take interstitials.
+    case insertPlaylist = "insert-playlist"
+    /// An ad's creative signaling (`X-AD-CREATIVE-SIGNALING`) is not the JSON of one.
+    case adSignaling = "ad-signaling"
 
-    /// The error for a problem at `path`.
-    public static func jsonProblem(code: String, path: String, message: String) -> JSONError {
-        JSONError(code: code, path: path, message)
-    }
+    /// The code as written.
+    public var description: String { rawValue }
 }

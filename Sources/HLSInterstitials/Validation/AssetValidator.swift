@@ -14,7 +14,7 @@ public enum AssetValidator {
         do {
             let list = try AssetList.decode(bytes)
             var diagnostics: [Diagnostic] = []
-            if let value = try? JSONValue.parse(bytes, code: "asset-list-json") {
+            if let value = try? JSONValue.parse(bytes, code: .assetListJSON) {
                 for problem in AssetList.ignoredSkipControlFields(value) {
                     diagnostics.append(
                         Rule.interstitialAttributeType.diagnostic(

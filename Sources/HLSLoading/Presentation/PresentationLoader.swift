@@ -232,7 +232,8 @@ public struct PresentationLoader: Sendable {
         do {
             bytes = try await fetcher.fetchBytes(url)
         } catch {
-            return .failure(DateRangeScheduleError(.load, "\(url) cannot be loaded: \(StreamValidator.reason(error))"))
+            return .failure(
+                DateRangeScheduleError(code: .load, "\(url) cannot be loaded: \(StreamValidator.reason(error))"))
         }
         return Result { () throws(DateRangeScheduleError) in
             try DateRangeScheduleDocument.decode(bytes, limits: limits, policy: policy)

@@ -1,3 +1,4 @@
+import HLSPlaylist
 import NIOConcurrencyHelpers
 import PlaybackCoordination
 import PlaybackEngine
@@ -20,7 +21,7 @@ public final class InProcessCoordinationGroup: Sendable {
     public init<C: Clock>(name: String = "local", clock: C) where C.Duration == Duration {
         state = NIOLockedValueBox(State(group: CoordinationGroup(name: name)))
         let origin = clock.now
-        now = { PlaybackStateMachine.nanoseconds(origin.duration(to: clock.now)) }
+        now = { origin.duration(to: clock.now).wholeNanoseconds }
     }
 
     /// A transport for one participant.

@@ -84,7 +84,7 @@ public final class PlaybackCoordinator: Sendable {
     /// The reference clock time of the player's clock time `time` (to compare traces of
     /// participants).
     public func referenceTime(ofPlayerTime time: Duration) -> Int64 {
-        transport.referenceNow() - PlaybackStateMachine.nanoseconds(player.clockTime - time)
+        transport.referenceNow() - (player.clockTime - time).wholeNanoseconds
     }
 
     // MARK: Player to group

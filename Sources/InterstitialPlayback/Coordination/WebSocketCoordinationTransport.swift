@@ -72,7 +72,7 @@ public final class WebSocketCoordinationTransport: CoordinationTransport {
                 if let waiting {
                     waiting.resume(
                         throwing: CoordinationError(
-                            code: "group-connect", path: url, "could not join the group: \(reason)"))
+                            code: .groupConnect, path: url, "could not join the group: \(reason)"))
                 } else if !closing {
                     logger.warning("the group connection to \(url) ended: \(reason)")
                     receive(.error("the group connection ended: \(reason)"))

@@ -43,12 +43,12 @@ extension Player {
         do {
             response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         } catch {
-            throw CoordinationError(code: "handoff-send", path: url, "could not reach the hand-off endpoint: \(error)")
+            throw CoordinationError(code: .handoffSend, path: url, "could not reach the hand-off endpoint: \(error)")
         }
         let body = try? await response.body.collect(upTo: 1 << 20)
         guard (200..<300).contains(Int(response.status.code)) else {
             throw CoordinationError(
-                code: "handoff-send", path: url,
+                code: .handoffSend, path: url,
                 "the server answered \(response.status.code): \(body.map { String(buffer: $0) } ?? "")")
         }
     }
@@ -74,7 +74,7 @@ extension Player {
                 response = try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(left) + 10))
             } catch {
                 throw CoordinationError(
-                    code: "handoff-receive", path: url, "could not reach the hand-off endpoint: \(error)")
+                    code: .handoffReceive, path: url, "could not reach the hand-off endpoint: \(error)")
             }
             let body = try await response.body.collect(upTo: 4 << 20)
             switch response.status.code {
@@ -82,10 +82,10 @@ extension Player {
             case 204: continue
             default:
                 throw CoordinationError(
-                    code: "handoff-receive", path: url,
+                    code: .handoffReceive, path: url,
                     "the server answered \(response.status.code): \(String(buffer: body))")
             }
         }
-        throw CoordinationError(code: "handoff-receive", path: url, "no session arrived within \(timeout)")
+        throw CoordinationError(code: .handoffReceive, path: url, "no session arrived within \(timeout)")
     }
 }

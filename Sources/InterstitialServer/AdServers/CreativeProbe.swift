@@ -35,7 +35,7 @@ struct CreativeProbe: Hashable, Sendable {
     ///
     /// - Throws: ``Refusal`` that says which bound the creative is outside of.
     init(json: String) throws(Refusal) {
-        guard case .object(let root) = try? JSONValue.parse(Array(json.utf8), code: "ffprobe"),
+        guard case .object(let root) = try? JSONValue.parse(Array(json.utf8), code: JSONErrorCode.ffprobe),
             case .object(let format) = root["format"], case .array(let streams) = root["streams"] ?? .array([])
         else { throw Refusal("ffprobe did not describe it") }
         guard case .string(let name) = format["format_name"], name.split(separator: ",").contains("mp4") else {

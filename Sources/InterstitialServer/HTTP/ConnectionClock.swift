@@ -118,10 +118,10 @@ struct ConnectionClock: Sendable {
     /// is written (an answer waiting for a slow client is not idle).
     func verdict(at now: NIODeadline, writable: Bool) -> Verdict {
         if let headStarted {
-            return timeOut(at: headStarted + limits.header, now, code: "header-timeout", part: "head", limit: "header")
+            return timeOut(at: headStarted + limits.header, now, code: .headerTimeout, part: "head", limit: "header")
         }
         if let bodyStarted {
-            return timeOut(at: bodyStarted + limits.body, now, code: "body-timeout", part: "body", limit: "body")
+            return timeOut(at: bodyStarted + limits.body, now, code: .bodyTimeout, part: "body", limit: "body")
         }
         guard inFlight == 0, sending == 0, writable else { return .wait(until: now + limits.idle) }
         guard now >= lastActivity + limits.idle else { return .wait(until: lastActivity + limits.idle) }
@@ -129,7 +129,7 @@ struct ConnectionClock: Sendable {
     }
 
     private func timeOut(
-        at deadline: NIODeadline, _ now: NIODeadline, code: String, part: String, limit: String
+        at deadline: NIODeadline, _ now: NIODeadline, code: RequestHeadReader.Refusal.Code, part: String, limit: String
     ) -> Verdict {
         guard now >= deadline else { return .wait(until: deadline) }
         return .timeOut(

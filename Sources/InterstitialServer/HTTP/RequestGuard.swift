@@ -308,9 +308,9 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// (``CachePolicy/noStore``), and the CORS fields every public answer has
     /// (``HTTPSemanticsMiddleware/addPublicFields(to:)``).
     static func response(_ refusal: Refusal, retryAfter: Int? = nil, allocator: ByteBufferAllocator) -> ByteBuffer {
-        let code = APIError.Code(rawValue: refusal.code) ?? .badRequest
-        assert(code.rawValue == refusal.code, "the refusal code \(refusal.code) is not an APIError.Code")
-        let body = APIError(status: refusal.status, code: code, refusal.message).jsonValue.description + "\n"
+        let body =
+            APIError(status: refusal.status, code: APIError.Code(refusal.code), refusal.message).jsonValue.description
+            + "\n"
         var fields = HTTPFields()
         fields[.contentType] = "application/json"
         fields[.contentLength] = String(body.utf8.count)
@@ -372,7 +372,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             }
         logger.debug("refused a connection: \(message)")
         let response = Self.response(
-            Refusal(status: 503, reason: "Service Unavailable", code: "too-many-connections", message: message),
+            Refusal(status: 503, reason: "Service Unavailable", code: .tooManyConnections, message: message),
             retryAfter: 1, allocator: context.channel.allocator)
         context.writeAndFlush(wrapOutboundOut(.byteBuffer(response))).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)

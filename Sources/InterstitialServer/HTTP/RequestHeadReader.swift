@@ -29,24 +29,47 @@ struct RequestHeadReader {
 
     /// Why a request is refused: the status and reason of the answer, a stable code, and what is wrong.
     struct Refusal: Error, Hashable, Sendable {
+        /// The stable codes of refused requests, written in the JSON error body. docs/http.md lists
+        /// them with the API's (`APIError.Code` has a case of the same name for each).
+        enum Code: String, Hashable, Sendable, CaseIterable {
+            /// 400: the request line is not `METHOD SP target SP HTTP/1.x`.
+            case badRequestLine = "bad-request-line"
+            /// 400: a header or trailer field is not `name: value`.
+            case badHeader = "bad-header"
+            /// 400: a line of the request head does not end with CRLF.
+            case badLineEnding = "bad-line-ending"
+            /// 400: the body's framing is ambiguous or malformed.
+            case badFraming = "bad-framing"
+            /// 408: the request head did not arrive in time.
+            case headerTimeout = "header-timeout"
+            /// 408: the request body did not arrive in time.
+            case bodyTimeout = "body-timeout"
+            /// 414: the request line is too long.
+            case requestLineTooLong = "request-line-too-long"
+            /// 431: the header fields are too large or too many.
+            case headersTooLarge = "headers-too-large"
+            /// 503: the server or this peer has as many connections as it may.
+            case tooManyConnections = "too-many-connections"
+        }
+
         /// The HTTP status.
         var status: Int
         /// The status's reason phrase.
         var reason: String
-        /// A stable code for the JSON error body.
-        var code: String
+        /// The stable code for the JSON error body.
+        var code: Code
         /// What is wrong, for the JSON error body.
         var message: String
 
         /// 400: the request is malformed (code `bad-request-line`, `bad-header`, `bad-line-ending` or `bad-framing`).
-        static func badRequest(_ code: String, _ message: String) -> Refusal {
+        static func badRequest(_ code: Code, _ message: String) -> Refusal {
             Refusal(status: 400, reason: "Bad Request", code: code, message: message)
         }
 
         /// 431: the header (or trailer) fields are over a limit.
         static func headersTooLarge(_ message: String) -> Refusal {
             Refusal(
-                status: 431, reason: "Request Header Fields Too Large", code: "headers-too-large", message: message)
+                status: 431, reason: "Request Header Fields Too Large", code: .headersTooLarge, message: message)
         }
     }
 
@@ -278,7 +301,7 @@ struct RequestHeadReader {
             if length > limits.requestLineBytes {
                 return .refuse(
                     Refusal(
-                        status: 414, reason: "URI Too Long", code: "request-line-too-long",
+                        status: 414, reason: "URI Too Long", code: .requestLineTooLong,
                         message: "the request line is longer than \(limits.requestLineBytes) bytes"))
             }
             guard complete else { return .more }
@@ -317,7 +340,7 @@ struct RequestHeadReader {
     /// A line must end with CRLF: llhttp refuses a bare LF.
     private func lineEnding() -> Refusal? {
         guard head.count >= lineStart + 2, head[head.count - 2] == 0x0D else {
-            return .badRequest("bad-line-ending", "a line of the request head does not end with CRLF")
+            return .badRequest(.badLineEnding, "a line of the request head does not end with CRLF")
         }
         return nil
     }
@@ -327,7 +350,7 @@ struct RequestHeadReader {
         guard parts.count == 3, Self.methods.contains(where: { parts[0].elementsEqual($0) }) else {
             let method = String(decoding: line.prefix(while: { $0 != 0x20 }).prefix(32), as: UTF8.self)
             return .badRequest(
-                "bad-request-line",
+                .badRequestLine,
                 "the method \"\(method.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? String($0) : "?" }.joined())\" is not one the server knows (upper case)"
             )
         }
@@ -335,7 +358,7 @@ struct RequestHeadReader {
             parts[2].elementsEqual("HTTP/1.1".utf8) || parts[2].elementsEqual("HTTP/1.0".utf8)
         else {
             return .badRequest(
-                "bad-request-line",
+                .badRequestLine,
                 "the request line is not METHOD SP target SP HTTP/1.x, the target a path or an absolute http(s) URL in visible ASCII"
             )
         }
@@ -377,7 +400,7 @@ struct RequestHeadReader {
             line[..<colon].allSatisfy(Self.isTokenByte),
             line[(colon + 1)...].allSatisfy(Self.isFieldValueByte)
         else {
-            return .badRequest("bad-header", "a header field is not name: value (a token, then visible characters)")
+            return .badRequest(.badHeader, "a header field is not name: value (a token, then visible characters)")
         }
         let name = line[..<colon]
         guard let known = Self.specialFields.first(where: { Self.equalsLowercased(name, $0) }) else { return nil }
@@ -385,16 +408,16 @@ struct RequestHeadReader {
         let value = Self.trimmed(line[(colon + 1)...])
         if known == Self.contentLength {
             guard contentLength == nil else {
-                return .badRequest("bad-framing", "the request has more than one Content-Length")
+                return .badRequest(.badFraming, "the request has more than one Content-Length")
             }
             guard !value.isEmpty, value.count <= 18, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-                return .badRequest("bad-framing", "the Content-Length is not a number of at most 18 digits")
+                return .badRequest(.badFraming, "the Content-Length is not a number of at most 18 digits")
             }
             contentLength = value.reduce(0) { $0 * 10 + Int($1 - 0x30) }
         } else if known == Self.transferEncoding {
             guard !transferEncoding, Self.equalsLowercased(value, Array("chunked".utf8)) else {
                 return .badRequest(
-                    "bad-framing", "the Transfer-Encoding is not exactly chunked (the only coding the server reads)")
+                    .badFraming, "the Transfer-Encoding is not exactly chunked (the only coding the server reads)")
             }
             transferEncoding = true
         } else if known == Array("upgrade".utf8) {
@@ -410,7 +433,7 @@ struct RequestHeadReader {
     /// The head is whole: decides how its body is framed.
     private mutating func completeHead() -> Refusal? {
         if transferEncoding, contentLength != nil {
-            return .badRequest("bad-framing", "the request has both Content-Length and Transfer-Encoding")
+            return .badRequest(.badFraming, "the request has both Content-Length and Transfer-Encoding")
         }
         let body: Body =
             if upgrade {
@@ -459,7 +482,7 @@ struct RequestHeadReader {
 
     /// The phase after one byte of chunked framing, or why it is refused.
     private func frame(_ byte: UInt8) -> Result<Phase, Refusal> {
-        let bad = Refusal.badRequest("bad-framing", "the chunked body is malformed")
+        let bad = Refusal.badRequest(.badFraming, "the chunked body is malformed")
         switch phase {
         case .chunkSize(var line):
             line.bytes += 1
@@ -502,7 +525,7 @@ struct RequestHeadReader {
                 return .failure(.headersTooLarge("the trailer fields are larger than \(limits.headerBytes) bytes"))
             }
             let badField = Refusal.badRequest(
-                "bad-header", "a trailer field is not name: value (a token, then visible characters) ended by CRLF")
+                .badHeader, "a trailer field is not name: value (a token, then visible characters) ended by CRLF")
             switch (trailer.state, byte) {
             case (.lineStart, 0x0D): trailer.state = .endLineFeed
             case (.lineStart, _) where Self.isTokenByte(byte), (.name, _) where Self.isTokenByte(byte):
@@ -515,7 +538,7 @@ struct RequestHeadReader {
                 if trailer.nameBytes == trailer.name.count,
                     trailer.name == Self.contentLength || trailer.name == Self.transferEncoding
                 {
-                    return .failure(.badRequest("bad-framing", "a trailer field frames the body"))
+                    return .failure(.badRequest(.badFraming, "a trailer field frames the body"))
                 }
                 trailer.count += 1
                 guard trailer.count <= limits.headerCount else {

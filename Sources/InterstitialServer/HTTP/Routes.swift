@@ -340,7 +340,8 @@ struct Routes {
                 session = try PlaybackSession(json: Array(buffer: body))
             } catch {
                 throw APIError.badRequest(
-                    code: APIError.Code(rawValue: error.code) ?? .sessionSchema, path: error.path, error.message)
+                    code: APIError.Code(rawValue: error.code.rawValue) ?? .sessionSchema, path: error.path,
+                    error.message)
             }
             try mailbox.put(name, session.text)
             return Response.json(

@@ -156,7 +156,7 @@ final class ServerState: Sendable {
             }
         } catch {
             throw StoreError(
-                code: "seed",
+                code: .seed,
                 "cannot store the configuration's seed (\(seed.inventory.count) ads, \(seed.schedules.count) schedules, \(seed.breaks.count) breaks); nothing of it was stored: \(error)"
             )
         }
@@ -200,7 +200,7 @@ final class ServerState: Sendable {
             return try await update(body)
         } catch let error as APIError {
             throw error
-        } catch let error as StoreError where error.code == "database-unavailable" {
+        } catch let error as StoreError where error.code == .databaseUnavailable {
             throw APIError(status: 503, code: .storeUnavailable, "nothing was changed: \(error.message)")
         } catch {
             throw APIError(status: 500, code: .store, "the database failed: \(error)")

@@ -9,23 +9,6 @@ import NIOConcurrencyHelpers
     import Darwin
 #endif
 
-/// Why a store cannot be opened.
-public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A stable code: `database-in-use`, `database-lock`, or `seed` (the seed was not stored).
-    public var code: String
-    /// What went wrong and what to do.
-    public var message: String
-
-    /// Creates an error.
-    public init(code: String, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The message.
-    public var description: String { message }
-}
-
 /// An exclusive `flock` on `DATABASE.lock`, held while the object lives, so that two servers never
 /// serve from one database file (each would keep its own served values).
 ///
@@ -43,7 +26,7 @@ final class FileLock: Sendable {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw StoreError(
-                code: "database-lock",
+                code: .databaseLock,
                 "cannot open the lock file \(path) of the database \(database): \(String(cString: strerror(errno)))")
         }
         let giveUp = ContinuousClock.now + Self.patience
@@ -58,10 +41,10 @@ final class FileLock: Sendable {
             close(descriptor)
             guard reason == EWOULDBLOCK else {
                 throw StoreError(
-                    code: "database-lock", "cannot lock \(path): \(String(cString: strerror(reason)))")
+                    code: .databaseLock, "cannot lock \(path): \(String(cString: strerror(reason)))")
             }
             throw StoreError(
-                code: "database-in-use",
+                code: .databaseInUse,
                 "the database \(database) is in use by another hlsi server (it holds \(path)); stop that server, or give this one another database (--database FILE)"
             )
         }

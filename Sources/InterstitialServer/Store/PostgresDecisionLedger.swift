@@ -106,7 +106,7 @@ public struct PostgresDecisionLedger: DecisionLedger {
     public func publish(_ decisions: [DecisionKey: [UInt8]], expires: DateTime) async throws {
         if let oversized = decisions.first(where: { $0.value.count > Self.maximumBodyBytes }) {
             throw StoreError(
-                code: "decision-too-large",
+                code: .decisionTooLarge,
                 "cannot publish the decision \(oversized.key): its \(oversized.value.count) bytes are over the \(Self.maximumBodyBytes)-byte bound of a decision (a decision that large is a bug or an attack); nothing was published"
             )
         }

@@ -167,12 +167,12 @@ public final class PostgresStore: ServerStore {
                 "SELECT value FROM change_counter WHERE id = 1", logger: self.logger)
             for try await value in rows.decode(Int64.self) { return value }
             throw StoreError(
-                code: "database-error", "the table change_counter of \(self.location) has no row 1")
+                code: .databaseError, "the table change_counter of \(self.location) has no row 1")
         }
     }
 
     public func countViewerRequest(viewer: String, target: Target, id: String, expiry: Duration) async throws -> Int? {
-        let seconds = Double(expiry.components.seconds) + Double(expiry.components.attoseconds) / 1e18
+        let seconds = expiry.secondsValue
         let target = target.description
         return try await guarded("count a viewer's request") {
             try await self.migrated()
@@ -185,7 +185,7 @@ public final class PostgresStore: ServerStore {
                 RETURNING count - 1
                 """, logger: self.logger)
             for try await before in rows.decode(Int32.self) { return Int(before) }
-            throw StoreError(code: "database-error", "counting a viewer's request in \(self.location) returned no row")
+            throw StoreError(code: .databaseError, "counting a viewer's request in \(self.location) returned no row")
         }
     }
 
@@ -281,7 +281,7 @@ public final class PostgresStore: ServerStore {
     {
         func unavailable(_ reason: String) -> StoreError {
             StoreError(
-                code: "database-unavailable",
+                code: .databaseUnavailable,
                 "cannot \(what): the database \(location) is unavailable (\(reason)); the server keeps serving what it knows and retries"
             )
         }
@@ -300,7 +300,7 @@ public final class PostgresStore: ServerStore {
             guard error.code == .server, !state.hasPrefix("08"), !state.hasPrefix("57") else {
                 return unavailable("\(message)\(state.isEmpty ? "" : " [\(state)]")")
             }
-            return StoreError(code: "database-error", "cannot \(what) in \(location): \(message) [\(state)]")
+            return StoreError(code: .databaseError, "cannot \(what) in \(location): \(message) [\(state)]")
         default: return unavailable("\(error)")
         }
     }
@@ -404,6 +404,6 @@ public final class PostgresStore: ServerStore {
     }
 
     private static func json(_ text: String) throws -> JSONValue {
-        try JSONValue.parse(Array(text.utf8), code: "store-json")
+        try JSONValue.parse(Array(text.utf8), code: .storeJSON)
     }
 }

@@ -195,6 +195,6 @@ public struct SQLiteStore: ServerStore {
     }
 
     private static func json(_ text: String) throws -> JSONValue {
-        try JSONValue.parse(Array(text.utf8), code: "store-json")
+        try JSONValue.parse(Array(text.utf8), code: .storeJSON)
     }
 }

@@ -183,7 +183,7 @@ enum RelaySecretSetting {
         }
         guard index == digits.count, bytes.count >= BeaconRelay.secretBytes else {
             throw StoreError(
-                code: "relay-secret",
+                code: .relaySecret,
                 "the stored setting \(key) is not a secret of at least \(BeaconRelay.secretBytes) bytes in hexadecimal; delete it to have a new one made (beacon URLs already written stop verifying)"
             )
         }

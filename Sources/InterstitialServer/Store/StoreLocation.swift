@@ -71,7 +71,7 @@ public struct PostgresLocation: Hashable, Sendable, CustomStringConvertible {
     public init(url: String) throws(StoreError) {
         func refuse(_ reason: String) -> StoreError {
             StoreError(
-                code: "database-url",
+                code: .databaseURL,
                 "the database URL \(Self.redacted(url)) \(reason); expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
             )
         }

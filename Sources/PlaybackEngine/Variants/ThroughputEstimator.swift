@@ -1,3 +1,5 @@
+import HLSPlaylist
+
 /// An estimate of network throughput from measured segment loads: an exponentially weighted moving
 /// average of each load's bits per second, corrected for its start at zero so that the first
 /// sample counts in full.
@@ -22,8 +24,7 @@ package struct ThroughputEstimator: Sendable, Hashable {
 
     /// Adds a load of `bytes` that took `duration`; ignored when either is not positive.
     package mutating func add(bytes: Int, duration: Duration) {
-        let seconds =
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.secondsValue
         guard bytes > 0, seconds > 0 else { return }
         let sample = Double(bytes) * 8 / seconds
         weighted = retention * weighted + (1 - retention) * sample

@@ -14,7 +14,7 @@ struct BeaconTrackerTests {
     ) -> [BeaconTracker.Firing] {
         var machine = PlaybackStateMachine(url: "https://x/main.m3u8", configuration: .init(primaryID: "p"))
         let text = Signaling.slot("ad", duration: duration)
-        guard let value = try? JSONValue.parse(Array(text.utf8), code: "test") else { return [] }
+        guard let value = try? JSONValue.parse(Array(text.utf8), code: .json) else { return [] }
         let slot = machine.signaling(value, path: "X", eventID: "e", warns: false)?.slots.first
         return tracker.assetStarted(
             eventID: "e", assetIndex: 0, slot: slot, pod: [], at: position, playing: s(playing ?? duration))

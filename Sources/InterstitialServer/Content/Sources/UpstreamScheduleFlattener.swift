@@ -119,7 +119,7 @@ final class UpstreamScheduleFlattener: Sendable {
             let bytes = try await upstream.fetchBytes(identity.uri)
             result = Result { () throws(DateRangeScheduleError) in try DateRangeScheduleDocument.decode(bytes) }
         } catch {
-            result = .failure(DateRangeScheduleError(.load, "\(error.code): \(error.message)"))
+            result = .failure(DateRangeScheduleError(code: .load, "\(error.code): \(error.message)"))
         }
         let limit = limit
         switch result {
