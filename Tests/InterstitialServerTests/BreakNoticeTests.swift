@@ -104,7 +104,7 @@ struct BreakNoticeTests {
     @Test(
         "The planner serves a matched cue under the notice's ID; once served, the same break found again under another ID is not served twice"
     )
-    func planner() {
+    func planner() throws {
         var state = StoredState()
         let notice = BreakNotice(
             target: Self.channel, id: "notice-q2", start: Self.base + MediaTime(seconds: 100),
@@ -131,6 +131,21 @@ struct BreakNoticeTests {
         #expect(planner.plan(before).isEmpty)
         #expect(planner.noticed(before, horizon: MediaTime(seconds: 60)).map(\.event.identifier) == ["notice-q2"])
         #expect(planner.noticed(before, horizon: MediaTime(seconds: 30)).isEmpty, "beyond the horizon")
+        // A cue 5 s early took the notice: until the notice's start the break is still followed
+        // (its decisions are not dropped as of a break gone before it started), as served.
+        var early = state
+        var cue = InsertionRequest(id: "notice-q2")
+        cue.date = Self.base + MediaTime(seconds: 95)
+        cue.plannedDuration = MediaTime(seconds: 30)
+        cue.assetListURI = "/live/news/asset-list.json"
+        early.apply(.served(notice.key, try cue.event(mapping: { _ in nil }).dateRangeAttributes))
+        planner.state = early
+        let edge = BreakPlanner.Timeline.live(
+            epoch: Self.base, window: (Self.base + MediaTime(seconds: 77))..<(Self.base + MediaTime(seconds: 97)),
+            lookahead: .zero)
+        let followed = planner.noticed(edge, horizon: MediaTime(seconds: 60))
+        #expect(followed.map(\.event.identifier) == ["notice-q2"])
+        #expect(followed.first?.event.date == Self.base + MediaTime(seconds: 95))
         // Served, and the notice expired: the break found again under another ID (a CUE-OUT-CONT
         // without a section) is the same break.
         var served = state

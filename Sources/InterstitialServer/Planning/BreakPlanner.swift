@@ -147,8 +147,11 @@ public struct BreakPlanner: Sendable {
     /// The early notices of a live `timeline`'s channel (``BreakNotice``) that start after its
     /// window, up to `horizon` past its end, as breaks to decide ahead for: no date range is written
     /// for them (``plan(_:)`` has none); the signalled break that takes a notice is served under its
-    /// ID (``NoticeMatcher``). None whose ID is a date range already planned or served, none
-    /// withdrawn; empty for a VOD timeline.
+    /// ID (``NoticeMatcher``). None withdrawn or whose ID is a stored break's; empty for a VOD timeline.
+    ///
+    /// A notice a break has taken (its ID served) is that break as served, while the notice has not
+    /// started: a cue that came early keeps the decisions made ahead, and they last until the cue's
+    /// break ends. One that starts after the window is left to ``upcoming(_:horizon:)``, which has it.
     public func noticed(_ timeline: Timeline, horizon: MediaTime) -> [Planned] {
         guard case .live(_, let window, let lookahead) = timeline else { return [] }
         let edge = window.upperBound
@@ -157,8 +160,13 @@ public struct BreakPlanner: Sendable {
             .sorted { ($0.start.nanosecondsSinceEpoch, $0.id) < ($1.start.nanosecondsSinceEpoch, $1.id) }
             .compactMap { notice in
                 let key = ServedKey(target, notice.id)
-                guard state.served[key] == nil, !state.withdrawn.contains(key), state.breaks[notice.id] == nil
-                else { return nil }
+                guard !state.withdrawn.contains(key), state.breaks[notice.id] == nil else { return nil }
+                if let attributes = state.served[key] {
+                    guard var served = InterstitialEvent(attributes: attributes), let start = served.date, start < edge
+                    else { return nil }
+                    applyEarlyReturn(to: &served)
+                    return Planned(event: served, source: nil)
+                }
                 var request = InsertionRequest(id: notice.id)
                 request.date = notice.start
                 request.plannedDuration = notice.duration
