@@ -61,7 +61,7 @@ public struct AdServerSettings: Hashable, Sendable {
     /// The most requests started per second to each ad server, when the rate is not learned
     /// (``rateLearning`` nil): a hard cap.
     public var maximumPerSecond = 200
-    /// How each ad server's rate is learned when `maxPerSecond` is not set (``AdServerRateLearner``);
+    /// How each ad server's rate is learned when `maxPerSecond` is not set (`AdServerRateLearner`);
     /// nil: ``maximumPerSecond`` is the rate. Settings read from JSON without `maxPerSecond` learn;
     /// settings made in code do not until this is set.
     public var rateLearning: RateLearningSettings?
@@ -121,7 +121,8 @@ public struct AdServerSettings: Hashable, Sendable {
     /// `vmap` only for a VOD asset), a VMAP break duration from 1 to 600 s (default 30), `client` or
     /// `server` or `relay` tracking, a wrapper depth from 0 to 10; per ad server at most 1 to 10,000
     /// requests in flight (`maxConcurrent`, default 64) and 1 to 100,000 per second (`maxPerSecond`, a
-    /// hard cap; without it the rate is learned, within `rateLearning`, ``RateLearningSettings``), a breaker `{"failures": 1-10000, "window": 1-600 s, "coolDown": 1-600 s}`
+    /// hard cap; without it the rate is learned, within `rateLearning`, ``RateLearningSettings``), a
+    /// breaker `{"failures": 1-10000, "window": 1-600 s, "coolDown": 1-600 s}`
     /// (default 20, 10, 5), a `slate` (an inventory ad's ID), `preload` (``PreloadSettings``) and
     /// `prefetch` (``PrefetchSettings``).
     public static func decode(

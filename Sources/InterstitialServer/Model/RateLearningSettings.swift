@@ -2,7 +2,7 @@ import HLSInterstitials
 import HLSPlaylist
 
 /// How the gate learns an ad server's rate when the operator did not give it (`maxPerSecond` not
-/// set): the `rateLearning` key of the ad server settings (``AdServerRateLearner``).
+/// set): the `rateLearning` key of the ad server settings (`AdServerRateLearner`).
 ///
 /// `{"initial": 50, "minimum": 5, "maximum": 1000}` (requests a second, each optional): the learned
 /// rate starts at `initial` and stays within `[minimum, maximum]`. Setting `maxPerSecond` fixes the
