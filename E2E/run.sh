@@ -34,6 +34,7 @@ bash E2E/hlsjs.sh
 python3 E2E/server_attacks.py --hlsi "$HLSI"
 python3 E2E/interstitial_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/server_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
+python3 E2E/stitched_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/page_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/page_beacons.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 python3 E2E/page_return_now.py --hlsi "$HLSI"

@@ -86,6 +86,7 @@ struct GrafanaDashboardTests {
         metrics.beaconSeen(type: "start")
         metrics.scheduleLoad(result: "loaded")
         metrics.signalRefused(reason: "scte35-section")
+        metrics.stitchFallback(reason: "media")
         return metrics
     }
 

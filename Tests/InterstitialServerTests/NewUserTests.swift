@@ -95,6 +95,7 @@ struct NewUserTests {
                    "signalInserter": {"every": 60, "duration": 10, "offset": 30, "form": "daterange"},
                    "adServer": {"vast": "https://ads.example/vast"}}],
          "ads": "media/ads", "creativeCache": null, "creativeCacheMegabytes": 64, "assetListDeadline": 1,
+         "stitchedUserAgents": ["Tizen"],
          "limits": {LIMITS}, "adServerFetch": {"allowPrivate": false, "allow": ["ads.internal"], "deny": []},
          "seed": {"inventory": [], "schedules": [], "breaks": []}}
         """

@@ -191,11 +191,14 @@ struct AssetListService: Sendable {
         }
         // The viewer's decision made ahead (the first attempt of a session, a break of the target's
         // own tag): answered at once, fitted to this viewer as a live decision would be.
-        let relayURL = stitched ? nil : relay.map { relay in
-            { @Sendable (url: String, type: String) in
-                relay.url(for: url, type: type, viewer: viewer, base: publicBase)
+        let relayURL =
+            stitched
+            ? nil
+            : relay.map { relay in
+                { @Sendable (url: String, type: String) in
+                    relay.url(for: url, type: type, viewer: viewer, base: publicBase)
+                }
             }
-        }
         func answer(_ prepared: PreparedDecision, path: String) -> ContentResponse {
             let fill = VASTFill.assetList(
                 prepared, duration: duration, startOffset: offset, tracking: settings.tracking,
