@@ -42,6 +42,7 @@ timed() {
 timed python3 E2E/server_attacks.py --hlsi "$HLSI"
 timed python3 E2E/interstitial_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 timed python3 E2E/server_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
+timed python3 E2E/stitched_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 timed python3 E2E/page_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 timed python3 E2E/page_beacons.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 timed python3 E2E/page_return_now.py --hlsi "$HLSI"

@@ -87,6 +87,7 @@ struct GrafanaDashboardTests {
         metrics.scheduleLoad(result: "loaded")
         metrics.signalRefused(reason: "scte35-section")
         metrics.notice(outcome: "matched")
+        metrics.stitchFallback(reason: "media")
         return metrics
     }
 

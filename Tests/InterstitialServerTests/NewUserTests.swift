@@ -96,6 +96,7 @@ struct NewUserTests {
                    "adServer": {"vast": "https://ads.example/vast",
                                 "rateLearning": {"initial": 50, "minimum": 5, "maximum": 1000}}}],
          "ads": "media/ads", "creativeCache": null, "creativeCacheMegabytes": 64, "assetListDeadline": 1,
+         "stitchedUserAgents": ["Tizen"],
          "limits": {LIMITS}, "adServerFetch": {"allowPrivate": false, "allow": ["ads.internal"], "deny": []},
          "seed": {"inventory": [], "schedules": [], "breaks": []}}
         """

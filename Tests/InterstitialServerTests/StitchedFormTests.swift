@@ -65,7 +65,9 @@ struct StitchedFormTests {
                 #expect(!text.contains("#EXT-X-DATERANGE"), "the interstitials are left out")
                 #expect(text.contains("#EXT-X-DISCONTINUITY"))
                 let ads = try await Self.stitchedAds(text, client: client)
-                if name == "video" { stitched.withLockedValue { $0 = ads } } else {
+                if name == "video" {
+                    stitched.withLockedValue { $0 = ads }
+                } else {
                     #expect(ads == stitched.withLockedValue { $0 }, "every rendition plays the same ads")
                 }
             }
@@ -151,6 +153,12 @@ struct StitchedFormTests {
                     }
                 }
                 let routed = segments(video)
+                // The pre-roll's first segment: its impression and start, and nothing else yet (none
+                // was fired when the ads were decided, for either break).
+                #expect(try await client.get(Self.path(of: try #require(routed.first))).status == .found)
+                #expect(try await eventually { adServer.requests("/start-b1").count >= 1 })
+                #expect(adServer.requests("/imp-b1").count == 1, "\(adServer.requests("/imp-b1"))")
+                #expect(adServer.requests("/complete-b1").isEmpty)
                 // The video twice (a seek back), then the audio: each event once per break.
                 var fromAdServer = 0
                 for uri in routed + routed + segments(audio) {
@@ -162,7 +170,9 @@ struct StitchedFormTests {
                 // The pre-roll and midroll-2 ask the ad server: b1 in each, three 2 s segments, fetched
                 // twice; the other two breaks have the demo's own ads.
                 #expect(fromAdServer == 12, "\(routed)")
-                let expected = ["/imp-b1", "/start-b1", "/firstQuartile-b1", "/midpoint-b1", "/thirdQuartile-b1", "/complete-b1"]
+                let expected = [
+                    "/imp-b1", "/start-b1", "/firstQuartile-b1", "/midpoint-b1", "/thirdQuartile-b1", "/complete-b1",
+                ]
                 #expect(try await eventually { expected.allSatisfy { adServer.requests($0).count >= 2 } })
                 for path in expected {
                     #expect(adServer.requests(path).count == 2, "\(path): \(adServer.requests(path))")
@@ -201,6 +211,60 @@ struct StitchedFormTests {
             }
             #expect(reloadsInBreak >= 10, "the reloads go through a break")
         }
+    }
+
+    @Test(
+        "a listed User-Agent gets the stitched form at the plain URL, with Vary: User-Agent; ads=interstitials overrides"
+    )
+    func userAgentSetting() async throws {
+        var configuration = try Harness.demo()
+        configuration.stitchedUserAgents = try StitchedUserAgents(["Tizen", "Web0S"])
+        try await Harness.withServer(configuration) { client in
+            let tv: HTTPFields = [.userAgent: "Mozilla/5.0 (SMART-TV; LINUX; Tizen 6.0) AppleWebKit/537.36"]
+            let master = try await client.get("/demo/vod/master.m3u8", headers: tv)
+            #expect(master.status == .ok)
+            #expect(master.text.contains("video/main.m3u8?ads=stitched&session="))
+            #expect(master.headers[.vary] == "User-Agent")
+            let desktop = try await client.get("/demo/vod/master.m3u8", headers: [.userAgent: "Mozilla/5.0 Chrome/120"])
+            #expect(!desktop.text.contains("ads=stitched"))
+            #expect(desktop.headers[.vary] == "User-Agent")
+            let forced = try await client.get("/demo/vod/video/main.m3u8?ads=interstitials", headers: tv)
+            #expect(forced.text.contains("#EXT-X-DATERANGE"))
+        }
+    }
+
+    @Test(
+        "stitchedUserAgents: a bad pattern is refused with where and why",
+        arguments: [
+            ("[\"\"]", "stitchedUserAgents[0]"), ("[\"Tizen\", 3]", "stitchedUserAgents[1]"),
+            ("\"Tizen\"", "stitchedUserAgents"),
+            ("[\"\(String(repeating: "x", count: 129))\"]", "stitchedUserAgents[0]"),
+            ("[\"caf\u{e9}\"]", "stitchedUserAgents[0]"),
+        ])
+    func badUserAgentPatterns(json: String, path: String) throws {
+        let text = "{\"stitchedUserAgents\": \(json)}"
+        #expect {
+            _ = try ServerConfiguration.decode(Array(text.utf8), base: "/tmp")
+        } throws: { error in
+            (error as? APIError)?.path == path
+        }
+        let many = "{\"stitchedUserAgents\": [\(Array(repeating: "\"a\"", count: 65).joined(separator: ","))]}"
+        #expect(throws: APIError.self) { _ = try ServerConfiguration.decode(Array(many.utf8), base: "/tmp") }
+    }
+
+    @Test("the beacon plan: impression and start first, quartiles where they fall, complete last")
+    func beaconPlan() {
+        let two = MediaTime(seconds: 2)
+        #expect(
+            StitchBeaconPlan.events(durations: [two, two, two])
+                == [["impression", "start", "firstQuartile"], ["midpoint"], ["thirdQuartile", "complete"]])
+        #expect(
+            StitchBeaconPlan.events(durations: [two, two, two, two])
+                == [["impression", "start"], ["firstQuartile"], ["midpoint"], ["thirdQuartile", "complete"]])
+        #expect(
+            StitchBeaconPlan.events(durations: [MediaTime(seconds: 6)])
+                == [["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]])
+        #expect(StitchBeaconPlan.events(durations: []).isEmpty)
     }
 }
 

@@ -31,7 +31,8 @@ package enum ConfigurationKeys {
             name: root,
             keys: [
                 "host", "port", "publicURL", "database", "adminToken", "hlsjs", "allowedOrigins", "trustedProxies",
-                "vod", "live", "ads", "creativeCache", "creativeCacheMegabytes", "assetListDeadline", "stitchedUserAgents",
+                "vod", "live", "ads", "creativeCache", "creativeCacheMegabytes", "assetListDeadline",
+                "stitchedUserAgents",
                 "limits", "adServerFetch", "seed",
             ],
             children: [

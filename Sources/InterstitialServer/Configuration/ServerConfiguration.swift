@@ -289,7 +289,8 @@ extension ServerConfiguration {
 
     /// The first path components of the server's own routes, which no content path may start with.
     static let reservedPaths: Set<String> = [
-        "admin", "ads", "assets", "beacon", "creatives", "favicon.ico", "group", "handoff", "metrics", "page", "stitched",
+        "admin", "ads", "assets", "beacon", "creatives", "favicon.ico", "group", "handoff", "metrics", "page",
+        "stitched",
     ]
 
     /// Checks what fields cannot check alone: unique IDs and paths, allowed upstream origins, a

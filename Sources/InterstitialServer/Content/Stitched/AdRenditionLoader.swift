@@ -82,7 +82,9 @@ struct AdRenditionLoader: Sendable {
         } catch let failure as Failure {
             throw failure
         } catch {
-            throw Failure(reason: "fetch", message: "\(url) cannot be loaded (at most \(maximumBytes) bytes, by the deadline): \(error)")
+            throw Failure(
+                reason: "fetch",
+                message: "\(url) cannot be loaded (at most \(maximumBytes) bytes, by the deadline): \(error)")
         }
     }
 }

@@ -73,7 +73,9 @@ struct StitchedRequest: Sendable, Hashable {
                     continue
                 }
                 let uri = body[range.upperBound..<close]
-                lines.append(body[..<range.upperBound] + adding(to: uri) + body[close...] + (body.count < line.count ? "\r" : ""))
+                lines.append(
+                    body[..<range.upperBound] + adding(to: uri) + body[close...] + (body.count < line.count ? "\r" : "")
+                )
                 continue
             }
             if !body.isEmpty, !body.hasPrefix("#"), !body.allSatisfy(\.isWhitespace) {

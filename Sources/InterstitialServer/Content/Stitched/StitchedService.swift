@@ -55,7 +55,8 @@ final class StitchedService: Sendable {
             maximumBytes: limits.upstreamPlaylistBytes)
         let memo = StitchedMemo<AssetList>.Limits(
             count: limits.stitchedViewers, bytes: limits.stitchedViewerBytes, idle: limits.stitchedViewerIdle)
-        beacons = StitchedBeacons(limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now)
+        beacons = StitchedBeacons(
+            limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now)
         decisions = StitchedMemo(limits: memo, now: library.now) { key, list in
             key.utf8.count + list.encoded().utf8.count + 64
         }
@@ -100,7 +101,8 @@ final class StitchedService: Sendable {
             let deadline = NIODeadline.now() + .nanoseconds(library.configuration.assetListDeadline.nanoseconds)
             var pods: [String: [StitchAd]] = [:]
             for event in events {
-                pods[event.identifier] = await pod(for: event, role: role, context, fMP4: media.segments.first?.map != nil, deadline: deadline)
+                pods[event.identifier] = await pod(
+                    for: event, role: role, context, fMP4: media.segments.first?.map != nil, deadline: deadline)
             }
             do {
                 if media.hasEndList {
@@ -111,7 +113,8 @@ final class StitchedService: Sendable {
                 }
                 let breaks = events.compactMap { event -> LiveBreak? in
                     guard let start = event.date, let duration = event.effectiveDuration() else { return nil }
-                    return LiveBreak(id: event.identifier, start: start, duration: duration, pod: pods[event.identifier] ?? [])
+                    return LiveBreak(
+                        id: event.identifier, start: start, duration: duration, pod: pods[event.identifier] ?? [])
                 }
                 let slate = await slate(role: role, context, fMP4: media.segments.first?.map != nil, deadline: deadline)
                 let key = "\(mounted.target)|\(request.session)|\(mounted.rest)"
@@ -152,7 +155,9 @@ final class StitchedService: Sendable {
     ) async -> [StitchAd] {
         let assets: [AssetList.Asset]
         if let uri = event.assetURI {
-            assets = [AssetList.Asset(uri: URIReference.resolve(uri, against: context.url), duration: event.duration ?? .zero)]
+            assets = [
+                AssetList.Asset(uri: URIReference.resolve(uri, against: context.url), duration: event.duration ?? .zero)
+            ]
         } else if let list = event.assetListURI {
             let own = context.base + context.mounted.content.path + "/asset-list.json"
             let resolved = URIReference.resolve(list, against: context.url)
@@ -251,13 +256,17 @@ final class StitchedService: Sendable {
         case .media(let playlist):
             if case .audio? = role {
                 throw AdRenditionLoader.Failure(
-                    reason: "media", message: "\(url) is one media playlist: it has no audio rendition to stitch into an audio playlist")
+                    reason: "media",
+                    message: "\(url) is one media playlist: it has no audio rendition to stitch into an audio playlist")
             }
             media = playlist
         case .multivariant(let multivariant):
             guard let role else {
                 throw AdRenditionLoader.Failure(
-                    reason: "media", message: "the primary playlist is not a variant of a multivariant playlist with CODECS, so no ad variant can be shown to match it")
+                    reason: "media",
+                    message:
+                        "the primary playlist is not a variant of a multivariant playlist with CODECS, so no ad variant can be shown to match it"
+                )
             }
             let location = "ad \(url)"
             let chosen: String
@@ -267,17 +276,20 @@ final class StitchedService: Sendable {
                     chosen = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location).uri
                 case .audio(let rendition, let variant):
                     let adVariant = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location)
-                    chosen = try StitchRenditionChooser.choose(
-                        for: rendition, adVariant: adVariant, in: multivariant, at: location
-                    ).uri ?? ""
+                    chosen =
+                        try StitchRenditionChooser.choose(
+                            for: rendition, adVariant: adVariant, in: multivariant, at: location
+                        ).uri ?? ""
                 }
             } catch {
                 throw AdRenditionLoader.Failure(reason: "media", message: "\(error)")
             }
             mediaURL = URIReference.resolve(chosen, against: url)
-            guard case .media(let playlist) = try await loader.playlist(
-                mediaURL, publicBase: context.base, deadline: deadline
-            ).playlist else {
+            guard
+                case .media(let playlist) = try await loader.playlist(
+                    mediaURL, publicBase: context.base, deadline: deadline
+                ).playlist
+            else {
                 throw AdRenditionLoader.Failure(reason: "playlist", message: "\(mediaURL) is not a media playlist")
             }
             media = playlist
@@ -287,7 +299,9 @@ final class StitchedService: Sendable {
     }
 
     /// ``VODStitcher/check(_:eventID:position:fMP4:)``, as a loader failure with its metric reason.
-    private static func check(_ ad: StitchAd, eventID: String, position: Int, fMP4: Bool) throws(AdRenditionLoader.Failure) {
+    private static func check(
+        _ ad: StitchAd, eventID: String, position: Int, fMP4: Bool
+    ) throws(AdRenditionLoader.Failure) {
         do throws(StitchingError) {
             try VODStitcher.check(ad, eventID: eventID, position: position, fMP4: fMP4)
         } catch {
@@ -301,7 +315,9 @@ final class StitchedService: Sendable {
         role: Role?, _ context: Context, fMP4: Bool, deadline: NIODeadline, key: String? = nil
     ) async -> StitchAd? {
         let state = library.state.snapshot
-        guard let id = AdServerSettings.of(context.mounted.target, configuration: library.configuration, state: state)?.slate,
+        guard
+            let id = AdServerSettings.of(context.mounted.target, configuration: library.configuration, state: state)?
+                .slate,
             let ad = state.ads[id]
         else { return nil }
         let beaconKey = key.map { $0 + "|slate" } ?? "\(context.mounted.target)|\(context.session)|slate"
@@ -312,7 +328,8 @@ final class StitchedService: Sendable {
             try Self.check(stitched, eventID: "slate", position: 0, fMP4: fMP4)
             return stitched
         } catch {
-            library.logger.warning("\(context.mounted.content.path): the slate \(id) cannot be stitched: \(error.message)")
+            library.logger.warning(
+                "\(context.mounted.content.path): the slate \(id) cannot be stitched: \(error.message)")
             return nil
         }
     }
@@ -335,7 +352,8 @@ final class StitchedService: Sendable {
         let entry = source.entryLocation
         guard case .multivariant(let multivariant)? = try? await source.playlist(entry).playlist else { return nil }
         let wanted = Self.location(mounted.rest, entry: entry, content: mounted.content)
-        if let variant = multivariant.variants.first(where: { URIReference.resolve($0.uri, against: entry) == wanted }) {
+        if let variant = multivariant.variants.first(where: { URIReference.resolve($0.uri, against: entry) == wanted })
+        {
             return .variant(variant)
         }
         for rendition in multivariant.renditions where rendition.type == "AUDIO" {

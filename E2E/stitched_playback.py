@@ -1,0 +1,118 @@
+"""End-to-end test of the stitched form (issue 45) with a player that does not play interstitials:
+hls.js 1.6.15 in headless Chromium with `enableInterstitialPlayback: false`.
+
+1. Starts `hlsi serve --demo`; `hlsi validate` finds no error in the stitched VOD and live playlists.
+2. VOD: hls.js plays /demo/vod/master.m3u8?ads=stitched from its start past the first mid-roll: the
+   ad segments (served through /stitched/ redirects) are fetched, playback runs on with no stall
+   error, and it plays no interstitial (its interstitials are off, and the playlist has none).
+3. Live: hls.js plays /demo/live/master.m3u8?ads=stitched through a scheduled break (one a minute):
+   the ad segments are fetched and there is no stall error.
+Screenshots go to $ARTIFACTS_DIR (default .build/artifacts/stitched/).
+The demo's ads carry no tracking URLs; the beacons fired as ad segments are fetched are checked by
+the server tests (`StitchedFormTests`).
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+from playwright.sync_api import sync_playwright
+
+from support import check, failures, free_port, stop, wait_until_serving
+
+PAGE = """async () => {
+    document.body.innerHTML = '<video id="v" muted autoplay playsinline width="640" height="360"></video>';
+    const module = await import('/assets/hls.mjs');
+    const Hls = module.default || module.Hls;
+    window.trace = { fragments: [], errors: [], interstitials: 0 };
+    const hls = new Hls({ enableInterstitialPlayback: false });
+    window.hls = hls;
+    hls.on(Hls.Events.FRAG_LOADED, (_, data) => window.trace.fragments.push(data.frag.url));
+    hls.on(Hls.Events.ERROR, (_, data) => window.trace.errors.push(data.details + (data.fatal ? ' (fatal)' : '')));
+    hls.on(Hls.Events.INTERSTITIAL_STARTED, () => { window.trace.interstitials += 1; });
+    hls.loadSource(SOURCE);
+    hls.attachMedia(document.getElementById('v'));
+    return true;
+}"""
+
+
+def play(browser, base, source, seconds, name, artifacts):
+    page = browser.new_page()
+    page.set_default_timeout(30000)
+    page.goto(base + "/")
+    print(f"  page loaded, starting {source}", flush=True)
+    page.evaluate(PAGE.replace("SOURCE", repr(source)))
+    print("  hls.js started", flush=True)
+    deadline = time.time() + seconds
+    shots = 0
+    while time.time() < deadline:
+        page.wait_for_timeout(1000)
+        trace = page.evaluate("window.trace")
+        print(f"  {len(trace['fragments'])} fragments, errors {trace['errors'][-3:]}", flush=True)
+        # A screenshot as the first ad segments arrive, and one later on.
+        if shots == 0 and any("/stitched/" in url for url in trace["fragments"]):
+            page.wait_for_timeout(1500)
+            page.screenshot(path=os.path.join(artifacts, f"{name}-ad.png"))
+            shots = 1
+    page.screenshot(path=os.path.join(artifacts, f"{name}-end.png"))
+    trace = page.evaluate("window.trace")
+    time_played = page.evaluate("document.getElementById('v').currentTime")
+    page.close()
+    return trace, time_played
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hlsi", required=True)
+    parser.add_argument("--hls", required=True, help="hls.js ES module")
+    args = parser.parse_args()
+    artifacts = os.environ.get("ARTIFACTS_DIR", ".build/artifacts/stitched")
+    os.makedirs(artifacts, exist_ok=True)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen([args.hlsi, "serve", "--demo", "--port", str(port), "--admin-token", "e2e",
+                               "--hlsjs", os.path.abspath(args.hls)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        check(wait_until_serving(base + "/"), "the server answers")
+        for path in ["/demo/vod/video/main.m3u8?ads=stitched&session=e2e",
+                     "/demo/live/video/main.m3u8?ads=stitched&session=e2e"]:
+            validate = subprocess.run([args.hlsi, "validate", base + path], capture_output=True, text=True,
+                                      timeout=120)
+            check(validate.returncode == 0, f"hlsi validate {path}: {validate.stdout.strip()[-300:]}")
+        text = urllib.request.urlopen(base + "/demo/vod/master.m3u8?ads=stitched", timeout=10).read().decode()
+        check("ads=stitched&session=" in text, "the stitched multivariant playlist gives every URI a session")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                        args=["--autoplay-policy=no-user-gesture-required"])
+            try:
+                print("== VOD: /demo/vod/master.m3u8?ads=stitched, interstitials off", flush=True)
+                trace, played = play(browser, base, "/demo/vod/master.m3u8?ads=stitched", 40, "vod", artifacts)
+                ads = [url for url in trace["fragments"] if "/stitched/" in url]
+                check(len(ads) >= 3, f"VOD: ad segments fetched through /stitched/ ({len(ads)})")
+                check(played > 20, f"VOD: playback runs on past the pre-roll and mid-roll-1 ({played:.1f} s)")
+                check(not [e for e in trace["errors"] if "Stall" in e or "fatal" in e],
+                      f"VOD: no stall or fatal error ({trace['errors']})")
+                check(trace["interstitials"] == 0, "VOD: no interstitial played (the ads are in the playlist)")
+                print("== live: /demo/live/master.m3u8?ads=stitched through a scheduled break", flush=True)
+                trace, played = play(browser, base, "/demo/live/master.m3u8?ads=stitched", 75, "live", artifacts)
+                ads = [url for url in trace["fragments"] if "/stitched/" in url]
+                check(len(ads) >= 2, f"live: ad segments fetched through /stitched/ ({len(ads)})")
+                check(not [e for e in trace["errors"] if "Stall" in e or "fatal" in e],
+                      f"live: no stall or fatal error ({trace['errors']})")
+            finally:
+                browser.close()
+    finally:
+        output = stop(server, "the server (SIGTERM)")
+        print("server log (last 10 lines):\n  " + "\n  ".join(output.splitlines()[-10:]))
+    if failures:
+        print(f"\n{len(failures)} check(s) failed:\n- " + "\n- ".join(failures))
+        sys.exit(1)
+    print("\nall stitched playback checks passed")
+
+
+if __name__ == "__main__":
+    main()
