@@ -230,7 +230,7 @@ struct AdServerRateLearningTests {
             (#"{"ceiling": 10}"#, "adServer.rateLearning.ceiling"),
         ] as [(String, String?)])
     func rateLearningSettings(json: String, errorPath: String?) throws {
-        let learning = try JSONValue.parse(Array(json.utf8), code: "test")
+        let learning = try JSONValue.parse(Array(json.utf8), code: .json)
         let value = JSONValue.object(["vast": .string("https://ads.example/v"), "rateLearning": learning])
         if let errorPath {
             #expect(throws: APIError.self) { try AdServerSettings.decode(value, path: "adServer") }

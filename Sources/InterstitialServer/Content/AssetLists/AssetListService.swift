@@ -198,11 +198,14 @@ struct AssetListService: Sendable {
                     key: key, once: planned.event.willPlayOnce, hasURL: url != nil, follows: follows ?? false,
                     sharedLedger: ledger?.isShared ?? false, standing: standing)),
             deadline: configuration.assetListDeadline)
-        let relayURL = stitched ? nil : relay.map { relay in
-            { @Sendable (url: String, type: String) in
-                relay.url(for: url, type: type, viewer: viewer, base: publicBase)
+        let relayURL =
+            stitched
+            ? nil
+            : relay.map { relay in
+                { @Sendable (url: String, type: String) in
+                    relay.url(for: url, type: type, viewer: viewer, base: publicBase)
+                }
             }
-        }
         func fitted(_ prepared: PreparedDecision) -> VASTFill.Result {
             VASTFill.assetList(
                 prepared, duration: duration, startOffset: offset, tracking: settings.tracking,
