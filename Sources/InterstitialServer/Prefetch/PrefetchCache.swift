@@ -59,7 +59,14 @@ final class PrefetchCache: Sendable {
         var standing: [Target: Int] = [:]
         /// The standing decisions kept, all channels together.
         var standingTotal = 0
+        /// The keys taken since the planner last heard of them (``takeConsumed()``), at most
+        /// ``maximumConsumed``.
+        var consumed: [DecisionKey] = []
     }
+
+    /// The most keys taken remembered between two updates of the planner; past it a viewer whose
+    /// standing decision was used gets a new one in the next refresh period only.
+    static let maximumConsumed = 10_000
 
     let limits: Limits
     private let state = NIOLockedValueBox(State())
@@ -183,7 +190,16 @@ final class PrefetchCache: Sendable {
         state.withLockedValue { state in
             guard let bytes = state.decisions[key].flatMap({ state.blobs[$0]?.bytes }) else { return nil }
             Self.remove(key, in: &state)
+            if state.consumed.count < Self.maximumConsumed { state.consumed.append(key) }
             return bytes
+        }
+    }
+
+    /// The keys taken (``take(_:)``) since the last call, for the planner to decide them again.
+    func takeConsumed() -> [DecisionKey] {
+        state.withLockedValue { state in
+            defer { state.consumed.removeAll() }
+            return state.consumed
         }
     }
 

@@ -109,8 +109,10 @@ struct PrefetchService: Service {
             for item in found { breaks[item.upcoming.key] = item }
         }
         let live = library.liveDecisions.take()
+        let consumed = library.prefetched.takeConsumed()
         let (actions, followed) = shared.planner.withLockedValue { planner in
             for (server, started) in live { planner.live(server: server, started: started, now: at) }
+            for key in consumed { planner.consumed(key) }
             let actions = planner.update(found.map(\.upcoming), now: at)
             return (actions, planner.breaks.mapValues(\.upcoming.start))
         }
