@@ -71,7 +71,8 @@ struct StandingDecisionTests {
             configuration.live[0].adServer = try AdServerSettings.decode(
                 .object([
                     "vast": .string(
-                        adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&dur=[BREAKDURATION]&cb=[CACHEBUSTING]"),
+                        adServer.origin
+                            + "/vast?sid=[SESSIONID]&brk=[BREAKID]&dur=[BREAKDURATION]&ua=[DEVICEUA]&cb=[CACHEBUSTING]"),
                     "prefetch": .object(["expectedBreak": .number(30)]),
                 ]))
             try await Harness.withServer(configuration) { client in
@@ -95,8 +96,11 @@ struct StandingDecisionTests {
                     .post, "breaks",
                     #"{"id":"cue","target":"live/demo","date":"\#(formatter.string(from: start))","duration":5}"#)
                 #expect(created.status == .created, "\(created.text)")
+                // Nothing is known of the viewer's device before its first asset list.
+                #expect(standing("v1").allSatisfy { !$0.contains("TestTV") })
                 let list = try await client.get(
-                    "/demo/live/asset-list.json?_HLS_interstitial_id=cue&_HLS_primary_id=v1")
+                    "/demo/live/asset-list.json?_HLS_interstitial_id=cue&_HLS_primary_id=v1",
+                    headers: [.userAgent: "TestTV/1.0"])
                 #expect(list.status == .ok)
                 // R30: the ads that fit 5 s, in the ad server's order: a1 (4 s), not a2 (6 s).
                 #expect(list.text.contains("/ads/a1/master.m3u8") && !list.text.contains("/ads/a2/"), "\(list.text)")
@@ -106,6 +110,8 @@ struct StandingDecisionTests {
                         client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"standing\"}") == "1")
                 // Consumed: v1 is decided again for the next break; v2's is untouched.
                 #expect(await PrefetchTests.until { standing("v1").count == 2 }, "\(adServer.requests("/vast"))")
+                // Item 5: the new one carries the device fields seen on the viewer's asset list.
+                #expect(standing("v1").last?.contains("&ua=TestTV%2F1.0&") == true, "\(standing("v1"))")
                 #expect(standing("v2").count == 1)
                 // A viewer without one is decided on asking.
                 let other = try await client.get(
