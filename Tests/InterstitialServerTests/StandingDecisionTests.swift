@@ -87,6 +87,15 @@ struct StandingDecisionTests {
                 #expect(
                     await PrefetchTests.until { standing("v1").count == 1 && standing("v2").count == 1 },
                     "\(adServer.requests("/vast"))")
+                // Seen in the metrics: the decisions kept and the expected break, per channel.
+                #expect(
+                    try await PrefetchTests.until {
+                        try await AdServerProtectionTests.metric(
+                            client, "hlsi_standing_decisions{target=\"live/demo\"}") == "2.0"
+                    })
+                #expect(
+                    try await AdServerProtectionTests.metric(
+                        client, "hlsi_expected_break_seconds{target=\"live/demo\"}") == "30.0")
                 // Asked for a break of the expected length.
                 #expect(standing("v1").allSatisfy { $0.contains("dur=30") })
                 // A break that shows as it starts: begun 2 s ago, 5 s long; nothing decided ahead for it.

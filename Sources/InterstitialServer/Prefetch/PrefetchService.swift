@@ -133,6 +133,15 @@ struct PrefetchService: Service {
         metrics.prefetchCache(entries: totals.count, bytes: totals.bytes)
         let viewers = library.sessions.totals
         metrics.viewerSessions(count: viewers.count, bytes: viewers.bytes)
+        // Each channel with standing decisions on: how many are kept, for what break length.
+        let standing = library.prefetched.standing
+        let durations = shared.breaks.withLockedValue { breaks in
+            breaks.values.filter { StandingBreak.isStanding($0.upcoming.key.breakID) }
+                .map { ($0.upcoming.key.target, $0.duration) }
+        }
+        for (target, duration) in Dictionary(durations, uniquingKeysWith: { $1 }) {
+            metrics.standing(target: target.description, decisions: standing[target] ?? 0, expectedBreak: duration)
+        }
         return actions
     }
 
