@@ -229,11 +229,15 @@ final class PrefetchCache: Sendable {
 
     /// `key`'s decision, once it is no longer being decided, waiting at most `limit` (checked every
     /// 10 ms: a viewer who asks while its decision is on the way takes it rather than asking the ad
-    /// server a second time).
-    func decision(_ key: DecisionKey, waitingUpTo limit: Duration) async -> [UInt8]? {
-        let until = ContinuousClock.now + limit
-        while state.withLockedValue({ $0.deciding.contains(key) }), ContinuousClock.now < until {
-            do { try await Task.sleep(for: .milliseconds(10)) } catch { break }
+    /// server a second time), on `clock`.
+    func decision(
+        _ key: DecisionKey, waitingUpTo limit: MediaTime, clock: any ServerClock = SystemServerClock()
+    ) async -> [UInt8]? {
+        let until = clock.now + limit
+        while state.withLockedValue({ $0.deciding.contains(key) }), clock.now < until {
+            do { try await clock.sleep(for: min(MediaTime(nanoseconds: 10_000_000), until - clock.now)) } catch {
+                break
+            }
         }
         return decision(key)
     }

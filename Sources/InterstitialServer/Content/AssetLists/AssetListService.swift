@@ -214,7 +214,7 @@ struct AssetListService: Sendable {
                         ?? 0
                     next += machine.counted(attempt, now: clock.now)
                 case .lookUpKept(let key, let limit):
-                    let bytes = await prefetched?.decision(key, waitingUpTo: limit.duration)
+                    let bytes = await prefetched?.decision(key, waitingUpTo: limit, clock: clock)
                     next += machine.kept(bytes.flatMap(PreparedDecision.init(encoded:)), now: clock.now)
                 case .lookUpStanding(let keys):
                     // R30: the first standing decision with an ad that fits the break is taken.
