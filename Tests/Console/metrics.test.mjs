@@ -41,6 +41,8 @@ hlsi_beacons_dropped_total{reason="repeated"} 1
 hlsi_tracking_requests_total{kind="relayed",result="ok"} 13
 hlsi_prefetch_decisions 3
 hlsi_prefetch_events_total{result="unused"} 2
+hlsi_standing_decisions{target="live/demo"} 120
+hlsi_expected_break_seconds{target="live/demo"} 30
 hlsi_fast_answers_total 42
 `;
 
@@ -115,6 +117,8 @@ test("the console's figures: fill rate, latency, ad-server answers and errors, b
   assert.deepEqual(figures.tracking, { ok: 13 });
   assert.equal(figures.prefetch.kept, 3);
   assert.deepEqual(figures.prefetch.events, { unused: 2 });
+  assert.deepEqual(figures.standing.kept, { "live/demo": 120 });
+  assert.deepEqual(figures.standing.expectedBreak, { "live/demo": 30 });
 });
 
 test("a server that counted nothing yet: no rate, no latency", () => {

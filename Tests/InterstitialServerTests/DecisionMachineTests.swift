@@ -27,12 +27,66 @@ struct DecisionMachineTests {
         return prepared
     }
 
+    /// The viewer's standing decisions, newest first.
+    static let standing = [
+        DecisionKey(target: Target(.live, "demo"), breakID: "standing-2", session: "s1"),
+        DecisionKey(target: Target(.live, "demo"), breakID: "standing-1", session: "s1"),
+    ]
+
     static func live(
-        key: DecisionKey? = key, once: Bool = false, hasURL: Bool = true, follows: Bool = true, shared: Bool = true
+        key: DecisionKey? = key, once: Bool = false, hasURL: Bool = true, follows: Bool = true, shared: Bool = true,
+        standing: [DecisionKey] = []
     ) -> Machine {
         Machine(
-            .live(.init(key: key, once: once, hasURL: hasURL, follows: follows, sharedLedger: shared)),
+            .live(
+                .init(
+                    key: key, once: once, hasURL: hasURL, follows: follows, sharedLedger: shared, standing: standing)),
             deadline: deadline)
+    }
+
+    /// A machine looking up the viewer's standing decisions (nothing made ahead found).
+    static func lookingUpStanding(shared: Bool = true) -> Machine {
+        var machine = live(shared: shared, standing: standing)
+        _ = machine.start(now: t0)
+        _ = machine.counted(0, now: t0)
+        _ = machine.kept(nil, now: t0)
+        if shared { _ = machine.published(nil, now: t0) }
+        return machine
+    }
+
+    @Test("nothing made ahead: the standing decisions are looked up, after the ledger, before the claim")
+    func standingLookup() {
+        var machine = Self.live(standing: Self.standing)
+        _ = machine.start(now: Self.t0)
+        _ = machine.counted(0, now: Self.t0)
+        #expect(machine.kept(nil, now: Self.t0) == [.lookUpLedger(Self.key, within: Self.ms(500))])
+        #expect(machine.published(nil, now: Self.at(10)) == [.lookUpStanding(Self.standing)])
+        #expect(machine.state == .lookingUpStanding(Self.key))
+        // Without a shared ledger, straight after the kept lookup.
+        #expect(Self.lookingUpStanding(shared: false).state == .lookingUpStanding(Self.key))
+        // A later attempt never takes one.
+        var later = Self.live(standing: Self.standing)
+        _ = later.start(now: Self.t0)
+        #expect(later.counted(1, now: Self.t0) == [.ask(deciding: nil, deadline: Self.deadline)])
+    }
+
+    @Test("a standing decision found is consumed and answered (R30); a shared tag's is not consumed; none: the claim")
+    func standingFound() {
+        var machine = Self.lookingUpStanding()
+        let found = (key: Self.standing[1], decision: Self.decision())
+        #expect(
+            machine.standing(found, now: Self.at(20))
+                == [.consume(Self.standing[1]), .answer(Self.decision(), .standing)])
+        #expect(machine.state == .done)
+        var shared = Self.lookingUpStanding()
+        let everyone = DecisionKey(target: Target(.live, "demo"), breakID: "standing-2", session: "")
+        #expect(
+            shared.standing((everyone, Self.decision()), now: Self.at(20)) == [.answer(Self.decision(), .standing)])
+        var none = Self.lookingUpStanding()
+        #expect(
+            none.standing(nil, now: Self.at(20)) == [.claim(Self.key, lifetime: Self.ms(4000), within: Self.ms(1000))])
+        var alone = Self.lookingUpStanding(shared: false)
+        #expect(alone.standing(nil, now: Self.at(20)) == [.ask(deciding: Self.key, deadline: Self.ms(1980))])
     }
 
     // MARK: A viewer's request
@@ -260,6 +314,7 @@ struct DecisionMachineTests {
         _ = lookingUpKept.counted(0, now: t0)
         var lookingUpLedger = lookingUpKept
         _ = lookingUpLedger.kept(nil, now: t0)
+        let lookingUpStanding = lookingUpStanding()
         let claiming = claiming()
         var polling = claiming
         _ = polling.claimed(.lost, now: t0)
@@ -270,7 +325,8 @@ struct DecisionMachineTests {
         _ = done.decided(.init(prepared: decision(), fitted: 1), now: t0)
         return [
             ("idle", idle), ("counting", counting), ("lookingUpKept", lookingUpKept),
-            ("lookingUpLedger", lookingUpLedger), ("claiming", claiming), ("polling", polling), ("asking", asking),
+            ("lookingUpLedger", lookingUpLedger), ("lookingUpStanding", lookingUpStanding), ("claiming", claiming),
+            ("polling", polling), ("asking", asking),
             ("fallingBack", fallingBack), ("done", done),
         ]
     }
@@ -282,6 +338,7 @@ struct DecisionMachineTests {
         ("kept", { $0.kept(nil, now: at(100)) }),
         ("published", { $0.published(nil, now: at(100)) }),
         ("claimed", { $0.claimed(.won, now: at(100)) }),
+        ("standing", { $0.standing(nil, now: at(100)) }),
         ("tick", { $0.tick(now: at(100)) }),
         ("decided", { $0.decided(.init(prepared: decision(), fitted: 1), now: at(100)) }),
         ("noFallback", { $0.noFallback(now: at(100)) }),
@@ -290,6 +347,7 @@ struct DecisionMachineTests {
     /// The state each input is taken in; in any other it is ignored.
     static let accepted: [String: String] = [
         "start": "idle", "counted": "counting", "kept": "lookingUpKept", "claimed": "claiming", "decided": "asking",
+        "standing": "lookingUpStanding",
         "noFallback": "fallingBack",
     ]
 

@@ -77,6 +77,7 @@ struct GrafanaDashboardTests {
         metrics.recordHeap()
         metrics.viewerSessions(count: 1, bytes: 100)
         metrics.prefetchCache(entries: 1, bytes: 100)
+        metrics.standing(target: "live/demo", decisions: 1, expectedBreak: MediaTime(seconds: 30))
         metrics.prefetch(result: "unused")
         metrics.adServerGate("http://127.0.0.1:9", inFlight: 1, breaker: 0, perSecond: 100)
         metrics.adServerShed("http://127.0.0.1:9", reason: "queue")

@@ -114,7 +114,7 @@ struct PrefetchTests {
         let key = Self.key("b", "s1")
         #expect(cache.begin(key))
         #expect(!cache.begin(key), "being decided: nothing else asks the ad server for it")
-        let waiting = Task { await cache.decision(key, waitingUpTo: .seconds(60)) }
+        let waiting = Task { await cache.decision(key, waitingUpTo: MediaTime(seconds: 60)) }
         cache.store(key, [1, 2, 3], expires: Self.end)
         cache.finished(key)
         #expect(await waiting.value == [1, 2, 3])
@@ -122,7 +122,9 @@ struct PrefetchTests {
         let other = Self.key("b", "s2")
         #expect(cache.begin(other))
         cache.finished(other)
-        #expect(await cache.decision(other, waitingUpTo: .seconds(60)) == nil, "a failed decision is not waited for")
+        #expect(
+            await cache.decision(other, waitingUpTo: MediaTime(seconds: 60)) == nil,
+            "a failed decision is not waited for")
         #expect(cache.begin(other), "and may be tried again")
     }
 

@@ -49,6 +49,27 @@ struct ViewerSessionsTests {
         #expect(sessions.totals.count == 3)
     }
 
+    @Test("issue 43 item 5: a session keeps its device fields, capped and counted in its bytes; none given keeps them")
+    func deviceFields() {
+        let clock = Clock()
+        let sessions = ViewerSessions(limits: .init(idle: MediaTime(seconds: 30)), now: clock.now)
+        sessions.seen("s1", on: Self.channel)
+        #expect(sessions.device("s1", on: Self.channel) == nil)
+        #expect(sessions.totals.bytes == ViewerSessions.cost(of: "s1"))
+        let long = DeviceFields(userAgent: String(repeating: "u", count: 9000), ip: "192.0.2.1")
+        sessions.seen("s1", on: Self.channel, device: long)
+        #expect(sessions.device("s1", on: Self.channel)?.userAgent?.utf8.count == DeviceFields.maximumBytes)
+        #expect(sessions.totals.bytes == ViewerSessions.overhead + 2 + DeviceFields.maximumBytes + 9)
+        // A playlist request (no device given) keeps them, and its bytes, across a generation.
+        clock.advance(31)
+        sessions.seen("s1", on: Self.channel)
+        #expect(sessions.device("s1", on: Self.channel)?.ip == "192.0.2.1")
+        #expect(sessions.totals.bytes == ViewerSessions.overhead + 2 + DeviceFields.maximumBytes + 9)
+        sessions.seen("s1", on: Self.channel, device: DeviceFields(userAgent: "tv", ip: nil))
+        #expect(sessions.totals.bytes == ViewerSessions.overhead + 2 + 2)
+        #expect(sessions.device("s1", on: Target(.live, "other")) == nil)
+    }
+
     @Test("a session not seen for the idle time is forgotten; one seen again is kept")
     func idleExpiry() {
         let clock = Clock()

@@ -1,3 +1,4 @@
+import HLSPlaylist
 import NIOConcurrencyHelpers
 import Prometheus
 
@@ -86,6 +87,12 @@ final class ServerMetrics: Sendable {
         }
         static var prefetchBytes: MetricNameDescriptor {
             name("prefetch_decision", "bytes", "Bytes of the decisions made ahead kept (identical ones once).")
+        }
+        static var standingDecisions: MetricNameDescriptor {
+            name("standing_decisions", "", "Standing decisions kept for each channel's next break, before any cue.")
+        }
+        static var expectedBreak: MetricNameDescriptor {
+            name("expected_break", "seconds", "The break length each channel's standing decisions are asked for.")
         }
         static var prefetchOther: MetricNameDescriptor {
             name(
@@ -215,6 +222,14 @@ final class ServerMetrics: Sendable {
     func prefetchCache(entries: Int, bytes: Int) {
         registry.makeGauge(descriptor: Name.prefetchEntries, labels: []).set(Int64(entries))
         registry.makeGauge(descriptor: Name.prefetchBytes, labels: []).set(Int64(bytes))
+    }
+
+    /// Sets channel `target`'s standing decisions kept and the break length they are asked for
+    /// (`prefetch.expectedBreak`).
+    func standing(target: String, decisions: Int, expectedBreak: MediaTime) {
+        let series = [("target", labels.target(target))]
+        registry.makeGauge(descriptor: Name.standingDecisions, labels: series).set(Int64(decisions))
+        registry.makeGauge(descriptor: Name.expectedBreak, labels: series).set(expectedBreak.seconds)
     }
 
     /// Counts a decision made ahead not kept (`unused`, `full`) or a ledger failure (`ledger-failure`).

@@ -59,7 +59,14 @@ final class PrefetchCache: Sendable {
         var standing: [Target: Int] = [:]
         /// The standing decisions kept, all channels together.
         var standingTotal = 0
+        /// The keys taken since the planner last heard of them (``takeConsumed()``), at most
+        /// ``maximumConsumed``.
+        var consumed: [DecisionKey] = []
     }
+
+    /// The most keys taken remembered between two updates of the planner; past it a viewer whose
+    /// standing decision was used gets a new one in the next refresh period only.
+    static let maximumConsumed = 10_000
 
     let limits: Limits
     private let state = NIOLockedValueBox(State())
@@ -183,7 +190,16 @@ final class PrefetchCache: Sendable {
         state.withLockedValue { state in
             guard let bytes = state.decisions[key].flatMap({ state.blobs[$0]?.bytes }) else { return nil }
             Self.remove(key, in: &state)
+            if state.consumed.count < Self.maximumConsumed { state.consumed.append(key) }
             return bytes
+        }
+    }
+
+    /// The keys taken (``take(_:)``) since the last call, for the planner to decide them again.
+    func takeConsumed() -> [DecisionKey] {
+        state.withLockedValue { state in
+            defer { state.consumed.removeAll() }
+            return state.consumed
         }
     }
 
@@ -213,11 +229,15 @@ final class PrefetchCache: Sendable {
 
     /// `key`'s decision, once it is no longer being decided, waiting at most `limit` (checked every
     /// 10 ms: a viewer who asks while its decision is on the way takes it rather than asking the ad
-    /// server a second time).
-    func decision(_ key: DecisionKey, waitingUpTo limit: Duration) async -> [UInt8]? {
-        let until = ContinuousClock.now + limit
-        while state.withLockedValue({ $0.deciding.contains(key) }), ContinuousClock.now < until {
-            do { try await Task.sleep(for: .milliseconds(10)) } catch { break }
+    /// server a second time), on `clock`.
+    func decision(
+        _ key: DecisionKey, waitingUpTo limit: MediaTime, clock: any ServerClock = SystemServerClock()
+    ) async -> [UInt8]? {
+        let until = clock.now + limit
+        while state.withLockedValue({ $0.deciding.contains(key) }), clock.now < until {
+            do { try await clock.sleep(for: min(MediaTime(nanoseconds: 10_000_000), until - clock.now)) } catch {
+                break
+            }
         }
         return decision(key)
     }

@@ -223,6 +223,17 @@ struct PrefetchPlanner: Sendable {
         }
     }
 
+    /// `key`'s decision was used up (a standing decision taken by a break): while its break is in
+    /// its window, the session may be queued again (the next break gets a new decision).
+    mutating func consumed(_ key: DecisionKey) {
+        let breakKey = PrefetchCache.BreakKey(target: key.target, breakID: key.breakID)
+        guard let tracked = breaks[breakKey], case .deciding = tracked.phase else { return }
+        _ = withProgress(breakKey) { progress, _ in
+            guard !progress.inFlight.contains(key.session), !progress.claiming.contains(key.session) else { return }
+            progress.known.remove(key.session)
+        }
+    }
+
     /// Whether `key`'s break is in its window (its sessions are wanted).
     func isDeciding(_ key: PrefetchCache.BreakKey) -> Bool {
         if case .deciding = breaks[key]?.phase { return true }

@@ -13,9 +13,10 @@ import ServiceLifecycle
 /// time; every second, the upcoming breaks (``ContentLibrary/prefetchBreaks(at:)``) and the sessions
 /// seen on their channels (``ViewerSessions``), less those already decided. It does what the
 /// planner asks: a decision goes through ``VASTDecisionClient/decide(url:root:settings:headers:deadline:cacheBuster:)``
-/// and its ad server's gate like a live one, with the viewer's session (its user agent and address
-/// are not known ahead and are left out: no `X-Device-*` fields, `[DEVICEUA]` and `[DEVICEIP]`
-/// unfilled), is prepared (``VASTFill/prepare(ads:conditioned:)``), kept in the
+/// and its ad server's gate like a live one, with the viewer's session and its device fields as
+/// last seen on its asset-list requests (``ViewerSessions/device(_:on:)``: `X-Device-*` fields,
+/// `[DEVICEUA]` and `[DEVICEIP]`; none for a shared tag, nor before the viewer's first asset list),
+/// is prepared (``VASTFill/prepare(ads:conditioned:)``), kept in the
 /// ``PrefetchCache`` until the break ends, and published to the ledger. With a shared ledger,
 /// keys are claimed first, and every second the decisions other replicas published are read into
 /// the cache; when the ledger fails, the replica decides for its own sessions anyway (logged once
@@ -109,8 +110,10 @@ struct PrefetchService: Service {
             for item in found { breaks[item.upcoming.key] = item }
         }
         let live = library.liveDecisions.take()
+        let consumed = library.prefetched.takeConsumed()
         let (actions, followed) = shared.planner.withLockedValue { planner in
             for (server, started) in live { planner.live(server: server, started: started, now: at) }
+            for key in consumed { planner.consumed(key) }
             let actions = planner.update(found.map(\.upcoming), now: at)
             return (actions, planner.breaks.mapValues(\.upcoming.start))
         }
@@ -130,6 +133,15 @@ struct PrefetchService: Service {
         metrics.prefetchCache(entries: totals.count, bytes: totals.bytes)
         let viewers = library.sessions.totals
         metrics.viewerSessions(count: viewers.count, bytes: viewers.bytes)
+        // Each channel with standing decisions on: how many are kept, for what break length.
+        let standing = library.prefetched.standing
+        let durations = shared.breaks.withLockedValue { breaks in
+            breaks.values.filter { StandingBreak.isStanding($0.upcoming.key.breakID) }
+                .map { ($0.upcoming.key.target, $0.duration) }
+        }
+        for (target, duration) in Dictionary(durations, uniquingKeysWith: { $1 }) {
+            metrics.standing(target: target.description, decisions: standing[target] ?? 0, expectedBreak: duration)
+        }
         return actions
     }
 
@@ -187,9 +199,12 @@ struct PrefetchService: Service {
         // Not when it was decided meanwhile, or is being decided (the viewer asked first).
         guard let tag = item.settings.vast, library.prefetched.begin(key) else { return }
         defer { library.prefetched.finished(key) }
-        let request = AssetListService.adRequest(
+        var request = AssetListService.adRequest(
             breakID: key.breakID, duration: item.duration, session: key.session.isEmpty ? nil : key.session,
             target: key.target, at: clock.wall)
+        // The viewer's device fields as last seen (never for a shared tag's one decision).
+        let device = key.session.isEmpty || tag.isShared ? nil : library.sessions.device(key.session, on: key.target)
+        device?.fill(&request)
         var machine = DecisionMachine(.ahead(key), deadline: deadline)
         var rejected: [VASTErrorReport] = []
         var actions = machine.start(now: clock.now)
@@ -200,7 +215,8 @@ struct PrefetchService: Service {
                 case .ask(_, let deadline):
                     let started = clock.now
                     let outcome = await vast.decide(
-                        url: tag.url(for: request), settings: item.settings, headers: [], deadline: deadline,
+                        url: tag.url(for: request), settings: item.settings,
+                        headers: device?.headers(shared: false) ?? [], deadline: deadline,
                         cacheBuster: request.cacheBuster)
                     // A progressive-only creative is conditioned for the viewer's renditions, which are
                     // known when the viewer asks: such a decision is left to then (as is one the ad

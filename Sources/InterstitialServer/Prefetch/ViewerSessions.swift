@@ -4,7 +4,9 @@ import NIOConcurrencyHelpers
 
 /// The viewers recently seen on each live channel: the session IDs of its media playlist requests
 /// (`X-PLAYBACK-SESSION-ID`, else `_HLS_primary_id`), for the decisions made ahead of a break
-/// (``PrefetchPlanner``) and the audience of preload hints.
+/// (``PrefetchPlanner``) and the audience of preload hints; with each, the viewer's device fields
+/// last seen (``DeviceFields``: its user agent and address, each cut to
+/// ``DeviceFields/maximumBytes``), sent to the ad server on the decisions made ahead for it.
 ///
 /// Bounded in count and bytes, cheap enough for every playlist request (one lock, one dictionary
 /// update). The sessions are kept in two generations: a session seen goes into the current one;
@@ -27,13 +29,19 @@ final class ViewerSessions: Sendable {
         var idBytes = 128
     }
 
-    /// The bytes counted for each session besides its ID: its dictionary entry and the per-channel
-    /// share (measured well under this).
+    /// The bytes counted for each session besides its ID and device fields: its dictionary entry
+    /// and the per-channel share (measured well under this).
     static let overhead = 96
+
+    /// One session: when it was last seen, and its device fields.
+    private struct Entry {
+        var seen: MediaTime
+        var device: DeviceFields?
+    }
 
     /// One generation: the sessions of each channel, with when each was last seen.
     private struct Generation {
-        var sessions: [Target: [String: MediaTime]] = [:]
+        var sessions: [Target: [String: Entry]] = [:]
         var count = 0
         var bytes = 0
         var began: MediaTime
@@ -62,31 +70,46 @@ final class ViewerSessions: Sendable {
         return !utf8.isEmpty && utf8.count <= limits.idBytes && utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
     }
 
-    /// The bytes counted for keeping `id`.
-    static func cost(of id: String) -> Int { overhead + id.utf8.count }
+    /// The bytes counted for keeping `id` (with `device`).
+    static func cost(of id: String, device: DeviceFields? = nil) -> Int {
+        overhead + id.utf8.count + (device?.userAgent?.utf8.count ?? 0) + (device?.ip?.utf8.count ?? 0)
+    }
 
-    /// Records a media playlist request of `target` by `session` (nil or not ``accepts(_:)``: nothing).
-    func seen(_ session: String?, on target: Target) {
+    /// Records a request of `target` by `session` (nil or not ``accepts(_:)``: nothing), with the
+    /// viewer's `device` fields when known (nil keeps those seen before).
+    func seen(_ session: String?, on target: Target, device: DeviceFields? = nil) {
         guard let session, accepts(session) else { return }
         let now = clock()
-        let cost = Self.cost(of: session)
         state.withLockedValue { state in
             Self.turnOver(&state, now: now, idle: limits.idle)
-            if state.current.sessions[target]?[session] != nil {
-                state.current.sessions[target]?[session] = now
+            if let entry = state.current.sessions[target]?[session] {
+                let kept = device ?? entry.device
+                state.current.sessions[target]?[session] = Entry(seen: now, device: kept)
+                state.current.bytes +=
+                    Self.cost(of: session, device: kept) - Self.cost(of: session, device: entry.device)
                 return
             }
+            var kept = device
+            if let old = state.previous.sessions[target]?.removeValue(forKey: session) {
+                state.previous.count -= 1
+                state.previous.bytes -= Self.cost(of: session, device: old.device)
+                kept = kept ?? old.device
+            }
+            let cost = Self.cost(of: session, device: kept)
             if state.current.count + 1 > limits.count / 2 || state.current.bytes + cost > limits.bytes / 2 {
                 state.previous = state.current
                 state.current = Generation(began: now)
             }
-            if state.previous.sessions[target]?.removeValue(forKey: session) != nil {
-                state.previous.count -= 1
-                state.previous.bytes -= cost
-            }
-            state.current.sessions[target, default: [:]][session] = now
+            state.current.sessions[target, default: [:]][session] = Entry(seen: now, device: kept)
             state.current.count += 1
             state.current.bytes += cost
+        }
+    }
+
+    /// The device fields last seen with `session` on `target`, while it is kept.
+    func device(_ session: String, on target: Target) -> DeviceFields? {
+        state.withLockedValue { state in
+            (state.current.sessions[target]?[session] ?? state.previous.sessions[target]?[session])?.device
         }
     }
 
@@ -105,7 +128,7 @@ final class ViewerSessions: Sendable {
             Self.turnOver(&state, now: now, idle: limits.idle)
             var found: [String] = []
             for generation in [state.current, state.previous] {
-                for (session, seen) in generation.sessions[target] ?? [:] where now - seen < limits.idle {
+                for (session, entry) in generation.sessions[target] ?? [:] where now - entry.seen < limits.idle {
                     found.append(session)
                 }
             }

@@ -154,10 +154,11 @@ struct AssetListService: Sendable {
         let id = request.interstitialID
         let offset = request.startOffset ?? .zero
         let viewer = request.primaryID
-        if target.kind == .live { sessions?.seen(viewer, on: target) }
+        let device = DeviceFields(userAgent: userAgent, ip: viewerIP)
+        // Seen with its device fields: the decisions made ahead for it send them too.
+        if target.kind == .live { sessions?.seen(viewer, on: target, device: device) }
         let started = clock.now
         var adRequest = Self.adRequest(breakID: id, duration: duration, session: viewer, target: target, at: clock.wall)
-        let device = DeviceFields(userAgent: userAgent, ip: viewerIP)
         device.fill(&adRequest)
         // A VMAP break asks its own ad source; any other break the target's VAST template.
         var url = settings.vast?.url(for: adRequest)
@@ -228,7 +229,7 @@ struct AssetListService: Sendable {
                         ?? 0
                     next += machine.counted(attempt, now: clock.now)
                 case .lookUpKept(let key, let limit):
-                    let bytes = await prefetched?.decision(key, waitingUpTo: limit.duration)
+                    let bytes = await prefetched?.decision(key, waitingUpTo: limit, clock: clock)
                     next += machine.kept(bytes.flatMap(PreparedDecision.init(encoded:)), now: clock.now)
                 case .lookUpStanding(let keys):
                     // R30: the first standing decision with an ad that fits the break is taken.

@@ -470,6 +470,10 @@ async function refreshMetrics() {
     ["Ad-server requests not made", counts(figures.adServer.shed)],
     ["Decisions by path (prefetch, fallback, ...)", counts(figures.decisions)],
     ["Prefetch", `${figures.prefetch.kept} kept; ${counts(figures.prefetch.events)}`],
+    ...Object.keys(figures.standing.expectedBreak).map((target) => [
+      `Standing decisions, ${target}`,
+      `${figures.standing.kept[target] ?? 0} kept; expected break ${figures.standing.expectedBreak[target]} s`,
+    ]),
     ["Beacons seen", counts(figures.beacons.seen)],
     ["Beacons dropped", counts(figures.beacons.dropped)],
     ["Tracking requests sent", counts(figures.tracking)],

@@ -183,6 +183,12 @@ export function summarize(families) {
       kept: total(families, "hlsi_prefetch_decisions"),
       events: sortedObject(total(families, "hlsi_prefetch_events_total", { by: "result" })),
     },
+    // Standing decisions (a decision per viewer for each channel's next break, before any cue):
+    // how many each channel keeps, and the break length they are asked for (seconds).
+    standing: {
+      kept: sortedObject(total(families, "hlsi_standing_decisions", { by: "target" })),
+      expectedBreak: sortedObject(total(families, "hlsi_expected_break_seconds", { by: "target" })),
+    },
   };
 }
 

@@ -1,0 +1,133 @@
+import AdDecisioning
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Testing
+
+@testable import InterstitialServer
+
+/// Standing decisions (issue 43, items 1 and 2): with `prefetch.expectedBreak`, each viewer seen on
+/// a live channel is decided for the channel's next break before any cue; a break the viewer has
+/// no decision made ahead for (one that shows only as it starts) takes it, fitted to its duration
+/// (R30), and consumes it: the viewer is decided again for the next break.
+@Suite("Standing decisions")
+struct StandingDecisionTests {
+    static let channel = Target(.live, "demo")
+
+    @Test("the standing break: named by its refresh period, decided in its first half, kept into the next")
+    func periods() throws {
+        var settings = PrefetchSettings()
+        #expect(StandingBreak(target: Self.channel, settings: settings, at: DateTime(nanosecondsSinceEpoch: 0)) == nil)
+        settings.expectedBreak = MediaTime(seconds: 30)
+        let at = DateTime(nanosecondsSinceEpoch: 1_800_000_100 * 1_000_000_000)
+        let standing = try #require(StandingBreak(target: Self.channel, settings: settings, at: at))
+        // 1,800,000,100 s / 300 s: period 6,000,000, begun 100 s ago.
+        #expect(standing.id == "standing-6000000")
+        #expect(standing.begins == at - MediaTime(seconds: 100))
+        #expect(standing.window == standing.begins..<(standing.begins + MediaTime(seconds: 150)))
+        #expect(standing.end == standing.begins + MediaTime(seconds: 450))
+        #expect(standing.duration == MediaTime(seconds: 30))
+        #expect(
+            standing.lookups(session: "v1").map(\.breakID) == ["standing-6000000", "standing-5999999"])
+        settings.enabled = false
+        #expect(StandingBreak(target: Self.channel, settings: settings, at: at) == nil)
+        // The settings round trip, with their bounds.
+        var reader = try PrefetchSettings.decode(
+            .object(["expectedBreak": .number(30), "refresh": .number(120)]), path: "prefetch")
+        #expect(reader.expectedBreak == MediaTime(seconds: 30) && reader.refresh == MediaTime(seconds: 120))
+        reader = try PrefetchSettings.decode(try #require(reader.jsonValue), path: "prefetch")
+        #expect(reader.refresh == MediaTime(seconds: 120))
+        #expect(throws: APIError.self) {
+            try PrefetchSettings.decode(.object(["expectedBreak": .number(1)]), path: "prefetch")
+        }
+    }
+
+    @Test("the cache caps standing decisions apart, counts them per channel, and a taken one is gone")
+    func cap() {
+        let cache = PrefetchCache(limits: .init(count: 100, bytes: 1 << 20, standing: 3))
+        let end = DateTime(nanosecondsSinceEpoch: 1_800_000_000 * 1_000_000_000)
+        for index in 0..<5 {
+            cache.store(
+                DecisionKey(target: Self.channel, breakID: "standing-1", session: "s\(index)"), [1], expires: end)
+        }
+        #expect(cache.standing == [Self.channel: 3])
+        #expect(cache.store(DecisionKey(target: Self.channel, breakID: "b1", session: "s9"), [1], expires: end))
+        #expect(cache.take(DecisionKey(target: Self.channel, breakID: "standing-1", session: "s0")) == [1])
+        #expect(cache.standing == [Self.channel: 2])
+        #expect(cache.take(DecisionKey(target: Self.channel, breakID: "standing-1", session: "s0")) == nil)
+    }
+
+    @Test(
+        "end to end: viewers seen are decided for the next break; a break that shows as it starts takes each one's, fitted, and consumes it"
+    )
+    func endToEnd() async throws {
+        let body = NIOLockedBody()
+        try await TestOrigin.withOrigin(routes: { path in
+            path == "/vast" ? .init(contentType: "application/xml", body: body.bytes) : .init()
+        }) { adServer in
+            body.set(Array(PrefetchTests.vast(adServer.origin).utf8))
+            var configuration = try Harness.demo()
+            configuration.seed.schedules = []
+            configuration.live[0].adServer = try AdServerSettings.decode(
+                .object([
+                    "vast": .string(
+                        adServer.origin
+                            + "/vast?sid=[SESSIONID]&brk=[BREAKID]&dur=[BREAKDURATION]&ua=[DEVICEUA]&cb=[CACHEBUSTING]"),
+                    "prefetch": .object(["expectedBreak": .number(30)]),
+                ]))
+            try await Harness.withServer(configuration) { client in
+                for viewer in ["v1", "v2"] {
+                    let playlist = try await client.get(
+                        "/demo/live/video/main.m3u8", headers: [Routes.sessionField: viewer])
+                    #expect(playlist.status == .ok)
+                }
+                func standing(_ session: String) -> [String] {
+                    adServer.requests("/vast").filter { $0.contains("sid=\(session)&brk=standing-") }
+                }
+                #expect(
+                    await PrefetchTests.until { standing("v1").count == 1 && standing("v2").count == 1 },
+                    "\(adServer.requests("/vast"))")
+                // Seen in the metrics: the decisions kept and the expected break, per channel.
+                #expect(
+                    try await PrefetchTests.until {
+                        try await AdServerProtectionTests.metric(
+                            client, "hlsi_standing_decisions{target=\"live/demo\"}") == "2.0"
+                    })
+                #expect(
+                    try await AdServerProtectionTests.metric(
+                        client, "hlsi_expected_break_seconds{target=\"live/demo\"}") == "30.0")
+                // Asked for a break of the expected length.
+                #expect(standing("v1").allSatisfy { $0.contains("dur=30") })
+                // A break that shows as it starts: begun 2 s ago, 5 s long; nothing decided ahead for it.
+                let formatter = ISO8601DateFormatter()
+                let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 2)
+                let created = try await client.admin(
+                    .post, "breaks",
+                    #"{"id":"cue","target":"live/demo","date":"\#(formatter.string(from: start))","duration":5}"#)
+                #expect(created.status == .created, "\(created.text)")
+                // Nothing is known of the viewer's device before its first asset list.
+                #expect(standing("v1").allSatisfy { !$0.contains("TestTV") })
+                let list = try await client.get(
+                    "/demo/live/asset-list.json?_HLS_interstitial_id=cue&_HLS_primary_id=v1",
+                    headers: [.userAgent: "TestTV/1.0"])
+                #expect(list.status == .ok)
+                // R30: the ads that fit 5 s, in the ad server's order: a1 (4 s), not a2 (6 s).
+                #expect(list.text.contains("/ads/a1/master.m3u8") && !list.text.contains("/ads/a2/"), "\(list.text)")
+                #expect(adServer.requests("/vast").filter { $0.contains("brk=cue") }.isEmpty, "not asked on the cue")
+                #expect(
+                    try await AdServerProtectionTests.metric(
+                        client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"standing\"}") == "1")
+                // Consumed: v1 is decided again for the next break; v2's is untouched.
+                #expect(await PrefetchTests.until { standing("v1").count == 2 }, "\(adServer.requests("/vast"))")
+                // Item 5: the new one carries the device fields seen on the viewer's asset list.
+                #expect(standing("v1").last?.contains("&ua=TestTV%2F1.0&") == true, "\(standing("v1"))")
+                #expect(standing("v2").count == 1)
+                // A viewer without one is decided on asking.
+                let other = try await client.get(
+                    "/demo/live/asset-list.json?_HLS_interstitial_id=cue&_HLS_primary_id=v9")
+                #expect(other.status == .ok)
+                #expect(adServer.requests("/vast").contains { $0.contains("sid=v9&brk=cue") })
+            }
+        }
+    }
+}
