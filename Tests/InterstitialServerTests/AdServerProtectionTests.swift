@@ -235,10 +235,9 @@ struct AdServerProtectionTests {
         #expect(settings.breaker == .init(failures: 4, window: MediaTime(seconds: 20), coolDown: MediaTime(seconds: 2)))
         #expect(try AdServerSettings.decode(settings.jsonValue) == settings)
         let defaults = try AdServerSettings.decode(.object(["vast": .string("https://ads.example/v")]))
-        // Without maxPerSecond the rate is learned, from the default bounds (docs/ad-decisioning.md).
-        var learning = AdServerGate.Limits()
-        learning.learning = AdServerRateLearner.Bounds()
-        #expect(defaults.gateLimits == learning)
+        // Without maxPerSecond the rate is the default 200 a second; learning is opt-in
+        // (`rateLearning`, docs/ad-decisioning.md).
+        #expect(defaults.gateLimits == AdServerGate.Limits())
         for (key, value, path) in [
             ("maxConcurrent", JSONValue.integer(0), "maxConcurrent"),
             ("maxPerSecond", .integer(100_001), "maxPerSecond"),

@@ -211,9 +211,13 @@ struct AdServerRateLearningTests {
         #expect(gate.perSecond == 50)
     }
 
-    @Test("without maxPerSecond the settings learn, from 50 a second within 5 and 1,000")
-    func learnsByDefault() throws {
-        let settings = try AdServerSettings.decode(.object(["vast": .string("https://ads.example/v")]))
+    @Test("learning is opt-in: without maxPerSecond the rate is 200 a second; rateLearning {} learns from 50 within 5 and 1,000")
+    func learnsWhenAsked() throws {
+        let fixed = try AdServerSettings.decode(.object(["vast": .string("https://ads.example/v")]))
+        #expect(fixed.rateLearning == nil && fixed.maximumPerSecond == 200)
+        #expect(AdServerGate(limits: fixed.gateLimits).perSecond == 200)
+        let settings = try AdServerSettings.decode(
+            .object(["vast": .string("https://ads.example/v"), "rateLearning": .object([:])]))
         #expect(settings.rateLearning == RateLearningSettings())
         #expect(settings.gateLimits.learning == AdServerRateLearner.Bounds(initial: 50, minimum: 5, maximum: 1000))
         #expect(AdServerGate(limits: settings.gateLimits).perSecond == 50)

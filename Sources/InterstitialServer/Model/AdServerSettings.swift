@@ -61,9 +61,9 @@ public struct AdServerSettings: Hashable, Sendable {
     /// The most requests started per second to each ad server, when the rate is not learned
     /// (``rateLearning`` nil): a hard cap.
     public var maximumPerSecond = 200
-    /// How each ad server's rate is learned when `maxPerSecond` is not set (`AdServerRateLearner`);
-    /// nil: ``maximumPerSecond`` is the rate. Settings read from JSON without `maxPerSecond` learn;
-    /// settings made in code do not until this is set.
+    /// How each ad server's rate is learned (`AdServerRateLearner`), when the settings give
+    /// `rateLearning` (opt-in; refused together with `maxPerSecond`); nil: ``maximumPerSecond`` is the
+    /// rate.
     public var rateLearning: RateLearningSettings?
     /// Each ad server's circuit breaker.
     public var breaker = Breaker()
@@ -101,7 +101,7 @@ public struct AdServerSettings: Hashable, Sendable {
         }
         if maximumConcurrent != 64 { fields["maxConcurrent"] = .integer(Int64(maximumConcurrent)) }
         if let rateLearning {
-            if rateLearning != RateLearningSettings() { fields["rateLearning"] = rateLearning.jsonValue }
+            fields["rateLearning"] = rateLearning.jsonValue
         } else {
             fields["maxPerSecond"] = .integer(Int64(maximumPerSecond))
         }
@@ -121,7 +121,8 @@ public struct AdServerSettings: Hashable, Sendable {
     /// `vmap` only for a VOD asset), a VMAP break duration from 1 to 600 s (default 30), `client` or
     /// `server` or `relay` tracking, a wrapper depth from 0 to 10; per ad server at most 1 to 10,000
     /// requests in flight (`maxConcurrent`, default 64) and 1 to 100,000 per second (`maxPerSecond`, a
-    /// hard cap; without it the rate is learned, within `rateLearning`, ``RateLearningSettings``), a
+    /// hard cap, default 200; or, with `rateLearning` instead, learned within its bounds,
+    /// ``RateLearningSettings``), a
     /// breaker `{"failures": 1-10000, "window": 1-600 s, "coolDown": 1-600 s}`
     /// (default 20, 10, 5), a `slate` (an inventory ad's ID), `preload` (``PreloadSettings``) and
     /// `prefetch` (``PrefetchSettings``).
@@ -164,8 +165,6 @@ public struct AdServerSettings: Hashable, Sendable {
             }
         } else if let learning = reader.take("rateLearning") {
             settings.rateLearning = try RateLearningSettings.decode(learning, path: reader.at("rateLearning"))
-        } else {
-            settings.rateLearning = RateLearningSettings()
         }
         if var breaker = try reader.object("breaker") {
             settings.breaker.failures = try breaker.integer("failures", in: 1...10_000) ?? 20

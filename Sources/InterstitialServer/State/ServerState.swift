@@ -156,7 +156,7 @@ final class ServerState: Sendable {
             }
         } catch {
             throw StoreError(
-                code: .seed,
+                code: StoreError.Code.seed,
                 "cannot store the configuration's seed (\(seed.inventory.count) ads, \(seed.schedules.count) schedules, \(seed.breaks.count) breaks); nothing of it was stored: \(error)"
             )
         }
