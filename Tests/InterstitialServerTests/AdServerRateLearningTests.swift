@@ -211,7 +211,9 @@ struct AdServerRateLearningTests {
         #expect(gate.perSecond == 50)
     }
 
-    @Test("learning is opt-in: without maxPerSecond the rate is 200 a second; rateLearning {} learns from 50 within 5 and 1,000")
+    @Test(
+        "learning is opt-in: without maxPerSecond the rate is 200 a second; rateLearning {} learns from 50 within 5 and 1,000"
+    )
     func learnsWhenAsked() throws {
         let fixed = try AdServerSettings.decode(.object(["vast": .string("https://ads.example/v")]))
         #expect(fixed.rateLearning == nil && fixed.maximumPerSecond == 200)
