@@ -6,7 +6,7 @@ import HLSPlaylist
 /// retrieval window (``BreakWindows/maximumRetrieval``). On by default for live channels with a
 /// VAST ad server.
 ///
-/// `{"expectedBreak": seconds}` turns on standing decisions (``StandingBreak``): each viewer seen
+/// `{"expectedBreak": seconds}` turns on standing decisions (`StandingBreak`): each viewer seen
 /// keeps a decision for the channel's next break before any cue, sized for a break of that length
 /// and made again every `refresh` seconds (default 300) so that it is never stale.
 public struct PrefetchSettings: Hashable, Sendable {

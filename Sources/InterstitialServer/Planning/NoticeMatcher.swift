@@ -4,7 +4,7 @@ import HLSPlaylist
 /// Which signalled break takes which early notice (``BreakNotice``): the one rule, pure, so every
 /// rendition and every replica serves the same date range ID.
 ///
-/// A signalled break (SCTE-35 CUE-OUT, DATERANGE or OATCLS, ``SignalledBreak``) takes a notice when
+/// A signalled break (SCTE-35 CUE-OUT, DATERANGE or OATCLS, `SignalledBreak`) takes a notice when
 /// its start is within `tolerance` of the notice's start (either side); it is then served under the
 /// notice's ID, so the decisions made ahead for the notice answer its asset lists.
 ///
