@@ -7,14 +7,16 @@ import HLSPlaylist
 /// `EXT-X-MEDIA-SEQUENCE` and `EXT-X-DISCONTINUITY-SEQUENCE` stay consistent from reload to reload
 /// while ad and primary segments leave the window.
 ///
-/// **What replaces what.** A primary segment whose date is in `[start, start + duration)` of a break
-/// is *replaced*. The break's *fill* is its pod's segments in order, then the slate's segments
-/// repeated (when a slate is given). A replaced segment `k` brings the fill segments that end, counted
-/// from the break's start, after the previous replaced segment's end and by `min(k's end, duration)`:
-/// ads appear at the pace of primary, a pod longer than the break is cut at a segment boundary, a
-/// shorter one is padded with slate. An early return shortens `duration`, so the ads are cut at the
-/// next segment. The first primary segment after a break gets an EXT-X-DISCONTINUITY (and each ad's
-/// first segment one).
+/// **What replaces what** (``LiveSplice``, the one rule for every rendition: a video variant and a
+/// demuxed audio rendition splice at the same points within one segment). A primary segment whose
+/// midpoint is in `[start, start + duration)` of a break is *replaced*. The break's *fill* is its pod's
+/// segments in order, then the slate's segments repeated (when a slate is given), counted from this
+/// playlist's splice-in; a fill segment plays when its midpoint is before `duration`. A replaced
+/// segment brings the fill segments that end by its end, the break's last replaced segment those that
+/// start before its end: ads appear at the pace of primary and cover the span replaced, a pod longer
+/// than the break is cut at a segment boundary, a shorter one is padded with slate. An early return
+/// shortens `duration`, so the ads are cut at the next segment. The first primary segment after a
+/// break gets an EXT-X-DISCONTINUITY (and each ad's first segment one).
 ///
 /// **The numbers.** What a primary segment (by its Media Sequence Number) becomes is decided the
 /// first time it is seen and kept while it is in the window. When a segment leaves the window, the
@@ -35,6 +37,8 @@ public struct LiveStitcher: Sendable {
         var afterBreak: Bool
         /// The discontinuities its output adds, less the one it had when it is replaced.
         var addedDiscontinuities: Int
+        /// Where its break's fill starts in this playlist (replaced segments): the splice-in.
+        var origin: DateTime? = nil
     }
 
     /// The slate that pads a pod shorter than its break; nil: a short pod leaves the rest of the
@@ -102,7 +106,8 @@ public struct LiveStitcher: Sendable {
         for index in segments.indices where decisions[segments[index].mediaSequence] == nil {
             let segment = segments[index]
             let previous = decisions[segment.mediaSequence &- 1]
-            guard let date = segment.date, let item = breaks.first(where: { $0.start <= date && date < $0.end }),
+            guard let date = segment.date,
+                let item = breaks.first(where: { LiveSplice.replaces($0, date: date, duration: segment.duration) }),
                 let fill = fills[item.id]
             else {
                 let afterBreak = previous?.breakID != nil
@@ -111,20 +116,29 @@ public struct LiveStitcher: Sendable {
                     addedDiscontinuities: afterBreak && !segment.discontinuity ? 1 : 0)
                 continue
             }
-            let end = min(date + segment.duration, item.end) - item.start
+            // The fill is counted from this rendition's splice-in (profile R28, `LiveSplice`).
+            let sameBreak = previous?.breakID == item.id ? previous : nil
+            let origin = LiveSplice.origin(
+                of: item, date: date, duration: segment.duration, previousReplaced: sameBreak?.origin)
+            let limit = date + segment.duration - origin
+            let last = LiveSplice.isLast(in: item, date: date, duration: segment.duration)
             // After the break's previous segment, its fill goes on; a break's first segment starts it;
             // a viewer who joins inside a break gets what ends after the segment's start.
             let lower =
                 previous.map { $0.breakID == item.id ? $0.fill.upperBound : 0 }
-                ?? fill.count(endingBy: date - item.start)
-            let upper = max(lower, fill.count(endingBy: end))
+                ?? fill.count { LiveSplice.passed(end: $0.end, joined: date - origin) }
+            let upper = max(
+                lower,
+                fill.count {
+                    LiveSplice.brings(start: $0.start, end: $0.end, limit: limit, duration: item.duration, last: last)
+                })
             var added = 0
             for position in lower..<upper where fill.startsAsset(position) || fill.hasDiscontinuity(position) {
                 added += 1
             }
             decisions[segment.mediaSequence] = Decision(
                 breakID: item.id, fill: lower..<upper, afterBreak: false,
-                addedDiscontinuities: added - (segment.discontinuity ? 1 : 0))
+                addedDiscontinuities: added - (segment.discontinuity ? 1 : 0), origin: origin)
         }
 
         // Write the window.
@@ -175,11 +189,13 @@ extension LiveStitcher {
             var startsAsset: Bool
         }
 
-        /// Each pod segment: its asset, its position, where it ends from the break's start.
-        private var pod: [(asset: Int, segment: Int, end: MediaTime)] = []
+        /// Each pod segment: its asset, its position, where it starts and ends from the splice-in.
+        private var pod: [(asset: Int, segment: Int, start: MediaTime, end: MediaTime)] = []
         private let ads: [StitchAd]
         private let slate: StitchAd?
         private let podLength: MediaTime
+        /// Where each slate segment ends from the slate's start.
+        private let slateEnds: [MediaTime]
 
         init(item: LiveBreak, slate: StitchAd?) {
             ads = item.pod
@@ -187,11 +203,16 @@ extension LiveStitcher {
             var end = MediaTime.zero
             for (asset, ad) in item.pod.enumerated() {
                 for (position, segment) in ad.playlist.segments.enumerated() {
+                    pod.append((asset, position, end, end + segment.duration))
                     end = end + segment.duration
-                    pod.append((asset, position, end))
                 }
             }
             podLength = end
+            var slateEnd = MediaTime.zero
+            slateEnds = (self.slate?.playlist.segments ?? []).map { segment in
+                slateEnd = slateEnd + segment.duration
+                return slateEnd
+            }
         }
 
         /// The asset and segment of fill position `position`, and the repetition for the slate.
@@ -202,27 +223,29 @@ extension LiveStitcher {
             return (ads.count, (position - pod.count) % count)
         }
 
-        /// How many fill segments end by `time` from the break's start.
-        func count(endingBy time: MediaTime) -> Int {
-            var low = 0
-            var high = pod.count
+        /// Where fill position `position` starts and ends from the splice-in; nil past the pod when
+        /// there is no slate.
+        func span(_ position: Int) -> (start: MediaTime, end: MediaTime)? {
+            if position < pod.count { return (pod[position].start, pod[position].end) }
+            guard let slateLength = slateEnds.last else { return nil }
+            let rest = position - pod.count
+            let repetition = Int64(rest / slateEnds.count)
+            let index = rest % slateEnds.count
+            let base = podLength + MediaTime(nanoseconds: repetition * slateLength.nanoseconds)
+            return (base + (index == 0 ? .zero : slateEnds[index - 1]), base + slateEnds[index])
+        }
+
+        /// How many leading fill positions satisfy `test`, a test that once false stays false.
+        func count(while test: (_ span: (start: MediaTime, end: MediaTime)) -> Bool) -> Int {
+            func holds(_ position: Int) -> Bool { span(position).map(test) ?? false }
+            var high = 1
+            while holds(high - 1) { high *= 2 }
+            var low = high / 2
             while low < high {
                 let middle = (low + high) / 2
-                if pod[middle].end <= time { low = middle + 1 } else { high = middle }
+                if holds(middle) { low = middle + 1 } else { high = middle }
             }
-            guard low == pod.count, let slate, time > podLength else { return low }
-            // Whole slates, then the slate's segments that fit in what is left.
-            let slateLength = slate.playlist.duration
-            let rest = time - podLength
-            let whole = rest.nanoseconds / slateLength.nanoseconds
-            var left = rest - MediaTime(nanoseconds: whole * slateLength.nanoseconds)
-            var count = pod.count + Int(whole) * slate.playlist.segments.count
-            for segment in slate.playlist.segments {
-                guard segment.duration <= left else { break }
-                left = left - segment.duration
-                count += 1
-            }
-            return count
+            return low
         }
 
         /// Whether fill position `position` is an asset's first segment.
