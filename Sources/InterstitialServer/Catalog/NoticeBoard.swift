@@ -181,3 +181,9 @@ struct NoticeBoard: Sendable {
             .sorted { ($0.start.nanosecondsSinceEpoch, $0.id) < ($1.start.nanosecondsSinceEpoch, $1.id) }
     }
 }
+
+extension BreakNotice {
+    /// Its key among the channel's date ranges. (Here, not in the model: the model is also compiled
+    /// alone, into the fuzzers, without the store's types.)
+    public var key: ServedKey { ServedKey(target, id) }
+}

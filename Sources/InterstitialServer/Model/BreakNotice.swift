@@ -30,9 +30,6 @@ public struct BreakNotice: Hashable, Sendable {
     /// one, so that the same break found again under another ID is not served twice.
     public static let idPrefix = "notice-"
 
-    /// Its key among the channel's date ranges.
-    public var key: ServedKey { ServedKey(target, id) }
-
     /// When it is removed: the end of the break it announces plus `tolerance`. No cue can take it
     /// later than `start + tolerance`.
     public func expiry(tolerance: MediaTime) -> DateTime { start + duration + tolerance }
