@@ -7,7 +7,7 @@ import HLSPlaylist
 /// `EXT-X-MEDIA-SEQUENCE` and `EXT-X-DISCONTINUITY-SEQUENCE` stay consistent from reload to reload
 /// while ad and primary segments leave the window.
 ///
-/// **What replaces what** (``LiveSplice``, the one rule for every rendition: a video variant and a
+/// **What replaces what** (`LiveSplice`, the one rule for every rendition: a video variant and a
 /// demuxed audio rendition splice at the same points within one segment). A primary segment whose
 /// midpoint is in `[start, start + duration)` of a break is *replaced*. The break's *fill* is its pod's
 /// segments in order, then the slate's segments repeated (when a slate is given), counted from this
