@@ -321,6 +321,22 @@ struct BreakNoticeTests {
         }
     }
 
+    @Test(
+        "An admin break may not take the server's own IDs (scte35-, notice-): 400 invalid-break at id",
+        arguments: ["scte35-7-abcd", "notice-mine"])
+    func reservedBreakIDs(_ id: String) async throws {
+        try await Harness.withServer { client in
+            let response = try await client.admin(
+                .post, "breaks", #"{"id":"\#(id)","target":"vod/demo","at":30,"duration":5}"#)
+            #expect(response.status == .badRequest, "\(response.text)")
+            #expect(response.errorCode == "invalid-break", "\(response.text)")
+            #expect(response.errorPath == "id", "\(response.text)")
+            let allowed = try await client.admin(
+                .post, "breaks", #"{"id":"mine-\#(id)","target":"vod/demo","at":30,"duration":5}"#)
+            #expect(allowed.status == .created, "\(allowed.text)")
+        }
+    }
+
     @Test("Without the admin token, 401")
     func unauthorized() async throws {
         try await Harness.withServer { client in

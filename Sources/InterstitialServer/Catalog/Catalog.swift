@@ -340,7 +340,18 @@ struct Catalog: Sendable {
         try checkAd(schedule.ad, path: "ad", state)
     }
 
+    /// The ID prefixes of the breaks the server names itself: SCTE-35 signalled breaks (`scte35-`)
+    /// and early notices (``BreakNotice/idPrefix``).
+    static let reservedBreakPrefixes = ["scte35-", BreakNotice.idPrefix]
+
     private func check(_ item: Break, _ state: StoredState) throws(APIError) {
+        // The server's own IDs: a break served under one is taken for a signalled break (and not
+        // served twice under another ID), so an admin break may not use them.
+        for prefix in Self.reservedBreakPrefixes where item.id.hasPrefix(prefix) {
+            throw APIError.badRequest(
+                code: .invalidBreak, path: "id",
+                "\"\(prefix)\" IDs are the server's own (signalled breaks, early notices); choose another ID")
+        }
         try checkTarget(item.target, path: "target")
         try checkAd(item.ad, path: "ad", state)
     }
