@@ -21,7 +21,7 @@ struct AdRenditionLoader: Sendable {
     }
 
     /// How long a loaded playlist is kept.
-    static let lifetime = Duration.seconds(60)
+    static let lifetime = MediaTime(seconds: 60)
     /// The most playlists kept.
     static let maximumKept = 512
 
@@ -32,10 +32,16 @@ struct AdRenditionLoader: Sendable {
     let creativeDirectory: String?
     /// The most bytes of one playlist.
     let maximumBytes: Int
-    private let kept = NIOLockedValueBox<[String: (at: ContinuousClock.Instant, result: ParseResult)]>([:])
+    private let kept = NIOLockedValueBox<[String: (at: MediaTime, result: ParseResult)]>([:])
+    /// The server's clock, for ``lifetime``.
+    private let clock: any ServerClock
 
-    init(fetcher: AdServerFetcher, adDirectory: String?, creativeDirectory: String?, maximumBytes: Int) {
+    init(
+        fetcher: AdServerFetcher, adDirectory: String?, creativeDirectory: String?, maximumBytes: Int,
+        clock: any ServerClock
+    ) {
         self.fetcher = fetcher
+        self.clock = clock
         self.adDirectory = adDirectory
         self.creativeDirectory = creativeDirectory
         self.maximumBytes = maximumBytes
@@ -43,7 +49,7 @@ struct AdRenditionLoader: Sendable {
 
     /// The playlist at the absolute `url`, parsed, by `deadline`.
     func playlist(_ url: String, publicBase: String, deadline: NIODeadline) async throws(Failure) -> ParseResult {
-        let at = ContinuousClock.now
+        let at = clock.now
         if let entry = kept.withLockedValue({ $0[url] }), at - entry.at < Self.lifetime { return entry.result }
         let bytes = try await load(url, publicBase: publicBase, deadline: deadline)
         let result = PlaylistParser.parse(bytes, options: ParseOptions(file: url))

@@ -52,7 +52,7 @@ final class StitchedService: Sendable {
         let limits = configuration.limits
         loader = AdRenditionLoader(
             fetcher: fetcher, adDirectory: configuration.adDirectory, creativeDirectory: configuration.creativeCache,
-            maximumBytes: limits.upstreamPlaylistBytes)
+            maximumBytes: limits.upstreamPlaylistBytes, clock: library.clock)
         let memo = StitchedMemo<AssetList>.Limits(
             count: limits.stitchedViewers, bytes: limits.stitchedViewerBytes, idle: limits.stitchedViewerIdle)
         beacons = StitchedBeacons(
