@@ -193,8 +193,10 @@ struct MediaTimingRendererTests {
         return nil
     }
 
+    /// Runs a tool to its end on a thread of its own: a blocking wait on the concurrency pool (two
+    /// threads on a 2-core machine) would stall every other test running at once.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+    static func run(_ executable: String, _ arguments: [String]) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -202,15 +204,21 @@ struct MediaTimingRendererTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let handle = output.fileHandleForReading
+        let data = await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
+            Thread {
+                let data = handle.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: data)
+            }.start()
+        }
         #expect(process.terminationStatus == 0, "\(executable) \(arguments.joined(separator: " "))")
         return String(decoding: data, as: UTF8.self)
     }
 
     /// Each stream's first presentation time and last presentation end, in seconds, per ffprobe.
-    static func probe(_ ffprobe: String, _ path: String) throws -> [String: (start: Double, end: Double)] {
-        let text = try run(
+    static func probe(_ ffprobe: String, _ path: String) async throws -> [String: (start: Double, end: Double)] {
+        let text = try await run(
             ffprobe,
             ["-v", "error", "-show_entries", "packet=codec_type,pts_time,duration_time", "-of", "csv=p=0", path])
         var spans: [String: (start: Double, end: Double)] = [:]
@@ -232,8 +240,8 @@ struct MediaTimingRendererTests {
         }
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        func make(_ name: String, audioDelay: Double) throws {
-            try Self.run(
+        func make(_ name: String, audioDelay: Double) async throws {
+            try await Self.run(
                 ffmpeg,
                 [
                     "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25",
@@ -244,8 +252,8 @@ struct MediaTimingRendererTests {
                     directory.appendingPathComponent("\(name).m3u8").path,
                 ])
         }
-        try make("main", audioDelay: 0)
-        try make("ad", audioDelay: 0.08)
+        try await make("main", audioDelay: 0)
+        try await make("ad", audioDelay: 0.08)
         let segment = { (name: String) in directory.appendingPathComponent(name).path }
         let playlist = Self.primaryPlaylist(
             map: nil, segments: [(segment("main0.ts"), "2.000000"), (segment("main1.ts"), "2.000000")],
@@ -255,8 +263,8 @@ struct MediaTimingRendererTests {
 
         let (media, _) = await Self.play(path)
         #expect(!media.contains { $0.kind == .mediaError }, "\(media.map(\.description))")
-        let before = try Self.probe(ffprobe, segment("main0.ts"))
-        let adFirst = try Self.probe(ffprobe, segment("ad0.ts"))
+        let before = try await Self.probe(ffprobe, segment("main0.ts"))
+        let adFirst = try await Self.probe(ffprobe, segment("ad0.ts"))
         let boundary = (before.values.map(\.start).min() ?? 0) + 2
         let adStart = adFirst.values.map(\.start).min() ?? 0
         for (kind, stream) in [("video", "video"), ("audio", "audio")] {

@@ -20,17 +20,17 @@ struct StoreFailureTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let location = try PostgresLocation(url: "postgres://hlsi@localhost/hlsi?host=\(directory.path)")
         let store = PostgresStore(location, logger: Self.logger, timeout: .milliseconds(500))
-        let start = ContinuousClock.now
         do {
             try await store.write([.seeded])
             Issue.record("a write to an unreachable database succeeded")
         } catch let error as StoreError {
             #expect(error.code == .databaseUnavailable)
             #expect(error.message.contains("unavailable") && error.message.contains(location.description))
+            // The pool alone would wait for its circuit breaker (60 s): the write ends by the
+            // store's own deadline, which the message names. (Not a wall-clock bound: on a loaded
+            // machine the deadline's timer itself may wake late.)
+            #expect(error.message.contains("no answer within \(Duration.milliseconds(500))"), "\(error)")
         }
-        // The pool alone would wait for its circuit breaker (60 s); a loaded machine may be slow, but
-        // not that slow.
-        #expect(ContinuousClock.now - start < .seconds(30), "bounded by the deadline, not the pool's")
         let state = try ServerState(store: store, ownsStore: true)
         let ad = Ad(id: "spot", uri: "/ads/spot.m3u8", duration: MediaTime(seconds: 10))
         do {
