@@ -148,7 +148,8 @@ struct AdServerFetchTests {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let fresh = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
-            try await body(AdServerFetcher(client: client, freshClient: fresh, policy: policy))
+            try await body(
+                AdServerFetcher(client: client, freshClient: fresh, policy: policy, clock: SystemServerClock()))
         } catch {
             try? await client.shutdown()
             try? await fresh.shutdown()

@@ -102,7 +102,9 @@ struct BeaconFloodTests {
         try await TestOrigin.withOrigin(routes: { _ in .init(contentType: "text/plain", body: []) }) { origin in
             let metrics = ServerMetrics()
             let dispatcher = TrackingDispatcher(
-                fetcher: AdServerFetcher(client: HTTPClient.shared, policy: .allowingLoopback), logger: Self.logger,
+                fetcher: AdServerFetcher(
+                    client: HTTPClient.shared, policy: .allowingLoopback, clock: SystemServerClock()),
+                logger: Self.logger,
                 metrics: metrics, capacity: 16, relayedCapacity: 16)
             // Queued before the dispatcher runs: the impressions are the oldest waiting.
             dispatcher.send((0..<10).map { origin.origin + "/imp/\($0)" }, kind: "impression")

@@ -17,10 +17,10 @@ struct BeaconRelayTests {
     }
 
     static func relay(
-        _ secret: [UInt8]? = secret, clock: TestClock = TestClock(start), lifetime: Double = 3600,
+        _ secret: [UInt8]? = secret, clock: ManualServerClock = ManualServerClock(wall: start), lifetime: Double = 3600,
         budget: BeaconBudget = BeaconBudget(perAddress: 1000, perViewer: 1000)
     ) -> BeaconRelay {
-        BeaconRelay(secret: secret, lifetime: MediaTime(seconds: lifetime), budget: budget, now: { clock.now })
+        BeaconRelay(secret: secret, lifetime: MediaTime(seconds: lifetime), budget: budget, clock: clock)
     }
 
     @Test("each viewer's beacon is passed on once; replicas with the same secret verify each other's")
@@ -44,7 +44,7 @@ struct BeaconRelayTests {
 
     @Test("a URL verifies until its expiry, inside the MAC; then it is refused and not passed on")
     func expiry() throws {
-        let clock = TestClock(Self.start)
+        let clock = ManualServerClock(wall: Self.start)
         let relay = Self.relay(clock: clock, lifetime: 600)
         let url = relay.url(for: Self.ad, type: "start", viewer: "v", base: "http://origin")
         let parts = Self.path(url).split(separator: "/")
@@ -119,7 +119,7 @@ struct BeaconRelayTests {
 
     @Test("a viewer's budget; an IPv6 /64 counts as one address; a refused beacon may pass later")
     func viewerBudgetAndNetworks() throws {
-        let clock = TestClock(Self.start)
+        let clock = ManualServerClock(wall: Self.start)
         let relay = Self.relay(clock: clock, budget: BeaconBudget(perAddress: 3, perViewer: 2))
         func fire(_ n: Int, viewer: String, address: String) -> BeaconRelay.Outcome {
             relay.receive(

@@ -13,7 +13,8 @@ struct ContentSourceTests {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let source = ContentSource(
             content: configuration.vod[0], files: PlaylistFileCache(),
-            upstream: UpstreamClient(configuration: configuration, client: client, logger: Harness.logger))
+            upstream: UpstreamClient(
+                configuration: configuration, client: client, logger: Harness.logger, clock: SystemServerClock()))
         do {
             try await body(source)
         } catch {

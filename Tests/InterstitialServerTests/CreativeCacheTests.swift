@@ -20,7 +20,7 @@ struct CreativeCacheTests {
     static func conditioner(_ directory: URL, maximumBytes: Int = 1 << 30) -> CreativeConditioner {
         CreativeConditioner(
             directory: directory.path, maximumBytes: maximumBytes,
-            fetcher: AdServerFetcher(client: HTTPClient.shared, policy: .allowingLoopback),
+            fetcher: AdServerFetcher(client: HTTPClient.shared, policy: .allowingLoopback, clock: SystemServerClock()),
             logger: Logger(label: "hlsi.test.creatives"))
     }
 

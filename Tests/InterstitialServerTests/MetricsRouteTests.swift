@@ -21,7 +21,7 @@ struct MetricsRouteTests {
             client: client, logger: Harness.logger, now: { DateTime(Date()) })
         let routes = Routes(
             library: library, admin: AdminAPI(library: library),
-            mailbox: HandoffMailbox(capacity: 1, expiry: .seconds(1)), metrics: metrics)
+            mailbox: HandoffMailbox(capacity: 1, expiry: .seconds(1), clock: SystemServerClock()), metrics: metrics)
         do {
             try await Application(router: routes.router(), logger: Harness.logger).test(.router, body)
         } catch {

@@ -248,7 +248,7 @@ struct NewUserTests {
     @Test("A VAST URL whose address the policy refuses fails as fetch-failed (VAST 300), not wrapper-timeout")
     func refusedAddressLabel() async throws {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let fetcher = AdServerFetcher(client: client, policy: AdServerFetchPolicy())
+        let fetcher = AdServerFetcher(client: client, policy: AdServerFetchPolicy(), clock: SystemServerClock())
         let dispatcher = TrackingDispatcher(fetcher: fetcher, logger: Harness.logger)
         let decisions = VASTDecisionClient(fetcher: fetcher, dispatcher: dispatcher, logger: Harness.logger)
         // Loopback, which the default policy refuses: nothing is sent.

@@ -86,7 +86,7 @@ struct OpenAPITests {
         try await withDemoLibrary { library, _, _ in
             let routes = Routes(
                 library: library, admin: AdminAPI(library: library),
-                mailbox: HandoffMailbox(capacity: 1, expiry: .seconds(1)))
+                mailbox: HandoffMailbox(capacity: 1, expiry: .seconds(1), clock: SystemServerClock()))
             let router = routes.router()
             var registered: Set<String> = []
             for route in router.routes where route.method != .head {

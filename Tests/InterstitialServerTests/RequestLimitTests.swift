@@ -195,11 +195,11 @@ struct RequestLimitTests {
             #expect(try await client.get("/handoff/a").status == .ok)
             #expect(try await put("c").status == .accepted, "a taken session frees its place")
         }
-        let clock = NIOLockedValueBox(ContinuousClock.now)
-        let mailbox = HandoffMailbox(capacity: 1, expiry: .seconds(600), now: { clock.withLockedValue { $0 } })
+        let clock = ManualServerClock.starting()
+        let mailbox = HandoffMailbox(capacity: 1, expiry: .seconds(600), clock: clock)
         let session = #"{"url":"http://x/m.m3u8","location":{"primary":1}}"#
         try mailbox.put("old", session)
-        clock.withLockedValue { $0 = $0 + .seconds(601) }
+        clock.advance(601)
         #expect(await mailbox.take("old", wait: .zero) == nil, "an expired session is gone")
         try mailbox.put("new", session)
         #expect(mailbox.count == 1, "expired sessions leave room")

@@ -20,6 +20,16 @@ final class TestClock: Sendable {
     func advance(_ seconds: Double) { box.withLockedValue { $0 = $0 + MediaTime(seconds: seconds) } }
 }
 
+extension ManualServerClock {
+    /// A manual clock whose wall clock starts at `wall` (by default 2026-11-28T00:00:00Z).
+    static func starting(at wall: DateTime = DateTime(iso8601: "2026-11-28T00:00:00Z")!) -> ManualServerClock {
+        ManualServerClock(wall: wall)
+    }
+
+    /// Moves both clocks on by `seconds`.
+    func advance(_ seconds: Double) { advance(by: MediaTime(seconds: seconds)) }
+}
+
 enum Harness {
     static let token = "test-token"
     static let logger: Logger = {
@@ -50,7 +60,7 @@ enum Harness {
         let adClient = server.makeAdServerClient()
         let freshAdClient = server.makeAdServerClient(fresh: true)
         let fetcher = AdServerFetcher(
-            client: adClient, freshClient: freshAdClient, policy: configuration.adServerFetch)
+            client: adClient, freshClient: freshAdClient, policy: configuration.adServerFetch, clock: server.clock)
         func shutdown() async throws {
             for each in [client, adClient, freshAdClient] { try await each.shutdown() }
         }
@@ -158,6 +168,7 @@ func withDemoLibrary(
 /// The fast lane of a server on `library` (its routes', as the request guard gets it).
 func fastLane(_ library: ContentLibrary) -> (FastLane, Routes) {
     let routes = Routes(
-        library: library, admin: AdminAPI(library: library), mailbox: HandoffMailbox(capacity: 1, expiry: .seconds(1)))
+        library: library, admin: AdminAPI(library: library),
+        mailbox: HandoffMailbox(capacity: 1, expiry: .seconds(1), clock: library.clock))
     return (routes.fastLane(serverName: "test"), routes)
 }

@@ -10,7 +10,7 @@ struct UpstreamPlaylistShareTests {
 
     @Test("Requests while a fetch is in flight wait for it: one fetch for all of them")
     func inFlight() async throws {
-        let share = UpstreamPlaylistShare<ParseResult>(reuse: .zero)
+        let share = UpstreamPlaylistShare<ParseResult>(reuse: .zero, clock: ManualServerClock.starting())
         let fetches = NIOLockedValueBox(0)
         let (gate, open) = AsyncStream.makeStream(of: Void.self)
         let (started, didStart) = AsyncStream.makeStream(of: Void.self)
@@ -35,21 +35,30 @@ struct UpstreamPlaylistShareTests {
         #expect(fetches.withLockedValue { $0 } == 1)
     }
 
-    @Test("An answer serves later requests for `reuse`; then, or for another URL, there is a new fetch")
+    @Test(
+        "An answer serves later requests for `reuse` on the server's clock; then, or for another URL, there is a new fetch"
+    )
     func reuse() async throws {
         let fetches = NIOLockedValueBox(0)
         let fetch: @Sendable () async throws(APIError) -> ParseResult = {
             fetches.withLockedValue { $0 += 1 }
             return Self.playlist
         }
-        let kept = UpstreamPlaylistShare<ParseResult>(reuse: .seconds(3600))
+        let clock = ManualServerClock.starting()
+        let kept = UpstreamPlaylistShare<ParseResult>(reuse: MediaTime(seconds: 1), clock: clock)
         for _ in 0..<3 { _ = try await kept.playlist("http://o/a.m3u8", fetch: fetch) }
         #expect(fetches.withLockedValue { $0 } == 1)
         _ = try await kept.playlist("http://o/b.m3u8", fetch: fetch)
         #expect(fetches.withLockedValue { $0 } == 2)
-        let fresh = UpstreamPlaylistShare<ParseResult>(reuse: .zero)
+        clock.advance(0.999)
+        _ = try await kept.playlist("http://o/a.m3u8", fetch: fetch)
+        #expect(fetches.withLockedValue { $0 } == 2, "within `reuse` of the fetch's end: shared")
+        clock.advance(0.001)
+        _ = try await kept.playlist("http://o/a.m3u8", fetch: fetch)
+        #expect(fetches.withLockedValue { $0 } == 3, "`reuse` after the fetch's end: fetched again")
+        let fresh = UpstreamPlaylistShare<ParseResult>(reuse: .zero, clock: clock)
         for _ in 0..<3 { _ = try await fresh.playlist("http://o/a.m3u8", fetch: fetch) }
-        #expect(fetches.withLockedValue { $0 } == 5)
+        #expect(fetches.withLockedValue { $0 } == 6)
     }
 
     @Test("An error is shared as the answer is, and the URLs remembered are bounded")
@@ -59,7 +68,8 @@ struct UpstreamPlaylistShareTests {
             fetches.withLockedValue { $0 += 1 }
             throw APIError(status: 502, code: .upstreamFailed, "down")
         }
-        let share = UpstreamPlaylistShare<ParseResult>(reuse: .seconds(3600), countLimit: 4)
+        let share = UpstreamPlaylistShare<ParseResult>(
+            reuse: MediaTime(seconds: 3600), countLimit: 4, clock: ManualServerClock.starting())
         for _ in 0..<2 {
             await #expect(throws: APIError.self) { try await share.playlist("http://o/a.m3u8", fetch: failing) }
         }

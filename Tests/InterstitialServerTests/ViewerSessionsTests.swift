@@ -14,16 +14,9 @@ import Testing
 struct ViewerSessionsTests {
     static let channel = Target(.live, "demo")
 
-    /// An uptime clock the test moves.
-    final class Clock: Sendable {
-        let time = NIOLockedValueBox(MediaTime(seconds: 1000))
-        func advance(_ seconds: Double) { time.withLockedValue { $0 = $0 + MediaTime(seconds: seconds) } }
-        var now: @Sendable () -> MediaTime { { [time] in time.withLockedValue { $0 } } }
-    }
-
     @Test("an over-long ID, an empty one and one with bytes outside visible ASCII are ignored")
     func badIDs() {
-        let sessions = ViewerSessions(limits: .init(idBytes: 16))
+        let sessions = ViewerSessions(limits: .init(idBytes: 16), clock: ManualServerClock.starting())
         sessions.seen(String(repeating: "a", count: 17), on: Self.channel)
         sessions.seen("", on: Self.channel)
         sessions.seen("has space", on: Self.channel)
@@ -39,7 +32,7 @@ struct ViewerSessionsTests {
 
     @Test("a session seen again is counted once; sessions are kept per channel")
     func perChannel() {
-        let sessions = ViewerSessions()
+        let sessions = ViewerSessions(clock: ManualServerClock.starting())
         for _ in 0..<3 { sessions.seen("s1", on: Self.channel) }
         sessions.seen("s2", on: Self.channel)
         sessions.seen("s1", on: Target(.live, "other"))
@@ -51,8 +44,8 @@ struct ViewerSessionsTests {
 
     @Test("issue 43 item 5: a session keeps its device fields, capped and counted in its bytes; none given keeps them")
     func deviceFields() {
-        let clock = Clock()
-        let sessions = ViewerSessions(limits: .init(idle: MediaTime(seconds: 30)), now: clock.now)
+        let clock = ManualServerClock.starting()
+        let sessions = ViewerSessions(limits: .init(idle: MediaTime(seconds: 30)), clock: clock)
         sessions.seen("s1", on: Self.channel)
         #expect(sessions.device("s1", on: Self.channel) == nil)
         #expect(sessions.totals.bytes == ViewerSessions.cost(of: "s1"))
@@ -72,8 +65,8 @@ struct ViewerSessionsTests {
 
     @Test("a session not seen for the idle time is forgotten; one seen again is kept")
     func idleExpiry() {
-        let clock = Clock()
-        let sessions = ViewerSessions(limits: .init(idle: MediaTime(seconds: 30)), now: clock.now)
+        let clock = ManualServerClock.starting()
+        let sessions = ViewerSessions(limits: .init(idle: MediaTime(seconds: 30)), clock: clock)
         sessions.seen("old", on: Self.channel)
         sessions.seen("kept", on: Self.channel)
         clock.advance(20)
@@ -92,8 +85,8 @@ struct ViewerSessionsTests {
 
     @Test("issue 42: the audience forgets a flood's sessions with time, though no new session arrives")
     func floodExpiresByTime() {
-        let clock = Clock()
-        let sessions = ViewerSessions(limits: .init(idle: MediaTime(seconds: 30)), now: clock.now)
+        let clock = ManualServerClock.starting()
+        let sessions = ViewerSessions(limits: .init(idle: MediaTime(seconds: 30)), clock: clock)
         for index in 0..<1000 { sessions.seen("flood-\(index)", on: Self.channel) }
         #expect(sessions.count(Self.channel) == 1000)
         clock.advance(31)
@@ -106,7 +99,7 @@ struct ViewerSessionsTests {
     @Test("a flood of 1,000,000 new IDs stays within the count and byte bounds; a session seen meanwhile stays")
     func flood() {
         let limits = ViewerSessions.Limits(count: 10_000, bytes: 600_000, idBytes: 128)
-        let sessions = ViewerSessions(limits: limits)
+        let sessions = ViewerSessions(limits: limits, clock: ManualServerClock.starting())
         var largest = (count: 0, bytes: 0)
         for index in 0..<1_000_000 {
             sessions.seen("flood-\(index)", on: Self.channel)

@@ -58,20 +58,24 @@ struct AdServerFetcher: Sendable {
     let policy: AdServerFetchPolicy
     /// Where host names are resolved.
     let pool: BlockingWorkPool
+    /// The server's clock: when a deadline passed, and when a resolved host expires.
+    let clock: any ServerClock
     /// The addresses of the hosts resolved lately (the checked address is the one connected to, so
     /// keeping them changes nothing the policy decides).
-    let lookups = AddressCache()
+    let lookups: AddressCache
 
     /// A fetcher using `client`, and `freshClient` for retries (by default `client`: retries then
-    /// may reuse another pooled connection).
+    /// may reuse another pooled connection), on `clock`.
     init(
-        client: HTTPClient, freshClient: HTTPClient? = nil, policy: AdServerFetchPolicy,
+        client: HTTPClient, freshClient: HTTPClient? = nil, policy: AdServerFetchPolicy, clock: any ServerClock,
         pool: BlockingWorkPool = .adServers
     ) {
         self.client = client
         self.freshClient = freshClient ?? client
         self.policy = policy
+        self.clock = clock
         self.pool = pool
+        lookups = AddressCache(clock: clock)
     }
 
     /// GETs `url` with `headers`, following redirects, by `deadline`; the response is the first that
@@ -135,7 +139,7 @@ struct AdServerFetcher: Sendable {
     func execute(_ request: HTTPClientRequest, deadline: NIODeadline) async throws -> HTTPClientResponse {
         do {
             return try await client.execute(request, deadline: deadline)
-        } catch  where Self.isConnectionFailure(error) && NIODeadline.now() < deadline && !Task.isCancelled {
+        } catch  where Self.isConnectionFailure(error) && clock.now < clock.time(of: deadline) && !Task.isCancelled {
             var retry = request
             retry.headers.replaceOrAdd(name: "Connection", value: "close")
             return try await freshClient.execute(retry, deadline: deadline)
@@ -230,23 +234,34 @@ struct AdServerFetcher: Sendable {
 }
 
 /// The addresses of the hosts ``AdServerFetcher`` resolved lately: at most 1,024 hosts (emptied when
-/// full), each kept 30 s; a host that did not resolve is not kept.
+/// full), each kept ``lifetime`` (30 s) on the server's clock; a host that did not resolve is not kept.
 final class AddressCache: Sendable {
-    private let entries = NIOLockedValueBox<[String: (addresses: [[UInt8]], until: NIODeadline)]>([:])
+    /// How long a host's addresses are kept.
+    static let lifetime = MediaTime(seconds: 30)
 
-    /// The addresses of `host`, if resolved less than 30 s ago.
+    private let entries = NIOLockedValueBox<[String: (addresses: [[UInt8]], until: MediaTime)]>([:])
+    private let clock: any ServerClock
+
+    /// An empty cache whose entries expire on `clock`.
+    init(clock: any ServerClock) {
+        self.clock = clock
+    }
+
+    /// The addresses of `host`, if resolved less than ``lifetime`` ago.
     subscript(host: String) -> [[UInt8]]? {
         get {
-            entries.withLockedValue { entries in
-                guard let entry = entries[host], entry.until > .now() else { return nil }
+            let now = clock.now
+            return entries.withLockedValue { entries in
+                guard let entry = entries[host], entry.until > now else { return nil }
                 return entry.addresses
             }
         }
         set {
             guard let newValue, !newValue.isEmpty else { return }
+            let until = clock.now + Self.lifetime
             entries.withLockedValue { entries in
                 if entries.count >= 1024 { entries.removeAll() }
-                entries[host] = (newValue, .now() + .seconds(30))
+                entries[host] = (newValue, until)
             }
         }
     }

@@ -1,10 +1,10 @@
 import HLSPlaylist
 import NIOConcurrencyHelpers
-import NIOCore
 
 /// Applies an ``AdServerGate`` to each ad server (`scheme://host:port`): a request waits for the
 /// gate's start until its viewer's deadline, is shed or gets the breaker's refusal, and reports how
-/// it ended. Lock-protected; the gates' time is the uptime clock of `NIODeadline`.
+/// it ended. Lock-protected; the gates' time is the server's clock (``ServerClock/now``), and a
+/// gate's timer sleeps on it.
 ///
 /// At most ``maximumGates`` ad servers are gated at once; when full, an idle gate (nothing in
 /// flight or waiting, breaker closed) makes room, else the request goes ungated.
@@ -42,9 +42,12 @@ final class AdServerGates: Sendable {
 
     private let state = NIOLockedValueBox(State())
     private let metrics: ServerMetrics?
+    /// The server's clock: the gates' time, and what their timers sleep on.
+    let clock: any ServerClock
 
-    /// Gates counting on `metrics` (in flight, breaker state, rate, shed requests).
-    init(metrics: ServerMetrics? = nil) {
+    /// Gates on `clock`, counting on `metrics` (in flight, breaker state, rate, shed requests).
+    init(clock: any ServerClock, metrics: ServerMetrics? = nil) {
+        self.clock = clock
         self.metrics = metrics
     }
 
@@ -53,13 +56,6 @@ final class AdServerGates: Sendable {
         guard let target = AdServerFetcher.parse(url) else { return nil }
         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
         return (target.secure ? "https://" : "http://") + host + ":\(target.port)"
-    }
-
-    /// Now, on the gates' clock.
-    static func now() -> MediaTime { time(of: .now()) }
-
-    private static func time(of deadline: NIODeadline) -> MediaTime {
-        MediaTime(nanoseconds: Int64(clamping: deadline.uptimeNanoseconds))
     }
 
     /// The requests a second the gate of `url`'s ad server lets start now: the rate it learned
@@ -71,10 +67,11 @@ final class AdServerGates: Sendable {
         return state.withLockedValue { $0.gates[key]?.perSecond }
     }
 
-    /// Waits until a request to `url`, under `limits`, may be made, at most until `deadline`.
-    func admit(_ url: String, limits: AdServerGate.Limits, deadline: NIODeadline) async -> Admission {
+    /// Waits until a request to `url`, under `limits`, may be made, at most until `due` (on
+    /// ``clock``).
+    func admit(_ url: String, limits: AdServerGate.Limits, deadline due: MediaTime) async -> Admission {
         guard let key = Self.key(of: url) else { return .start(nil) }
-        let due = Self.time(of: deadline)
+        let clock = clock
         let (id, first): (Int, AdServerGate.Admission?) = state.withLockedValue { state in
             if state.gates[key] == nil {
                 if state.gates.count >= Self.maximumGates,
@@ -88,7 +85,7 @@ final class AdServerGates: Sendable {
             state.nextID += 1
             let id = state.nextID
             state.gates[key]?.limits = limits
-            return (id, state.gates[key]?.request(id, deadline: due, now: Self.now()))
+            return (id, state.gates[key]?.request(id, deadline: due, now: clock.now))
         }
         guard let first else { return .start(nil) }
         let answer: Admission
@@ -125,18 +122,19 @@ final class AdServerGates: Sendable {
         apply(ticket.key) { gate, now in gate.finished(ticket.id, outcome: outcome, now: now) }
     }
 
-    /// Ticks `key`'s gate at its next wake.
+    /// Ticks `key`'s gate at its next wake (a sleep on ``clock``).
     private func schedule(_ key: String) {
+        let clock = clock
         let wake: MediaTime? = state.withLockedValue { state in
-            guard let gate = state.gates[key], let wake = gate.nextWake(now: Self.now()) else { return nil }
+            guard let gate = state.gates[key], let wake = gate.nextWake(now: clock.now) else { return nil }
             if let set = state.timers[key], set <= wake { return nil }
             state.timers[key] = wake
             return wake
         }
         guard let wake else { return }
         Task {
-            let delay = max(0, (wake - Self.now()).nanoseconds)
-            try? await Task.sleep(nanoseconds: UInt64(delay) + 1_000_000)
+            // A millisecond past the wake: a gate ticked at its wake exactly may find nothing due yet.
+            try? await clock.sleep(for: wake - clock.now + MediaTime(nanoseconds: 1_000_000))
             state.withLockedValue { state in
                 if state.timers[key] == wake { state.timers[key] = nil }
             }
@@ -149,9 +147,11 @@ final class AdServerGates: Sendable {
         _ key: String, _ input: (inout AdServerGate, MediaTime) -> [AdServerGate.Action]
     ) {
         typealias Resumed = (waiter: CheckedContinuation<Admission, Never>, admission: Admission)
+        let clock = clock
         let (resumed, gauges): ([Resumed], Gauges?) = state.withLockedValue { state in
             guard var gate = state.gates[key] else { return ([], nil) }
-            let actions = input(&gate, Self.now())
+            // Read under the lock: the gate sees its inputs' times in order.
+            let actions = input(&gate, clock.now)
             state.gates[key] = gate
             var resumed: [Resumed] = []
             for action in actions {

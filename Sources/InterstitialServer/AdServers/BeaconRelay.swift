@@ -64,21 +64,25 @@ final class BeaconRelay: Sendable {
     let lifetime: MediaTime
     /// What each address and viewer may have passed on.
     let budget: BeaconBudget
-    private let now: @Sendable () -> DateTime
+    /// The server's clock: a URL's expiry is on its wall clock.
+    private let clock: any ServerClock
     private let key: NIOLockedValueBox<SymmetricKey>
     private let passed = NIOLockedValueBox((current: Set<String>(), previous: Set<String>()))
 
     /// A relay keyed with `secret` (random without one), whose URLs expire `lifetime` after they
-    /// are written, by the clock `now`.
+    /// are written, by the wall clock of `clock`.
     init(
         secret: [UInt8]? = nil, lifetime: MediaTime = ServerLimits().beaconLifetime,
-        budget: BeaconBudget = BeaconBudget(), now: @escaping @Sendable () -> DateTime = { DateTime(Date()) }
+        budget: BeaconBudget = BeaconBudget(), clock: any ServerClock
     ) {
         key = NIOLockedValueBox(secret.map { SymmetricKey(data: $0) } ?? SymmetricKey(size: .bits256))
         self.lifetime = lifetime
         self.budget = budget
-        self.now = now
+        self.clock = clock
     }
+
+    /// The wall-clock date now.
+    private func now() -> DateTime { clock.wall }
 
     /// Keys the relay with `secret` from now on; URLs written with the earlier key stop verifying.
     func use(secret: [UInt8]) {

@@ -2,6 +2,7 @@ import AdDecisioning
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import HLSPlaylist
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -40,14 +41,16 @@ final class CreativeConditioner: Service, Sendable {
 
     static let queueCapacity = 64
     static let maximumDownloadBytes = 256 << 20
-    static let retryDelay: Duration = .seconds(300)
+    static let retryDelay = MediaTime(seconds: 300)
+    /// How long a creative's download may take.
+    static let downloadTimeout = MediaTime(seconds: 120)
 
     private struct State {
         /// Assets this server found ready on disk (or made), with when it last recorded a use of
         /// each; the directory is what decides (``isReady(_:)``).
         var ready: [String: Date] = [:]
         var queued: Set<String> = []
-        var failed: [String: ContinuousClock.Instant] = [:]
+        var failed: [String: MediaTime] = [:]
     }
 
     let directory: URL
@@ -57,6 +60,9 @@ final class CreativeConditioner: Service, Sendable {
     /// The CPU time one ffmpeg or ffprobe run may use (RLIMIT_CPU), in seconds.
     let cpuSeconds: Int
     private let fetcher: AdServerFetcher
+    /// The server's clock, the fetcher's: when a failed creative may be tried again, and the wall
+    /// time of the uses recorded on disk.
+    private var clock: any ServerClock { fetcher.clock }
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
     private let stream: AsyncStream<Job>
@@ -98,7 +104,7 @@ final class CreativeConditioner: Service, Sendable {
     /// directory), and marks it used.
     func isReady(_ key: String) -> Bool {
         let master = directory.appendingPathComponent(key).appendingPathComponent("master.m3u8").path
-        let now = Date()
+        let now = clock.wall.date
         guard FileManager.default.fileExists(atPath: master) else {
             // Gone (evicted by another server), or not made yet.
             state.withLockedValue { _ = $0.ready.removeValue(forKey: key) }
@@ -115,7 +121,7 @@ final class CreativeConditioner: Service, Sendable {
 
     /// Queues `job` unless it is ready, queued, failed recently or the queue is full.
     func request(_ job: Job) {
-        let now = ContinuousClock.now
+        let now = clock.now
         let accepted = state.withLockedValue { state -> Bool in
             if state.ready[job.key] != nil || state.queued.contains(job.key) { return false }
             if let failed = state.failed[job.key], now - failed < Self.retryDelay { return false }
@@ -134,9 +140,10 @@ final class CreativeConditioner: Service, Sendable {
         await withGracefulShutdownHandler {
             for await job in stream {
                 let ok = await condition(job)
+                let (wall, now) = (clock.wall.date, clock.now)
                 state.withLockedValue { state in
                     state.queued.remove(job.key)
-                    if ok { state.ready[job.key] = Date() } else { state.failed[job.key] = ContinuousClock.now }
+                    if ok { state.ready[job.key] = wall } else { state.failed[job.key] = now }
                 }
                 if ok { evict() }
             }
@@ -208,7 +215,7 @@ final class CreativeConditioner: Service, Sendable {
 
     private func download(_ url: String, to file: URL) async throws {
         guard ServerConfiguration.origin(of: url) != nil else { throw Failure(description: "\(url) is not http(s)") }
-        let response = try await fetcher.get(url, deadline: .now() + .seconds(120))
+        let response = try await fetcher.get(url, deadline: clock.deadline(after: Self.downloadTimeout))
         guard (200..<300).contains(response.status.code) else {
             throw Failure(description: "\(url) answered HTTP \(response.status.code)")
         }

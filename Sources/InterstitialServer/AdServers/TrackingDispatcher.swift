@@ -38,7 +38,7 @@ final class TrackingDispatcher: Service, Sendable {
         continuation: AsyncStream<(url: String, kind: String)>.Continuation
     )
     /// Each request's timeout.
-    static let timeout: TimeAmount = .seconds(5)
+    static let timeout = MediaTime(seconds: 5)
 
     private let logger: Logger
     /// The server's own requests.
@@ -49,6 +49,8 @@ final class TrackingDispatcher: Service, Sendable {
     private let metrics: ServerMetrics
     /// The same requests through the ad-server fetch policy, redirects and retry.
     private let fetcher: AdServerFetcher
+    /// The server's clock, the fetcher's: the requests' `[TIMESTAMP]` and timeouts.
+    private var clock: any ServerClock { fetcher.clock }
 
     /// A dispatcher whose queues hold `capacity` of the server's own requests and
     /// `relayedCapacity` relayed beacons.
@@ -74,7 +76,7 @@ final class TrackingDispatcher: Service, Sendable {
     /// caller left them. `relayed` ones go to their own queue.
     func send(_ urls: [String], kind: String) {
         var generator = SystemRandomNumberGenerator()
-        let values = VASTMacroValues(cacheBusting: VASTMacroValues.cacheBuster(&generator), timestamp: DateTime(Date()))
+        let values = VASTMacroValues(cacheBusting: VASTMacroValues.cacheBuster(&generator), timestamp: clock.wall)
         for template in urls {
             let url = VASTMacros.fill(template, with: values)
             let lowered = url.prefix(8).lowercased()
@@ -124,7 +126,7 @@ final class TrackingDispatcher: Service, Sendable {
     private func request(_ url: String, kind: String) async {
         do {
             let response = try await fetcher.get(
-                url, headers: [("User-Agent", "hlsi")], deadline: .now() + Self.timeout)
+                url, headers: [("User-Agent", "hlsi")], deadline: clock.deadline(after: Self.timeout))
             _ = try? await response.body.collect(upTo: 64 * 1024)
             let ok = (200..<400).contains(response.status.code)
             counts.withLockedValue { ok ? ($0.sent += 1) : ($0.failed += 1) }

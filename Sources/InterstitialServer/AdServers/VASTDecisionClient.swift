@@ -52,6 +52,9 @@ struct VASTDecisionClient: Sendable {
     /// The limits, queues and breakers of the ad servers; nil: requests are not gated (tests).
     var gates: AdServerGates? = nil
 
+    /// The server's clock, the fetcher's: a decision's deadline is on it.
+    var clock: any ServerClock { fetcher.clock }
+
     /// Resolves the ad request `url` within `deadline`, with `headers` on every request (the viewer's
     /// user agent as VAST 4.1's `X-Device-User-Agent`); with `root`, the answer to `url` is that
     /// document (VAST inline in a VMAP) and only its wrappers are fetched.
@@ -67,13 +70,14 @@ struct VASTDecisionClient: Sendable {
                 maximumDocumentBytes: maximumBytes))
         var outcome = Outcome()
         let limit = reader.limits.xml.maximumBytes
-        let due = NIODeadline.now() + .nanoseconds(max(1, deadline.nanoseconds))
+        let clock = clock
+        let due = clock.now + MediaTime(nanoseconds: max(1, deadline.nanoseconds))
         // The bytes left to the documents of all branches, taken as they arrive.
         let budget = NIOLockedValueBox(maximumBytes)
         let unanswered = NIOLockedValueBox(false)
         await withTaskGroup(of: (id: Int, response: WrapperResolver.Response, bytes: Int)?.self) { group in
             group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(max(0, deadline.nanoseconds)))
+                try? await clock.sleep(for: deadline)
                 return nil
             }
             var actions = resolver.start()
@@ -135,8 +139,8 @@ struct VASTDecisionClient: Sendable {
         var limit: Int
         /// The bytes left to the decision's documents, taken as the body arrives.
         var budget: NIOLockedValueBox<Int>
-        /// When the decision ends.
-        var deadline: NIODeadline
+        /// When the decision ends, on the server's clock.
+        var deadline: MediaTime
         /// The header fields of the request.
         var headers: [(String, String)]
         /// The limits of its ad server.
@@ -172,7 +176,8 @@ struct VASTDecisionClient: Sendable {
         var bytes: [UInt8] = []
         func release() { document.budget.withLockedValue { $0 += bytes.count } }
         do {
-            let response = try await fetcher.get(url, headers: document.headers, deadline: document.deadline)
+            let response = try await fetcher.get(
+                url, headers: document.headers, deadline: clock.deadline(at: document.deadline))
             guard (200..<300).contains(response.status.code) else {
                 let outcome = AdServerGate.Outcome(status: Int(response.status.code))
                 return (.failed(.wrapperTimeout, "\(url) answered HTTP \(response.status.code)"), 0, outcome)
@@ -206,7 +211,7 @@ struct VASTDecisionClient: Sendable {
             return (.failed(.wrapperGeneral, failure.description), 0, failure.kind == .refused ? .success : .failure)
         } catch {
             release()
-            let timedOut = NIODeadline.now() >= document.deadline || Task.isCancelled
+            let timedOut = clock.now >= document.deadline || Task.isCancelled
             return (.failed(.wrapperTimeout, "\(url): \(error)"), 0, timedOut ? .timeout : .failure)
         }
         let reader = reader

@@ -36,21 +36,26 @@ final class VMAPPlans: Sendable {
 
     private enum Entry {
         case loaded(Plan)
-        case failed(ContinuousClock.Instant)
+        case failed(MediaTime)
     }
 
     /// How long a failed VMAP is not asked for again.
-    static let retryDelay: Duration = .seconds(30)
+    static let retryDelay = MediaTime(seconds: 30)
 
     private let entries = NIOLockedValueBox<[Key: Entry]>([:])
     let fetcher: AdServerFetcher
     private let logger: Logger
     private let reader = VASTReader()
 
+    /// Plans fetched with `fetcher`, on its clock (the server's: when a failure may be retried, and
+    /// the ad tag's `[TIMESTAMP]`).
     init(fetcher: AdServerFetcher, logger: Logger) {
         self.fetcher = fetcher
         self.logger = logger
     }
+
+    /// The server's clock, the fetcher's.
+    var clock: any ServerClock { fetcher.clock }
 
     /// The plan of `content` for `settings`, when it was loaded.
     func plan(content: String, settings: AdServerSettings) -> Plan? {
@@ -73,7 +78,7 @@ final class VMAPPlans: Sendable {
     ) async {
         guard let template = settings.vmap else { return }
         let key = Key(content: content, template: template.template)
-        let now = ContinuousClock.now
+        let now = clock.now
         switch entries.withLockedValue({ $0[key] }) {
         case .loaded?: return
         case .failed(let at)? where now - at < Self.retryDelay: return
@@ -81,7 +86,7 @@ final class VMAPPlans: Sendable {
         }
         var generator = SystemRandomNumberGenerator()
         var request = AdTagTemplate.Request(
-            breakID: "-1", cacheBuster: VASTMacroValues.cacheBuster(&generator), timestamp: DateTime(Date()))
+            breakID: "-1", cacheBuster: VASTMacroValues.cacheBuster(&generator), timestamp: clock.wall)
         request.contentID = content
         let url = template.url(for: request)
         do {
@@ -151,7 +156,8 @@ final class VMAPPlans: Sendable {
 
     private func fetch(_ url: String, deadline: MediaTime) async throws -> VMAPDocument {
         guard ServerConfiguration.origin(of: url) != nil else { throw Failure(description: "\(url) is not http(s)") }
-        let response = try await fetcher.get(url, deadline: .now() + .nanoseconds(max(1, deadline.nanoseconds)))
+        let response = try await fetcher.get(
+            url, deadline: clock.deadline(after: MediaTime(nanoseconds: max(1, deadline.nanoseconds))))
         guard (200..<300).contains(response.status.code) else {
             throw Failure(description: "\(url) answered HTTP \(response.status.code)")
         }

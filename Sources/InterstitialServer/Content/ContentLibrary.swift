@@ -90,11 +90,13 @@ final class ContentLibrary: Sendable {
         fileBodies: FileBodyCache = FileBodyCache(), ledger: (any DecisionLedger)? = nil,
         activeSessions: (@Sendable (Target) -> Int)? = nil, clock: (any ServerClock)? = nil
     ) {
+        let clock = clock ?? SystemServerClock(date: now)
+        self.clock = clock
         let limits = configuration.limits
         let sessions = ViewerSessions(
             limits: ViewerSessions.Limits(
                 idle: limits.prefetchSessionIdle, count: limits.prefetchSessions, bytes: limits.prefetchSessionBytes,
-                idBytes: limits.viewerIDBytes))
+                idBytes: limits.viewerIDBytes), clock: clock)
         self.sessions = sessions
         replica = Self.replicaName(port: configuration.port)
         self.activeSessions = activeSessions ?? { sessions.count($0) }
@@ -106,25 +108,24 @@ final class ContentLibrary: Sendable {
         self.metrics = metrics
         signalRefusals = SignalRefusalLog(logger: logger, metrics: metrics)
         self.fileBodies = fileBodies
-        sharedPlaylists = UpstreamPlaylistShare(reuse: configuration.limits.upstreamPlaylistReuse.duration)
+        sharedPlaylists = UpstreamPlaylistShare(reuse: configuration.limits.upstreamPlaylistReuse, clock: clock)
         self.configuration = configuration
         self.rendered = rendered
         self.state = state
         self.logger = logger
         self.now = now
-        let clock = clock ?? SystemServerClock(date: now)
-        self.clock = clock
-        upstream = UpstreamClient(configuration: configuration, client: client, logger: logger)
+        upstream = UpstreamClient(configuration: configuration, client: client, logger: logger, clock: clock)
         scheduleFlattener = UpstreamScheduleFlattener(upstream: upstream, logger: logger, metrics: metrics, now: now)
         vmapPlans = VMAPPlans(
-            fetcher: adDecisions?.fetcher ?? AdServerFetcher(client: client, policy: configuration.adServerFetch),
+            fetcher: adDecisions?.fetcher
+                ?? AdServerFetcher(client: client, policy: configuration.adServerFetch, clock: clock),
             logger: logger)
         // A random key until the server shares the store's (``BeaconRelay/share(through:)``).
         beaconRelay = BeaconRelay(
             lifetime: configuration.limits.beaconLifetime,
             budget: BeaconBudget(
                 perAddress: configuration.limits.beaconsPerAddress, perViewer: configuration.limits.beaconsPerViewer),
-            now: now)
+            clock: clock)
         dispatcher = adDecisions?.dispatcher
         assetLists = AssetListService(
             configuration: configuration, state: state, inventory: inventory, logger: logger, metrics: metrics,

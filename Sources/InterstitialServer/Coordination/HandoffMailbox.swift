@@ -1,9 +1,11 @@
+import HLSPlaylist
 import NIOConcurrencyHelpers
 
 /// Sessions handed off through the server: one waiting session per name, taken by the first
 /// receiver (`POST /handoff/NAME` stores, `GET /handoff/NAME?wait=S` takes, waiting up to S s).
 ///
-/// It holds at most `capacity` sessions; a session nobody takes within `expiry` is dropped.
+/// It holds at most `capacity` sessions; a session nobody takes within `expiry` is dropped. Both
+/// the expiry and a receiver's wait are on the server's clock.
 final class HandoffMailbox: Sendable {
     struct Waiter: Sendable {
         var id: Int
@@ -12,7 +14,7 @@ final class HandoffMailbox: Sendable {
 
     struct Stored: Sendable {
         var text: String
-        var expires: ContinuousClock.Instant
+        var expires: MediaTime
     }
 
     struct State: Sendable {
@@ -24,16 +26,18 @@ final class HandoffMailbox: Sendable {
 
     private let state = NIOLockedValueBox(State())
     private let capacity: Int
-    private let expiry: Duration
-    private let now: @Sendable () -> ContinuousClock.Instant
+    private let expiry: MediaTime
+    private let clock: any ServerClock
 
-    init(
-        capacity: Int, expiry: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
-    ) {
+    /// A mailbox of at most `capacity` sessions, each dropped `expiry` after it was stored, on `clock`.
+    init(capacity: Int, expiry: Duration, clock: any ServerClock) {
         self.capacity = capacity
-        self.expiry = expiry
-        self.now = now
+        self.expiry = MediaTime(expiry)
+        self.clock = clock
     }
+
+    /// The monotonic time now.
+    private func now() -> MediaTime { clock.now }
 
     /// Stores a session (the JSON of a validated ``PlaybackSession``) for `name`, handing it
     /// straight to a waiting receiver; replaces one waiting under the same name.
@@ -86,7 +90,7 @@ final class HandoffMailbox: Sendable {
         }
         let session = await withTaskGroup(of: Void.self) { group -> String? in
             group.addTask {
-                try? await Task.sleep(for: wait)
+                try? await self.clock.sleep(for: MediaTime(wait))
                 if !Task.isCancelled { self.expire(name, id) }
             }
             let result = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in

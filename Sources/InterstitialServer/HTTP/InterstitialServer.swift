@@ -26,7 +26,9 @@ public struct InterstitialServer: Service {
     /// replica alone (SQLite).
     let decisionLedger: (any DecisionLedger)?
     let logger: Logger
-    let now: @Sendable () -> DateTime
+    /// The server's one clock (``SystemServerClock`` on the `now` given), handed to every service
+    /// that reads time; a test may set a ``ManualServerClock`` before making the application.
+    var clock: any ServerClock
     let onServerRunning: @Sendable (Int) async -> Void
 
     /// Creates the server, opening the store (the configuration's seed is stored when it starts).
@@ -41,12 +43,13 @@ public struct InterstitialServer: Service {
     ///     (``DecisionLedger``); by default the store's (PostgreSQL's, shared by the replicas on its
     ///     database; none for SQLite: this replica alone).
     ///   - logger: Where the server logs.
-    ///   - now: The wall clock, for live windows and early returns.
+    ///   - now: The wall clock, for live windows, early returns and ad tags; by default the system's
+    ///     date. The server's monotonic clock (deadlines, expiry, pacing) is the system's uptime.
     ///   - onServerRunning: Called with the bound port once the server listens.
     public init(
         configuration: ServerConfiguration, store: (any ServerStore)? = nil, inventory: (any AdInventory)? = nil,
         decisionLedger: (any DecisionLedger)? = nil, logger: Logger,
-        now: @escaping @Sendable () -> DateTime = { DateTime(Date()) },
+        now: (@Sendable () -> DateTime)? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws {
         try configuration.check()
@@ -57,7 +60,7 @@ public struct InterstitialServer: Service {
         self.inventory = inventory
         self.decisionLedger = decisionLedger ?? state.store.decisionLedger
         self.logger = logger
-        self.now = now
+        clock = now.map { SystemServerClock(date: $0) } ?? SystemServerClock()
         self.onServerRunning = onServerRunning
         if let token = configuration.adminToken, let weakness = AdminToken.weakness(token) {
             logger.warning(
@@ -72,7 +75,7 @@ public struct InterstitialServer: Service {
         let adClient = makeAdServerClient()
         let freshAdClient = makeAdServerClient(fresh: true)
         let fetcher = AdServerFetcher(
-            client: adClient, freshClient: freshAdClient, policy: configuration.adServerFetch)
+            client: adClient, freshClient: freshAdClient, policy: configuration.adServerFetch, clock: clock)
         do {
             try await application(client: client, adFetcher: fetcher).run()
         } catch {
@@ -127,9 +130,12 @@ public struct InterstitialServer: Service {
 
     /// The Hummingbird application, for running inside another service group or testing.
     /// Without `adFetcher`, ad servers are requested with `client` under the configuration's policy.
+    /// Every service reads time from ``clock`` (an `adFetcher` given must be on it).
     func application(client: HTTPClient, adFetcher: AdServerFetcher? = nil) -> some ApplicationProtocol {
         let metrics = ServerMetrics()
-        let fetcher = adFetcher ?? AdServerFetcher(client: client, policy: configuration.adServerFetch)
+        let clock = clock
+        let now: @Sendable () -> DateTime = { clock.wall }
+        let fetcher = adFetcher ?? AdServerFetcher(client: client, policy: configuration.adServerFetch, clock: clock)
         let dispatcher = TrackingDispatcher(fetcher: fetcher, logger: logger, metrics: metrics)
         let conditioner = self.configuration.creativeCache.map { directory in
             CreativeConditioner(
@@ -143,10 +149,12 @@ public struct InterstitialServer: Service {
             adDecisions: VASTDecisionClient(
                 fetcher: fetcher, dispatcher: dispatcher, logger: logger,
                 maximumRequests: configuration.limits.adDecisionRequests,
-                maximumBytes: configuration.limits.adDecisionBytes, gates: AdServerGates(metrics: metrics)),
-            metrics: metrics, conditioner: conditioner, ledger: decisionLedger)
+                maximumBytes: configuration.limits.adDecisionBytes, gates: AdServerGates(clock: clock, metrics: metrics)
+            ),
+            metrics: metrics, conditioner: conditioner, ledger: decisionLedger, clock: clock)
         let mailbox = HandoffMailbox(
-            capacity: configuration.limits.handoffSessions, expiry: configuration.limits.handoffExpiry.duration)
+            capacity: configuration.limits.handoffSessions, expiry: configuration.limits.handoffExpiry.duration,
+            clock: clock)
         let routes = Routes(
             library: library, admin: AdminAPI(library: library), mailbox: mailbox, metrics: library.metrics)
         let router = routes.router()

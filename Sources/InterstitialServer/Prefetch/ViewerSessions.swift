@@ -54,13 +54,14 @@ final class ViewerSessions: Sendable {
 
     let limits: Limits
     private let state: NIOLockedValueBox<State>
-    private let clock: @Sendable () -> MediaTime
+    /// The server's clock: when a session was seen is its monotonic time.
+    private let clock: any ServerClock
 
-    /// Sessions within `limits`, on the uptime clock `now`.
-    init(limits: Limits = Limits(), now: @escaping @Sendable () -> MediaTime = { AdServerGates.now() }) {
+    /// Sessions within `limits`, on `clock`.
+    init(limits: Limits = Limits(), clock: any ServerClock) {
         self.limits = limits
-        clock = now
-        let start = now()
+        self.clock = clock
+        let start = clock.now
         state = NIOLockedValueBox(State(current: Generation(began: start), previous: Generation(began: start)))
     }
 
@@ -79,7 +80,7 @@ final class ViewerSessions: Sendable {
     /// viewer's `device` fields when known (nil keeps those seen before).
     func seen(_ session: String?, on target: Target, device: DeviceFields? = nil) {
         guard let session, accepts(session) else { return }
-        let now = clock()
+        let now = clock.now
         state.withLockedValue { state in
             Self.turnOver(&state, now: now, idle: limits.idle)
             if let entry = state.current.sessions[target]?[session] {
@@ -123,7 +124,7 @@ final class ViewerSessions: Sendable {
 
     /// The sessions of `target` seen within ``Limits/idle``.
     func sessions(_ target: Target) -> [String] {
-        let now = clock()
+        let now = clock.now
         return state.withLockedValue { state in
             Self.turnOver(&state, now: now, idle: limits.idle)
             var found: [String] = []
@@ -139,7 +140,7 @@ final class ViewerSessions: Sendable {
     /// How many sessions of `target` are kept (the audience of a live channel): those seen within
     /// ``Limits/idle``, and some up to twice that (a flood's sessions included, until then); constant time.
     func count(_ target: Target) -> Int {
-        let now = clock()
+        let now = clock.now
         return state.withLockedValue { state in
             Self.turnOver(&state, now: now, idle: limits.idle)
             return (state.current.sessions[target]?.count ?? 0) + (state.previous.sessions[target]?.count ?? 0)
@@ -148,7 +149,7 @@ final class ViewerSessions: Sendable {
 
     /// How many sessions are kept, and their bytes (``cost(of:)``), all channels together.
     var totals: (count: Int, bytes: Int) {
-        let now = clock()
+        let now = clock.now
         return state.withLockedValue { state in
             Self.turnOver(&state, now: now, idle: limits.idle)
             return (state.current.count + state.previous.count, state.current.bytes + state.previous.bytes)

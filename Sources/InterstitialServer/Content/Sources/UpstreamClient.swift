@@ -14,13 +14,17 @@ final class UpstreamClient: Sendable {
     let configuration: ServerConfiguration
     let client: HTTPClient
     let logger: Logger
+    /// The server's clock: the timeouts of a request and of a streamed body are on it.
+    let clock: any ServerClock
     /// Requests in progress per upstream origin.
     private let upstreamRequests = NIOLockedValueBox<[String: Int]>([:])
 
-    init(configuration: ServerConfiguration, client: HTTPClient, logger: Logger) {
+    /// A client for the origins `configuration` allows, through `client`, on `clock`.
+    init(configuration: ServerConfiguration, client: HTTPClient, logger: Logger, clock: any ServerClock) {
         self.configuration = configuration
         self.client = client
         self.logger = logger
+        self.clock = clock
     }
 
     /// The URL of `path` next to an upstream entry URL, with the parameters of the viewer's `query`
@@ -84,11 +88,12 @@ final class UpstreamClient: Sendable {
         }
         let limits = configuration.limits
         let slot = try takeSlot(origin, viewerQuery: viewerQuery)
-        let started = ContinuousClock.now
+        let clock = clock
+        let started = clock.now
         let client = client
         do {
             let response = try await client.execute(
-                HTTPClientRequest(url: url), timeout: .nanoseconds(limits.upstreamTimeout.nanoseconds))
+                HTTPClientRequest(url: url), deadline: clock.deadline(at: started + limits.upstreamTimeout))
             guard response.status == .ok else {
                 throw APIError(status: 502, code: .upstreamStatus, "\(url) answered \(response.status.code)")
             }
@@ -108,8 +113,8 @@ final class UpstreamClient: Sendable {
                     status: 502, code: .upstreamTooLarge,
                     "the playlist \(url) is \(length) bytes, more than the \(limits.upstreamPlaylistBytes) allowed")
             }
-            let remaining = limits.upstreamTimeout.duration - (ContinuousClock.now - started)
-            let body = try await withTimeLimit(remaining) {
+            let remaining = limits.upstreamTimeout - (clock.now - started)
+            let body = try await withTimeLimit(remaining.duration) {
                 try await response.body.collect(upTo: limits.upstreamPlaylistBytes)
             }
             return .whole(Array(buffer: body), type)
@@ -162,7 +167,8 @@ final class UpstreamClient: Sendable {
         _ body: HTTPClientResponse.Body, length: Int?, url: String, slot: UpstreamSlot
     ) -> ResponseBody {
         let limits = configuration.limits
-        let deadline = ContinuousClock.now + limits.upstreamTransferTimeout.duration
+        let clock = clock
+        let deadline = clock.now + limits.upstreamTransferTimeout
         let logger = logger
         return ResponseBody(contentLength: length) { writer in
             defer { slot.release() }
@@ -175,7 +181,7 @@ final class UpstreamClient: Sendable {
                             status: 502, code: .upstreamTooLarge,
                             "\(url) is larger than the \(limits.upstreamFileBytes) bytes allowed")
                     }
-                    guard ContinuousClock.now < deadline else {
+                    guard clock.now < deadline else {
                         throw APIError(
                             status: 504, code: .upstreamTimeout,
                             "\(url) took longer than \(limits.upstreamTransferTimeout) s")

@@ -1,3 +1,4 @@
+import HLSPlaylist
 import NIOConcurrencyHelpers
 
 /// Upstream playlists fetched, and served, once for every viewer who asks for the same URL at
@@ -13,20 +14,25 @@ final class UpstreamPlaylistShare<Value: Sendable>: Sendable {
         var id: UInt64
         var task: Task<Result<Value, APIError>, Never>
         /// When the fetch ended; nil while in flight.
-        var ended: ContinuousClock.Instant?
+        var ended: MediaTime?
     }
 
     private let entries = NIOLockedValueBox<[String: Entry]>([:])
     private let nextID = NIOLockedValueBox<UInt64>(0)
     private let sharedCount = NIOLockedValueBox(0)
     /// How long an answer serves later requests, from the end of its fetch.
-    let reuse: Duration
+    let reuse: MediaTime
     /// The most URLs remembered.
     let countLimit: Int
+    /// The server's clock: when a fetch ended, and whether its answer may still be reused.
+    private let clock: any ServerClock
 
-    init(reuse: Duration = .seconds(1), countLimit: Int = 4096) {
+    /// A share whose answers serve the requests of the next `reuse` (on `clock`), for at most
+    /// `countLimit` URLs.
+    init(reuse: MediaTime = MediaTime(seconds: 1), countLimit: Int = 4096, clock: any ServerClock) {
         self.reuse = reuse
         self.countLimit = countLimit
+        self.clock = clock
     }
 
     /// The answer for `url` (any key that names what is fetched and how it is served): that of a
@@ -40,8 +46,8 @@ final class UpstreamPlaylistShare<Value: Sendable>: Sendable {
             id += 1
             return id
         }
+        let now = clock.now
         let task = entries.withLockedValue { entries in
-            let now = ContinuousClock.now
             if let entry = entries[url], entry.ended.map({ now - $0 < reuse }) ?? true {
                 sharedCount.withLockedValue { $0 += 1 }
                 return entry.task
@@ -67,8 +73,9 @@ final class UpstreamPlaylistShare<Value: Sendable>: Sendable {
     }
 
     private func ended(_ url: String, _ id: UInt64) {
+        let now = clock.now
         entries.withLockedValue { entries in
-            if entries[url]?.id == id { entries[url]?.ended = ContinuousClock.now }
+            if entries[url]?.id == id { entries[url]?.ended = now }
         }
     }
 

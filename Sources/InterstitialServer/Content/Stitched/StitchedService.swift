@@ -98,7 +98,7 @@ final class StitchedService: Sendable {
                 base: library.publicBase, url: library.publicBase + name)
             let events = ScheduleInput.events(of: media)
             let role = events.isEmpty ? nil : await role(of: mounted)
-            let deadline = NIODeadline.now() + .nanoseconds(library.configuration.assetListDeadline.nanoseconds)
+            let deadline = library.clock.deadline(after: library.configuration.assetListDeadline)
             var pods: [String: [StitchAd]] = [:]
             for event in events {
                 pods[event.identifier] = await pod(
