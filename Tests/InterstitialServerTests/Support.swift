@@ -45,16 +45,19 @@ enum Harness {
         return configuration
     }
 
-    /// Runs `body` against a live server.
+    /// Runs `body` against a live server: on the wall clock `clock` when given, or on the
+    /// `serverClock` (monotonic and wall) when given, which then moves only when the test says.
     static func withServer(
         _ configuration: ServerConfiguration? = nil, store: (any ServerStore)? = nil,
-        inventory: (any AdInventory)? = nil, clock: TestClock? = nil, logger: Logger = Harness.logger,
-        _ body: @Sendable (any TestClientProtocol) async throws -> Void
+        inventory: (any AdInventory)? = nil, clock: TestClock? = nil, serverClock: ManualServerClock? = nil,
+        logger: Logger = Harness.logger, _ body: @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         let configuration = try configuration ?? demo()
-        let server = try InterstitialServer(
-            configuration: configuration, store: store, inventory: inventory, logger: logger,
-            now: { clock?.now ?? DateTime(Date()) })
+        var now: (@Sendable () -> DateTime)?
+        if let clock { now = { clock.now } }
+        var server = try InterstitialServer(
+            configuration: configuration, store: store, inventory: inventory, logger: logger, now: now)
+        if let serverClock { server.clock = serverClock }
         // The HTTP clients `run()` makes: ad servers are asked as in production.
         let client = server.makeHTTPClient()
         let adClient = server.makeAdServerClient()
@@ -114,6 +117,23 @@ extension TestResponse {
         else { return nil }
         return path
     }
+}
+
+/// `body`'s result, while `clock` moves on by `step` every millisecond of real time: the server's
+/// deadlines on it pass, and an outcome decided by a deadline is the same however fast the machine
+/// runs (use it only where it is; a frozen clock where an answer must beat a deadline).
+func ticking<Value: Sendable>(
+    _ clock: ManualServerClock, by step: MediaTime = MediaTime(seconds: 0.1),
+    _ body: () async throws -> Value
+) async throws -> Value {
+    let ticker = Task {
+        while !Task.isCancelled {
+            clock.advance(by: step)
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        }
+    }
+    defer { ticker.cancel() }
+    return try await body()
 }
 
 /// The EXT-X-DATERANGE lines of a playlist.

@@ -438,9 +438,10 @@ struct AssetListService: Sendable {
         return .later { [self] in await ask(for: target, breakID: breakID) }
     }
 
-    /// Asks the inventory, within the asset-list deadline.
+    /// Asks the inventory, within the asset-list deadline (on the server's clock).
     private func ask(for target: Target, breakID: String) async -> [Ad] {
         let inventory = inventory
+        let clock = clock
         let deadline = configuration.assetListDeadline
         let logger = logger
         return await withTaskGroup(of: [Ad]?.self) { group in
@@ -453,7 +454,7 @@ struct AssetListService: Sendable {
                 }
             }
             group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(max(0, deadline.nanoseconds)))
+                try? await clock.sleep(for: deadline)
                 return nil
             }
             let first = await group.next() ?? nil
