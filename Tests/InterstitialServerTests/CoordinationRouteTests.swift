@@ -41,9 +41,14 @@ struct CoordinationRouteTests {
 
     @Test("hand-off: a waiting receiver gets a session posted while it waits")
     func handoffWaits() async throws {
-        try await Harness.withServer { client in
+        // The receiver's wait is on the server's clock, which stands still: it cannot end before the
+        // session comes, and the test posts once it waits (the clock holds its sleep and the
+        // prefetcher's tick), not after a pause.
+        let clock = ManualServerClock.starting()
+        try await Harness.withServer(serverClock: clock) { client in
+            #expect(try await eventually { clock.sleepers == 1 })
             async let waiting = client.get("/handoff/lounge?wait=10")
-            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await eventually { clock.sleepers == 2 })
             // A second connection: the test client's one is busy with the waiting request.
             let port = try #require(client.port)
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/handoff/lounge")

@@ -170,6 +170,8 @@ public struct SQLiteStore: ServerStore {
         case .deleteAd(let id):
             try db.execute(sql: "DELETE FROM ad WHERE id = ?", arguments: [id])
         case .served(let key, let attributes):
+            // `servedAt` (and `seeded` below) are stamps for people reading the database, never read
+            // back by the server: the system's date, not the server's clock (which decides nothing here).
             let text = String(decoding: try JSONEncoder().encode(attributes), as: UTF8.self)
             try db.execute(
                 sql: "INSERT OR IGNORE INTO served (target, id, attributes, servedAt) VALUES (?, ?, ?, ?)",
