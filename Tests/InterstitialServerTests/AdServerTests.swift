@@ -120,19 +120,23 @@ struct AdServerTests {
                 ),
                 "tracking": .string(tracking),
             ]))
-        // Long enough for a loaded test machine (ffmpeg runs in other suites): what is tested here is
-        // the fill, not the deadline (`failures` sets its own).
+        // What is tested here is the fill, not the deadline (`failures` sets its own): the tests run
+        // on a server clock that stands still (``frozen``), so the deadline cannot pass; it only
+        // sets the ad server's HTTP deadline, 30 s of real time, long enough for a loaded machine.
         configuration.assetListDeadline = MediaTime(seconds: 30)
         return configuration
     }
 
     static let list = "/demo/vod/asset-list.json?_HLS_interstitial_id=midroll-2&_HLS_primary_id=viewer-1"
 
+    /// A server clock that stands still: no decision's deadline passes, however slow the machine.
+    static var frozen: ManualServerClock { ManualServerClock.starting() }
+
     @Test(
         "a wrapper and a pod of InLine ads become HLS assets in sequence, with their tracking as Ad Creative Signaling")
     func pod() async throws {
         try await Self.withAdServer { adServer in
-            try await Harness.withServer(try Self.configuration(adServer.origin)) { client in
+            try await Harness.withServer(try Self.configuration(adServer.origin), serverClock: Self.frozen) { client in
                 // From loopback (a trusted proxy), X-Forwarded-For names the viewer: the address the
                 // viewer wrote itself (left of it) is not believed.
                 let response = try await client.get(
@@ -198,7 +202,9 @@ struct AdServerTests {
     @Test("tracking: server fires the impressions once per answer and leaves them out of the signaling")
     func serverTracking() async throws {
         try await Self.withAdServer { adServer in
-            try await Harness.withServer(try Self.configuration(adServer.origin, tracking: "server")) { client in
+            try await Harness.withServer(
+                try Self.configuration(adServer.origin, tracking: "server"), serverClock: Self.frozen
+            ) { client in
                 let list = try AssetList.decode(Array(try await client.text(Self.list).utf8))
                 #expect(list.assets.count == 2)
                 let slot = try AdCreativeSignaling(
@@ -220,7 +226,9 @@ struct AdServerTests {
     @Test("tracking: relay points the signaling at the server, which counts each beacon and passes it on once")
     func relayTracking() async throws {
         try await Self.withAdServer { adServer in
-            try await Harness.withServer(try Self.configuration(adServer.origin, tracking: "relay")) { client in
+            try await Harness.withServer(
+                try Self.configuration(adServer.origin, tracking: "relay"), serverClock: Self.frozen
+            ) { client in
                 let list = try AssetList.decode(Array(try await client.text(Self.list).utf8))
                 let slot = try AdCreativeSignaling(
                     json: try #require(list.assets.first?.otherKeys[AdCreativeSignaling.key]))
@@ -259,7 +267,9 @@ struct AdServerTests {
     @Test("HEAD changes nothing: an asset list asks no ad server and counts no viewer, a beacon is not passed on")
     func headHasNoSideEffects() async throws {
         try await Self.withAdServer { adServer in
-            try await Harness.withServer(try Self.configuration(adServer.origin, tracking: "relay")) { client in
+            try await Harness.withServer(
+                try Self.configuration(adServer.origin, tracking: "relay"), serverClock: Self.frozen
+            ) { client in
                 let head = try await client.execute(uri: Self.list, method: .head)
                 #expect(head.status == .ok)
                 #expect(head.headers[.contentType] == "application/json")
@@ -330,7 +340,10 @@ struct AdServerTests {
             var configuration = try Harness.demo()
             configuration.vod[0].adServer = AdServerSettings(
                 vast: nil, vmap: adServer.origin + "/vmap?cid=[CONTENTID]", vmapBreakDuration: MediaTime(seconds: 10))
-            try await Harness.withServer(configuration) { client in
+            // The VMAP's and the ads' deadlines on a clock that stands still: a loaded machine cannot
+            // leave a break to the fallback (30 s: the ad server's HTTP deadline in real time).
+            configuration.assetListDeadline = MediaTime(seconds: 30)
+            try await Harness.withServer(configuration, serverClock: Self.frozen) { client in
                 let media = try await client.text("/demo/vod/video/main.m3u8")
                 let ids = dateRangeLines(media).compactMap { line in
                     line.range(of: #"ID="[^"]*""#, options: .regularExpression).map {
