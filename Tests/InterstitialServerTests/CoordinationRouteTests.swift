@@ -42,13 +42,13 @@ struct CoordinationRouteTests {
     @Test("hand-off: a waiting receiver gets a session posted while it waits")
     func handoffWaits() async throws {
         // The receiver's wait is on the server's clock, which stands still: it cannot end before the
-        // session comes, and the test posts once it waits (the clock holds its sleep and the
-        // prefetcher's tick), not after a pause.
+        // session comes, and the test posts once it waits (the clock holds its sleep besides the idle
+        // server's), not after a pause.
         let clock = ManualServerClock.starting()
         try await Harness.withServer(serverClock: clock) { client in
-            #expect(try await eventually { clock.sleepers == 1 })
+            #expect(try await eventually { clock.sleepers == Harness.idleSleepers })
             async let waiting = client.get("/handoff/lounge?wait=10")
-            #expect(try await eventually { clock.sleepers == 2 })
+            #expect(try await eventually { clock.sleepers == Harness.idleSleepers + 1 })
             // A second connection: the test client's one is busy with the waiting request.
             let port = try #require(client.port)
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/handoff/lounge")

@@ -32,6 +32,9 @@ extension ManualServerClock {
 
 enum Harness {
     static let token = "test-token"
+    /// The sleepers a running server keeps on its clock when idle: the prefetcher's tick and the
+    /// sweep of expired break notices (a test waits for them, then for its own, before it advances).
+    static let idleSleepers = 2
     static let logger: Logger = {
         var logger = Logger(label: "test")
         logger.logLevel = .critical

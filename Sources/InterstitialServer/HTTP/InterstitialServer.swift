@@ -204,7 +204,7 @@ public struct InterstitialServer: Service {
                 StateService(state: state, logger: logger), dispatcher,
                 NoticeExpiry(
                     board: NoticeBoard(configuration: configuration, state: state), metrics: metrics, logger: logger,
-                    now: now),
+                    clock: clock),
             ] + (conditioner.map { [$0] } ?? [])
                 + (library.adDecisions.map {
                     [
