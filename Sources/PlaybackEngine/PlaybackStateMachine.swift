@@ -338,7 +338,7 @@ package struct PlaybackStateMachine: Sendable {
             guard let from = updateRun({ $0.play(distance) }), let current = run else { return }
             if let index = current.assetIndex {
                 for watch in currentAssetWatches where from < watch.time && watch.time <= current.assetPosition {
-                    crossedAssetTimes.append(
+                    watches.crossed(
                         AssetTimeWatch.Crossing(
                             key: watch.key, eventID: current.eventID, assetIndex: index, time: watch.time))
                 }
