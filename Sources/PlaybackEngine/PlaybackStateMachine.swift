@@ -197,47 +197,12 @@ package struct PlaybackStateMachine: Sendable {
         return take()
     }
 
-    /// Handles an input at clock time `now` (time passes first). It dispatches on the state and
-    /// the input: an input the state cannot take is not applied, and a trace warning says so
-    /// (``ignore(_:in:because:)``).
+    /// Handles an input at clock time `now` (time passes first). What the input does depends on the
+    /// state first (``dispatch(_:)``): an input the state cannot take is not applied, and a trace
+    /// warning says so (``ignore(_:in:because:)``).
     package mutating func handle(_ input: Input, at now: Duration) -> Outcome {
         move(to: now)
-        var refusal: Refusal?
-        switch (state, input) {
-        case (.ended, .primaryLoaded) where timeline == nil:
-            // Playback ended (handed off) before the primary loaded: it does not start again.
-            loads.finished(.primary)
-            ignore("primaryLoaded", in: .ended, because: "playback ended before the primary loaded")
-        case (.loading, .variantLoaded(let index, _)):
-            // A variant is loaded only to switch a loaded primary.
-            loads.finished(.variant(index))
-            ignore("variantLoaded", in: .loading, because: "the primary is not loaded yet")
-        case (.primary, .restore), (.interstitial, .restore), (.ended, .restore):
-            ignore("restore", in: mode, because: "a handed-off session is continued before the primary loads")
-        case (_, .command(let command)):
-            let following = coordination == .following
-            refusal = apply(command)
-            if following, refusal == nil, command.isTiming { coordinator.commandApplied() }
-        case (_, .setCoordinated(let on)):
-            coordinator.join(on)
-        case (_, .coordinate(let location, let playing, let rate, let anchor)):
-            coordinate(location, playing: playing, rate: rate, anchor: anchor, continuing: false)
-        case (_, .restore(let session)): restore(session)
-        case (_, .handedOff(let target)):
-            playhead.pause()
-            transition(to: .ended, because: .handedOff)
-            emit(.handedOff, [("to", .string(target))])
-        case (_, .primaryLoaded(let presentation)): primaryLoaded(presentation)
-        case (_, .assetListLoaded(let id, let list)): assetListLoaded(id, list)
-        case (_, .assetLoaded(let id, let index, let media)):
-            if loads.assetLoaded(id, index, media) { recompute() }
-        case (_, .segmentLoaded(let url)): loads.segmentLoaded(url)
-        case (_, .throughputMeasured(let bytes, let duration)): selection.measured(bytes: bytes, duration: duration)
-        case (_, .variantLoaded(let index, let presentation)): variantLoaded(index, presentation)
-        case (_, .scheduleLoaded(let identity, let result)): scheduleLoaded(identity, result)
-        case (_, .loadFailed(let key, let message)): loadFailed(key, message)
-        case (_, .loadCancelled(let key)): loads.cancelled(key)
-        }
+        let refusal = dispatch(input)
         settle()
         if let change = coordinator.takeChange() { actions.append(.signal(change)) }
         return take(refusal)

@@ -1,3 +1,4 @@
+import HLSInterstitials
 import HLSPlaylist
 import PlaybackEngine
 import Testing
@@ -44,5 +45,35 @@ struct WrongStateInputTests {
         harness.record(harness.machine.handle(.variantLoaded(1, presentation), at: harness.now).actions)
         #expect(harness.machine.mode == .loading)
         #expect(Self.warned(harness, "variantLoaded cannot be taken in mode loading"))
+    }
+
+    @Test("a primary that fails after a hand-off does not end playback a second time")
+    func failureAfterHandOff() {
+        var harness = Harness(vod())
+        harness.record(harness.machine.handle(.handedOff(to: "tv"), at: harness.now).actions)
+        harness.record(harness.machine.handle(.loadFailed(.primary, "gone"), at: harness.now).actions)
+        #expect(harness.machine.mode == .ended)
+        #expect(harness.events(.ended).isEmpty, "the hand-off ended playback; the failure does not end it again")
+        #expect(!Self.warned(harness, "the change was refused"))
+        #expect(
+            Self.warned(harness, "loadFailed cannot be taken in mode ended: playback ended before the primary loaded"))
+    }
+
+    @Test("cancelling with no interstitial playing is not silent")
+    func cancelInPrimary() {
+        var harness = Harness(vod())
+        harness.play(until: 5)
+        let outcome = harness.send(.cancelCurrentEvent(resumptionOffset: nil))
+        #expect(outcome.refusal == nil)
+        #expect(harness.machine.mode == .primary)
+        #expect(Self.warned(harness, "cancelCurrentEvent cannot be taken in mode primary: no interstitial is playing"))
+    }
+
+    @Test("an asset list that arrives before the primary loaded is not taken")
+    func assetListBeforePrimary() {
+        var harness = Harness(vod())
+        harness.record(harness.machine.handle(.assetListLoaded("x", AssetList(assets: [])), at: harness.now).actions)
+        #expect(harness.events(.assetListLoaded).isEmpty)
+        #expect(Self.warned(harness, "assetListLoaded cannot be taken in mode loading"))
     }
 }
