@@ -191,9 +191,15 @@ package struct PlaybackStateMachine: Sendable {
 
     // MARK: Inputs
 
-    /// Starts: the first action loads the primary presentation.
+    /// Starts: the first action loads the primary presentation. Only a machine that waits for its
+    /// primary and is not loading it starts; a second start is ignored with a trace warning.
     package mutating func start() -> Outcome {
-        request(.primary, url: tagged(itemURL))
+        switch state {
+        case .loading where !loads.inFlight.contains(.primary):
+            request(.primary, url: tagged(itemURL))
+        case .loading, .primary, .interstitial, .ended:
+            ignore("start", in: mode, because: "playback started already")
+        }
         return take()
     }
 

@@ -76,4 +76,14 @@ struct WrongStateInputTests {
         #expect(harness.events(.assetListLoaded).isEmpty)
         #expect(Self.warned(harness, "assetListLoaded cannot be taken in mode loading"))
     }
+
+    @Test("a second start does not load the primary again", arguments: [false, true])
+    func secondStart(loaded: Bool) {
+        var harness = Harness(vod())
+        if loaded { harness.play(until: 5) }
+        let requests = harness.requests.count
+        harness.record(harness.machine.start().actions)
+        #expect(harness.requests.count == requests)
+        #expect(Self.warned(harness, "start cannot be taken in mode \(loaded ? "primary" : "loading")"))
+    }
 }
