@@ -105,10 +105,7 @@ extension PlaybackStateMachine {
         let to = min(max(target, first), timeline.end)
         let from = position
         if to < from { program.release(after: to) }
-        updatePrimary {
-            $0.handledKey = nil
-            $0.stalled = false
-        }
+        updatePrimary { $0.jumped() }
         actions.append(.flush)
         if !started {
             playhead.jump(to: to)

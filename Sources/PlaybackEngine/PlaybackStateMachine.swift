@@ -304,7 +304,7 @@ package struct PlaybackStateMachine: Sendable {
         switch mode {
         case .primary:
             playhead.advance(by: distance)
-            updatePrimary { $0.handledKey = nil }
+            updatePrimary { $0.moved() }
         case .interstitial:
             guard let from = updateRun({ $0.play(distance) }), let current = run else { return }
             if let index = current.assetIndex {

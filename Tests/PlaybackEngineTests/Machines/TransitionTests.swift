@@ -26,7 +26,7 @@ struct TransitionTests {
     @Test("a change to primary playback outside primary is refused with a warning, not applied")
     func primaryOutsidePrimary() {
         var machine = Self.loading()
-        machine.updatePrimary { $0.stalled = true }
+        machine.updatePrimary { $0.stall() }
         #expect(machine.mode == .loading)
         let actions = machine.take().actions
         #expect(
