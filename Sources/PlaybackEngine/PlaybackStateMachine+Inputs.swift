@@ -12,6 +12,7 @@ extension PlaybackStateMachine {
         case .loading: whileLoading(input)
         case .ended where timeline == nil: endedBeforeLoading(input)
         case .primary, .interstitial, .ended: whileLoaded(input)
+        case .handedOff(let target): afterHandOff(input, to: target)
         }
     }
 
@@ -61,9 +62,9 @@ extension PlaybackStateMachine {
         return nil
     }
 
-    /// Ended before the primary loaded (it failed, or the session was handed off): nothing plays
-    /// again, so no load's result and no placement is taken; commands meet their own rules (a seek
-    /// is refused: the primary is not loaded).
+    /// Ended because the primary could not be loaded: nothing plays again, so no load's result and
+    /// no placement is taken; commands meet their own rules (a seek is refused: the primary is not
+    /// loaded).
     private mutating func endedBeforeLoading(_ input: Input) -> Refusal? {
         let why = "playback ended before the primary loaded"
         switch input {
@@ -72,6 +73,24 @@ extension PlaybackStateMachine {
             .loadFailed:
             ignoreResult(input, because: why)
         case .coordinate, .restore: ignore(input.name, in: mode, because: why)
+        case .throughputMeasured(let bytes, let duration): selection.measured(bytes: bytes, duration: duration)
+        case .loadCancelled(let key): loads.cancelled(key)
+        case .setCoordinated(let on): coordinator.join(on)
+        case .handedOff(let target): handOff(to: target)
+        }
+        return nil
+    }
+
+    /// Handed off to the player `target`: the session is that player's now, so this one takes no
+    /// command, placement or load result (a trace warning for each); it may still leave its group,
+    /// measure a load or be told a load was abandoned, and a second hand-off is traced.
+    private mutating func afterHandOff(_ input: Input, to target: String) -> Refusal? {
+        let why = "the session was handed off to \(target)"
+        switch input {
+        case .command, .coordinate, .restore: ignore(input.name, in: mode, because: why)
+        case .primaryLoaded, .assetListLoaded, .assetLoaded, .segmentLoaded, .variantLoaded, .scheduleLoaded,
+            .loadFailed:
+            ignoreResult(input, because: why)
         case .throughputMeasured(let bytes, let duration): selection.measured(bytes: bytes, duration: duration)
         case .loadCancelled(let key): loads.cancelled(key)
         case .setCoordinated(let on): coordinator.join(on)
@@ -92,7 +111,7 @@ extension PlaybackStateMachine {
     /// The session went to the player `target`: this one stops (from any state).
     private mutating func handOff(to target: String) {
         playhead.pause()
-        transition(to: .ended, because: .handedOff)
+        transition(to: .handedOff(to: target), because: .handedOff)
         emit(.handedOff, [("to", .string(target))])
     }
 

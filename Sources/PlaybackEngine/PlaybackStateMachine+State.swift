@@ -11,8 +11,12 @@ extension PlaybackStateMachine {
         case primary(PrimaryState)
         /// Playing an interstitial group; primary waits.
         case interstitial(GroupRun)
-        /// Ended.
+        /// Ended: at the end, after the POST group, or because the primary could not be loaded.
+        /// A seek or a placement starts playback again once the primary loaded.
         case ended
+        /// The session went to the player at this URL: this one stops for good (its mode is
+        /// ``Mode/ended``), and takes no command, placement or load result.
+        case handedOff(to: String)
     }
 
     /// Primary playback; it changes through its own methods.
@@ -137,7 +141,7 @@ extension PlaybackStateMachine {
         case .loading: false
         case .primary(let primary): primary.started
         case .interstitial(let run): run.group.cue != .join
-        case .ended: true
+        case .ended, .handedOff: true
         }
     }
 }

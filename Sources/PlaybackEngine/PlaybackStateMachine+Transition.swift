@@ -49,7 +49,7 @@ extension PlaybackStateMachine.State {
         case .loading: .loading
         case .primary: .primary
         case .interstitial: .interstitial
-        case .ended: .ended
+        case .ended, .handedOff: .ended
         }
     }
 }

@@ -197,7 +197,7 @@ package struct PlaybackStateMachine: Sendable {
         switch state {
         case .loading where !loads.inFlight.contains(.primary):
             request(.primary, url: tagged(itemURL))
-        case .loading, .primary, .interstitial, .ended:
+        case .loading, .primary, .interstitial, .ended, .handedOff:
             ignore("start", in: mode, because: "playback started already")
         }
         return take()
@@ -249,7 +249,7 @@ package struct PlaybackStateMachine: Sendable {
     package var effectiveRate: Double {
         guard playing, rate > 0, coordination != .held else { return 0 }
         switch state {
-        case .loading, .ended: return 0
+        case .loading, .ended, .handedOff: return 0
         case .primary(let primary): return primary.stalled || !primary.started ? 0 : rate
         case .interstitial(let run):
             guard !run.waiting, run.assetIndex != nil else { return 0 }
@@ -364,11 +364,14 @@ package struct PlaybackStateMachine: Sendable {
     }
 
     /// Moves playback to `next`: the one place the state changes. A move that `cause` does not
-    /// allow from the current mode (``Cause/allows(from:to:)``) is refused with a trace warning,
-    /// in release builds too, and the state stays; false then.
+    /// allow from the current mode (``Cause/allows(from:to:)``), or out of a hand-off by any cause
+    /// but another hand-off, is refused with a trace warning, in release builds too, and the state
+    /// stays; false then.
     @discardableResult
     mutating func transition(to next: State, because cause: Cause) -> Bool {
-        guard cause.allows(from: state.mode, to: next.mode) else {
+        var handedOff = false
+        if case .handedOff = state { handedOff = true }
+        guard cause.allows(from: state.mode, to: next.mode), !handedOff || cause == .handedOff else {
             emit(
                 .warning,
                 [

@@ -14,8 +14,10 @@ struct InputTableTests {
     /// Where playback is when the input arrives.
     enum Situation: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case loading, primary, interstitial, ended
-        /// Ended before the primary loaded (handed off while it loaded).
-        case endedBeforeLoading
+        /// Ended because the primary could not be loaded.
+        case failed
+        /// Handed off to another player while primary played.
+        case handedOff
 
         var testDescription: String { rawValue }
 
@@ -25,7 +27,7 @@ struct InputTableTests {
             case .loading: .loading
             case .primary: .primary
             case .interstitial: .interstitial
-            case .ended, .endedBeforeLoading: .ended
+            case .ended, .failed, .handedOff: .ended
             }
         }
 
@@ -38,7 +40,11 @@ struct InputTableTests {
             case .primary: harness.play(until: 5)
             case .interstitial: harness.play(until: 12)
             case .ended: harness.play(until: 90)
-            case .endedBeforeLoading:
+            case .failed:
+                harness.failing = [Harness.base + "main.m3u8"]
+                harness.deliver()
+            case .handedOff:
+                harness.play(until: 5)
                 harness.record(harness.machine.handle(.handedOff(to: "tv"), at: harness.now).actions)
             }
             harness.trace = []
@@ -123,33 +129,34 @@ struct InputTableTests {
     }
 
     /// The table: what each state does with each input. Columns: loading, primary,
-    /// interstitial, ended, ended before loading.
+    /// interstitial, ended, failed, handed off.
     static let table: [Probe: [Verdict]] = [
-        .play: [.taken, .taken, .taken, .taken, .taken],
-        .pause: [.taken, .taken, .taken, .taken, .taken],
-        .rate: [.taken, .taken, .taken, .taken, .taken],
-        // A seek needs the primary; after the end it starts playback again.
-        .seek: [.refused, .taken, .taken, .taken, .refused],
-        .seekInInterstitial: [.refused, .refused, .taken, .refused, .refused],
-        .skip: [.refused, .refused, .taken, .refused, .refused],
-        .cancel: [.warned, .warned, .taken, .warned, .warned],
-        .setEvents: [.taken, .taken, .taken, .taken, .taken],
-        // Before the primary loads only the primary loads; after a hand-off before it, nothing.
-        .primaryLoaded: [.taken, .taken, .taken, .taken, .warned],
-        .assetListLoaded: [.warned, .taken, .taken, .taken, .warned],
-        .assetLoaded: [.warned, .taken, .taken, .taken, .warned],
-        .segmentLoaded: [.warned, .taken, .taken, .taken, .warned],
-        .throughputMeasured: [.taken, .taken, .taken, .taken, .taken],
+        .play: [.taken, .taken, .taken, .taken, .taken, .warned],
+        .pause: [.taken, .taken, .taken, .taken, .taken, .warned],
+        .rate: [.taken, .taken, .taken, .taken, .taken, .warned],
+        // A seek needs the primary; after the end it starts playback again, after a hand-off not.
+        .seek: [.refused, .taken, .taken, .taken, .refused, .warned],
+        .seekInInterstitial: [.refused, .refused, .taken, .refused, .refused, .warned],
+        .skip: [.refused, .refused, .taken, .refused, .refused, .warned],
+        .cancel: [.warned, .warned, .taken, .warned, .warned, .warned],
+        .setEvents: [.taken, .taken, .taken, .taken, .taken, .warned],
+        // Before the primary loads only the primary loads; once it failed, or after a hand-off,
+        // no result is taken.
+        .primaryLoaded: [.taken, .taken, .taken, .taken, .warned, .warned],
+        .assetListLoaded: [.warned, .taken, .taken, .taken, .warned, .warned],
+        .assetLoaded: [.warned, .taken, .taken, .taken, .warned, .warned],
+        .segmentLoaded: [.warned, .taken, .taken, .taken, .warned, .warned],
+        .throughputMeasured: [.taken, .taken, .taken, .taken, .taken, .taken],
         // The probe's variant is one this primary (a media playlist) does not offer.
-        .variantLoaded: [.warned, .warned, .warned, .warned, .warned],
-        .scheduleLoaded: [.warned, .taken, .taken, .taken, .warned],
-        .loadFailed: [.warned, .taken, .taken, .taken, .warned],
-        .loadCancelled: [.taken, .taken, .taken, .taken, .taken],
-        .setCoordinated: [.taken, .taken, .taken, .taken, .taken],
-        .coordinate: [.taken, .taken, .taken, .taken, .warned],
+        .variantLoaded: [.warned, .warned, .warned, .warned, .warned, .warned],
+        .scheduleLoaded: [.warned, .taken, .taken, .taken, .warned, .warned],
+        .loadFailed: [.warned, .taken, .taken, .taken, .warned, .warned],
+        .loadCancelled: [.taken, .taken, .taken, .taken, .taken, .taken],
+        .setCoordinated: [.taken, .taken, .taken, .taken, .taken, .taken],
+        .coordinate: [.taken, .taken, .taken, .taken, .warned, .warned],
         // A handed-off session is continued only before the primary loads.
-        .restore: [.taken, .warned, .warned, .warned, .warned],
-        .handedOff: [.taken, .taken, .taken, .taken, .taken],
+        .restore: [.taken, .warned, .warned, .warned, .warned, .warned],
+        .handedOff: [.taken, .taken, .taken, .taken, .taken, .taken],
     ]
 
     /// The trace warnings' messages among `actions`.

@@ -56,7 +56,7 @@ struct WrongStateInputTests {
         #expect(harness.events(.ended).isEmpty, "the hand-off ended playback; the failure does not end it again")
         #expect(!Self.warned(harness, "the change was refused"))
         #expect(
-            Self.warned(harness, "loadFailed cannot be taken in mode ended: playback ended before the primary loaded"))
+            Self.warned(harness, "loadFailed cannot be taken in mode ended: the session was handed off to tv"))
     }
 
     @Test("cancelling with no interstitial playing is not silent")
@@ -85,5 +85,22 @@ struct WrongStateInputTests {
         harness.record(harness.machine.start().actions)
         #expect(harness.requests.count == requests)
         #expect(Self.warned(harness, "start cannot be taken in mode \(loaded ? "primary" : "loading")"))
+    }
+
+    @Test(
+        "a player that handed its session off does not play again",
+        arguments: [PlaybackCommand.seek(s(20)), .play, .setEvents(nil)])
+    func commandAfterHandOff(command: PlaybackCommand) {
+        var harness = Harness(vod())
+        harness.play(until: 5)
+        harness.record(harness.machine.handle(.handedOff(to: "tv"), at: harness.now).actions)
+        let position = harness.machine.position
+        let outcome = harness.send(command)
+        harness.run(until: 15)
+        #expect(outcome.refusal == nil)
+        #expect(harness.machine.mode == .ended)
+        #expect(harness.machine.position == position)
+        #expect(harness.events(.seekCompleted).isEmpty && harness.events(.eventsChanged).count == 1)
+        #expect(Self.warned(harness, "cannot be taken in mode ended: the session was handed off to tv"))
     }
 }
