@@ -102,9 +102,8 @@ extension PlaybackStateMachine {
             let handled = program.groups.first { $0.key == after && $0.start == to }?.key
             let begins = continuing && !started
             updatePrimary {
-                $0.handledKey = handled
-                $0.stalled = false
-                if begins { $0.started = true }
+                $0.jumped(handling: handled)
+                if begins { $0.begin() }
             }
             if begins { emit(.primaryResumed) }
             actions.append(.flush)

@@ -227,16 +227,16 @@ extension PlaybackStateMachine {
             if self.run != nil { return }
         }
         var resume = run.resumePoint
-        var primary = PrimaryState(started: true)
+        var handled: String?
         if run.group.cue != .join && resume < run.group.start {
             program.suppress(run.group.key)
         } else if run.group.cue != .join && resume == run.group.start {
-            primary.handledKey = run.group.key
+            handled = run.group.key
         }
         let lowest = timeline?.playlist.segments.first?.startTime ?? .zero
         resume = max(resume, lowest)
         if let timeline, !timeline.isLive { resume = min(resume, timeline.end) }
-        transition(to: .primary(primary), because: .resumed)
+        transition(to: .primary(PrimaryState(started: true, handledKey: handled)), because: .resumed)
         playhead.jump(to: resume)
         emit(.primaryResumed)
         if let target = run.completesSeek { emit(.seekCompleted, [("to", .time(target))]) }

@@ -299,6 +299,12 @@ extension PlaybackStateMachine {
         recompute()
     }
 
+    /// Asset `index` of event `id` loaded: the schedule takes its duration, unless it is discarded
+    /// (its preload hint was removed).
+    mutating func assetLoaded(_ id: String, _ index: Int, _ media: AssetMedia) {
+        if loads.assetLoaded(id, index, media) { recompute() }
+    }
+
     mutating func loadFailed(_ key: LoadKey, _ message: String) {
         loads.failed(key, message)
         switch key {

@@ -105,10 +105,7 @@ extension PlaybackStateMachine {
         let to = min(max(target, first), timeline.end)
         let from = position
         if to < from { program.release(after: to) }
-        updatePrimary {
-            $0.handledKey = nil
-            $0.stalled = false
-        }
+        updatePrimary { $0.jumped() }
         actions.append(.flush)
         if !started {
             playhead.jump(to: to)
@@ -220,8 +217,12 @@ extension PlaybackStateMachine {
 
     /// Abandons the whole group and resumes primary at the given offset from the group's start:
     /// indefinite is the wall-clock time elapsed, nil (invalid) where primary would have resumed.
+    /// With no interstitial playing there is nothing to cancel: a trace warning says so.
     mutating func cancelCurrentEvent(_ offset: ResumptionOffset?) {
-        guard mode == .interstitial, let run else { return }
+        guard mode == .interstitial, let run else {
+            ignore("cancelCurrentEvent", in: mode, because: "no interstitial is playing")
+            return
+        }
         let resume: MediaTime
         switch offset {
         case .time(let value)?: resume = run.group.start + value

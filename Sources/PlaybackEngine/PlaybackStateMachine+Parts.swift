@@ -3,16 +3,28 @@ import HLSPlaylist
 import PlaybackCoordination
 
 extension PlaybackStateMachine {
-    /// The settings the machine plays by.
+    /// The settings the machine plays by; the driver's change through their own methods.
     struct Settings: Sendable {
         /// The settings the machine reads.
         let configuration: Configuration
         /// The URL of the item.
         let itemURL: String
         /// The configuration of interstitial items; the driver sets it (the next input applies it).
-        var template: InterstitialItemTemplate
+        private(set) var template: InterstitialItemTemplate
         /// How skip button labels are found; the driver sets it.
-        var skipLabels = SkipControlLabels()
+        private(set) var skipLabels = SkipControlLabels()
+
+        /// Creates the settings of the item at `itemURL`.
+        init(configuration: Configuration, itemURL: String, template: InterstitialItemTemplate) {
+            (self.configuration, self.itemURL, self.template) = (configuration, itemURL, template)
+        }
+
+        /// The driver set the configuration of interstitial items: what is planned, loaded and
+        /// limited from the next input on follows it; what already played stays.
+        mutating func adopt(_ template: InterstitialItemTemplate) { self.template = template }
+
+        /// The driver set how skip button labels are found: the next label reported uses it.
+        mutating func adopt(_ labels: SkipControlLabels) { skipLabels = labels }
     }
 
     /// Where the playhead is and how it moves; it changes through its own methods.
@@ -136,14 +148,33 @@ extension PlaybackStateMachine {
         }
     }
 
-    /// The times the driver watches, and those playback crossed.
+    /// The times the driver watches, and those playback crossed; it changes through its own
+    /// methods.
     struct Watches: Sendable {
         /// Integrated-time boundaries the driver watches (observers).
-        var integratedTimes: [MediaTime] = []
+        private(set) var integratedTimes: [MediaTime] = []
         /// Times in interstitial assets the driver watches, by the driver's key.
-        var assetTimes: [Int: AssetTimeWatch] = [:]
+        private(set) var assetTimes: [Int: AssetTimeWatch] = [:]
         /// The watched asset times playback crossed since the driver took them.
-        var crossedAssetTimes: [AssetTimeWatch.Crossing] = []
+        private(set) var crossedAssetTimes: [AssetTimeWatch.Crossing] = []
+
+        /// The driver's observers watch these integrated times (all of them, replacing the last).
+        mutating func watch(integratedTimes times: [MediaTime]) { integratedTimes = times }
+
+        /// The driver watches `watch` in interstitial assets under `key` (replacing one it had).
+        mutating func watch(_ watch: AssetTimeWatch, key: Int) { assetTimes[key] = watch }
+
+        /// The driver no longer watches the asset times under `key`.
+        mutating func unwatch(key: Int) { assetTimes.removeValue(forKey: key) }
+
+        /// Playback crossed a watched asset time: it waits for the driver to take it.
+        mutating func crossed(_ crossing: AssetTimeWatch.Crossing) { crossedAssetTimes.append(crossing) }
+
+        /// The crossings since the last take, in the order playback crossed them; each is taken once.
+        mutating func takeCrossings() -> [AssetTimeWatch.Crossing] {
+            defer { crossedAssetTimes = [] }
+            return crossedAssetTimes
+        }
     }
 
     // MARK: Settings
@@ -152,17 +183,18 @@ extension PlaybackStateMachine {
     var configuration: Configuration { settings.configuration }
     /// The URL of the item.
     var itemURL: String { settings.itemURL }
-    /// The configuration of interstitial items; the driver sets it (the next input applies it).
-    package var template: InterstitialItemTemplate {
-        get { settings.template }
-        set { settings.template = newValue }
-    }
+    /// The configuration of interstitial items; the driver sets it with `use(_:)`.
+    package var template: InterstitialItemTemplate { settings.template }
 
-    /// How skip button labels are found (the application's strings table and default label).
-    package var skipControlLabels: SkipControlLabels {
-        get { settings.skipLabels }
-        set { settings.skipLabels = newValue }
-    }
+    /// How skip button labels are found (the application's strings table and default label); the
+    /// driver sets it with `use(_:)`.
+    package var skipControlLabels: SkipControlLabels { settings.skipLabels }
+
+    /// Plays by the configuration of interstitial items `template` from the next input on.
+    package mutating func use(_ template: InterstitialItemTemplate) { settings.adopt(template) }
+
+    /// Finds skip button labels with `labels` from the next label reported on.
+    package mutating func use(_ labels: SkipControlLabels) { settings.adopt(labels) }
 
     // MARK: Playhead
 
@@ -196,11 +228,11 @@ extension PlaybackStateMachine {
     package var variantIndex: Int? { selection.index }
     /// The measured throughput.
     package var throughput: ThroughputEstimator { selection.throughput }
-    /// How the variant is chosen; the driver sets it (the next input applies it).
-    package var variantPolicy: VariantPolicy {
-        get { selection.policy }
-        set { selection.policy = newValue }
-    }
+    /// How the variant is chosen; the driver sets it with `use(_:)`.
+    package var variantPolicy: VariantPolicy { selection.policy }
+
+    /// Chooses variants by `policy` from the next input on.
+    package mutating func use(_ policy: VariantPolicy) { selection.adopt(policy) }
 
     // MARK: Coordination and watches
 
@@ -208,19 +240,24 @@ extension PlaybackStateMachine {
     package var coordination: Coordination { coordinator.role }
 
     /// Integrated-time boundaries the driver watches (observers), as media distances.
-    package var watchedIntegratedTimes: [MediaTime] {
-        get { watches.integratedTimes }
-        set { watches.integratedTimes = newValue }
-    }
+    package var watchedIntegratedTimes: [MediaTime] { watches.integratedTimes }
     /// Times in interstitial assets the driver watches (the interstitial player's boundary
     /// observers), by the driver's key: playback stops at each so none is passed over.
-    package var watchedAssetTimes: [Int: AssetTimeWatch] {
-        get { watches.assetTimes }
-        set { watches.assetTimes = newValue }
-    }
-    /// The watched asset times playback crossed since the driver took them.
-    package var crossedAssetTimes: [AssetTimeWatch.Crossing] {
-        get { watches.crossedAssetTimes }
-        set { watches.crossedAssetTimes = newValue }
-    }
+    package var watchedAssetTimes: [Int: AssetTimeWatch] { watches.assetTimes }
+    /// The watched asset times playback crossed since the driver took them
+    /// (``takeCrossedAssetTimes()``).
+    package var crossedAssetTimes: [AssetTimeWatch.Crossing] { watches.crossedAssetTimes }
+
+    /// Watches the integrated times `times` (the driver's observers, all of them): playback stops
+    /// at each so none is passed over.
+    package mutating func watch(integratedTimes times: [MediaTime]) { watches.watch(integratedTimes: times) }
+
+    /// Watches `watch` in interstitial assets under the driver's `key`.
+    package mutating func watch(_ watch: AssetTimeWatch, key: Int) { watches.watch(watch, key: key) }
+
+    /// Stops watching the asset times under `key`.
+    package mutating func unwatch(key: Int) { watches.unwatch(key: key) }
+
+    /// The watched asset times playback crossed since the last take, in order; each is taken once.
+    package mutating func takeCrossedAssetTimes() -> [AssetTimeWatch.Crossing] { watches.takeCrossings() }
 }

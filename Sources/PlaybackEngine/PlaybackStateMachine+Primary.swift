@@ -100,7 +100,7 @@ extension PlaybackStateMachine {
         program.revise(timeline)
         discardRemovedPreloads()
         for conflict in update.conflicts { emit(.warning, [("message", .string(conflict))]) }
-        if update.newSegments > 0, mode == .primary { updatePrimary { $0.stalled = false } }
+        if update.newSegments > 0, mode == .primary { updatePrimary { $0.grew() } }
         if update.eventsChanged {
             for event in update.removed where run?.members.contains(event.identifier) != true {
                 let id = event.identifier
@@ -182,7 +182,7 @@ extension PlaybackStateMachine {
             startRun(group, from: member.id, joinOffset: member.startOffset)
             if run != nil { return }
         }
-        updatePrimary { $0.started = true }
+        updatePrimary { $0.begin() }
         emit(.primaryResumed)
     }
 
@@ -247,7 +247,7 @@ extension PlaybackStateMachine {
                 return true
             }
             if timeline.isLive && position >= timeline.end && primary?.stalled == false {
-                updatePrimary { $0.stalled = true }
+                updatePrimary { $0.stall() }
                 emit(.stalled, [("reason", .string("primary reached the live edge; waiting for the playlist to grow"))])
                 return true
             }

@@ -11,18 +11,48 @@ extension PlaybackStateMachine {
         case primary(PrimaryState)
         /// Playing an interstitial group; primary waits.
         case interstitial(GroupRun)
-        /// Ended.
+        /// Ended: at the end, after the POST group, or because the primary could not be loaded.
+        /// A seek or a placement starts playback again once the primary loaded.
         case ended
+        /// The session went to the player at this URL: this one stops for good (its mode is
+        /// ``Mode/ended``), and takes no command, placement or load result.
+        case handedOff(to: String)
     }
 
-    /// Primary playback.
+    /// Primary playback; it changes through its own methods.
     package struct PrimaryState: Sendable {
         /// Whether primary playback began: false until the first play (and while PRE plays).
-        package var started: Bool
+        package private(set) var started: Bool
         /// Waiting at the live edge for the playlist to grow.
-        package var stalled = false
+        package private(set) var stalled = false
         /// A group that resumed at its own start, so it does not fire again there.
-        package var handledKey: String?
+        package private(set) var handledKey: String?
+
+        /// Primary playback that began (`started`) or waits for the first play, with the group
+        /// `handledKey` resumed at its own start, if any.
+        package init(started: Bool, handledKey: String? = nil) {
+            (self.started, self.handledKey) = (started, handledKey)
+        }
+
+        /// Playback began (PRE played, or play was asked for without one).
+        mutating func begin() { started = true }
+
+        /// Primary media moved on: the group that resumed at its start is behind the playhead and
+        /// may fire again once the playhead comes back to it.
+        mutating func moved() { handledKey = nil }
+
+        /// The playhead jumped (a seek, or a placement at `handledKey`'s start, which then does not
+        /// fire there): it no longer waits at the live edge.
+        mutating func jumped(handling handledKey: String? = nil) {
+            self.handledKey = handledKey
+            stalled = false
+        }
+
+        /// Primary reached the live edge: it waits for the playlist to grow.
+        mutating func stall() { stalled = true }
+
+        /// The live playlist grew: primary no longer waits at its edge.
+        mutating func grew() { stalled = false }
     }
 
     /// Where a coordinated group (or a handed-off session) places playback.
@@ -111,7 +141,7 @@ extension PlaybackStateMachine {
         case .loading: false
         case .primary(let primary): primary.started
         case .interstitial(let run): run.group.cue != .join
-        case .ended: true
+        case .ended, .handedOff: true
         }
     }
 }

@@ -16,7 +16,8 @@ extension PlaybackStateMachine {
         case ended = "playback ended"
         /// The primary could not be loaded: loading to ended.
         case loadFailed = "the primary could not be loaded"
-        /// The session went to another player: any state to ended.
+        /// The session went to another player: any state to ``State/handedOff(to:)`` (mode ended),
+        /// which only another hand-off leaves.
         case handedOff = "the session was handed off"
         /// Primary playback or the group run changed in place: the same mode.
         case changed = "playback changed in place"
@@ -49,7 +50,7 @@ extension PlaybackStateMachine.State {
         case .loading: .loading
         case .primary: .primary
         case .interstitial: .interstitial
-        case .ended: .ended
+        case .ended, .handedOff: .ended
         }
     }
 }

@@ -27,7 +27,10 @@ extension PlaybackStateMachine {
     /// variant's, matched to the tracks.
     mutating func variantLoaded(_ index: Int, _ presentation: PrimaryPresentation) {
         loads.finished(.variant(index))
-        guard var timeline, variants.indices.contains(index) else { return }
+        guard var timeline, variants.indices.contains(index) else {
+            ignore("variantLoaded", in: mode, because: "the primary offers no variant \(index)")
+            return
+        }
         let from = selection.switched(to: index, presentation)
         if timeline.isLive {
             let reloading = loads.inFlight.contains(.primary)

@@ -191,53 +191,24 @@ package struct PlaybackStateMachine: Sendable {
 
     // MARK: Inputs
 
-    /// Starts: the first action loads the primary presentation.
+    /// Starts: the first action loads the primary presentation. Only a machine that waits for its
+    /// primary and is not loading it starts; a second start is ignored with a trace warning.
     package mutating func start() -> Outcome {
-        request(.primary, url: tagged(itemURL))
+        switch state {
+        case .loading where !loads.inFlight.contains(.primary):
+            request(.primary, url: tagged(itemURL))
+        case .loading, .primary, .interstitial, .ended, .handedOff:
+            ignore("start", in: mode, because: "playback started already")
+        }
         return take()
     }
 
-    /// Handles an input at clock time `now` (time passes first). It dispatches on the state and
-    /// the input: an input the state cannot take is not applied, and a trace warning says so
-    /// (``ignore(_:in:because:)``).
+    /// Handles an input at clock time `now` (time passes first). What the input does depends on the
+    /// state first (``dispatch(_:)``): an input the state cannot take is not applied, and a trace
+    /// warning says so (``ignore(_:in:because:)``).
     package mutating func handle(_ input: Input, at now: Duration) -> Outcome {
         move(to: now)
-        var refusal: Refusal?
-        switch (state, input) {
-        case (.ended, .primaryLoaded) where timeline == nil:
-            // Playback ended (handed off) before the primary loaded: it does not start again.
-            loads.finished(.primary)
-            ignore("primaryLoaded", in: .ended, because: "playback ended before the primary loaded")
-        case (.loading, .variantLoaded(let index, _)):
-            // A variant is loaded only to switch a loaded primary.
-            loads.finished(.variant(index))
-            ignore("variantLoaded", in: .loading, because: "the primary is not loaded yet")
-        case (.primary, .restore), (.interstitial, .restore), (.ended, .restore):
-            ignore("restore", in: mode, because: "a handed-off session is continued before the primary loads")
-        case (_, .command(let command)):
-            let following = coordination == .following
-            refusal = apply(command)
-            if following, refusal == nil, command.isTiming { coordinator.commandApplied() }
-        case (_, .setCoordinated(let on)):
-            coordinator.join(on)
-        case (_, .coordinate(let location, let playing, let rate, let anchor)):
-            coordinate(location, playing: playing, rate: rate, anchor: anchor, continuing: false)
-        case (_, .restore(let session)): restore(session)
-        case (_, .handedOff(let target)):
-            playhead.pause()
-            transition(to: .ended, because: .handedOff)
-            emit(.handedOff, [("to", .string(target))])
-        case (_, .primaryLoaded(let presentation)): primaryLoaded(presentation)
-        case (_, .assetListLoaded(let id, let list)): assetListLoaded(id, list)
-        case (_, .assetLoaded(let id, let index, let media)):
-            if loads.assetLoaded(id, index, media) { recompute() }
-        case (_, .segmentLoaded(let url)): loads.segmentLoaded(url)
-        case (_, .throughputMeasured(let bytes, let duration)): selection.measured(bytes: bytes, duration: duration)
-        case (_, .variantLoaded(let index, let presentation)): variantLoaded(index, presentation)
-        case (_, .scheduleLoaded(let identity, let result)): scheduleLoaded(identity, result)
-        case (_, .loadFailed(let key, let message)): loadFailed(key, message)
-        case (_, .loadCancelled(let key)): loads.cancelled(key)
-        }
+        let refusal = dispatch(input)
         settle()
         if let change = coordinator.takeChange() { actions.append(.signal(change)) }
         return take(refusal)
@@ -278,7 +249,7 @@ package struct PlaybackStateMachine: Sendable {
     package var effectiveRate: Double {
         guard playing, rate > 0, coordination != .held else { return 0 }
         switch state {
-        case .loading, .ended: return 0
+        case .loading, .ended, .handedOff: return 0
         case .primary(let primary): return primary.stalled || !primary.started ? 0 : rate
         case .interstitial(let run):
             guard !run.waiting, run.assetIndex != nil else { return 0 }
@@ -333,12 +304,12 @@ package struct PlaybackStateMachine: Sendable {
         switch mode {
         case .primary:
             playhead.advance(by: distance)
-            updatePrimary { $0.handledKey = nil }
+            updatePrimary { $0.moved() }
         case .interstitial:
             guard let from = updateRun({ $0.play(distance) }), let current = run else { return }
             if let index = current.assetIndex {
                 for watch in currentAssetWatches where from < watch.time && watch.time <= current.assetPosition {
-                    crossedAssetTimes.append(
+                    watches.crossed(
                         AssetTimeWatch.Crossing(
                             key: watch.key, eventID: current.eventID, assetIndex: index, time: watch.time))
                 }
@@ -393,11 +364,14 @@ package struct PlaybackStateMachine: Sendable {
     }
 
     /// Moves playback to `next`: the one place the state changes. A move that `cause` does not
-    /// allow from the current mode (``Cause/allows(from:to:)``) is refused with a trace warning,
-    /// in release builds too, and the state stays; false then.
+    /// allow from the current mode (``Cause/allows(from:to:)``), or out of a hand-off by any cause
+    /// but another hand-off, is refused with a trace warning, in release builds too, and the state
+    /// stays; false then.
     @discardableResult
     mutating func transition(to next: State, because cause: Cause) -> Bool {
-        guard cause.allows(from: state.mode, to: next.mode) else {
+        var handedOff = false
+        if case .handedOff = state { handedOff = true }
+        guard cause.allows(from: state.mode, to: next.mode), !handedOff || cause == .handedOff else {
             emit(
                 .warning,
                 [

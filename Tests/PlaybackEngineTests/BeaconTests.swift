@@ -130,7 +130,7 @@ struct BeaconTests {
     @Test("A rebound asset list is a new decision: the break playing again fires its beacons again")
     func rebindTracksAfresh() {
         var harness = Self.harness()
-        harness.machine.template.rebindsAssetLists = true
+        harness.machine.use(harness.machine.template.with(\.rebindsAssetLists, true))
         harness.play(until: 40)
         let first = harness.beacons.count
         #expect(first == 12)

@@ -15,7 +15,7 @@ struct ItemTemplateTests {
         var harness = Harness(
             dated(event("e", at: 10, "X-ASSET-LIST=\"list.json\",X-RESUME-OFFSET=0\(restrictions)")),
             assets: Self.assets, lists: ["list.json": Self.pair])
-        harness.machine.template.rebindsAssetLists = rebinds
+        harness.machine.use(harness.machine.template.with(\.rebindsAssetLists, rebinds))
         return harness
     }
 
@@ -76,7 +76,7 @@ struct ItemTemplateTests {
     @Test("the template's lookahead decides when an asset list is requested")
     func lookahead() {
         var harness = Self.harness(rebinds: false)
-        harness.machine.template.lookahead = s(3)
+        harness.machine.use(harness.machine.template.with(\.lookahead, s(3)))
         harness.play(until: 25)
         #expect(harness.lines([.assetListRequested]) == ["7.0 assetListRequested @7.0 id=e"])
     }
@@ -84,11 +84,11 @@ struct ItemTemplateTests {
     @Test("the template's limits: at most one asset, and a playout cap smaller than the event's own")
     func limits() {
         var harness = Self.harness(rebinds: false)
-        harness.machine.template.maximumAssetCount = 1
+        harness.machine.use(harness.machine.template.with(\.maximumAssetCount, 1))
         harness.play(until: 25)
         #expect(harness.lines([.assetStarted], fields: ["index"]) == ["10.0 assetStarted @10.0 index=0"])
         var capped = Self.harness(rebinds: false)
-        capped.machine.template.maximumPlayoutDuration = s(5)
+        capped.machine.use(capped.machine.template.with(\.maximumPlayoutDuration, s(5)))
         capped.play(until: 25)
         #expect(
             capped.lines([.interstitialEnded], fields: ["playedDuration", "reason"]) == [
@@ -101,7 +101,7 @@ struct ItemTemplateTests {
         var harness = Self.harness(rebinds: false)
         #expect(harness.machine.assetTracks == harness.machine.tracks)
         let french = TrackSelection(audio: MediaOption(language: "fr"))
-        harness.machine.template.preferredTracks = french
+        harness.machine.use(harness.machine.template.with(\.preferredTracks, french))
         #expect(harness.machine.assetTracks == french)
     }
 }

@@ -46,20 +46,22 @@ struct ObservationTests {
                 event("e", at: 10, "X-ASSET-URI=\"a6.m3u8\",X-RESUME-OFFSET=0"),
                 event("f", at: 30, "X-ASSET-URI=\"a4.m3u8\",X-RESUME-OFFSET=0")),
             assets: ["a6.m3u8": 6, "a4.m3u8": 4])
-        harness.machine.watchedAssetTimes[7] = AssetTimeWatch(fractions: [0.25, 0.5, 0.75, 1])
-        harness.machine.watchedAssetTimes[8] = AssetTimeWatch(times: [s(2)])
+        harness.machine.watch(AssetTimeWatch(fractions: [0.25, 0.5, 0.75, 1]), key: 7)
+        harness.machine.watch(AssetTimeWatch(times: [s(2)]), key: 8)
         harness.play(until: 10)
         #expect(harness.machine.mode == .interstitial)
         #expect(harness.machine.nextDeadline == clock(11.5))
         harness.run(until: 20)
-        let first = harness.machine.crossedAssetTimes
+        let first = harness.machine.takeCrossedAssetTimes()
         #expect(first.map(\.key) == [7, 8, 7, 7, 7])
         #expect(first.map(\.time) == [s(1.5), s(2), s(3), s(4.5), s(6)])
         #expect(first.allSatisfy { $0.eventID == "e" && $0.assetIndex == 0 })
-        harness.machine.crossedAssetTimes = []
         harness.run(until: 40)
-        #expect(harness.machine.crossedAssetTimes.map(\.time) == [s(1), s(2), s(2), s(3), s(4)])
-        #expect(harness.machine.crossedAssetTimes.allSatisfy { $0.eventID == "f" })
+        #expect(harness.machine.crossedAssetTimes.isEmpty == false)
+        let second = harness.machine.takeCrossedAssetTimes()
+        #expect(second.map(\.time) == [s(1), s(2), s(2), s(3), s(4)])
+        #expect(second.allSatisfy { $0.eventID == "f" })
+        #expect(harness.machine.crossedAssetTimes.isEmpty)
     }
 
     @Test("an X-ASSET-URI event whose asset loaded is unscheduled with a notification when a reload drops it")

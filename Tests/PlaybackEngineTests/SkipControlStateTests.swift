@@ -65,15 +65,15 @@ struct SkipControlStateTests {
     @Test("the label comes from the application's table by X-SKIP-CONTROL-LABEL-ID, else the default label")
     func labels() {
         var harness = Harness(Self.windowed(), assets: Self.assets)
-        harness.machine.skipControlLabels = SkipControlLabels(
-            table: LocalizedStringsTable(["skip-ad": "Passer la pub"]), defaultLabel: "Skip")
+        harness.machine.use(
+            SkipControlLabels(table: LocalizedStringsTable(["skip-ad": "Passer la pub"]), defaultLabel: "Skip"))
         harness.play(until: 14)
         #expect(harness.machine.currentSkipControlLabel == "Passer la pub")
         #expect(Self.changes(harness) == ["e notYetEligible Passer la pub", "e eligible Passer la pub"])
 
         var other = Harness(Self.windowed(), assets: Self.assets)
-        other.machine.skipControlLabels = SkipControlLabels(
-            table: LocalizedStringsTable(["another-key": "Other"]), defaultLabel: "Ignorer")
+        other.machine.use(
+            SkipControlLabels(table: LocalizedStringsTable(["another-key": "Other"]), defaultLabel: "Ignorer"))
         other.play(until: 14)
         #expect(other.machine.currentSkipControlLabel == "Ignorer")
     }
@@ -90,8 +90,8 @@ struct SkipControlStateTests {
                     "DURATION=10,X-ASSET-LIST=\"list.json\",X-RESUME-OFFSET=0,X-SKIP-CONTROL-OFFSET=3,X-SKIP-CONTROL-DURATION=4,X-SKIP-CONTROL-LABEL-ID=\"tag-label\""
                 )),
             assets: Self.assets, lists: ["list.json": list])
-        harness.machine.skipControlLabels = SkipControlLabels(
-            table: LocalizedStringsTable(["tag-label": "Tag", "list-label": "List"]))
+        harness.machine.use(
+            SkipControlLabels(table: LocalizedStringsTable(["tag-label": "Tag", "list-label": "List"])))
         harness.play(until: 30)
         // OFFSET 1 from the list, DURATION 4 from the tag: the window is [1, 5), across both assets.
         #expect(

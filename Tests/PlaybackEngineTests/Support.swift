@@ -39,6 +39,15 @@ extension String {
     init(format2 value: Int) { self = value < 10 ? "0\(value)" : "\(value)" }
 }
 
+extension InterstitialItemTemplate {
+    /// The template with one setting changed (what a driver hands the machine's `use(_:)`).
+    func with<Value>(_ setting: WritableKeyPath<Self, Value>, _ value: Value) -> Self {
+        var changed = self
+        changed[keyPath: setting] = value
+        return changed
+    }
+}
+
 /// An interstitial date range at `start` seconds of a playlist dated from 2025-01-01T00:00:00Z.
 func event(_ id: String, at start: Int, _ attributes: String) -> String {
     let date = "2025-01-01T00:\(String(format2: start / 60)):\(String(format2: start % 60)).000Z"

@@ -35,7 +35,7 @@ struct VariantSelectionTests {
         var harness = Harness(Self.multivariant) { $0.loadsSegments = true }
         for name in ["hi", "mid", "lo"] { harness.playlists[Harness.base + name + ".m3u8"] = media(name) }
         harness.network = network
-        harness.machine.variantPolicy = policy
+        harness.machine.use(policy)
         return harness
     }
 
@@ -142,7 +142,9 @@ struct VariantSelectionTests {
         var harness = Self.harness(network: 100_000_000, policy: VariantPolicy(preferredPeakBitRate: 3_500_000))
         harness.play(until: 15)
         #expect(harness.machine.variantIndex == 1)
-        harness.machine.variantPolicy.preferredPeakBitRate = 0
+        var lifted = harness.machine.variantPolicy
+        lifted.preferredPeakBitRate = 0
+        harness.machine.use(lifted)
         harness.run(until: 35)
         #expect(harness.machine.variantIndex == 0)
         #expect(harness.lines([.variantSwitched], fields: ["from", "to"]).count == 2)

@@ -85,7 +85,7 @@ public final class IntegratedTimeline: Sendable {
             state.observers.nextID += 1
             add(&state.observers, state.observers.nextID)
             state.observers.update(machine: state.machine, callbacks: &callbacks)
-            state.machine.watchedIntegratedTimes = state.observers.watchedTimes
+            state.machine.watch(integratedTimes: state.observers.watchedTimes)
             return state.observers.nextID
         }
         for callback in callbacks { callback() }

@@ -10,7 +10,7 @@ extension Player {
     public var variantPolicy: VariantPolicy {
         get { state.withLockedValue { $0.machine.variantPolicy } }
         set {
-            state.withLockedValue { $0.machine.variantPolicy = newValue }
+            state.withLockedValue { $0.machine.use(newValue) }
             tick()
             wakeContinuation.yield()
         }
@@ -22,7 +22,7 @@ extension Player {
     public var interstitialItemTemplate: InterstitialItemTemplate {
         get { state.withLockedValue { $0.machine.template } }
         set {
-            state.withLockedValue { $0.machine.template = newValue }
+            state.withLockedValue { $0.machine.use(newValue) }
             tick()
             wakeContinuation.yield()
         }
@@ -33,7 +33,7 @@ extension Player {
     /// applies to the next label reported.
     public var skipControlLabels: SkipControlLabels {
         get { state.withLockedValue { $0.machine.skipControlLabels } }
-        set { state.withLockedValue { $0.machine.skipControlLabels = newValue } }
+        set { state.withLockedValue { $0.machine.use(newValue) } }
     }
 
     /// The primary time ranges whose segments are loaded (`loadedTimeRanges` of the item); empty

@@ -156,7 +156,7 @@ public final class Player: Sendable {
                 primaryID: configuration.primaryID, lookahead: configuration.lookahead,
                 forwardBuffer: configuration.forwardBuffer, loadsSegments: configuration.loadsSegments,
                 startTime: configuration.startTime))
-        machine.variantPolicy = configuration.variantPolicy
+        machine.use(configuration.variantPolicy)
         let first = machine.start()
         var initial = State(machine: machine)
         initial.traceLimit = max(1, configuration.traceLimit)
@@ -400,12 +400,11 @@ public final class Player: Sendable {
             }
         }
         if state.trace.count > state.traceLimit { state.trace.removeFirst(state.trace.count - state.traceLimit) }
-        for crossing in state.machine.crossedAssetTimes {
+        for crossing in state.machine.takeCrossedAssetTimes() {
             if let block = state.assetObservers[crossing.key] { callbacks.append { block(crossing.time) } }
         }
-        state.machine.crossedAssetTimes = []
         state.observers.update(machine: state.machine, callbacks: &callbacks)
-        state.machine.watchedIntegratedTimes = state.observers.watchedTimes
+        state.machine.watch(integratedTimes: state.observers.watchedTimes)
         return events
     }
 }

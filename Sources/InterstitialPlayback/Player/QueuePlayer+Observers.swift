@@ -21,8 +21,7 @@ extension QueuePlayer {
         let id = player.state.withLockedValue { state -> Int in
             state.nextAssetObserver += 1
             state.assetObservers[state.nextAssetObserver] = block
-            state.machine.watchedAssetTimes[state.nextAssetObserver] = AssetTimeWatch(
-                times: times, fractions: fractions)
+            state.machine.watch(AssetTimeWatch(times: times, fractions: fractions), key: state.nextAssetObserver)
             return state.nextAssetObserver
         }
         player.wakeContinuation.yield()
@@ -33,7 +32,7 @@ extension QueuePlayer {
     public func removeTimeObserver(_ observer: TimeObserver) {
         player?.state.withLockedValue { state in
             state.assetObservers.removeValue(forKey: observer.id)
-            state.machine.watchedAssetTimes.removeValue(forKey: observer.id)
+            state.machine.unwatch(key: observer.id)
         }
     }
 

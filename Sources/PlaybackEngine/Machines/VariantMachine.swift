@@ -20,8 +20,8 @@ extension PlaybackStateMachine {
         package private(set) var failed: Set<Int> = []
         /// The measured throughput.
         package private(set) var throughput = ThroughputEstimator()
-        /// How the variant is chosen; the driver sets it (the next input applies it).
-        package var policy = VariantPolicy()
+        /// How the variant is chosen; the driver sets it (``adopt(_:)``; the next input applies it).
+        package private(set) var policy = VariantPolicy()
 
         /// Nothing loaded.
         package init() {}
@@ -33,6 +33,10 @@ extension PlaybackStateMachine {
             variants = presentation.variants
             index = presentation.variantIndex
         }
+
+        /// The driver chose `policy`: the variant wanted is chosen by it from now on; the one
+        /// playing stays until then.
+        package mutating func adopt(_ policy: VariantPolicy) { self.policy = policy }
 
         /// A load brought `bytes` in `duration`.
         package mutating func measured(bytes: Int, duration: Duration) {

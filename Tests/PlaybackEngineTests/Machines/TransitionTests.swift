@@ -26,7 +26,7 @@ struct TransitionTests {
     @Test("a change to primary playback outside primary is refused with a warning, not applied")
     func primaryOutsidePrimary() {
         var machine = Self.loading()
-        machine.updatePrimary { $0.stalled = true }
+        machine.updatePrimary { $0.stall() }
         #expect(machine.mode == .loading)
         let actions = machine.take().actions
         #expect(
@@ -75,18 +75,28 @@ struct TransitionTests {
                     ]))
     }
 
-    @Test("after a hand-off nothing but another hand-off moves playback")
+    @Test("after a hand-off nothing but another hand-off moves playback, not even a restart")
     func afterHandOff() {
         var machine = Self.loading()
         let moves = [
-            machine.transition(to: .ended, because: .handedOff),
+            machine.transition(to: .handedOff(to: "tv"), because: .handedOff),
             machine.transition(to: .primary(Machine.PrimaryState(started: false)), because: .primaryLoaded),
             machine.transition(to: .ended, because: .loadFailed),
-            machine.transition(to: .ended, because: .handedOff),
+            machine.transition(to: .primary(Machine.PrimaryState(started: true)), because: .restarted),
+            machine.transition(to: .handedOff(to: "phone"), because: .handedOff),
         ]
-        #expect(moves == [true, false, false, true])
+        #expect(moves == [true, false, false, false, true])
         #expect(machine.mode == .ended)
-        let actions = machine.take().actions
-        #expect(Self.warnings(actions).count == 2)
+        guard case .handedOff(let target) = machine.state else {
+            Issue.record("the last hand-off holds")
+            return
+        }
+        #expect(target == "phone")
+        let warnings = Self.warnings(machine.take().actions)
+        #expect(warnings.count == 3)
+        #expect(
+            warnings.last
+                == "playback cannot go from ended to primary because playback restarted after the end: the change was refused"
+        )
     }
 }

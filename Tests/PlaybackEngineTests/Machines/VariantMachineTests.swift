@@ -40,7 +40,7 @@ struct VariantMachineTests {
         #expect(machine.wanted == 1)
         machine.failed(1)
         #expect(machine.wanted == 0)
-        machine.policy.pinnedVariant = 1
+        machine.adopt(VariantPolicy(pinnedVariant: 1))
         #expect(machine.wanted == 0, "a pinned variant that failed is not chosen")
     }
 
