@@ -2,9 +2,9 @@ import Foundation
 import HLSPlaylist
 import NIOCore
 
-/// The server's clock in production: ``now`` is the system's uptime clock (the one the ad-server
-/// gates use, ``AdServerGates/now()``), ``wall`` the system's date unless another is given (a
-/// test's fixed date), and ``sleep(for:)`` `Task.sleep`.
+/// The server's clock in production: ``now`` is the system's uptime clock (NIO's, so that the
+/// deadlines handed to the HTTP client agree with it), ``wall`` the system's date unless another is
+/// given (a test's fixed date), and ``sleep(for:)`` `Task.sleep`.
 struct SystemServerClock: ServerClock {
     /// The wall clock.
     var date: @Sendable () -> DateTime = { DateTime(Date()) }
