@@ -283,7 +283,7 @@ struct Routes {
             guard let mounted = library.mounted(request.uri.path), mounted.rest == "asset-list.json" else {
                 return try await content(request, context).createHeadResponse()
             }
-            let checked = try await library.assetListHead(mounted, query: request.queryDictionary)
+            let checked = try await library.content.assetListHead(mounted, query: request.queryDictionary)
             var response = Response(status: .ok)
             response.headers[.contentType] = checked.contentType
             response.headers[.cacheControl] = checked.cacheControl
