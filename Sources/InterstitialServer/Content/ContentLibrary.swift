@@ -73,6 +73,10 @@ final class ContentLibrary: Sendable {
     let pipeline: PlaylistPipeline
     /// Answers the requests under a content path.
     let content: ContentService
+    /// Finds the breaks the prefetcher decides ahead.
+    let prefetchBreaks: PrefetchBreakFinder
+    /// Records the viewers of live playlists.
+    let viewers: PlaylistViewers
 
     init(
         configuration: ServerConfiguration, state: ServerState, inventory: any AdInventory, client: HTTPClient,
@@ -139,6 +143,9 @@ final class ContentLibrary: Sendable {
                 upstream: upstream, scheduleFlattener: scheduleFlattener, sharedPlaylists: sharedPlaylists,
                 tracker: ProgramDateTimeTracker(), pipeline: pipeline, planners: planners),
             fileBodies: fileBodies, now: now)
+        prefetchBreaks = PrefetchBreakFinder(
+            configuration: configuration, state: state, sessions: sessions, planners: planners)
+        viewers = PlaylistViewers(sessions: sessions)
     }
 
     /// This replica's name in the ledger's claims: its host name and port, the same after a restart,
