@@ -238,16 +238,16 @@ struct RequestLimitTests {
     func ledgerExpiry() {
         var limits = ServerLimits()
         limits.viewerExpiry = MediaTime(seconds: 100)
-        var ledger = Ledger(limits: limits)
-        let start = ContinuousClock.now
+        var ledger = ViewerLedger(limits: limits)
+        let start = MediaTime(seconds: 1000)
         #expect(ledger.count("a", now: start) == 0)
-        #expect(ledger.count("a", now: start + .seconds(49)) == 1)
+        #expect(ledger.count("a", now: start + MediaTime(seconds: 49)) == 1)
         // Half the expiry on: a new generation, the old one still answers.
-        #expect(ledger.count("b", now: start + .seconds(60)) == 0)
-        #expect(ledger.count("a", now: start + .seconds(70)) == 2)
-        #expect(ledger.count("b", now: start + .seconds(125)) == 1, "used 65 s ago: kept")
+        #expect(ledger.count("b", now: start + MediaTime(seconds: 60)) == 0)
+        #expect(ledger.count("a", now: start + MediaTime(seconds: 70)) == 2)
+        #expect(ledger.count("b", now: start + MediaTime(seconds: 125)) == 1, "used 65 s ago: kept")
         // a was last asked at 70 s: 105 s later it is gone, and so is everything older.
-        #expect(ledger.count("a", now: start + .seconds(231)) == 0)
+        #expect(ledger.count("a", now: start + MediaTime(seconds: 231)) == 0)
         #expect(ledger.entries == 1)
     }
 

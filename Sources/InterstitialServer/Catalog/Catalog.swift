@@ -63,8 +63,8 @@ struct Catalog: Sendable {
     init(library: ContentLibrary) {
         self.init(
             configuration: library.configuration, state: library.state,
-            planner: { content, target, state in library.planner(for: content, target: target, state: state) },
-            liveEdge: { channel, now in await library.liveEdge(of: channel, at: now) })
+            planner: { content, target, state in library.planners.planner(for: content, target: target, state: state) },
+            liveEdge: { channel, now in await library.content.liveEdge(of: channel, at: now) })
     }
 
     // MARK: Schedules

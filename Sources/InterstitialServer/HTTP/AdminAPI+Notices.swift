@@ -12,13 +12,13 @@ extension AdminAPI {
         group.post("channels/:id/upcoming") { request, context in
             let channel = try channel(context)
             let body = try await request.jsonBody(context: context, limit: limit)
-            let now = library.now()
+            let now = now()
             let notice = try await board.announce(channel, try NoticeBoard.request(body, now: now), now: now)
-            library.metrics.notice(outcome: "announced")
+            metrics.notice(outcome: "announced")
             return Response.json(notice.jsonValue, status: .created)
         }
         group.get("channels/:id/upcoming") { _, context in
-            Response.json(board.list(try channel(context), now: library.now()))
+            Response.json(board.list(try channel(context), now: now()))
         }
         group.delete("channels/:id/upcoming/:notice") { _, context in
             let channel = try channel(context)
@@ -26,7 +26,7 @@ extension AdminAPI {
                 throw APIError.badRequest(code: .badPath, "the notice ID in the URL is not an identifier")
             }
             try await board.withdraw(channel, id: id)
-            library.metrics.notice(outcome: "withdrawn")
+            metrics.notice(outcome: "withdrawn")
             return Response(status: .noContent)
         }
     }

@@ -23,7 +23,7 @@ extension AdminAPI {
         if let at = item.interstitial.at, !cue.contains("PRE"), !cue.contains("POST"),
             let content = configuration.vod.first(where: { $0.id == item.target.id }),
             case .directory = content.origin,
-            let primary = try? await library.source(content).primary(),
+            let primary = try? await sources.source(content).primary(),
             case .vod(let duration, _) = PlaylistRenderer.vodTimeline(primary.playlist).0,
             at > duration
         {

@@ -8,16 +8,25 @@ import Hummingbird
 /// Routes only decode, call the ``Catalog`` (which holds the rules and checks them inside the store
 /// transaction) and encode.
 struct AdminAPI {
-    let library: ContentLibrary
     let catalog: Catalog
+    let state: ServerState
+    let configuration: ServerConfiguration
+    /// The wall clock.
+    let now: @Sendable () -> DateTime
+    /// What the server counts (the notices announced and withdrawn).
+    let metrics: ServerMetrics
+    /// Where the contents' playlists come from (the warnings read a VOD asset's length).
+    let sources: ContentSources
 
+    /// The admin API of `library`'s contents (its collaborators taken from the composition root).
     init(library: ContentLibrary) {
-        self.library = library
         catalog = Catalog(library: library)
+        state = library.state
+        configuration = library.configuration
+        now = library.now
+        metrics = library.metrics
+        sources = library.sources
     }
-
-    var state: ServerState { library.state }
-    var configuration: ServerConfiguration { library.configuration }
 
     func register(on group: RouterGroup<ServerRequestContext>) {
         group.add(middleware: BearerTokenMiddleware(token: configuration.adminToken))
@@ -81,7 +90,7 @@ struct AdminAPI {
             return Response.json(Self.adding(await warnings(for: item), to: item.jsonValue))
         }
         group.delete("breaks/:id") { _, context in
-            try await catalog.deleteBreak(id: try identifier(context), now: library.now())
+            try await catalog.deleteBreak(id: try identifier(context), now: now())
             return Response(status: .noContent)
         }
 
@@ -116,7 +125,7 @@ struct AdminAPI {
         group.post("channels/:id/breaks") { request, context in
             let channel = try channel(context)
             let body = try await request.jsonBody(context: context, limit: limit)
-            let item = try await catalog.breakNow(channel, try Self.breakNowRequest(body), now: library.now())
+            let item = try await catalog.breakNow(channel, try Self.breakNowRequest(body), now: now())
             return Response.json(item.jsonValue, status: .created)
         }
         group.post("channels/:id/return") { request, context in
@@ -125,7 +134,7 @@ struct AdminAPI {
             var reader = try JSONObjectReader(body, path: "")
             let requested = try reader.string("break")
             try reader.finish()
-            let done = try await catalog.earlyReturn(channel, breakID: requested, now: library.now())
+            let done = try await catalog.earlyReturn(channel, breakID: requested, now: now())
             return Response.json(
                 .object([
                     "id": .string(done.id), "playoutLimit": .seconds(done.playoutLimit),

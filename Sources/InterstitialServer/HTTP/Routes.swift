@@ -1,5 +1,6 @@
 import Foundation
 import HLSInterstitials
+import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -8,7 +9,19 @@ import PlaybackCoordination
 
 /// The server's routes: the web page, content, ads, and the admin API.
 struct Routes {
-    let library: ContentLibrary
+    /// Answers the requests under a content path.
+    let content: ContentService
+    /// Records the viewers of live playlists, for both lanes.
+    let viewers: PlaylistViewers
+    /// The server's state (its version keys the fast lane's answers).
+    let state: ServerState
+    let configuration: ServerConfiguration
+    /// The wall clock.
+    let now: @Sendable () -> DateTime
+    /// The relay of `tracking: relay` beacons.
+    let beaconRelay: BeaconRelay
+    /// Sends the tracking requests the server makes itself; nil without an ad-decision client.
+    let dispatcher: TrackingDispatcher?
     let admin: AdminAPI
     let mailbox: HandoffMailbox
     /// The counts served on `GET /metrics`; the server passes the one its content library records into.
@@ -20,8 +33,15 @@ struct Routes {
     /// The stitched form of the targets' playlists, and its ad segments' beacons.
     let stitched: StitchedService
 
+    /// The routes of `library`'s contents (their collaborators taken from the composition root).
     init(library: ContentLibrary, admin: AdminAPI, mailbox: HandoffMailbox, metrics: ServerMetrics = ServerMetrics()) {
-        self.library = library
+        content = library.content
+        viewers = library.viewers
+        state = library.state
+        configuration = library.configuration
+        now = library.now
+        beaconRelay = library.beaconRelay
+        dispatcher = library.dispatcher
         self.admin = admin
         self.mailbox = mailbox
         self.metrics = metrics
@@ -29,35 +49,38 @@ struct Routes {
         stitched = StitchedService(library: library, fetcher: library.vmapPlans.fetcher)
     }
 
-    /// The answers to content requests known at once (``ContentLibrary/answer(_:query:userAgent:viewerIP:)``
+    /// The answers to content requests known at once (``ContentService/answer(_:query:userAgent:viewerIP:)``
     /// gives them as ``Pending/now(_:)``), for the ``RequestGuard`` to give on the connection's
     /// event loop: what the `/**` route below answers them, fields and body (both made by
     /// ``http(_:)`` and ``FileResponder/whole(path:identity:name:contentType:cacheControl:)``);
     /// `hlsi_fast_answers_total` counts those written. A query on anything but an asset list (a
     /// looped segment's `shift`) is left to the route.
     func fastLane(serverName: String) -> FastLane {
-        let library = library
+        let content = content
+        let viewers = viewers
+        let state = state
+        let now = now
         let files = files
         let metrics = metrics
         let kept = answers
         // With `stitchedUserAgents`, a playlist's form depends on the User-Agent, which the fast
         // lane does not see: the route answers playlists.
-        let byUserAgent = !library.configuration.stitchedUserAgents.patterns.isEmpty
+        let byUserAgent = !configuration.stitchedUserAgents.patterns.isEmpty
         return FastLane(serverName: serverName, answered: { metrics.fastAnswered() }) { target, session in
             if byUserAgent, URI(target).path.hasSuffix(".m3u8") { return nil }
             // Only playlists without a query are kept: other targets skip the lookup, lock and clock.
             if target.hasSuffix(".m3u8"),
-                let entry = kept.entry(target, version: library.state.version, now: library.now())
+                let entry = kept.entry(target, version: state.version, now: now())
             {
-                library.sawPlaylist(entry.mounted, session: session, query: [:])
+                viewers.saw(entry.mounted, session: session, query: [:])
                 return entry.answer
             }
             let uri = URI(target)
             let query = uri.queryDictionary
-            guard let mounted = library.mounted(uri.path), query.isEmpty || mounted.rest == "asset-list.json",
-                let response = (try? library.answer(mounted, query: query))?.known
+            guard let mounted = content.mounted(uri.path), query.isEmpty || mounted.rest == "asset-list.json",
+                let response = (try? content.answer(mounted, query: query))?.known
             else { return nil }
-            library.sawPlaylist(mounted, session: session, query: query)
+            viewers.saw(mounted, session: session, query: query)
             var answer: FastLane.Answer
             switch Self.http(response) {
             case .memory(let fields, let body):
@@ -129,8 +152,6 @@ struct Routes {
         }
     }
 
-    var configuration: ServerConfiguration { library.configuration }
-
     func router() -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: HTTPSemanticsMiddleware())
@@ -184,8 +205,10 @@ struct Routes {
                 creativeFile, ContentResponse.contentType(of: creativeFile), CachePolicy.media, request, context)
         }
         // `tracking: relay`: a beacon this server wrote into an asset list, fired by a player.
-        let relay = library.beaconRelay
-        let dispatcher = library.dispatcher
+        let relay = beaconRelay
+        let dispatcher = dispatcher
+        let service = self.content
+        let playlistViewers = viewers
         let viewers = ViewerAddress(trusted: configuration.trustedProxies.compactMap(ViewerAddress.Network.init))
         router.get("/beacon/**") { request, context -> Response in
             let address = viewers.resolve(
@@ -233,7 +256,7 @@ struct Routes {
             }
             for (type, urls) in found.fire {
                 metrics.beaconSeen(type: type)
-                if !urls.isEmpty { library.dispatcher?.send(urls, kind: "stitched") }
+                if !urls.isEmpty { dispatcher?.send(urls, kind: "stitched") }
             }
             var headers = HTTPFields()
             headers[.location] = found.location
@@ -245,7 +268,7 @@ struct Routes {
         registerHandoff(on: router)
         registerMetrics(on: router)
         @Sendable func content(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
-            guard let mounted = library.mounted(request.uri.path) else { throw APIError.notFound(request.uri.path) }
+            guard let mounted = service.mounted(request.uri.path) else { throw APIError.notFound(request.uri.path) }
             // Only ad decision servers are told the viewer's address: asset lists.
             let viewerIP =
                 mounted.rest == "asset-list.json"
@@ -259,9 +282,9 @@ struct Routes {
             if stitched.wants(mounted, query: query, userAgent: userAgent) {
                 response = try await stitched.answer(mounted, query: query, userAgent: userAgent, viewerIP: viewerIP)
             } else {
-                response = try await library.get(mounted, query: query, userAgent: userAgent, viewerIP: viewerIP)
+                response = try await service.get(mounted, query: query, userAgent: userAgent, viewerIP: viewerIP)
             }
-            library.sawPlaylist(mounted, session: request.headers[Self.sessionField], query: query)
+            playlistViewers.saw(mounted, session: request.headers[Self.sessionField], query: query)
             switch Self.http(response) {
             case .memory(var headers, let body):
                 // One URL, two forms: a cache keeps them apart by the User-Agent.
@@ -280,10 +303,10 @@ struct Routes {
         // attempt is counted, no ad server asked, no impression sent (RFC 9110 §9.3.2). Its length
         // is not known without deciding, so it has no Content-Length. Any other HEAD is the GET's.
         router.head("/**") { request, context in
-            guard let mounted = library.mounted(request.uri.path), mounted.rest == "asset-list.json" else {
+            guard let mounted = service.mounted(request.uri.path), mounted.rest == "asset-list.json" else {
                 return try await content(request, context).createHeadResponse()
             }
-            let checked = try await library.assetListHead(mounted, query: request.queryDictionary)
+            let checked = try await service.assetListHead(mounted, query: request.queryDictionary)
             var response = Response(status: .ok)
             response.headers[.contentType] = checked.contentType
             response.headers[.cacheControl] = checked.cacheControl

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// ``PrefetchPlanner``, one of the application's services.
 ///
 /// Every ``interval`` (250 ms) and whenever a decision or claim ends, it gives the planner the
-/// time; every second, the upcoming breaks (``ContentLibrary/prefetchBreaks(at:)``) and the sessions
+/// time; every second, the upcoming breaks (``PrefetchBreakFinder/upcoming(at:)``) and the sessions
 /// seen on their channels (``ViewerSessions``), less those already decided. It does what the
 /// planner asks: a decision goes through ``VASTDecisionClient/decide(url:root:settings:headers:deadline:cacheBuster:)``
 /// and its ad server's gate like a live one, with the viewer's session and its device fields as
@@ -22,7 +22,18 @@ import ServiceLifecycle
 /// the cache; when the ledger fails, the replica decides for its own sessions anyway (logged once
 /// per failure spell, counted as `hlsi_prefetch_ledger_failures_total`).
 struct PrefetchService: Service {
-    let library: ContentLibrary
+    /// Where replicas claim and share decisions made ahead; nil: this replica alone.
+    let ledger: (any DecisionLedger)?
+    /// The server's configuration (its limits).
+    let configuration: ServerConfiguration
+    /// Finds the upcoming and standing breaks.
+    let breaks: PrefetchBreakFinder
+    /// The live decisions started, for the pacing.
+    let liveDecisions: LiveDecisions
+    /// The decisions made ahead, until their breaks end.
+    let prefetched: PrefetchCache
+    /// The viewers seen on each live channel.
+    let sessions: ViewerSessions
     let vast: VASTDecisionClient
     let metrics: ServerMetrics
     let logger: Logger
@@ -37,6 +48,25 @@ struct PrefetchService: Service {
     /// The server's clock: the wall clock of the planner, the deadlines of decisions, the ticks.
     var clock: any ServerClock = SystemServerClock()
 
+    /// The prefetcher of `library`'s channels (its collaborators taken from the composition root),
+    /// deciding with `vast`.
+    init(
+        library: ContentLibrary, vast: VASTDecisionClient, metrics: ServerMetrics, logger: Logger,
+        owner: String = UUID().uuidString, clock: any ServerClock = SystemServerClock()
+    ) {
+        ledger = library.ledger
+        configuration = library.configuration
+        breaks = library.prefetchBreaks
+        liveDecisions = library.liveDecisions
+        prefetched = library.prefetched
+        sessions = library.sessions
+        self.vast = vast
+        self.metrics = metrics
+        self.logger = logger
+        self.owner = owner
+        self.clock = clock
+    }
+
     /// Runs until cancelled or a graceful shutdown.
     func run() async {
         await cancelWhenGracefulShutdown { await loop() }
@@ -47,7 +77,7 @@ struct PrefetchService: Service {
         /// The actions of inputs that came from decisions and claims, to perform.
         let pending = NIOLockedValueBox<[PrefetchPlanner.Action]>([])
         /// What deciding each followed break takes.
-        let breaks = NIOLockedValueBox<[PrefetchCache.BreakKey: ContentLibrary.PrefetchBreak]>([:])
+        let breaks = NIOLockedValueBox<[PrefetchCache.BreakKey: PrefetchBreak]>([:])
         /// Whether the ledger is failing (logged once per spell).
         let ledgerFailing = NIOLockedValueBox(false)
         /// Whether a read of the ledger runs.
@@ -65,7 +95,7 @@ struct PrefetchService: Service {
     /// The loop: ticks, and the decisions and claims it starts in child tasks.
     func loop() async {
         let shared = Shared(
-            claims: library.ledger?.isShared ?? false, maximumSessions: library.configuration.limits.prefetchDecisions)
+            claims: ledger?.isShared ?? false, maximumSessions: configuration.limits.prefetchDecisions)
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await withDiscardingTaskGroup { group in
             group.addTask {
@@ -85,7 +115,7 @@ struct PrefetchService: Service {
                 if updated.map({ at - $0 >= MediaTime(seconds: 1) || at < $0 }) ?? true {
                     updated = at
                     actions += update(shared, at: at)
-                    if let ledger = library.ledger, ledger.isShared,
+                    if let ledger = ledger, ledger.isShared,
                         shared.reading.withLockedValue({ reading in
                             defer { reading = true }
                             return !reading
@@ -105,12 +135,12 @@ struct PrefetchService: Service {
 
     /// Gives the planner the upcoming breaks and their sessions; drops what expired.
     private func update(_ shared: Shared, at: DateTime) -> [PrefetchPlanner.Action] {
-        let found = library.prefetchBreaks(at: at)
+        let found = breaks.upcoming(at: at)
         shared.breaks.withLockedValue { breaks in
             for item in found { breaks[item.upcoming.key] = item }
         }
-        let live = library.liveDecisions.take()
-        let consumed = library.prefetched.takeConsumed()
+        let live = liveDecisions.take()
+        let consumed = prefetched.takeConsumed()
         let (actions, followed) = shared.planner.withLockedValue { planner in
             for (server, started) in live { planner.live(server: server, started: started, now: at) }
             for key in consumed { planner.consumed(key) }
@@ -118,23 +148,23 @@ struct PrefetchService: Service {
             return (actions, planner.breaks.mapValues(\.upcoming.start))
         }
         // Live decisions are kept for these breaks only.
-        library.prefetched.follow(followed)
+        prefetched.follow(followed)
         let deciding = shared.planner.withLockedValue { planner in
             found.map(\.upcoming.key).filter { planner.wantsSessions($0) }
         }
         for key in deciding {
-            let sessions = library.sessions.sessions(key.target).filter { session in
-                !library.prefetched.contains(DecisionKey(target: key.target, breakID: key.breakID, session: session))
+            let sessions = self.sessions.sessions(key.target).filter { session in
+                !prefetched.contains(DecisionKey(target: key.target, breakID: key.breakID, session: session))
             }
             shared.planner.withLockedValue { $0.sessions(sessions, for: key, now: at) }
         }
-        library.prefetched.expire(now: at)
-        let totals = library.prefetched.totals
+        prefetched.expire(now: at)
+        let totals = prefetched.totals
         metrics.prefetchCache(entries: totals.count, bytes: totals.bytes)
-        let viewers = library.sessions.totals
+        let viewers = sessions.totals
         metrics.viewerSessions(count: viewers.count, bytes: viewers.bytes)
         // Each channel with standing decisions on: how many are kept, for what break length.
-        let standing = library.prefetched.standing
+        let standing = prefetched.standing
         let durations = shared.breaks.withLockedValue { breaks in
             breaks.values.filter { StandingBreak.isStanding($0.upcoming.key.breakID) }
                 .map { ($0.upcoming.key.target, $0.duration) }
@@ -152,7 +182,7 @@ struct PrefetchService: Service {
     ) {
         switch action {
         case .expire(let key):
-            library.prefetched.drop(target: key.target, breakID: key.breakID)
+            prefetched.drop(target: key.target, breakID: key.breakID)
             shared.breaks.withLockedValue { $0[key] = nil }
             shared.cursors.withLockedValue { cursors in
                 if !shared.breaks.withLockedValue({ $0.keys.contains { $0.target == key.target } }) {
@@ -160,7 +190,7 @@ struct PrefetchService: Service {
                 }
             }
         case .claim(let keys):
-            guard let ledger = library.ledger else { return }
+            guard let ledger = ledger else { return }
             group.addTask {
                 let at = clock.wall
                 var won: Set<DecisionKey>?
@@ -195,15 +225,15 @@ struct PrefetchService: Service {
 
     /// Decides `key` of `item`'s break through its ad server, keeps and publishes the decision:
     /// the driver of a ``DecisionMachine`` in ``DecisionMachine/Mode/ahead(_:)``.
-    private func decide(_ key: DecisionKey, _ item: ContentLibrary.PrefetchBreak) async {
+    private func decide(_ key: DecisionKey, _ item: PrefetchBreak) async {
         // Not when it was decided meanwhile, or is being decided (the viewer asked first).
-        guard let tag = item.settings.vast, library.prefetched.begin(key) else { return }
-        defer { library.prefetched.finished(key) }
+        guard let tag = item.settings.vast, prefetched.begin(key) else { return }
+        defer { prefetched.finished(key) }
         var request = AssetListService.adRequest(
             breakID: key.breakID, duration: item.duration, session: key.session.isEmpty ? nil : key.session,
             target: key.target, at: clock.wall)
         // The viewer's device fields as last seen (never for a shared tag's one decision).
-        let device = key.session.isEmpty || tag.isShared ? nil : library.sessions.device(key.session, on: key.target)
+        let device = key.session.isEmpty || tag.isShared ? nil : sessions.device(key.session, on: key.target)
         device?.fill(&request)
         var machine = DecisionMachine(.ahead(key), deadline: deadline)
         var rejected: [VASTErrorReport] = []
@@ -234,12 +264,12 @@ struct PrefetchService: Service {
                 case .keep(let key, let prepared):
                     for report in rejected { vast.send(report, cacheBuster: request.cacheBuster) }
                     let bytes = prepared.encoded()
-                    guard library.prefetched.store(key, bytes, expires: item.upcoming.end) else {
+                    guard prefetched.store(key, bytes, expires: item.upcoming.end) else {
                         metrics.prefetch(result: "full")
                         return
                     }
                     metrics.adDecision(target: key.target.description, path: DecisionMachine.Path.prefetched.rawValue)
-                    guard let ledger = library.ledger else { return }
+                    guard let ledger = ledger else { return }
                     do {
                         try await ledger.publish([key: bytes], expires: item.upcoming.end)
                     } catch {
@@ -272,7 +302,7 @@ struct PrefetchService: Service {
                 for _ in 0..<16 {
                     let page = try await ledger.published(target: target, breaks: ids, after: cursor, limit: 1000)
                     for (key, bytes) in page.decisions {
-                        if let end = ends[key.breakID] { library.prefetched.store(key, bytes, expires: end) }
+                        if let end = ends[key.breakID] { prefetched.store(key, bytes, expires: end) }
                     }
                     cursor = page.cursor
                     if page.decisions.count < 1000 { break }

@@ -26,7 +26,7 @@ final class ServerState: Sendable {
     let limits: ServerLimits
     private let box: NIOLockedValueBox<(state: StoredState, version: Int)>
     private let writer = AsyncLock()
-    private let ledger: NIOLockedValueBox<Ledger>
+    private let ledger: NIOLockedValueBox<ViewerLedger>
     /// Served values decided but not yet written, the responses waiting for them, and the signal
     /// that there are some.
     private let recording = NIOLockedValueBox(Recording())
@@ -39,20 +39,22 @@ final class ServerState: Sendable {
     let ownsStore: Bool
     /// How often ``follow(logger:)`` reads a shared store's change count.
     let pollInterval: Duration
-    /// How often ``follow(logger:)`` drops a shared store's expired viewer counts.
-    static let pruneInterval = Duration.seconds(60)
+    /// The server's clock: the viewer ledger's time, the waits for records and the follower's pace.
+    let clock: any ServerClock
 
-    /// Creates an empty state on `store`; ``open()`` reads the store.
+    /// Creates an empty state on `store`, on `clock` (the system's unless another is given);
+    /// ``open()`` reads the store.
     init(
         store: any ServerStore, ownsStore: Bool = false, limits: ServerLimits = ServerLimits(),
-        pollInterval: Duration = .milliseconds(250)
+        pollInterval: Duration = .milliseconds(250), clock: any ServerClock = SystemServerClock()
     ) throws {
         self.store = store
+        self.clock = clock
         self.ownsStore = ownsStore
         self.limits = limits
         self.pollInterval = pollInterval
         box = NIOLockedValueBox((StoredState(), 0))
-        ledger = NIOLockedValueBox(Ledger(limits: limits))
+        ledger = NIOLockedValueBox(ViewerLedger(limits: limits))
         signal = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -101,31 +103,11 @@ final class ServerState: Sendable {
         }
     }
 
-    /// Follows a shared store: ``refresh()`` every ``pollInterval`` until cancelled (a store that only
-    /// this server writes returns at once). A failing store is logged and tried again.
+    /// Follows a shared store (``StoreFollower``): ``refresh()`` every ``pollInterval`` until
+    /// cancelled, and drops its expired viewer counts every ``StoreFollower/pruneInterval`` (a store
+    /// that only this server writes returns at once). A failing store is logged and tried again.
     func follow(logger: Logger) async {
-        guard store.isShared else { return }
-        var failing = false
-        var pruned = ContinuousClock.now
-        while !Task.isCancelled {
-            do {
-                try await Task.sleep(for: pollInterval)
-            } catch {
-                return
-            }
-            if ContinuousClock.now - pruned >= Self.pruneInterval {
-                pruned = ContinuousClock.now
-                await pruneViewers(logger: logger)
-            }
-            do {
-                try await refresh()
-                if failing { logger.info("the store answers again; following its changes") }
-                failing = false
-            } catch {
-                if !failing { logger.error("cannot read the store's changes (serving what is known): \(error)") }
-                failing = true
-            }
-        }
+        await StoreFollower(state: self, clock: clock, pollInterval: pollInterval).run(logger: logger)
     }
 
     var snapshot: StoredState { box.withLockedValue { $0.state } }
@@ -230,13 +212,7 @@ final class ServerState: Sendable {
             if !claimed.isEmpty { value.version += 1 }
             return agreed
         }
-        let unsettled = recording.withLockedValue { recording in
-            for change in claimed {
-                if case .served(let key, _) = change { recording.pending.insert(key) }
-            }
-            recording.queue += claimed
-            return Set(entries.map(\.0)).intersection(recording.pending)
-        }
+        let unsettled = recording.withLockedValue { $0.claim(claimed, keys: entries.map(\.0)) }
         if !claimed.isEmpty { signal.continuation.yield() }
         return agreed ? unsettled : nil
     }
@@ -261,37 +237,26 @@ final class ServerState: Sendable {
         box.withLockedValue { value in entries.allSatisfy { value.state.served[$0.0] == $0.1 } }
     }
 
-    /// Waits until the served values of `keys` are recorded in the store, at most `timeout`.
+    /// Waits until the served values of `keys` are recorded in the store, at most `timeout` of the
+    /// state's clock.
     ///
     /// - Returns: false when the store did not record them in time (the caller answers anyway: a
     ///   stuck database must not stop playback; the values stay queued and are retried).
     func awaitRecorded(_ keys: Set<ServedKey>, timeout: Duration) async -> Bool {
         guard !keys.isEmpty else { return true }
-        let id = recording.withLockedValue { recording in
-            recording.nextWaiter += 1
-            return recording.nextWaiter
-        }
+        let id = recording.withLockedValue { $0.nextID() }
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                    let settled = self.recording.withLockedValue { recording -> Bool? in
-                        if recording.expired.remove(id) != nil { return false }
-                        if keys.isDisjoint(with: recording.pending) { return true }
-                        recording.waiters.append(Recording.Waiter(id: id, keys: keys, continuation: continuation))
-                        return nil
+                    let settled = self.recording.withLockedValue {
+                        $0.wait(Recording.Waiter(id: id, keys: keys, continuation: continuation))
                     }
                     if let settled { continuation.resume(returning: settled) }
                 }
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
-                let waiter = self.recording.withLockedValue { recording -> Recording.Waiter? in
-                    guard let index = recording.waiters.firstIndex(where: { $0.id == id }) else {
-                        recording.expired.insert(id)
-                        return nil
-                    }
-                    return recording.waiters.remove(at: index)
-                }
+                try? await self.clock.sleep(for: MediaTime(timeout))
+                let waiter = self.recording.withLockedValue { $0.expire(id) }
                 waiter?.continuation.resume(returning: false)
                 return false
             }
@@ -299,7 +264,7 @@ final class ServerState: Sendable {
             group.cancelAll()
             // A timer that found no waiter (it had been resumed) leaves its mark: drop it.
             await group.waitForAll()
-            recording.withLockedValue { _ = $0.expired.remove(id) }
+            recording.withLockedValue { $0.forget(id) }
             return first
         }
     }
@@ -310,16 +275,13 @@ final class ServerState: Sendable {
     func recordServed(logger: Logger, retry: Duration = .seconds(1)) async {
         /// Whether everything queued was written.
         func flush() async -> Bool {
-            let batch = recording.withLockedValue { recording in
-                defer { recording.queue = [] }
-                return recording.queue
-            }
+            let batch = recording.withLockedValue { $0.takeQueue() }
             guard !batch.isEmpty else { return true }
             do {
                 try await writer.withLock { try await store.write(batch) }
             } catch {
                 logger.error("cannot record \(batch.count) served date ranges (will retry): \(error)")
-                recording.withLockedValue { $0.queue = batch + $0.queue }
+                recording.withLockedValue { $0.requeue(batch) }
                 return false
             }
             if store.isShared {
@@ -330,24 +292,13 @@ final class ServerState: Sendable {
                 }
                 if let stored = try? await store.servedValues(for: keys) { adopt(stored) }
             }
-            let ready = recording.withLockedValue { recording in
-                for change in batch {
-                    if case .served(let key, _) = change { recording.pending.remove(key) }
-                }
-                var ready: [Recording.Waiter] = []
-                recording.waiters.removeAll { waiter in
-                    guard waiter.keys.isDisjoint(with: recording.pending) else { return false }
-                    ready.append(waiter)
-                    return true
-                }
-                return ready
-            }
+            let ready = recording.withLockedValue { $0.written(batch) }
             for waiter in ready { waiter.continuation.resume(returning: true) }
             return true
         }
         for await _ in signal.stream {
             while await !flush() {
-                try? await Task.sleep(for: retry)
+                try? await clock.sleep(for: MediaTime(retry))
                 if Task.isCancelled { break }
             }
         }
@@ -403,7 +354,7 @@ final class ServerState: Sendable {
 
     /// Counts the request in the server's own ledger.
     private func count(viewer: String, target: Target, id: String) -> Int {
-        let now = ContinuousClock.now
+        let now = clock.now
         return ledger.withLockedValue { $0.count("\(viewer)|\(target)|\(id)", now: now) }
     }
 
@@ -420,103 +371,4 @@ final class ServerState: Sendable {
 
     /// The number of entries and bytes the ledger holds (for tests).
     var ledgerSize: (entries: Int, bytes: Int) { ledger.withLockedValue { ($0.entries, $0.bytes) } }
-}
-
-/// The served values on their way to the store, and the responses waiting for them.
-struct Recording: Sendable {
-    struct Waiter: Sendable {
-        var id: Int
-        var keys: Set<ServedKey>
-        var continuation: CheckedContinuation<Bool, Never>
-    }
-
-    /// Claimed values not yet handed to the store, in claim order.
-    var queue: [StoreChange] = []
-    /// Keys claimed and not yet written (queued or being written).
-    var pending: Set<ServedKey> = []
-    var waiters: [Waiter] = []
-    /// Waiters whose time ran out before they were registered.
-    var expired: Set<Int> = []
-    var nextWaiter = 0
-}
-
-/// How many times each viewer asked for each break, in two generations: when the current one
-/// reaches half the limits (entries or bytes), or is half the viewer expiry old, it becomes the
-/// previous one, and the previous one is dropped. Memory stays within the limits; recent viewers
-/// keep their counts, and a count unused for the expiry is gone.
-struct Ledger {
-    private var current: [String: Int] = [:]
-    private var previous: [String: Int] = [:]
-    private var currentBytes = 0
-    private var previousBytes = 0
-    private var currentStarted: ContinuousClock.Instant?
-    private let maxEntries: Int
-    private let maxBytes: Int
-    private let generation: Duration
-    /// What an entry costs besides its key's bytes.
-    static let entryOverhead = 48
-
-    init(limits: ServerLimits) {
-        maxEntries = max(2, limits.ledgerEntries / 2)
-        maxBytes = max(2 * Self.entryOverhead, limits.ledgerBytes / 2)
-        generation = limits.viewerExpiry.duration / 2
-    }
-
-    var entries: Int { current.count + previous.count }
-    var bytes: Int { currentBytes + previousBytes }
-
-    /// The count before this request at `now`, counting this one.
-    mutating func count(_ key: String, now: ContinuousClock.Instant) -> Int {
-        let started = currentStarted ?? now
-        if now - started >= generation {
-            // Half the expiry on; a generation older than the whole expiry is dropped outright.
-            startGeneration(at: now, keepingCurrent: now - started < generation * 2)
-        } else if currentStarted == nil {
-            currentStarted = now
-        }
-        if let attempt = current[key] {
-            current[key] = attempt + 1
-            return attempt
-        }
-        let attempt = previous[key] ?? 0
-        let cost = key.utf8.count + Self.entryOverhead
-        if current.count + 1 > maxEntries || currentBytes + cost > maxBytes {
-            startGeneration(at: now, keepingCurrent: true)
-        }
-        current[key] = attempt + 1
-        currentBytes += cost
-        return attempt
-    }
-
-    /// Starts a new current generation at `now`; the current one becomes the previous one, or is
-    /// dropped with it.
-    private mutating func startGeneration(at now: ContinuousClock.Instant, keepingCurrent: Bool) {
-        previous = keepingCurrent ? current : [:]
-        previousBytes = keepingCurrent ? currentBytes : 0
-        current = [:]
-        currentBytes = 0
-        currentStarted = now
-    }
-}
-
-/// The state's background work, as one of the application's services (stopped after the HTTP
-/// server): it records the served values the server decides and follows a shared store's changes;
-/// on a graceful shutdown it writes what is left and closes the store it opened (another server may
-/// then open its database file).
-struct StateService: Service {
-    let state: ServerState
-    let logger: Logger
-
-    func run() async {
-        await withGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
-                group.addTask { await state.follow(logger: logger) }
-                await state.recordServed(logger: logger)
-                group.cancelAll()
-            }
-        } onGracefulShutdown: {
-            state.finishRecording()
-        }
-        await state.close(logger: logger)
-    }
 }

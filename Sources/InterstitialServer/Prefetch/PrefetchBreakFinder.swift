@@ -1,31 +1,24 @@
 import HLSInterstitials
 import HLSPlaylist
 
-extension ContentLibrary {
-    /// An upcoming live break filled by a VAST ad server, with what deciding for it takes.
-    struct PrefetchBreak: Sendable {
-        /// The break as the planner follows it.
-        var upcoming: PrefetchPlanner.Upcoming
-        /// Its channel's ad server settings.
-        var settings: AdServerSettings
-        /// Its effective duration.
-        var duration: MediaTime
-    }
-
-    /// Records a playlist request of a live channel by the viewer's session: the request's
-    /// `X-PLAYBACK-SESSION-ID` (`session`), else its `_HLS_primary_id`.
-    func sawPlaylist(_ mounted: Mounted, session: String?, query: [String: String]) {
-        guard mounted.target.kind == .live, mounted.rest.hasSuffix(".m3u8") else { return }
-        sessions.seen(session ?? query["_HLS_primary_id"], on: mounted.target)
-    }
+/// Finds the breaks the ``PrefetchService`` decides ahead: the upcoming live breaks filled by a
+/// VAST ad server with prefetch on (``upcoming(at:)``) and the channels' standing breaks
+/// (``standing(at:)``), planned on the current state with the audience seen.
+struct PrefetchBreakFinder: Sendable {
+    let configuration: ServerConfiguration
+    let state: ServerState
+    /// The viewers seen on each live channel.
+    let sessions: ViewerSessions
+    /// The channels' planners.
+    let planners: BreakPlanners
 
     /// The upcoming breaks at `now` of the live channels with a VAST ad server and prefetch on
     /// (admin, cadence and served breaks: ``BreakPlanner/upcoming(_:horizon:)``; early notices:
     /// ``BreakPlanner/noticed(_:horizon:)``), filled by this
     /// server's asset list, with their retrieval windows: from the preload hint's range as first
     /// served (`<break>.preload`), else ``BreakWindows/hint(start:sessions:perSecond:)`` for the
-    /// audience now; and the channels' standing breaks (``standingBreaks(at:)``).
-    func prefetchBreaks(at now: DateTime) -> [PrefetchBreak] {
+    /// audience now; and the channels' standing breaks (``standing(at:)``).
+    func upcoming(at now: DateTime) -> [PrefetchBreak] {
         let snapshot = state.snapshot
         var found: [PrefetchBreak] = []
         for content in configuration.live {
@@ -38,7 +31,7 @@ extension ContentLibrary {
                 epoch: content.epoch, window: (now - MediaTime(seconds: 60))..<now, lookahead: content.lookahead)
             let horizon = windows.horizon
             let audience = sessions.count(target)
-            let planner = planner(for: content, target: target, state: snapshot)
+            let planner = planners.planner(for: content, target: target, state: snapshot)
             for planned in planner.upcoming(timeline, horizon: horizon) + planner.noticed(timeline, horizon: horizon) {
                 guard planned.source?.usesServerAssetList ?? true, let start = planned.event.date,
                     let duration = planned.event.effectiveDuration()
@@ -58,7 +51,28 @@ extension ContentLibrary {
             }
         }
         // Each channel's next break before any cue, with standing decisions on.
-        found += standingBreaks(at: now)
+        found += standing(at: now)
+        return found
+    }
+
+    /// The standing breaks at `now` (``StandingBreak``): one for each live channel with a VAST ad
+    /// server, prefetch on and an `expectedBreak`, decided ahead by the ``PrefetchPlanner`` like any
+    /// upcoming break (paced over the first half of its refresh period, claimed in the ledger).
+    func standing(at now: DateTime) -> [PrefetchBreak] {
+        let snapshot = state.snapshot
+        var found: [PrefetchBreak] = []
+        for content in configuration.live {
+            let target = Target(.live, content.id)
+            guard let settings = AdServerSettings.of(target, configuration: configuration, state: snapshot),
+                let tag = settings.vast, let server = AdServerGates.key(of: tag.template),
+                let standing = StandingBreak(target: target, settings: settings.prefetch, at: now)
+            else { continue }
+            let upcoming = PrefetchPlanner.Upcoming(
+                key: PrefetchCache.BreakKey(target: target, breakID: standing.id), start: standing.expected,
+                end: standing.end, window: standing.window, shared: tag.isShared, server: server,
+                pacing: PrefetchPlanner.Pacing(settings))
+            found.append(PrefetchBreak(upcoming: upcoming, settings: settings, duration: standing.duration))
+        }
         return found
     }
 }
