@@ -190,10 +190,19 @@ struct StitchedFormTests {
             var seen: [UInt64: (uri: String, discontinuity: UInt64)] = [:]
             var reloadsInBreak = 0
             var previousFirst: UInt64 = 0
+            var previous: MediaPlaylist?
             for reload in 0..<45 {
                 let text = try await client.text("/demo/live/video/main.m3u8?ads=stitched&session=live-viewer")
                 #expect(Self.problems(text).isEmpty, "reload \(reload): \(Self.problems(text))\n\(text)")
-                let media = try #require(PlaylistParser.parse(text).playlist.media)
+                let parsed = PlaylistParser.parse(text, options: ParseOptions(file: "stitched.m3u8"))
+                let media = try #require(parsed.playlist.media)
+                // The reload rules `hlsi validate --watch` checks, against the viewer's previous window.
+                if let previous {
+                    let reloadProblems = ReloadValidator.validate(
+                        previous: previous, current: media, document: parsed.document)
+                    #expect(reloadProblems.isEmpty, "reload \(reload): \(reloadProblems)")
+                }
+                previous = media
                 #expect(!media.hasEndList)
                 #expect(media.mediaSequence >= previousFirst, "reload \(reload): the window never moves back")
                 previousFirst = media.mediaSequence
