@@ -122,6 +122,12 @@ final class StitchedService: Sendable {
                     stitcher throws(StitchingError) -> StitchedPlaylist in
                     try stitcher.stitch(parsed, breaks: breaks)
                 }
+                for id in stitched.cappedBreaks {
+                    library.metrics.stitchFallback(reason: "segment-cap")
+                    library.logger.warning(
+                        "\(context.url): break \(id) of session \(request.session) needs more than \(LiveStitcher.defaultMaximumFillSegments) ad and slate segments; the rest of the break is left empty (the slate's segments are too short for the break)"
+                    )
+                }
                 return ContentResponse(
                     body: .bytes(stitched.write()), contentType: primary.contentType,
                     cacheControl: CachePolicy.noStore)
