@@ -113,6 +113,21 @@ struct StitchedFormTests {
             if path.hasPrefix("/ads/"), let data = FileManager.default.contents(atPath: ads + path.dropFirst(4)) {
                 return .init(body: Array(data))
             }
+            if path == "/vmap" {
+                // One pre-roll break from the VAST below, with the pod's own tracking.
+                let vmap = """
+                    <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
+                      <vmap:AdBreak timeOffset="start" breakType="linear" breakId="pre">
+                        <vmap:AdSource id="pre-source"><vmap:AdTagURI templateType="vast4">\(base)/vast</vmap:AdTagURI></vmap:AdSource>
+                        <vmap:TrackingEvents>
+                          <vmap:Tracking event="breakStart">\(base)/break-start</vmap:Tracking>
+                          <vmap:Tracking event="breakEnd">\(base)/break-end</vmap:Tracking>
+                        </vmap:TrackingEvents>
+                      </vmap:AdBreak>
+                    </vmap:VMAP>
+                    """
+                return .init(contentType: "application/xml", body: Array(vmap.utf8))
+            }
             guard path == "/vast" else { return .init(contentType: "text/plain", body: []) }
             let events = ["start", "firstQuartile", "midpoint", "thirdQuartile", "complete"].map {
                 "<Tracking event=\"\($0)\">\(base)/\($0)-b1</Tracking>"
@@ -178,6 +193,52 @@ struct StitchedFormTests {
                     #expect(adServer.requests(path).count == 2, "\(path): \(adServer.requests(path))")
                 }
                 #expect(try await client.get("/stitched/0123456789abcdef0123456789abcdef/0/0.m4s").status == .notFound)
+            }
+        }
+    }
+
+    @Test("a VMAP break's own tracking fires once per viewer: breakStart at its first ad segment, breakEnd at its last")
+    func podTracking() async throws {
+        try await Self.withAdServer { adServer in
+            var configuration = try Harness.demo()
+            configuration.vod[0].adServer = AdServerSettings(
+                vast: nil, vmap: adServer.origin + "/vmap", vmapBreakDuration: MediaTime(seconds: 6))
+            configuration.assetListDeadline = MediaTime(seconds: 30)
+            try await Harness.withServer(configuration) { client in
+                let query = "?ads=stitched&session=pod-viewer"
+                let video = try await client.text("/demo/vod/video/main.m3u8" + query)
+                let audio = try await client.text("/demo/vod/audio-en/main.m3u8" + query)
+                #expect(Self.problems(video).isEmpty, "\(Self.problems(video))")
+                let routed = { (text: String) in
+                    (PlaylistParser.parse(text).playlist.media?.segments.map(\.uri) ?? []).filter {
+                        $0.contains(StitchedBeacons.prefix)
+                    }
+                }
+                // The pre-roll (CUE=PRE: first) is b1, three segments of the VMAP break's pod.
+                let pre = Array(routed(video).prefix(3))
+                #expect(pre.count == 3)
+                #expect(Set(pre.map { Self.path(of: $0).split(separator: "/")[1] }).count == 1, "\(pre)")
+                #expect(adServer.requests("/break-start").isEmpty, "nothing fires when the ads are decided")
+                #expect(try await client.get(Self.path(of: pre[0])).status == .found)
+                #expect(try await eventually { adServer.requests("/imp-b1").count == 1 })
+                #expect(try await eventually { adServer.requests("/break-start").count == 1 })
+                #expect(adServer.requests("/break-end").isEmpty, "the break has not ended")
+                #expect(try await client.get(Self.path(of: pre[1])).status == .found)
+                #expect(try await client.get(Self.path(of: pre[2])).status == .found)
+                #expect(try await eventually { adServer.requests("/complete-b1").count == 1 })
+                #expect(try await eventually { adServer.requests("/break-end").count == 1 })
+                // Again, and the audio rendition: once per viewer.
+                for uri in pre + routed(audio).prefix(3) {
+                    #expect(try await client.get(Self.path(of: uri)).status == .found)
+                }
+                // Another viewer fires its own.
+                let other = try await client.text("/demo/vod/video/main.m3u8?ads=stitched&session=pod-viewer-2")
+                for uri in routed(other).prefix(3) {
+                    #expect(try await client.get(Self.path(of: uri)).status == .found)
+                }
+                #expect(try await eventually { adServer.requests("/break-end").count == 2 })
+                #expect(adServer.requests("/break-start").count == 2, "\(adServer.requests("/break-start"))")
+                #expect(adServer.requests("/break-end").count == 2, "\(adServer.requests("/break-end"))")
             }
         }
     }
@@ -274,6 +335,13 @@ struct StitchedFormTests {
             StitchBeaconPlan.events(durations: [MediaTime(seconds: 6)])
                 == [["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]])
         #expect(StitchBeaconPlan.events(durations: []).isEmpty)
+        // The pod's own events, with its first ad's first segment and its last ad's last.
+        #expect(
+            StitchBeaconPlan.events(durations: [two, two], opensPod: true, closesPod: true)
+                == [
+                    ["breakStart", "impression", "start", "firstQuartile"],
+                    ["midpoint", "thirdQuartile", "complete", "breakEnd"],
+                ])
     }
 }
 

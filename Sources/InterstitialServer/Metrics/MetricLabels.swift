@@ -51,6 +51,7 @@ final class MetricLabels: Sendable {
         "playerCollapse", "closeLinear", "notUsed", "otherAdInteraction", "acceptInvitation", "adExpand",
         "adCollapse", "minimize", "close", "overlayViewDuration", "interactiveStart", "clickTracking",
         "fullscreen", "exitFullscreen", "expand", "collapse", "acceptInvitationLinear", "timeSpentViewing",
+        "breakStart", "breakEnd",
     ]
 
     private let targets = NIOLockedValueBox<Set<String>>([])

@@ -160,6 +160,7 @@ final class StitchedService: Sendable {
         for event: InterstitialEvent, role: Role?, _ context: Context, fMP4: Bool, deadline: NIODeadline
     ) async -> [StitchAd] {
         let assets: [AssetList.Asset]
+        var podTracking: [String: [String]] = [:]
         if let uri = event.assetURI {
             assets = [
                 AssetList.Asset(uri: URIReference.resolve(uri, against: context.url), duration: event.duration ?? .zero)
@@ -173,21 +174,34 @@ final class StitchedService: Sendable {
                     "its X-ASSET-LIST \(resolved) is not this server's; only the server's own decisions are stitched")
                 return []
             }
-            assets = await decision(for: event.identifier, context).assets
+            let list = await decision(for: event.identifier, context)
+            assets = list.assets
+            podTracking = Self.podTracking(of: list)
         } else {
             return []
         }
         var pod: [StitchAd] = []
-        for (position, asset) in assets.prefix(Self.maximumAds).enumerated() {
+        let stitched = assets.prefix(Self.maximumAds)
+        for (position, asset) in stitched.enumerated() {
             let key = "\(context.mounted.target)|\(context.session)|\(event.identifier)|\(position)"
+            // The pod's own events go with its first ad's first segment and its last ad's last.
+            var own: [String: [String]] = [:]
+            if position == 0, let urls = podTracking[StitchBeaconPlan.podStart] {
+                own[StitchBeaconPlan.podStart] = urls
+            }
+            if position == stitched.count - 1, let urls = podTracking[StitchBeaconPlan.podEnd] {
+                own[StitchBeaconPlan.podEnd] = urls
+            }
             do throws(AdRenditionLoader.Failure) {
                 let ad = try await stitchAd(
-                    asset.uri, role: role, key: key, tracking: Self.tracking(of: asset), context, deadline: deadline)
+                    asset.uri, role: role, key: key, tracking: Self.tracking(of: asset).merging(own) { $1 }, context,
+                    deadline: deadline)
                 try Self.check(ad, eventID: event.identifier, position: position, fMP4: fMP4)
                 pod.append(ad)
             } catch {
                 fallback(error.reason, event: event.identifier, position: position, context, error.message)
-                if let slate = await slate(role: role, context, fMP4: fMP4, deadline: deadline, key: key) {
+                if let slate = await slate(role: role, context, fMP4: fMP4, deadline: deadline, key: key, tracking: own)
+                {
                     pod.append(slate)
                 }
             }
@@ -235,6 +249,17 @@ final class StitchedService: Sendable {
             )
             return AssetList(assets: [])
         }
+    }
+
+    /// The pod's own tracking URLs (VMAP `breakStart`, `breakEnd`) by event type, from the asset
+    /// list's Ad Creative Signaling.
+    static func podTracking(of list: AssetList) -> [String: [String]] {
+        guard let json = list.otherKeys[AdCreativeSignaling.key],
+            let signaling = try? AdCreativeSignaling(json: json)
+        else { return [:] }
+        var tracking: [String: [String]] = [:]
+        for entry in signaling.podTracking { tracking[entry.type, default: []] += entry.urls }
+        return tracking
     }
 
     /// The ad's tracking URLs by event type, from its Ad Creative Signaling slot.
@@ -316,9 +341,11 @@ final class StitchedService: Sendable {
     }
 
     /// The target's slate (``AdServerSettings/slate``, an inventory ad) as stitched into a playlist
-    /// of `role`; nil when it has none or it cannot be stitched (logged).
+    /// of `role`, with `tracking` (the pod's events, when it stands in for the pod's first or last
+    /// ad); nil when it has none or it cannot be stitched (logged).
     private func slate(
-        role: Role?, _ context: Context, fMP4: Bool, deadline: NIODeadline, key: String? = nil
+        role: Role?, _ context: Context, fMP4: Bool, deadline: NIODeadline, key: String? = nil,
+        tracking: [String: [String]] = [:]
     ) async -> StitchAd? {
         let state = library.state.snapshot
         guard
@@ -329,7 +356,7 @@ final class StitchedService: Sendable {
         let beaconKey = key.map { $0 + "|slate" } ?? "\(context.mounted.target)|\(context.session)|slate"
         do throws(AdRenditionLoader.Failure) {
             let stitched = try await stitchAd(
-                ad.absoluteURI(publicBase: context.base), role: role, key: beaconKey, tracking: [:], context,
+                ad.absoluteURI(publicBase: context.base), role: role, key: beaconKey, tracking: tracking, context,
                 deadline: deadline)
             try Self.check(stitched, eventID: "slate", position: 0, fMP4: fMP4)
             return stitched
