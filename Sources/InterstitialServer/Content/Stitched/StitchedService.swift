@@ -26,6 +26,8 @@ import NIOCore
 /// - A live viewer's windows go through that viewer's ``LiveStitcher``, kept per viewer and media
 ///   playlist in a ``StitchedMemo`` bounded by ``ServerLimits/stitchedViewers`` and
 ///   ``ServerLimits/stitchedViewerBytes``, expiring after ``ServerLimits/stitchedViewerIdle``.
+/// - A viewer's stitched media playlist is kept as rendered (``StitchedRenderings``) and served
+///   again for the same version of the primary, for at most a minute.
 final class StitchedService: Sendable {
     /// What a media playlist of the primary is in its multivariant playlist.
     enum Role: Sendable {
@@ -42,6 +44,8 @@ final class StitchedService: Sendable {
     let decisions: StitchedMemo<AssetList>
     /// Each live viewer's stitcher, by target, session and media playlist.
     let live: StitchedMemo<LiveStitcher>
+    /// Each viewer's stitched media playlists as last rendered, by target, session and playlist.
+    let renderings: StitchedRenderings
     /// The `User-Agent` patterns that select the stitched form.
     let userAgents: StitchedUserAgents
     private let deciding = NIOLockedValueBox<[String: Task<AssetList, Never>]>([:])
@@ -63,6 +67,8 @@ final class StitchedService: Sendable {
         live = StitchedMemo(limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now) {
             key, stitcher in key.utf8.count + StitchedService.size(of: stitcher)
         }
+        renderings = StitchedRenderings(
+            limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now)
         userAgents = configuration.stitchedUserAgents
     }
 
@@ -84,6 +90,18 @@ final class StitchedService: Sendable {
             query: query, maximumBytes: library.configuration.limits.viewerIDBytes)
         let primary = try await library.get(
             mounted, query: StitchedRequest.primaryQuery(query), userAgent: userAgent, viewerIP: viewerIP)
+        // The viewer's rendering of this version of the primary, when kept (``StitchedRenderings``).
+        let version: String
+        switch primary.body {
+        case .rendered(let entry): version = entry.entityTag
+        case .bytes(let bytes): version = EntityTag.of(bytes).header
+        case .file, .stream: return primary
+        }
+        let key = "\(mounted.target)|\(request.session)|\(mounted.rest)"
+        if let kept = renderings.bytes(key, version: version) {
+            return ContentResponse(
+                body: .bytes(kept), contentType: primary.contentType, cacheControl: CachePolicy.noStore)
+        }
         guard let bytes = primary.bytes else { return primary }
         let name = mounted.content.path + "/" + mounted.rest
         let parsed = PlaylistParser.parse(bytes, options: ParseOptions(file: name))
@@ -106,10 +124,10 @@ final class StitchedService: Sendable {
             }
             do {
                 if media.hasEndList {
-                    let stitched = try VODStitcher.stitch(parsed, pods: pods)
+                    let written = try VODStitcher.stitch(parsed, pods: pods).write()
+                    renderings.keep(written, for: key, version: version)
                     return ContentResponse(
-                        body: .bytes(stitched.write()), contentType: primary.contentType,
-                        cacheControl: CachePolicy.noStore)
+                        body: .bytes(written), contentType: primary.contentType, cacheControl: CachePolicy.noStore)
                 }
                 let breaks = events.compactMap { event -> LiveBreak? in
                     guard let start = event.date, let duration = event.effectiveDuration() else { return nil }
@@ -117,7 +135,6 @@ final class StitchedService: Sendable {
                         id: event.identifier, start: start, duration: duration, pod: pods[event.identifier] ?? [])
                 }
                 let slate = await slate(role: role, context, fMP4: media.segments.first?.map != nil, deadline: deadline)
-                let key = "\(mounted.target)|\(request.session)|\(mounted.rest)"
                 let stitched = try live.update(key, make: { LiveStitcher(slate: slate) }) {
                     stitcher throws(StitchingError) -> StitchedPlaylist in
                     try stitcher.stitch(parsed, breaks: breaks)
@@ -128,9 +145,10 @@ final class StitchedService: Sendable {
                         "\(context.url): break \(id) of session \(request.session) needs more than \(LiveStitcher.defaultMaximumFillSegments) ad and slate segments; the rest of the break is left empty (the slate's segments are too short for the break)"
                     )
                 }
+                let written = stitched.write()
+                renderings.keep(written, for: key, version: version)
                 return ContentResponse(
-                    body: .bytes(stitched.write()), contentType: primary.contentType,
-                    cacheControl: CachePolicy.noStore)
+                    body: .bytes(written), contentType: primary.contentType, cacheControl: CachePolicy.noStore)
             } catch let error as StitchingError {
                 library.logger.error("\(name): cannot stitch for session \(request.session): \(error)")
                 throw APIError(status: 502, code: .playlist, path: name, "cannot stitch the playlist: \(error)")
