@@ -13,6 +13,10 @@
 # playlist request whose state did not change does not touch it (only the replicas' polls do).
 # PostgreSQL (Debian's postgresql) runs in a temporary directory, as `nobody` when run as root;
 # REPLICAS=0 skips that part.
+# And for issue 45, the stitched form: the stitched VOD and live media playlists of one session
+# against nginx serving byte-identical copies, a new stitched viewer per request, and the resident
+# set per stitched viewer (RSS growth over VIEWERS new sessions, default 2000, after a warm-up);
+# STITCHED=0 skips it, STITCHED=only measures it alone (no issue 17 cases, no replicas).
 # Goals (issue 17): playlists and segments at least 0.8 of nginx's requests per second, asset lists
 # at least 0.6; p99 under 10 ms.
 # Usage: Benchmarks/serve-wrk.sh [SECONDS per run, default 10]
@@ -34,12 +38,14 @@ fi
 WORK=$(mktemp -d)
 SERVER=
 BIG_SERVER=
+MEMORY_SERVER=
 REPLICA_SERVERS=()
 PG_CTL=
 as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi; }
 cleanup() {
     [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null || true
     [ -n "$BIG_SERVER" ] && kill "$BIG_SERVER" 2>/dev/null || true
+    [ -n "$MEMORY_SERVER" ] && kill "$MEMORY_SERVER" 2>/dev/null || true
     for pid in "${REPLICA_SERVERS[@]}"; do kill "$pid" 2>/dev/null || true; done
     "$NGINX" -p "$WORK" -c "$WORK/nginx.conf" -s stop 2>/dev/null || true
     "$NGINX" -p "$WORK" -c "$WORK/nginx-replicas.conf" -s stop 2>/dev/null || true
@@ -74,6 +80,18 @@ for path in $LIVE $VOD $SEGMENT; do
     mkdir -p "$(dirname "$WORK/root$path")"
     curl -sf "$HLSI_URL$path" >"$WORK/root$path"
 done
+# The stitched form of one session (issue 45), copied for nginx under a path without the query.
+STITCHED_QUERY="ads=stitched&session=bench-viewer"
+mkdir -p "$WORK/root/stitched-copy"
+curl -sf "$HLSI_URL$VOD?$STITCHED_QUERY" >"$WORK/root/stitched-copy/vod.m3u8"
+# The break starts at the live edge: its first ad segment is listed a segment later.
+for _ in $(seq 50); do
+    curl -sf "$HLSI_URL$LIVE?$STITCHED_QUERY" >"$WORK/root/stitched-copy/live.m3u8"
+    grep -q /stitched/ "$WORK/root/stitched-copy/live.m3u8" && break
+    sleep 0.2
+done
+grep -q /stitched/ "$WORK/root/stitched-copy/vod.m3u8" || { echo "no ad in the stitched VOD playlist"; exit 1; }
+grep -q /stitched/ "$WORK/root/stitched-copy/live.m3u8" || { echo "no ad in the stitched live playlist"; exit 1; }
 mkdir -p "$WORK/root/demo/live"
 curl -sf "$HLSI_URL$ASSETS&_HLS_primary_id=copy" >"$WORK/root/demo/live/asset-list.json"
 cp "$WORK/big/big.m4s" "$WORK/root/bench/big.m4s"
@@ -100,6 +118,8 @@ for path in $LIVE $VOD $SEGMENT /bench/big.m4s; do
     cmp <(curl -sf "$NGINX_URL$path") "$WORK/root$path" || { echo "nginx does not serve $path"; exit 1; }
 done
 cmp <(curl -sf "$BIG_URL$BIG") "$WORK/big/big.m4s" || { echo "hlsi does not serve $BIG"; exit 1; }
+echo "stitched VOD playlist $(wc -c <"$WORK/root/stitched-copy/vod.m3u8") B," \
+    "stitched live playlist $(wc -c <"$WORK/root/stitched-copy/live.m3u8") B"
 echo "live playlist $(wc -c <"$WORK/root$LIVE") B, VOD playlist $(wc -c <"$WORK/root$VOD") B," \
     "asset list $(wc -c <"$WORK/root/demo/live/asset-list.json") B, segments $(wc -c <"$WORK/root$SEGMENT") B" \
     "and $(wc -c <"$WORK/root$BIG") B; $SECONDS_PER_RUN s per run"
@@ -114,11 +134,22 @@ function request()
     return wrk.format(nil, wrk.path .. "&_HLS_primary_id=v" .. thread_id .. "-" .. counter)
 end
 LUA
+# A new stitched viewer for every request: its own session.
+cat >"$WORK/stitched-viewers.lua" <<'LUA'
+local counter = 0
+local thread_id = 0
+function setup(thread) thread:set("id", tostring(math.random(1, 1000000000))) end
+function init(args) thread_id = id or "0" end
+function request()
+    counter = counter + 1
+    return wrk.format(nil, wrk.path .. "&session=s" .. thread_id .. "-" .. counter)
+end
+LUA
 run() { # URL OUTPUT [LUA]
     if [ -n "${3:-}" ]; then
-        wrk -t2 -c100 -d"${SECONDS_PER_RUN}s" --latency -s "$3" "$1" >"$2"
+        wrk -t2 -c100 -d"${SECONDS_PER_RUN}s" --timeout 10s --latency -s "$3" "$1" >"$2"
     else
-        wrk -t2 -c100 -d"${SECONDS_PER_RUN}s" --latency "$1" >"$2"
+        wrk -t2 -c100 -d"${SECONDS_PER_RUN}s" --timeout 10s --latency "$1" >"$2"
     fi
     if grep -q "Non-2xx\|Socket errors" "$2"; then
         echo "errors measuring $1:"
@@ -137,13 +168,49 @@ measure() { # NAME HLSI-URL NGINX-URL GOAL [LUA]
         "$(awk -v a="$(rps "$WORK/hlsi.txt")" -v b="$(rps "$WORK/nginx.txt")" -v g="$4" \
             'BEGIN { printf "%.2f%s", a / b, (a / b >= g ? "" : "*") }')"
 }
-measure "live playlist (goal 0.8)" "$HLSI_URL$LIVE" "$NGINX_URL$LIVE" 0.8
-measure "VOD playlist (goal 0.8)" "$HLSI_URL$VOD" "$NGINX_URL$VOD" 0.8
-measure "asset list, new viewer (goal 0.6)" "$HLSI_URL$ASSETS" "$NGINX_URL/demo/live/asset-list.json?x=1" 0.6 \
-    "$WORK/viewers.lua"
-measure "51 KB segment (goal 0.8)" "$HLSI_URL$SEGMENT" "$NGINX_URL$SEGMENT" 0.8
-measure "2 MB segment (goal 0.8)" "$BIG_URL$BIG" "$NGINX_URL$BIG" 0.8
+if [ "${STITCHED:-1}" != only ]; then
+    measure "live playlist (goal 0.8)" "$HLSI_URL$LIVE" "$NGINX_URL$LIVE" 0.8
+    measure "VOD playlist (goal 0.8)" "$HLSI_URL$VOD" "$NGINX_URL$VOD" 0.8
+    measure "asset list, new viewer (goal 0.6)" "$HLSI_URL$ASSETS" "$NGINX_URL/demo/live/asset-list.json?x=1" 0.6 \
+        "$WORK/viewers.lua"
+    measure "51 KB segment (goal 0.8)" "$HLSI_URL$SEGMENT" "$NGINX_URL$SEGMENT" 0.8
+    measure "2 MB segment (goal 0.8)" "$BIG_URL$BIG" "$NGINX_URL$BIG" 0.8
+fi
+if [ "${STITCHED:-1}" != 0 ]; then
+    measure "stitched VOD playlist, one viewer" "$HLSI_URL$VOD?$STITCHED_QUERY" "$NGINX_URL/stitched-copy/vod.m3u8" 0.8
+    measure "stitched live playlist, one viewer" "$HLSI_URL$LIVE?$STITCHED_QUERY" \
+        "$NGINX_URL/stitched-copy/live.m3u8" 0.8
+    measure "stitched live playlist, new viewer" "$HLSI_URL$LIVE?ads=stitched" \
+        "$NGINX_URL/stitched-copy/live.m3u8?x=1" 0.8 "$WORK/stitched-viewers.lua"
+fi
 echo "ratio: hlsi's requests per second over nginx's in the same run; * below the goal"
+if [ "${STITCHED:-1}" != 0 ]; then
+    # The resident set per stitched viewer, on a server of its own: a warm-up, then VIEWERS new
+    # sessions each asking for the live (a break in the window) or the VOD video playlist once.
+    VIEWERS="${VIEWERS:-2000}"
+    rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+    viewers() { # PORT PATH FROM TO
+        seq "$3" "$4" | xargs -P 4 -I{} curl -sf -o /dev/null "http://127.0.0.1:$1$2?ads=stitched&session=m{}"
+    }
+    for kind in live vod; do
+        "$HLSI" serve --demo --port 18087 --admin-token bench >"$WORK/memory.log" 2>&1 &
+        MEMORY_SERVER=$!
+        for _ in $(seq 100); do curl -sf http://127.0.0.1:18087/ >/dev/null && break; sleep 0.2; done
+        "$HLSI" admin break-now demo --duration 600 --id bench --server http://127.0.0.1:18087 --token bench >/dev/null
+        path=$LIVE
+        [ $kind = vod ] && path=$VOD
+        viewers 18087 "$path" 1 500
+        before=$(rss $MEMORY_SERVER)
+        viewers 18087 "$path" 501 $((500 + VIEWERS))
+        after=$(rss $MEMORY_SERVER)
+        echo "stitched $kind viewers: resident set $before KiB after 500 viewers, $after KiB after $VIEWERS more:" \
+            "$(((after - before) * 1024 / VIEWERS)) bytes per viewer"
+        kill $MEMORY_SERVER
+        wait $MEMORY_SERVER 2>/dev/null || true
+        MEMORY_SERVER=
+    done
+    [ "${STITCHED:-1}" = only ] && exit 0
+fi
 
 # --- Replicas (issue 20) ---------------------------------------------------------------------------
 [ "${REPLICAS:-1}" = 0 ] && exit 0

@@ -113,6 +113,21 @@ struct StitchedFormTests {
             if path.hasPrefix("/ads/"), let data = FileManager.default.contents(atPath: ads + path.dropFirst(4)) {
                 return .init(body: Array(data))
             }
+            if path == "/vmap" {
+                // One pre-roll break from the VAST below, with the pod's own tracking.
+                let vmap = """
+                    <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
+                      <vmap:AdBreak timeOffset="start" breakType="linear" breakId="pre">
+                        <vmap:AdSource id="pre-source"><vmap:AdTagURI templateType="vast4">\(base)/vast</vmap:AdTagURI></vmap:AdSource>
+                        <vmap:TrackingEvents>
+                          <vmap:Tracking event="breakStart">\(base)/break-start</vmap:Tracking>
+                          <vmap:Tracking event="breakEnd">\(base)/break-end</vmap:Tracking>
+                        </vmap:TrackingEvents>
+                      </vmap:AdBreak>
+                    </vmap:VMAP>
+                    """
+                return .init(contentType: "application/xml", body: Array(vmap.utf8))
+            }
             guard path == "/vast" else { return .init(contentType: "text/plain", body: []) }
             let events = ["start", "firstQuartile", "midpoint", "thirdQuartile", "complete"].map {
                 "<Tracking event=\"\($0)\">\(base)/\($0)-b1</Tracking>"
@@ -156,7 +171,9 @@ struct StitchedFormTests {
                 // The pre-roll's first segment: its impression and start, and nothing else yet (none
                 // was fired when the ads were decided, for either break).
                 #expect(try await client.get(Self.path(of: try #require(routed.first))).status == .found)
+                // Both are sent at once; they may arrive in either order on a loaded machine.
                 #expect(try await eventually { adServer.requests("/start-b1").count >= 1 })
+                #expect(try await eventually { adServer.requests("/imp-b1").count >= 1 })
                 #expect(adServer.requests("/imp-b1").count == 1, "\(adServer.requests("/imp-b1"))")
                 #expect(adServer.requests("/complete-b1").isEmpty)
                 // The video twice (a seek back), then the audio: each event once per break.
@@ -182,6 +199,52 @@ struct StitchedFormTests {
         }
     }
 
+    @Test("a VMAP break's own tracking fires once per viewer: breakStart at its first ad segment, breakEnd at its last")
+    func podTracking() async throws {
+        try await Self.withAdServer { adServer in
+            var configuration = try Harness.demo()
+            configuration.vod[0].adServer = AdServerSettings(
+                vast: nil, vmap: adServer.origin + "/vmap", vmapBreakDuration: MediaTime(seconds: 6))
+            configuration.assetListDeadline = MediaTime(seconds: 30)
+            try await Harness.withServer(configuration) { client in
+                let query = "?ads=stitched&session=pod-viewer"
+                let video = try await client.text("/demo/vod/video/main.m3u8" + query)
+                let audio = try await client.text("/demo/vod/audio-en/main.m3u8" + query)
+                #expect(Self.problems(video).isEmpty, "\(Self.problems(video))")
+                let routed = { (text: String) in
+                    (PlaylistParser.parse(text).playlist.media?.segments.map(\.uri) ?? []).filter {
+                        $0.contains(StitchedBeacons.prefix)
+                    }
+                }
+                // The pre-roll (CUE=PRE: first) is b1, three segments of the VMAP break's pod.
+                let pre = Array(routed(video).prefix(3))
+                #expect(pre.count == 3)
+                #expect(Set(pre.map { Self.path(of: $0).split(separator: "/")[1] }).count == 1, "\(pre)")
+                #expect(adServer.requests("/break-start").isEmpty, "nothing fires when the ads are decided")
+                #expect(try await client.get(Self.path(of: pre[0])).status == .found)
+                #expect(try await eventually { adServer.requests("/imp-b1").count == 1 })
+                #expect(try await eventually { adServer.requests("/break-start").count == 1 })
+                #expect(adServer.requests("/break-end").isEmpty, "the break has not ended")
+                #expect(try await client.get(Self.path(of: pre[1])).status == .found)
+                #expect(try await client.get(Self.path(of: pre[2])).status == .found)
+                #expect(try await eventually { adServer.requests("/complete-b1").count == 1 })
+                #expect(try await eventually { adServer.requests("/break-end").count == 1 })
+                // Again, and the audio rendition: once per viewer.
+                for uri in pre + routed(audio).prefix(3) {
+                    #expect(try await client.get(Self.path(of: uri)).status == .found)
+                }
+                // Another viewer fires its own.
+                let other = try await client.text("/demo/vod/video/main.m3u8?ads=stitched&session=pod-viewer-2")
+                for uri in routed(other).prefix(3) {
+                    #expect(try await client.get(Self.path(of: uri)).status == .found)
+                }
+                #expect(try await eventually { adServer.requests("/break-end").count == 2 })
+                #expect(adServer.requests("/break-start").count == 2, "\(adServer.requests("/break-start"))")
+                #expect(adServer.requests("/break-end").count == 2, "\(adServer.requests("/break-end"))")
+            }
+        }
+    }
+
     @Test("a live viewer's media sequence and discontinuity sequence hold across reloads through a break")
     func liveSequences() async throws {
         let clock = TestClock(DateTime(iso8601: "2026-03-01T12:00:00Z")!)
@@ -190,10 +253,23 @@ struct StitchedFormTests {
             var seen: [UInt64: (uri: String, discontinuity: UInt64)] = [:]
             var reloadsInBreak = 0
             var previousFirst: UInt64 = 0
+            var previous: MediaPlaylist?
             for reload in 0..<45 {
                 let text = try await client.text("/demo/live/video/main.m3u8?ads=stitched&session=live-viewer")
+                // Asked again before the window moves: the same bytes (the viewer's kept rendering).
+                #expect(
+                    try await client.text("/demo/live/video/main.m3u8?ads=stitched&session=live-viewer") == text,
+                    "reload \(reload)")
                 #expect(Self.problems(text).isEmpty, "reload \(reload): \(Self.problems(text))\n\(text)")
-                let media = try #require(PlaylistParser.parse(text).playlist.media)
+                let parsed = PlaylistParser.parse(text, options: ParseOptions(file: "stitched.m3u8"))
+                let media = try #require(parsed.playlist.media)
+                // The reload rules `hlsi validate --watch` checks, against the viewer's previous window.
+                if let previous {
+                    let reloadProblems = ReloadValidator.validate(
+                        previous: previous, current: media, document: parsed.document)
+                    #expect(reloadProblems.isEmpty, "reload \(reload): \(reloadProblems)")
+                }
+                previous = media
                 #expect(!media.hasEndList)
                 #expect(media.mediaSequence >= previousFirst, "reload \(reload): the window never moves back")
                 previousFirst = media.mediaSequence
@@ -265,6 +341,13 @@ struct StitchedFormTests {
             StitchBeaconPlan.events(durations: [MediaTime(seconds: 6)])
                 == [["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]])
         #expect(StitchBeaconPlan.events(durations: []).isEmpty)
+        // The pod's own events, with its first ad's first segment and its last ad's last.
+        #expect(
+            StitchBeaconPlan.events(durations: [two, two], opensPod: true, closesPod: true)
+                == [
+                    ["breakStart", "impression", "start", "firstQuartile"],
+                    ["midpoint", "thirdQuartile", "complete", "breakEnd"],
+                ])
     }
 }
 

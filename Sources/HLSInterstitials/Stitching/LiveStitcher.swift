@@ -44,6 +44,13 @@ public struct LiveStitcher: Sendable {
     /// The slate that pads a pod shorter than its break; nil: a short pod leaves the rest of the
     /// break empty.
     public var slate: StitchAd?
+    /// The most fill segments (pod and slate) one break writes into this playlist, counted from
+    /// its splice-in: a slate of tiny segments repeated over a long break stops there, and the rest
+    /// of the break is left empty, as without a slate (reported in
+    /// ``StitchedPlaylist/cappedBreaks``).
+    public let maximumFillSegments: Int
+    /// The default of ``maximumFillSegments``: ten minutes of 0.6 s segments, 20 minutes of 2 s ones.
+    public static let defaultMaximumFillSegments = 1_000
     /// The segments the primary segments that left the window became, less one each.
     public private(set) var sequenceShift: Int64 = 0
     /// The discontinuities those segments added.
@@ -54,9 +61,10 @@ public struct LiveStitcher: Sendable {
     /// grows with.
     public var keptCount: Int { decisions.count }
 
-    /// A stitcher for one viewer.
-    public init(slate: StitchAd? = nil) {
+    /// A stitcher for one viewer; `maximumFillSegments` (at least 1) bounds each break's fill.
+    public init(slate: StitchAd? = nil, maximumFillSegments: Int = LiveStitcher.defaultMaximumFillSegments) {
         self.slate = slate
+        self.maximumFillSegments = max(1, maximumFillSegments)
     }
 
     /// Stitches one reload of the primary.
@@ -102,7 +110,10 @@ public struct LiveStitcher: Sendable {
         decisions = decisions.filter { $0.key >= first }
 
         // Decide the new segments, in order (a decision depends on its predecessor's).
-        let fills = Dictionary(breaks.map { ($0.id, Fill(item: $0, slate: slate)) }, uniquingKeysWith: { a, _ in a })
+        let fills = Dictionary(
+            breaks.map { ($0.id, Fill(item: $0, slate: slate, maximum: maximumFillSegments)) },
+            uniquingKeysWith: { a, _ in a })
+        var capped: [String] = []
         for index in segments.indices where decisions[segments[index].mediaSequence] == nil {
             let segment = segments[index]
             let previous = decisions[segment.mediaSequence &- 1]
@@ -127,11 +138,13 @@ public struct LiveStitcher: Sendable {
             let lower =
                 previous.map { $0.breakID == item.id ? $0.fill.upperBound : 0 }
                 ?? fill.count { LiveSplice.passed(end: $0.end, joined: date - origin) }
-            let upper = max(
-                lower,
-                fill.count {
-                    LiveSplice.brings(start: $0.start, end: $0.end, limit: limit, duration: item.duration, last: last)
-                })
+            let brought = { (span: (start: MediaTime, end: MediaTime)) in
+                LiveSplice.brings(start: span.start, end: span.end, limit: limit, duration: item.duration, last: last)
+            }
+            let upper = max(lower, fill.count(while: brought))
+            if lower < upper, upper == fill.maximum, fill.beyondMaximum(brought), !capped.contains(item.id) {
+                capped.append(item.id)
+            }
             var added = 0
             for position in lower..<upper where fill.startsAsset(position) || fill.hasDiscontinuity(position) {
                 added += 1
@@ -171,7 +184,7 @@ public struct LiveStitcher: Sendable {
             document: try writer.document(
                 file: document.file, mediaSequence: UInt64(clamping: Int64(clamping: first) + sequenceShift),
                 discontinuitySequence: UInt64(clamping: before + discontinuityShift)),
-            ads: writer.ads)
+            ads: writer.ads, cappedBreaks: capped)
     }
 }
 
@@ -197,7 +210,11 @@ extension LiveStitcher {
         /// Where each slate segment ends from the slate's start.
         private let slateEnds: [MediaTime]
 
-        init(item: LiveBreak, slate: StitchAd?) {
+        /// The most fill positions.
+        let maximum: Int
+
+        init(item: LiveBreak, slate: StitchAd?, maximum: Int) {
+            self.maximum = maximum
             ads = item.pod
             self.slate = slate?.playlist.duration ?? .zero > .zero ? slate : nil
             var end = MediaTime.zero
@@ -217,6 +234,7 @@ extension LiveStitcher {
 
         /// The asset and segment of fill position `position`, and the repetition for the slate.
         private func locate(_ position: Int) -> (asset: Int, segment: Int)? {
+            guard position < maximum else { return nil }
             if position < pod.count { return (pod[position].asset, pod[position].segment) }
             guard let slate else { return nil }
             let count = slate.playlist.segments.count
@@ -224,8 +242,20 @@ extension LiveStitcher {
         }
 
         /// Where fill position `position` starts and ends from the splice-in; nil past the pod when
-        /// there is no slate.
+        /// there is no slate, and from ``maximum`` on.
         func span(_ position: Int) -> (start: MediaTime, end: MediaTime)? {
+            guard position < maximum else { return nil }
+            return uncappedSpan(position)
+        }
+
+        /// Whether the fill would go on past ``maximum`` by `test`: its position there, were there no
+        /// bound, satisfies it.
+        func beyondMaximum(_ test: (_ span: (start: MediaTime, end: MediaTime)) -> Bool) -> Bool {
+            uncappedSpan(maximum).map(test) ?? false
+        }
+
+        /// ``span(_:)`` without the bound.
+        private func uncappedSpan(_ position: Int) -> (start: MediaTime, end: MediaTime)? {
             if position < pod.count { return (pod[position].start, pod[position].end) }
             guard let slateLength = slateEnds.last else { return nil }
             let rest = position - pod.count

@@ -9,6 +9,9 @@ import HLSPlaylist
 ///   falls: the first whose end is after that share of the ad's duration (requesting it means the
 ///   segments before it, up to the quartile, were played).
 /// - `complete` fires with the last segment.
+/// - The pod's own events (VMAP `breakStart` and `breakEnd`) fire with the first segment of the
+///   pod's first ad (before its impression) and the last segment of its last ad (after its
+///   `complete`).
 ///
 /// Segments a stitched playlist leaves out (X-PLAYOUT-LIMIT, an early return) are never requested,
 /// so the events due at them never fire.
@@ -21,12 +24,19 @@ public enum StitchBeaconPlan {
     ]
     /// The event that fires with the last segment.
     public static let atEnd = "complete"
+    /// The pod's event that fires with its first ad's first segment.
+    public static let podStart = "breakStart"
+    /// The pod's event that fires with its last ad's last segment.
+    public static let podEnd = "breakEnd"
 
     /// For each segment of an ad whose segments last `durations`, the event types due when it is
-    /// requested, in firing order; empty for an ad without segments.
-    public static func events(durations: [MediaTime]) -> [[String]] {
+    /// requested, in firing order; empty for an ad without segments. `opensPod` adds ``podStart``
+    /// to its first segment (the pod's first ad), `closesPod` ``podEnd`` to its last (the pod's
+    /// last ad).
+    public static func events(durations: [MediaTime], opensPod: Bool = false, closesPod: Bool = false) -> [[String]] {
         guard !durations.isEmpty else { return [] }
         var due = Array(repeating: [String](), count: durations.count)
+        if opensPod { due[0].append(podStart) }
         due[0] += atStart
         let total = durations.reduce(MediaTime.zero, +)
         var ends: [MediaTime] = []
@@ -41,6 +51,7 @@ public enum StitchBeaconPlan {
             due[index].append(type)
         }
         due[durations.count - 1].append(atEnd)
+        if closesPod { due[durations.count - 1].append(podEnd) }
         return due
     }
 }

@@ -20,6 +20,10 @@ public struct StitchedPlaylist: Sendable {
     public var document: PlaylistDocument
     /// The ads stitched, in playlist order.
     public var ads: [AdSpan]
+    /// The breaks whose fill reached ``LiveStitcher/maximumFillSegments`` in the segments this
+    /// stitch decided (so each is reported once per viewer and playlist): the rest of each is
+    /// left empty.
+    public var cappedBreaks: [String] = []
 
     /// The playlist's bytes.
     public func write() -> [UInt8] { document.write() }

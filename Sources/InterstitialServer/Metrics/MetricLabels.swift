@@ -30,8 +30,11 @@ final class MetricLabels: Sendable {
     /// Why the stitched form left an ad out (``StitchedService``): its playlist was not loaded
     /// (`fetch`), not a complete VOD playlist (`playlist`), had no rendition matching the variant
     /// (`media`), or was in the other segment format (`format`); or the break's asset list is not
-    /// this server's (`asset-list`).
-    static let stitchFallbackReasons: Set<String> = ["fetch", "playlist", "media", "format", "asset-list"]
+    /// this server's (`asset-list`); or a live break needed more fill segments than
+    /// ``LiveStitcher/maximumFillSegments`` (`segment-cap`: the rest of it is left empty).
+    static let stitchFallbackReasons: Set<String> = [
+        "fetch", "playlist", "media", "format", "asset-list", "segment-cap",
+    ]
     /// Why the relay did not pass a beacon on.
     static let beaconDropReasons: Set<String> = ["expired", "repeated", "budget"]
     /// The results of loading an upstream's Date Range Schedule document.
@@ -48,6 +51,7 @@ final class MetricLabels: Sendable {
         "playerCollapse", "closeLinear", "notUsed", "otherAdInteraction", "acceptInvitation", "adExpand",
         "adCollapse", "minimize", "close", "overlayViewDuration", "interactiveStart", "clickTracking",
         "fullscreen", "exitFullscreen", "expand", "collapse", "acceptInvitationLinear", "timeSpentViewing",
+        "breakStart", "breakEnd",
     ]
 
     private let targets = NIOLockedValueBox<Set<String>>([])

@@ -119,6 +119,55 @@ struct LiveStitcherTests {
         return stem.hasPrefix("seg") ? "s" + stem.dropFirst(3) : stem
     }
 
+    /// A slate of one 0.1 s segment.
+    static let tinySlate: StitchAd = {
+        let text = """
+            #EXTM3U
+            #EXT-X-VERSION:7
+            #EXT-X-TARGETDURATION:1
+            #EXT-X-PLAYLIST-TYPE:VOD
+            #EXT-X-MAP:URI="init.mp4"
+            #EXTINF:0.100,
+            tiny0.m4s
+            #EXT-X-ENDLIST
+
+            """
+        guard case .media(let playlist) = PlaylistParser.parse(text).playlist else { fatalError("not media") }
+        return StitchAd(playlist: playlist, url: "https://ads.example.com/tiny/main.m3u8")
+    }()
+
+    @Test(
+        "a 0.1 s slate padding a 600 s break stops at the fill bound, reported once; the window validates",
+        arguments: [(window: 110, step: 110), (window: 4, step: 1)])
+    func slateBound(window: Int, step: Int) throws {
+        let item = LiveBreak(id: "long", start: Self.date(103), duration: MediaTime(seconds: 600), pod: [S.a])
+        var stitcher = LiveStitcher(slate: Self.tinySlate)
+        var fill = Set<UInt64>()
+        var capped: [String] = []
+        var reload = 0
+        while reload + window <= 110 + 4 {
+            let stitched = try stitcher.stitch(Self.window(first: 100 + reload, size: window), breaks: [item])
+            capped += stitched.cappedBreaks
+            let text = String(decoding: stitched.write(), as: UTF8.self)
+            #expect(S.problems(text).isEmpty, "reload \(reload): \(S.problems(text).prefix(3))")
+            guard case .media(let playlist) = PlaylistParser.parse(text).playlist else {
+                Issue.record("reload \(reload) is not a media playlist")
+                return
+            }
+            for segment in playlist.segments where !segment.uri.hasPrefix("seg") { fill.insert(segment.mediaSequence) }
+            reload += step
+        }
+        // Unbounded, the slate would repeat 5 850 times (a discontinuity each) after the 15 s pod.
+        #expect(fill.count == LiveStitcher.defaultMaximumFillSegments, "\(fill.count) fill segments")
+        #expect(capped == ["long"], "reported once per viewer and playlist")
+        // A bound of its own, and a break the slate fits in, are not reported.
+        var small = LiveStitcher(slate: Self.tinySlate, maximumFillSegments: 10)
+        let short = LiveBreak(id: "short", start: Self.date(103), duration: MediaTime(seconds: 6), pod: [])
+        #expect(try small.stitch(Self.window(first: 100, size: 8), breaks: [short]).cappedBreaks == ["short"])
+        var enough = LiveStitcher(slate: Self.tinySlate, maximumFillSegments: 60)
+        #expect(try enough.stitch(Self.window(first: 100, size: 8), breaks: [short]).cappedBreaks.isEmpty)
+    }
+
     @Test("a window in the middle of a break: the numbers the stream gives it")
     func windowInsideBreak() throws {
         var stitcher = LiveStitcher(slate: Self.slate)

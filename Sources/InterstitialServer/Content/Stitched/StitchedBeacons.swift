@@ -11,7 +11,8 @@ import HLSPlaylist
 /// own segment. The entry is one viewer's ad in one break (made when a stitched playlist lists it,
 /// shared by every variant and rendition and every reload); the rendition is the ad playlist the
 /// segment comes from. So an event fires when its segment is requested, once, whichever rendition
-/// the player was on. Entries are kept in a ``StitchedMemo`` (bounded, expiring).
+/// the player was on. The pod's own events (`breakStart`, `breakEnd`) are in the entries of its
+/// first and last ad. Entries are kept in a ``StitchedMemo`` (bounded, expiring).
 final class StitchedBeacons: Sendable {
     /// The path the segment URLs start with.
     static let prefix = "/stitched/"
@@ -49,14 +50,17 @@ final class StitchedBeacons: Sendable {
     }
 
     /// `playlist` (an ad rendition loaded from `url`) with its segment URIs replaced by this
-    /// server's URLs for the viewer's ad `key`, whose events are `tracking`: what the stitcher
+    /// server's URLs for the viewer's ad `key`, whose events are `tracking` (with the pod's
+    /// `breakStart` for its first ad, `breakEnd` for its last): what the stitcher
     /// writes, so that each segment's request fires what is due at it. Byte ranges are given
     /// explicit offsets (the URIs they followed are replaced).
     func routed(
         _ playlist: MediaPlaylist, url: String, key: String, tracking: [String: [String]], publicBase: String
     ) -> MediaPlaylist {
         let absolute = playlist.segments.map { URIReference.resolve($0.uri, against: url) }
-        let due = StitchBeaconPlan.events(durations: playlist.segments.map(\.duration))
+        let due = StitchBeaconPlan.events(
+            durations: playlist.segments.map(\.duration), opensPod: tracking[StitchBeaconPlan.podStart] != nil,
+            closesPod: tracking[StitchBeaconPlan.podEnd] != nil)
         let (id, rendition) = entries.update(key, make: { Entry(id: Self.newID(), tracking: tracking) }) { entry in
             if let index = entry.renditions.firstIndex(where: { $0.url == url }) { return (entry.id, index) }
             entry.renditions.append((url, absolute, due))

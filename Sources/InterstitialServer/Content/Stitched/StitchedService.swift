@@ -26,6 +26,8 @@ import NIOCore
 /// - A live viewer's windows go through that viewer's ``LiveStitcher``, kept per viewer and media
 ///   playlist in a ``StitchedMemo`` bounded by ``ServerLimits/stitchedViewers`` and
 ///   ``ServerLimits/stitchedViewerBytes``, expiring after ``ServerLimits/stitchedViewerIdle``.
+/// - A viewer's stitched media playlist is kept as rendered (``StitchedRenderings``) and served
+///   again for the same version of the primary, for at most a minute.
 final class StitchedService: Sendable {
     /// What a media playlist of the primary is in its multivariant playlist.
     enum Role: Sendable {
@@ -42,6 +44,8 @@ final class StitchedService: Sendable {
     let decisions: StitchedMemo<AssetList>
     /// Each live viewer's stitcher, by target, session and media playlist.
     let live: StitchedMemo<LiveStitcher>
+    /// Each viewer's stitched media playlists as last rendered, by target, session and playlist.
+    let renderings: StitchedRenderings
     /// The `User-Agent` patterns that select the stitched form.
     let userAgents: StitchedUserAgents
     private let deciding = NIOLockedValueBox<[String: Task<AssetList, Never>]>([:])
@@ -63,6 +67,8 @@ final class StitchedService: Sendable {
         live = StitchedMemo(limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now) {
             key, stitcher in key.utf8.count + StitchedService.size(of: stitcher)
         }
+        renderings = StitchedRenderings(
+            limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now)
         userAgents = configuration.stitchedUserAgents
     }
 
@@ -84,6 +90,18 @@ final class StitchedService: Sendable {
             query: query, maximumBytes: library.configuration.limits.viewerIDBytes)
         let primary = try await library.get(
             mounted, query: StitchedRequest.primaryQuery(query), userAgent: userAgent, viewerIP: viewerIP)
+        // The viewer's rendering of this version of the primary, when kept (``StitchedRenderings``).
+        let version: String
+        switch primary.body {
+        case .rendered(let entry): version = entry.entityTag
+        case .bytes(let bytes): version = EntityTag.of(bytes).header
+        case .file, .stream: return primary
+        }
+        let key = "\(mounted.target)|\(request.session)|\(mounted.rest)"
+        if let kept = renderings.bytes(key, version: version) {
+            return ContentResponse(
+                body: .bytes(kept), contentType: primary.contentType, cacheControl: CachePolicy.noStore)
+        }
         guard let bytes = primary.bytes else { return primary }
         let name = mounted.content.path + "/" + mounted.rest
         let parsed = PlaylistParser.parse(bytes, options: ParseOptions(file: name))
@@ -106,10 +124,10 @@ final class StitchedService: Sendable {
             }
             do {
                 if media.hasEndList {
-                    let stitched = try VODStitcher.stitch(parsed, pods: pods)
+                    let written = try VODStitcher.stitch(parsed, pods: pods).write()
+                    renderings.keep(written, for: key, version: version)
                     return ContentResponse(
-                        body: .bytes(stitched.write()), contentType: primary.contentType,
-                        cacheControl: CachePolicy.noStore)
+                        body: .bytes(written), contentType: primary.contentType, cacheControl: CachePolicy.noStore)
                 }
                 let breaks = events.compactMap { event -> LiveBreak? in
                     guard let start = event.date, let duration = event.effectiveDuration() else { return nil }
@@ -117,14 +135,20 @@ final class StitchedService: Sendable {
                         id: event.identifier, start: start, duration: duration, pod: pods[event.identifier] ?? [])
                 }
                 let slate = await slate(role: role, context, fMP4: media.segments.first?.map != nil, deadline: deadline)
-                let key = "\(mounted.target)|\(request.session)|\(mounted.rest)"
                 let stitched = try live.update(key, make: { LiveStitcher(slate: slate) }) {
                     stitcher throws(StitchingError) -> StitchedPlaylist in
                     try stitcher.stitch(parsed, breaks: breaks)
                 }
+                for id in stitched.cappedBreaks {
+                    library.metrics.stitchFallback(reason: "segment-cap")
+                    library.logger.warning(
+                        "\(context.url): break \(id) of session \(request.session) needs more than \(LiveStitcher.defaultMaximumFillSegments) ad and slate segments; the rest of the break is left empty (the slate's segments are too short for the break)"
+                    )
+                }
+                let written = stitched.write()
+                renderings.keep(written, for: key, version: version)
                 return ContentResponse(
-                    body: .bytes(stitched.write()), contentType: primary.contentType,
-                    cacheControl: CachePolicy.noStore)
+                    body: .bytes(written), contentType: primary.contentType, cacheControl: CachePolicy.noStore)
             } catch let error as StitchingError {
                 library.logger.error("\(name): cannot stitch for session \(request.session): \(error)")
                 throw APIError(status: 502, code: .playlist, path: name, "cannot stitch the playlist: \(error)")
@@ -154,6 +178,7 @@ final class StitchedService: Sendable {
         for event: InterstitialEvent, role: Role?, _ context: Context, fMP4: Bool, deadline: NIODeadline
     ) async -> [StitchAd] {
         let assets: [AssetList.Asset]
+        var podTracking: [String: [String]] = [:]
         if let uri = event.assetURI {
             assets = [
                 AssetList.Asset(uri: URIReference.resolve(uri, against: context.url), duration: event.duration ?? .zero)
@@ -167,21 +192,34 @@ final class StitchedService: Sendable {
                     "its X-ASSET-LIST \(resolved) is not this server's; only the server's own decisions are stitched")
                 return []
             }
-            assets = await decision(for: event.identifier, context).assets
+            let list = await decision(for: event.identifier, context)
+            assets = list.assets
+            podTracking = Self.podTracking(of: list)
         } else {
             return []
         }
         var pod: [StitchAd] = []
-        for (position, asset) in assets.prefix(Self.maximumAds).enumerated() {
+        let stitched = assets.prefix(Self.maximumAds)
+        for (position, asset) in stitched.enumerated() {
             let key = "\(context.mounted.target)|\(context.session)|\(event.identifier)|\(position)"
+            // The pod's own events go with its first ad's first segment and its last ad's last.
+            var own: [String: [String]] = [:]
+            if position == 0, let urls = podTracking[StitchBeaconPlan.podStart] {
+                own[StitchBeaconPlan.podStart] = urls
+            }
+            if position == stitched.count - 1, let urls = podTracking[StitchBeaconPlan.podEnd] {
+                own[StitchBeaconPlan.podEnd] = urls
+            }
             do throws(AdRenditionLoader.Failure) {
                 let ad = try await stitchAd(
-                    asset.uri, role: role, key: key, tracking: Self.tracking(of: asset), context, deadline: deadline)
+                    asset.uri, role: role, key: key, tracking: Self.tracking(of: asset).merging(own) { $1 }, context,
+                    deadline: deadline)
                 try Self.check(ad, eventID: event.identifier, position: position, fMP4: fMP4)
                 pod.append(ad)
             } catch {
                 fallback(error.reason, event: event.identifier, position: position, context, error.message)
-                if let slate = await slate(role: role, context, fMP4: fMP4, deadline: deadline, key: key) {
+                if let slate = await slate(role: role, context, fMP4: fMP4, deadline: deadline, key: key, tracking: own)
+                {
                     pod.append(slate)
                 }
             }
@@ -229,6 +267,17 @@ final class StitchedService: Sendable {
             )
             return AssetList(assets: [])
         }
+    }
+
+    /// The pod's own tracking URLs (VMAP `breakStart`, `breakEnd`) by event type, from the asset
+    /// list's Ad Creative Signaling.
+    static func podTracking(of list: AssetList) -> [String: [String]] {
+        guard let json = list.otherKeys[AdCreativeSignaling.key],
+            let signaling = try? AdCreativeSignaling(json: json)
+        else { return [:] }
+        var tracking: [String: [String]] = [:]
+        for entry in signaling.podTracking { tracking[entry.type, default: []] += entry.urls }
+        return tracking
     }
 
     /// The ad's tracking URLs by event type, from its Ad Creative Signaling slot.
@@ -310,9 +359,11 @@ final class StitchedService: Sendable {
     }
 
     /// The target's slate (``AdServerSettings/slate``, an inventory ad) as stitched into a playlist
-    /// of `role`; nil when it has none or it cannot be stitched (logged).
+    /// of `role`, with `tracking` (the pod's events, when it stands in for the pod's first or last
+    /// ad); nil when it has none or it cannot be stitched (logged).
     private func slate(
-        role: Role?, _ context: Context, fMP4: Bool, deadline: NIODeadline, key: String? = nil
+        role: Role?, _ context: Context, fMP4: Bool, deadline: NIODeadline, key: String? = nil,
+        tracking: [String: [String]] = [:]
     ) async -> StitchAd? {
         let state = library.state.snapshot
         guard
@@ -323,7 +374,7 @@ final class StitchedService: Sendable {
         let beaconKey = key.map { $0 + "|slate" } ?? "\(context.mounted.target)|\(context.session)|slate"
         do throws(AdRenditionLoader.Failure) {
             let stitched = try await stitchAd(
-                ad.absoluteURI(publicBase: context.base), role: role, key: beaconKey, tracking: [:], context,
+                ad.absoluteURI(publicBase: context.base), role: role, key: beaconKey, tracking: tracking, context,
                 deadline: deadline)
             try Self.check(stitched, eventID: "slate", position: 0, fMP4: fMP4)
             return stitched
