@@ -19,6 +19,8 @@ struct Routes {
     let answers = AnswerCache()
     /// The stitched form of the targets' playlists, and its ad segments' beacons.
     let stitched: StitchedService
+    /// What a content request does besides its answer, for both lanes.
+    let effects: RequestEffects
 
     init(library: ContentLibrary, admin: AdminAPI, mailbox: HandoffMailbox, metrics: ServerMetrics = ServerMetrics()) {
         self.library = library
@@ -27,6 +29,10 @@ struct Routes {
         self.metrics = metrics
         files = FileResponder(logger: library.logger, cache: library.fileBodies)
         stitched = StitchedService(library: library, fetcher: library.vmapPlans.fetcher)
+        effects = RequestEffects(
+            sessions: library.sessions,
+            addresses: ViewerAddress(
+                trusted: library.configuration.trustedProxies.compactMap(ViewerAddress.Network.init)))
     }
 
     /// The answers to content requests known at once (``ContentLibrary/answer(_:query:userAgent:viewerIP:)``
@@ -40,24 +46,28 @@ struct Routes {
         let files = files
         let metrics = metrics
         let kept = answers
+        let effects = effects
         // With `stitchedUserAgents`, a playlist's form depends on the User-Agent, which the fast
         // lane does not see: the route answers playlists.
         let byUserAgent = !library.configuration.stitchedUserAgents.patterns.isEmpty
-        return FastLane(serverName: serverName, answered: { metrics.fastAnswered() }) { target, session in
+        return FastLane(serverName: serverName, answered: { metrics.fastAnswered() }) { target, viewer in
             if byUserAgent, URI(target).path.hasSuffix(".m3u8") { return nil }
             // Only playlists without a query are kept: other targets skip the lookup, lock and clock.
             if target.hasSuffix(".m3u8"),
                 let entry = kept.entry(target, version: library.state.version, now: library.now())
             {
-                library.sawPlaylist(entry.mounted, session: session, query: [:])
+                effects.record(entry.mounted, query: [:], viewer: viewer)
                 return entry.answer
             }
             let uri = URI(target)
             let query = uri.queryDictionary
             guard let mounted = library.mounted(uri.path), query.isEmpty || mounted.rest == "asset-list.json",
-                let response = (try? library.answer(mounted, query: query))?.known
+                let response =
+                    (try? library.answer(
+                        mounted, query: query, userAgent: viewer.userAgent,
+                        viewerIP: effects.decisionAddress(mounted, viewer)))?.known
             else { return nil }
-            library.sawPlaylist(mounted, session: session, query: query)
+            effects.record(mounted, query: query, viewer: viewer)
             var answer: FastLane.Answer
             switch Self.http(response) {
             case .memory(let fields, let body):
@@ -186,7 +196,8 @@ struct Routes {
         // `tracking: relay`: a beacon this server wrote into an asset list, fired by a player.
         let relay = library.beaconRelay
         let dispatcher = library.dispatcher
-        let viewers = ViewerAddress(trusted: configuration.trustedProxies.compactMap(ViewerAddress.Network.init))
+        let effects = effects
+        let viewers = effects.addresses
         router.get("/beacon/**") { request, context -> Response in
             let address = viewers.resolve(
                 peer: context.remoteAddress?.ipAddress,
@@ -246,22 +257,20 @@ struct Routes {
         registerMetrics(on: router)
         @Sendable func content(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
             guard let mounted = library.mounted(request.uri.path) else { throw APIError.notFound(request.uri.path) }
-            // Only ad decision servers are told the viewer's address: asset lists.
-            let viewerIP =
-                mounted.rest == "asset-list.json"
-                ? viewers.resolve(
-                    peer: context.remoteAddress?.ipAddress,
-                    forwardedFor: request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value))
-                : nil
+            let viewer = RequestViewer(
+                session: request.headers[Self.sessionField], userAgent: request.headers[.userAgent],
+                peer: context.remoteAddress?.ipAddress,
+                forwardedFor: request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value))
+            let viewerIP = effects.decisionAddress(mounted, viewer)
             let query = request.queryDictionary
-            let userAgent = request.headers[.userAgent]
+            let userAgent = viewer.userAgent
             let response: ContentResponse
             if stitched.wants(mounted, query: query, userAgent: userAgent) {
                 response = try await stitched.answer(mounted, query: query, userAgent: userAgent, viewerIP: viewerIP)
             } else {
                 response = try await library.get(mounted, query: query, userAgent: userAgent, viewerIP: viewerIP)
             }
-            library.sawPlaylist(mounted, session: request.headers[Self.sessionField], query: query)
+            effects.record(mounted, query: query, viewer: viewer)
             switch Self.http(response) {
             case .memory(var headers, let body):
                 // One URL, two forms: a cache keeps them apart by the User-Agent.

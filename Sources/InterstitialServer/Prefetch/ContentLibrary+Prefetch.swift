@@ -12,13 +12,6 @@ extension ContentLibrary {
         var duration: MediaTime
     }
 
-    /// Records a playlist request of a live channel by the viewer's session: the request's
-    /// `X-PLAYBACK-SESSION-ID` (`session`), else its `_HLS_primary_id`.
-    func sawPlaylist(_ mounted: Mounted, session: String?, query: [String: String]) {
-        guard mounted.target.kind == .live, mounted.rest.hasSuffix(".m3u8") else { return }
-        sessions.seen(session ?? query["_HLS_primary_id"], on: mounted.target)
-    }
-
     /// The upcoming breaks at `now` of the live channels with a VAST ad server and prefetch on
     /// (admin, cadence and served breaks: ``BreakPlanner/upcoming(_:horizon:)``; early notices:
     /// ``BreakPlanner/noticed(_:horizon:)``), filled by this
