@@ -1,5 +1,5 @@
 // libFuzzer entry point for the HTTP request head guard (issue 37, item 2). Built by Fuzz/run.sh
-// with Sources/InterstitialServer/HTTP/RequestHeadReader.swift alone (it has no NIO or Hummingbird).
+// with Sources/InterstitialServer/HTTP/RequestHead/*.swift alone (it has no NIO or Hummingbird).
 //
 // The input is a connection's bytes, after a first byte that chooses how they are split into reads.
 // Invariants: no crash; every step takes at least one byte and no more than it was given, but a

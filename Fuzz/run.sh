@@ -8,7 +8,8 @@
 # - scte35-fuzzer (Fuzz/SCTE35Fuzzer.swift): the SCTE-35 decoder and encoder, over Fuzz/scte35-seeds;
 # - media-fuzzer (Fuzz/MediaTimingFuzzer.swift): the media timing reader (fMP4, MPEG-TS, packed
 #   audio), over Fuzz/media-seeds;
-# - http-fuzzer (Fuzz/HTTPHeadFuzzer.swift): the server's HTTP request head reader (RequestHeadReader:
+# - http-fuzzer (Fuzz/HTTPHeadFuzzer.swift): the server's HTTP request head reader (RequestHeadReader,
+#   Sources/InterstitialServer/HTTP/RequestHead:
 #   request line, fields, body framing, chunked framing and trailers), read whole and in parts, over
 #   Fuzz/http-seeds;
 # - vast-fuzzer (Fuzz/VASTFuzzer.swift): the XML pre-scan, Foundation's XMLParser (libxml2) and the VAST
@@ -73,7 +74,7 @@ swiftc ${flags[*]} -enable-testing -emit-library -static -emit-module -module-na
     -emit-module-path $out/FuzzCore.swiftmodule ${core[*]} -o $out/libFuzzCore.a
 swiftc ${flags[*]} -module-name MediaTimingFuzz $(find Sources/MediaTiming -name '*.swift' | tr '\n' ' ') \
     Fuzz/MediaTimingFuzzer.swift -o $out/media-fuzzer
-swiftc ${flags[*]} -module-name HTTPHeadFuzz Sources/InterstitialServer/HTTP/RequestHeadReader.swift \
+swiftc ${flags[*]} -module-name HTTPHeadFuzz $(find Sources/InterstitialServer/HTTP/RequestHead -name '*.swift' | tr '\n' ' ') \
     Fuzz/HTTPHeadFuzzer.swift -o $out/http-fuzzer
 COMPILES
 link=(-I "$out" -L "$out" -lFuzzCore)

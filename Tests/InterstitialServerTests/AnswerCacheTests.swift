@@ -57,7 +57,9 @@ struct AnswerCacheTests {
         try await withDemoLibrary { library, _, clock in
             let (lane, routes) = fastLane(library)
             func body(_ target: String) -> [UInt8]? {
-                guard let answer = lane.answer(target, nil), case .bytes(let buffer) = answer.body else { return nil }
+                guard let answer = lane.answer(target, RequestViewer()), case .bytes(let buffer) = answer.body else {
+                    return nil
+                }
                 return Array(buffer.readableBytesView)
             }
             let vod = "/demo/vod/video/main.m3u8"
@@ -107,7 +109,7 @@ struct AnswerCacheTests {
                 try #require(library.mounted("/demo/live/asset-list.json")),
                 query: ["_HLS_interstitial_id": "fast-viewers", "_HLS_primary_id": "full"])
             let before = library.sessions.count(Target(.live, "demo"))
-            let answer = try #require(lane.answer(list + "fast-1", nil), "answered on the fast lane")
+            let answer = try #require(lane.answer(list + "fast-1", RequestViewer()), "answered on the fast lane")
             guard case .bytes(let body) = answer.body else {
                 Issue.record("an asset list in memory")
                 return

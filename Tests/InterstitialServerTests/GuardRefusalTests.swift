@@ -140,7 +140,8 @@ struct GuardRefusalTests {
             + "GET /a/main.m3u8 HTTP/1.1\r\nConnection: close\r\n\r\n"
             + "GET /b HTTP/1.1\r\nContent-Length: 2\r\n\r\nab" + "GET /last HTTP/1.1\r\n\r\n"
         let expected: [FastLane.Request?] = [
-            FastLane.Request(target: "/a/main.m3u8", session: "S-1"), FastLane.Request(target: "/a/seg.m4s?x=1"),
+            FastLane.Request(target: "/a/main.m3u8", viewer: RequestViewer(session: "S-1")),
+            FastLane.Request(target: "/a/seg.m4s?x=1"),
             nil, nil, nil, nil, nil, nil, nil, FastLane.Request(target: "/last"),
         ]
         let bytes = Array(text.utf8)

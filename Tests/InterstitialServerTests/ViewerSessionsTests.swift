@@ -129,8 +129,8 @@ struct ViewerSessionsTests {
     @Test("the request guard hands its fast lane the session header of a playlist request, of nothing else")
     func fastLane() throws {
         let seen = NIOLockedValueBox<[String?]>([])
-        let lane = FastLane(serverName: "test") { _, session in
-            seen.withLockedValue { $0.append(session) }
+        let lane = FastLane(serverName: "test") { _, viewer in
+            seen.withLockedValue { $0.append(viewer.session) }
             return nil
         }
         let requestGuard = RequestGuard(
@@ -151,17 +151,25 @@ struct ViewerSessionsTests {
         #expect(seen.withLockedValue { $0 } == ["s-1", nil, nil])
     }
 
-    @Test("the session header is found in a request head, any case, trimmed; only for playlists")
+    @Test(
+        "the viewer's fields are found in a request head, any case, trimmed; only for playlists and asset lists")
     func header() {
         let head = Array(
-            "GET /demo/live/video/main.m3u8 HTTP/1.1\r\nHost: x\r\nx-Playback-Session-Id:  ABC-123 \r\nAccept: */*\r\n\r\n"
+            ("GET /demo/live/video/main.m3u8 HTTP/1.1\r\nHost: x\r\nx-Playback-Session-Id:  ABC-123 \r\nAccept: */*\r\n"
+                + "user-agent: UA/1 (x)\r\nX-Forwarded-For: 192.0.2.1, 198.51.100.2\r\nx-forwarded-for:203.0.113.3\r\n\r\n")
                 .utf8)
         let lineEnd = head.firstIndex(of: 0x0A)! + 1
-        #expect(FastLane.sessionID(in: head, fieldsStart: lineEnd) == "ABC-123")
+        #expect(
+            FastLane.viewer(in: head, fieldsStart: lineEnd)
+                == RequestViewer(
+                    session: "ABC-123", userAgent: "UA/1 (x)", forwardedFor: ["192.0.2.1, 198.51.100.2", "203.0.113.3"])
+        )
         let none = Array("GET /a.m3u8 HTTP/1.1\r\nHost: x\r\nX-Playback-Session: no\r\n\r\n".utf8)
-        #expect(FastLane.sessionID(in: none, fieldsStart: none.firstIndex(of: 0x0A)! + 1) == nil)
+        #expect(FastLane.viewer(in: none, fieldsStart: none.firstIndex(of: 0x0A)! + 1) == RequestViewer())
         #expect(FastLane.isPlaylist(ArraySlice("/demo/live/video/main.m3u8?x=1".utf8)))
         #expect(!FastLane.isPlaylist(ArraySlice("/demo/live/video/seg.m4s".utf8)))
         #expect(!FastLane.isPlaylist(ArraySlice("/x?y=.m3u8".utf8)))
+        #expect(FastLane.readsViewer(ArraySlice("/demo/live/asset-list.json?_HLS_interstitial_id=a".utf8)))
+        #expect(!FastLane.readsViewer(ArraySlice("/demo/live/video/seg.m4s?x=/asset-list.json".utf8)))
     }
 }

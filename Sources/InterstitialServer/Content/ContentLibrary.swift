@@ -75,8 +75,6 @@ final class ContentLibrary: Sendable {
     let content: ContentService
     /// Finds the breaks the prefetcher decides ahead.
     let prefetchBreaks: PrefetchBreakFinder
-    /// Records the viewers of live playlists.
-    let viewers: PlaylistViewers
 
     init(
         configuration: ServerConfiguration, state: ServerState, inventory: any AdInventory, client: HTTPClient,
@@ -146,7 +144,6 @@ final class ContentLibrary: Sendable {
             fileBodies: fileBodies, now: now)
         prefetchBreaks = PrefetchBreakFinder(
             configuration: configuration, state: state, sessions: sessions, planners: planners)
-        viewers = PlaylistViewers(sessions: sessions)
     }
 
     /// This replica's name in the ledger's claims: its host name and port, the same after a restart,

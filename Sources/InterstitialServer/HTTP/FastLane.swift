@@ -54,9 +54,9 @@ struct FastLane: Sendable {
     /// Told of each answer written (the server counts them).
     var answered: @Sendable () -> Void = {}
     /// The answer for a request target (an absolute path and its query, without percent escapes),
-    /// or nil for the full path; `session` is the request's `X-PLAYBACK-SESSION-ID` for a playlist
-    /// (``isPlaylist(_:)``), nil otherwise.
-    let answer: @Sendable (_ target: String, _ session: String?) -> Answer?
+    /// or nil for the full path; `viewer` is what the request says of its viewer for a playlist or
+    /// an asset list (``readsViewer(_:)``), empty otherwise.
+    let answer: @Sendable (_ target: String, _ viewer: RequestViewer) -> Answer?
 
     /// What the fast lane may answer in a whole, valid request head: a plain `GET` over HTTP/1.1
     /// without a body, percent escapes, a fragment or fields that change the answer (`Range`,
@@ -64,13 +64,17 @@ struct FastLane: Sendable {
     struct Request: Hashable, Sendable {
         /// The request target: an absolute path and its query.
         var target: String
-        /// The `X-PLAYBACK-SESSION-ID` of a playlist request (``FastLane/isPlaylist(_:)``).
-        var session: String?
+        /// What the request says of its viewer, for a playlist or an asset list
+        /// (``FastLane/readsViewer(_:)``; the connection's peer is the guard's to add); empty otherwise.
+        var viewer: RequestViewer
+        /// Whether ``viewer`` was read (the target is a playlist or an asset list).
+        var readsViewer: Bool
 
-        /// A request for `target`, with the playlist session `session`.
-        init(target: String, session: String? = nil) {
+        /// A request for `target`, by `viewer`.
+        init(target: String, viewer: RequestViewer = RequestViewer()) {
             self.target = target
-            self.session = session
+            self.viewer = viewer
+            readsViewer = FastLane.readsViewer(ArraySlice(target.utf8))
         }
 
         /// The request in `head` (its bytes, as ``RequestHeadReader/head`` holds them, and what the
@@ -84,49 +88,68 @@ struct FastLane: Sendable {
             let target = line[..<space]
             guard !target.contains(0x25), !target.contains(0x23) else { return nil }
             self.target = String(decoding: target, as: UTF8.self)
-            session = FastLane.isPlaylist(target) ? FastLane.sessionID(in: head, fieldsStart: read.requestLineEnd) : nil
+            readsViewer = FastLane.readsViewer(target)
+            viewer = readsViewer ? FastLane.viewer(in: head, fieldsStart: read.requestLineEnd) : RequestViewer()
         }
     }
 
-    /// Whether a request target names a playlist (its path ends in `.m3u8`): only then is the
-    /// session header looked for.
+    /// Whether the fast lane reads what a request for `target` says of its viewer: a playlist
+    /// (``isPlaylist(_:)``) or an asset list, whose answers record it (``RequestEffects``).
+    static func readsViewer(_ target: ArraySlice<UInt8>) -> Bool {
+        let path = target.prefix { $0 != 0x3F }
+        return isPlaylist(target) || path.suffix(16).elementsEqual("/asset-list.json".utf8)
+    }
+
+    /// Whether a request target names a playlist (its path ends in `.m3u8`).
     static func isPlaylist(_ target: ArraySlice<UInt8>) -> Bool {
         let path = target.prefix { $0 != 0x3F }
         return path.count > 5 && path.suffix(5).elementsEqual(".m3u8".utf8)
     }
 
-    /// The value of the `X-PLAYBACK-SESSION-ID` field of a whole request head (`head`, its fields
-    /// from `fieldsStart`), trimmed; nil without one. One pass over the fields' bytes.
-    static func sessionID(in head: [UInt8], fieldsStart: Int) -> String? {
-        let name = Self.sessionField
+    /// What a whole request head (`head`, its fields from `fieldsStart`) says of its viewer:
+    /// `X-PLAYBACK-SESSION-ID` and `User-Agent` (trimmed; the first of each) and every
+    /// `X-Forwarded-For`, names in any case. One pass over the fields' bytes.
+    static func viewer(in head: [UInt8], fieldsStart: Int) -> RequestViewer {
+        var viewer = RequestViewer()
         var index = fieldsStart
         while index < head.count {
             var end = index
             while end < head.count, head[end] != 0x0A { end += 1 }
-            // `x-playback-session-id:` (22 bytes) at the line's start, any case.
-            if end - index > name.count, head[index + name.count] == 0x3A {
-                var matches = true
-                for offset in 0..<name.count where head[index + offset] | 0x20 != name[offset] {
-                    matches = false
-                    break
+            if let (field, valueStart) = Self.viewerField(in: head, line: index..<end) {
+                var start = valueStart
+                var stop = end
+                while start < stop, head[start] == 0x20 || head[start] == 0x09 { start += 1 }
+                while stop > start, head[stop - 1] == 0x0D || head[stop - 1] == 0x20 || head[stop - 1] == 0x09 {
+                    stop -= 1
                 }
-                if matches {
-                    var start = index + name.count + 1
-                    var stop = end
-                    while start < stop, head[start] == 0x20 || head[start] == 0x09 { start += 1 }
-                    while stop > start, head[stop - 1] == 0x0D || head[stop - 1] == 0x20 || head[stop - 1] == 0x09 {
-                        stop -= 1
-                    }
-                    return String(decoding: head[start..<stop], as: UTF8.self)
+                let value = String(decoding: head[start..<stop], as: UTF8.self)
+                switch field {
+                case 0: viewer.session = viewer.session ?? value
+                case 1: viewer.userAgent = viewer.userAgent ?? value
+                default: viewer.forwardedFor.append(value)
                 }
             }
             index = end + 1
         }
+        return viewer
+    }
+
+    /// Which of ``viewerFields`` the line `line` of `head` is (its index), and where its value
+    /// starts; nil for another field.
+    private static func viewerField(in head: [UInt8], line: Range<Int>) -> (Int, Int)? {
+        fields: for (field, name) in viewerFields.enumerated() {
+            guard line.count > name.count, head[line.lowerBound + name.count] == 0x3A else { continue }
+            // `| 0x20` lowercases ASCII letters and leaves `-` as it is.
+            for offset in 0..<name.count where head[line.lowerBound + offset] | 0x20 != name[offset] {
+                continue fields
+            }
+            return (field, line.lowerBound + name.count + 1)
+        }
         return nil
     }
 
-    /// `x-playback-session-id`, lowercased (`-` is unchanged by `| 0x20`).
-    private static let sessionField = Array("x-playback-session-id".utf8)
+    /// `x-playback-session-id`, `user-agent` and `x-forwarded-for`, lowercased.
+    private static let viewerFields = ["x-playback-session-id", "user-agent", "x-forwarded-for"].map { Array($0.utf8) }
 
     /// The response head of `answer`, with `date` (an IMF-fixdate, ``httpDate(_:)``).
     func head(_ answer: Answer, date: String, allocator: ByteBufferAllocator) -> ByteBuffer {

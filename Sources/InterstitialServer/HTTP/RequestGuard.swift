@@ -266,9 +266,10 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The answer the fast lane has for the head just read, if it may answer it here.
     private func fastAnswer(_ read: RequestHeadReader.Head, _ context: ChannelHandlerContext) -> FastLane.Answer? {
         guard let fastLane, pipelineReady, clock.inFlight == 0, context.channel.isWritable,
-            let request = FastLane.Request(head: reader.head, read)
+            var request = FastLane.Request(head: reader.head, read)
         else { return nil }
-        return fastLane.answer(request.target, request.session)
+        if request.readsViewer { request.viewer.peer = context.channel.remoteAddress?.ipAddress }
+        return fastLane.answer(request.target, request.viewer)
     }
 
     private func write(

@@ -11,8 +11,6 @@ import PlaybackCoordination
 struct Routes {
     /// Answers the requests under a content path.
     let content: ContentService
-    /// Records the viewers of live playlists, for both lanes.
-    let viewers: PlaylistViewers
     /// The server's state (its version keys the fast lane's answers).
     let state: ServerState
     let configuration: ServerConfiguration
@@ -32,11 +30,12 @@ struct Routes {
     let answers = AnswerCache()
     /// The stitched form of the targets' playlists, and its ad segments' beacons.
     let stitched: StitchedService
+    /// What a content request does besides its answer, for both lanes.
+    let effects: RequestEffects
 
     /// The routes of `library`'s contents (their collaborators taken from the composition root).
     init(library: ContentLibrary, admin: AdminAPI, mailbox: HandoffMailbox, metrics: ServerMetrics = ServerMetrics()) {
         content = library.content
-        viewers = library.viewers
         state = library.state
         configuration = library.configuration
         now = library.now
@@ -47,6 +46,10 @@ struct Routes {
         self.metrics = metrics
         files = FileResponder(logger: library.logger, cache: library.fileBodies)
         stitched = StitchedService(library: library, fetcher: library.vmapPlans.fetcher)
+        effects = RequestEffects(
+            sessions: library.sessions,
+            addresses: ViewerAddress(
+                trusted: library.configuration.trustedProxies.compactMap(ViewerAddress.Network.init)))
     }
 
     /// The answers to content requests known at once (``ContentService/answer(_:query:userAgent:viewerIP:)``
@@ -57,30 +60,33 @@ struct Routes {
     /// looped segment's `shift`) is left to the route.
     func fastLane(serverName: String) -> FastLane {
         let content = content
-        let viewers = viewers
         let state = state
         let now = now
         let files = files
         let metrics = metrics
         let kept = answers
+        let effects = effects
         // With `stitchedUserAgents`, a playlist's form depends on the User-Agent, which the fast
         // lane does not see: the route answers playlists.
         let byUserAgent = !configuration.stitchedUserAgents.patterns.isEmpty
-        return FastLane(serverName: serverName, answered: { metrics.fastAnswered() }) { target, session in
+        return FastLane(serverName: serverName, answered: { metrics.fastAnswered() }) { target, viewer in
             if byUserAgent, URI(target).path.hasSuffix(".m3u8") { return nil }
             // Only playlists without a query are kept: other targets skip the lookup, lock and clock.
             if target.hasSuffix(".m3u8"),
                 let entry = kept.entry(target, version: state.version, now: now())
             {
-                viewers.saw(entry.mounted, session: session, query: [:])
+                effects.record(entry.mounted, query: [:], viewer: viewer)
                 return entry.answer
             }
             let uri = URI(target)
             let query = uri.queryDictionary
             guard let mounted = content.mounted(uri.path), query.isEmpty || mounted.rest == "asset-list.json",
-                let response = (try? content.answer(mounted, query: query))?.known
+                let response =
+                    (try? content.answer(
+                        mounted, query: query, userAgent: viewer.userAgent,
+                        viewerIP: effects.decisionAddress(mounted, viewer)))?.known
             else { return nil }
-            viewers.saw(mounted, session: session, query: query)
+            effects.record(mounted, query: query, viewer: viewer)
             var answer: FastLane.Answer
             switch Self.http(response) {
             case .memory(let fields, let body):
@@ -207,9 +213,9 @@ struct Routes {
         // `tracking: relay`: a beacon this server wrote into an asset list, fired by a player.
         let relay = beaconRelay
         let dispatcher = dispatcher
+        let effects = effects
+        let viewers = effects.addresses
         let service = self.content
-        let playlistViewers = viewers
-        let viewers = ViewerAddress(trusted: configuration.trustedProxies.compactMap(ViewerAddress.Network.init))
         router.get("/beacon/**") { request, context -> Response in
             let address = viewers.resolve(
                 peer: context.remoteAddress?.ipAddress,
@@ -269,22 +275,20 @@ struct Routes {
         registerMetrics(on: router)
         @Sendable func content(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
             guard let mounted = service.mounted(request.uri.path) else { throw APIError.notFound(request.uri.path) }
-            // Only ad decision servers are told the viewer's address: asset lists.
-            let viewerIP =
-                mounted.rest == "asset-list.json"
-                ? viewers.resolve(
-                    peer: context.remoteAddress?.ipAddress,
-                    forwardedFor: request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value))
-                : nil
+            let viewer = RequestViewer(
+                session: request.headers[Self.sessionField], userAgent: request.headers[.userAgent],
+                peer: context.remoteAddress?.ipAddress,
+                forwardedFor: request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value))
+            let viewerIP = effects.decisionAddress(mounted, viewer)
             let query = request.queryDictionary
-            let userAgent = request.headers[.userAgent]
+            let userAgent = viewer.userAgent
             let response: ContentResponse
             if stitched.wants(mounted, query: query, userAgent: userAgent) {
                 response = try await stitched.answer(mounted, query: query, userAgent: userAgent, viewerIP: viewerIP)
             } else {
                 response = try await service.get(mounted, query: query, userAgent: userAgent, viewerIP: viewerIP)
             }
-            playlistViewers.saw(mounted, session: request.headers[Self.sessionField], query: query)
+            effects.record(mounted, query: query, viewer: viewer)
             switch Self.http(response) {
             case .memory(var headers, let body):
                 // One URL, two forms: a cache keeps them apart by the User-Agent.

@@ -14,8 +14,9 @@ import ServiceLifecycle
 /// seen on their channels (``ViewerSessions``), less those already decided. It does what the
 /// planner asks: a decision goes through ``VASTDecisionClient/decide(url:root:settings:headers:deadline:cacheBuster:)``
 /// and its ad server's gate like a live one, with the viewer's session and its device fields as
-/// last seen on its asset-list requests (``ViewerSessions/device(_:on:)``: `X-Device-*` fields,
-/// `[DEVICEUA]` and `[DEVICEIP]`; none for a shared tag, nor before the viewer's first asset list),
+/// last seen on its playlist and asset-list requests (``ViewerSessions/device(_:on:)``, recorded by
+/// ``RequestEffects`` and the asset lists: `X-Device-*` fields, `[DEVICEUA]` and `[DEVICEIP]`;
+/// none for a shared tag),
 /// is prepared (``VASTFill/prepare(ads:conditioned:)``), kept in the
 /// ``PrefetchCache`` until the break ends, and published to the ledger. With a shared ledger,
 /// keys are claimed first, and every second the decisions other replicas published are read into

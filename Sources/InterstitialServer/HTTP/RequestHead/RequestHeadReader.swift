@@ -27,52 +27,6 @@ struct RequestHeadReader {
         }
     }
 
-    /// Why a request is refused: the status and reason of the answer, a stable code, and what is wrong.
-    struct Refusal: Error, Hashable, Sendable {
-        /// The stable codes of refused requests, written in the JSON error body. docs/http.md lists
-        /// them with the API's (`APIError.Code` has a case of the same name for each).
-        enum Code: String, Hashable, Sendable, CaseIterable {
-            /// 400: the request line is not `METHOD SP target SP HTTP/1.x`.
-            case badRequestLine = "bad-request-line"
-            /// 400: a header or trailer field is not `name: value`.
-            case badHeader = "bad-header"
-            /// 400: a line of the request head does not end with CRLF.
-            case badLineEnding = "bad-line-ending"
-            /// 400: the body's framing is ambiguous or malformed.
-            case badFraming = "bad-framing"
-            /// 408: the request head did not arrive in time.
-            case headerTimeout = "header-timeout"
-            /// 408: the request body did not arrive in time.
-            case bodyTimeout = "body-timeout"
-            /// 414: the request line is too long.
-            case requestLineTooLong = "request-line-too-long"
-            /// 431: the header fields are too large or too many.
-            case headersTooLarge = "headers-too-large"
-            /// 503: the server or this peer has as many connections as it may.
-            case tooManyConnections = "too-many-connections"
-        }
-
-        /// The HTTP status.
-        var status: Int
-        /// The status's reason phrase.
-        var reason: String
-        /// The stable code for the JSON error body.
-        var code: Code
-        /// What is wrong, for the JSON error body.
-        var message: String
-
-        /// 400: the request is malformed (code `bad-request-line`, `bad-header`, `bad-line-ending` or `bad-framing`).
-        static func badRequest(_ code: Code, _ message: String) -> Refusal {
-            Refusal(status: 400, reason: "Bad Request", code: code, message: message)
-        }
-
-        /// 431: the header (or trailer) fields are over a limit.
-        static func headersTooLarge(_ message: String) -> Refusal {
-            Refusal(
-                status: 431, reason: "Request Header Fields Too Large", code: .headersTooLarge, message: message)
-        }
-    }
-
     /// How the body after a whole head is framed.
     enum Body: Hashable, Sendable {
         /// No body: the next bytes are the next request.
@@ -117,39 +71,12 @@ struct RequestHeadReader {
     private enum Phase: Hashable {
         case head
         case body(remaining: Int)
-        case chunkSize(ChunkLine)
+        /// Chunked framing: a chunk-size line, the CRLF after chunk data, or the trailer section.
+        case framing(ChunkedFraming)
         case chunkData(remaining: Int)
-        /// After chunk data: `sawCR` once its CR came.
-        case chunkDataEnd(sawCR: Bool)
-        case trailers(Trailer)
         case passthrough
         case refused(Refusal)
     }
-
-    /// Where a chunk-size line is.
-    private struct ChunkLine: Hashable {
-        enum State: Hashable {
-            case size, extensionStart, extensionName, valueStart, token, quoted, escaped, afterQuoted, lineFeed
-        }
-        var state = State.size
-        var size = 0
-        var digits = 0
-        var bytes = 0
-    }
-
-    /// Where the trailer section is.
-    private struct Trailer: Hashable {
-        enum State: Hashable { case lineStart, name, value, lineFeed, endLineFeed }
-        var state = State.lineStart
-        /// The current field name's bytes, lower-cased (only as many as a framing field's name).
-        var name: [UInt8] = []
-        var nameBytes = 0
-        var bytes = 0
-        var count = 0
-    }
-
-    /// The longest chunk-size line (size and extensions).
-    static let chunkLineBytes = 4096
 
     /// The methods it lets through: those llhttp knows, but `CONNECT` and `PRI`, whose forms the
     /// server does not serve.
@@ -211,7 +138,7 @@ struct RequestHeadReader {
     /// Whether a body (or its framing, or its trailers) is being read.
     var readingBody: Bool {
         switch phase {
-        case .body, .chunkSize, .chunkData, .chunkDataEnd, .trailers: true
+        case .body, .framing, .chunkData: true
         default: false
         }
     }
@@ -244,11 +171,11 @@ struct RequestHeadReader {
             return .body(count)
         case .chunkData(let remaining):
             let count = min(remaining, bytes.count)
-            phase = remaining == count ? .chunkDataEnd(sawCR: false) : .chunkData(remaining: remaining - count)
+            phase = remaining == count ? .framing(.afterData) : .chunkData(remaining: remaining - count)
             return .body(count)
         case .head:
             return readHead(bytes)
-        case .chunkSize, .chunkDataEnd, .trailers:
+        case .framing:
             return readFraming(bytes)
         }
     }
@@ -397,15 +324,15 @@ struct RequestHeadReader {
 
     private mutating func checkField(_ line: ArraySlice<UInt8>) -> Refusal? {
         guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex,
-            line[..<colon].allSatisfy(Self.isTokenByte),
-            line[(colon + 1)...].allSatisfy(Self.isFieldValueByte)
+            line[..<colon].allSatisfy(HTTPBytes.isTokenByte),
+            line[(colon + 1)...].allSatisfy(HTTPBytes.isFieldValueByte)
         else {
             return .badRequest(.badHeader, "a header field is not name: value (a token, then visible characters)")
         }
         let name = line[..<colon]
-        guard let known = Self.specialFields.first(where: { Self.equalsLowercased(name, $0) }) else { return nil }
+        guard let known = Self.specialFields.first(where: { HTTPBytes.equalsLowercased(name, $0) }) else { return nil }
         special = true
-        let value = Self.trimmed(line[(colon + 1)...])
+        let value = HTTPBytes.trimmed(line[(colon + 1)...])
         if known == Self.contentLength {
             guard contentLength == nil else {
                 return .badRequest(.badFraming, "the request has more than one Content-Length")
@@ -415,13 +342,13 @@ struct RequestHeadReader {
             }
             contentLength = value.reduce(0) { $0 * 10 + Int($1 - 0x30) }
         } else if known == Self.transferEncoding {
-            guard !transferEncoding, Self.equalsLowercased(value, Array("chunked".utf8)) else {
+            guard !transferEncoding, HTTPBytes.equalsLowercased(value, Array("chunked".utf8)) else {
                 return .badRequest(
                     .badFraming, "the Transfer-Encoding is not exactly chunked (the only coding the server reads)")
             }
             transferEncoding = true
         } else if known == Array("upgrade".utf8) {
-            if Self.containsLowercased(value, Array("websocket".utf8)) {
+            if HTTPBytes.containsLowercased(value, Array("websocket".utf8)) {
                 upgrade = true
             } else {
                 ignoredUpgrades.append(line.startIndex..<(line.endIndex + 2))
@@ -448,7 +375,7 @@ struct RequestHeadReader {
         switch body {
         case .none: phase = .head
         case .length(let length): phase = .body(remaining: length)
-        case .chunked: phase = .chunkSize(ChunkLine())
+        case .chunked: phase = .framing(ChunkedFraming())
         case .upgrade: phase = .passthrough
         }
         bodyAfterHead = body
@@ -467,144 +394,15 @@ struct RequestHeadReader {
     private mutating func readFraming(_ bytes: UnsafeRawBufferPointer) -> Step {
         var count = 0
         while count < bytes.count {
-            switch phase {
-            case .chunkSize, .chunkDataEnd, .trailers: break
-            default: return .body(count)
-            }
-            switch frame(bytes[count]) {
-            case .success(let next): phase = next
+            guard case .framing(let framing) = phase else { return .body(count) }
+            switch framing.reading(bytes[count], limits: limits) {
+            case .success(.framing(let next)): phase = .framing(next)
+            case .success(.data(let size)): phase = .chunkData(remaining: size)
+            case .success(.end): phase = .head
             case .failure(let refusal): return count > 0 ? .body(count) : refuse(refusal)
             }
             count += 1
         }
         return .body(count)
-    }
-
-    /// The phase after one byte of chunked framing, or why it is refused.
-    private func frame(_ byte: UInt8) -> Result<Phase, Refusal> {
-        let bad = Refusal.badRequest(.badFraming, "the chunked body is malformed")
-        switch phase {
-        case .chunkSize(var line):
-            line.bytes += 1
-            guard line.bytes <= Self.chunkLineBytes else { return .failure(bad) }
-            switch (line.state, byte) {
-            case (.size, _) where Self.hexValue(byte) != nil:
-                guard line.digits < 15 else { return .failure(bad) }
-                line.size = line.size * 16 + Self.hexValue(byte)!
-                line.digits += 1
-            case (.size, 0x0D), (.size, 0x3B):
-                guard line.digits > 0 else { return .failure(bad) }
-                line.state = byte == 0x0D ? .lineFeed : .extensionStart
-            case (.extensionStart, _) where Self.isTokenByte(byte): line.state = .extensionName
-            case (.extensionName, _) where Self.isTokenByte(byte): break
-            case (.extensionName, 0x3D): line.state = .valueStart
-            case (.valueStart, 0x22): line.state = .quoted
-            case (.valueStart, _) where Self.isTokenByte(byte): line.state = .token
-            case (.token, _) where Self.isTokenByte(byte): break
-            case (.quoted, 0x22): line.state = .afterQuoted
-            case (.quoted, 0x5C): line.state = .escaped
-            case (.quoted, _) where byte == 0x09 || byte == 0x20 || byte == 0x21 || (byte >= 0x23 && byte != 0x7F):
-                break
-            case (.escaped, _) where Self.isFieldValueByte(byte): line.state = .quoted
-            case (.extensionName, 0x3B), (.token, 0x3B), (.afterQuoted, 0x3B): line.state = .extensionStart
-            case (.extensionName, 0x0D), (.token, 0x0D), (.afterQuoted, 0x0D): line.state = .lineFeed
-            case (.lineFeed, 0x0A):
-                return .success(line.size == 0 ? .trailers(Trailer()) : .chunkData(remaining: line.size))
-            default: return .failure(bad)
-            }
-            return .success(.chunkSize(line))
-        case .chunkDataEnd(let sawCR):
-            switch (sawCR, byte) {
-            case (false, 0x0D): return .success(.chunkDataEnd(sawCR: true))
-            case (true, 0x0A): return .success(.chunkSize(ChunkLine()))
-            default: return .failure(bad)
-            }
-        case .trailers(var trailer):
-            trailer.bytes += 1
-            guard trailer.bytes <= limits.headerBytes else {
-                return .failure(.headersTooLarge("the trailer fields are larger than \(limits.headerBytes) bytes"))
-            }
-            let badField = Refusal.badRequest(
-                .badHeader, "a trailer field is not name: value (a token, then visible characters) ended by CRLF")
-            switch (trailer.state, byte) {
-            case (.lineStart, 0x0D): trailer.state = .endLineFeed
-            case (.lineStart, _) where Self.isTokenByte(byte), (.name, _) where Self.isTokenByte(byte):
-                trailer.state = .name
-                trailer.nameBytes += 1
-                if trailer.nameBytes <= Self.transferEncoding.count {
-                    trailer.name.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
-                }
-            case (.name, 0x3A):
-                if trailer.nameBytes == trailer.name.count,
-                    trailer.name == Self.contentLength || trailer.name == Self.transferEncoding
-                {
-                    return .failure(.badRequest(.badFraming, "a trailer field frames the body"))
-                }
-                trailer.count += 1
-                guard trailer.count <= limits.headerCount else {
-                    return .failure(.headersTooLarge("the request has more than \(limits.headerCount) trailer fields"))
-                }
-                trailer.state = .value
-                trailer.name = []
-                trailer.nameBytes = 0
-            case (.value, 0x0D): trailer.state = .lineFeed
-            case (.value, _) where Self.isFieldValueByte(byte): break
-            case (.lineFeed, 0x0A): trailer.state = .lineStart
-            case (.endLineFeed, 0x0A): return .success(.head)
-            default: return .failure(badField)
-            }
-            return .success(.trailers(trailer))
-        default:
-            return .success(phase)
-        }
-    }
-
-    // MARK: Bytes
-
-    /// Whether `byte` may be in a token (RFC 9110 §5.6.2).
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
-        default: false
-        }
-    }
-
-    /// Whether `byte` may be in a field value: HTAB, SP, visible ASCII or obs-text (not DEL or controls).
-    static func isFieldValueByte(_ byte: UInt8) -> Bool {
-        byte == 0x09 || (byte >= 0x20 && byte != 0x7F)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> Int? {
-        switch byte {
-        case 0x30...0x39: Int(byte - 0x30)
-        case 0x41...0x46: Int(byte - 0x41 + 10)
-        case 0x61...0x66: Int(byte - 0x61 + 10)
-        default: nil
-        }
-    }
-
-    /// `bytes` without the spaces and tabs around them.
-    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var slice = bytes
-        while let first = slice.first, first == 0x20 || first == 0x09 { slice.removeFirst() }
-        while let last = slice.last, last == 0x20 || last == 0x09 { slice.removeLast() }
-        return slice
-    }
-
-    /// Whether ASCII `name` equals the lower-case `lower`, ignoring case.
-    private static func equalsLowercased(_ name: ArraySlice<UInt8>, _ lower: [UInt8]) -> Bool {
-        name.count == lower.count && zip(name, lower).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0) == $1 }
-    }
-
-    /// Whether ASCII `text` contains the lower-case `lower`, ignoring case.
-    private static func containsLowercased(_ text: ArraySlice<UInt8>, _ lower: [UInt8]) -> Bool {
-        guard text.count >= lower.count else { return false }
-        var start = text.startIndex
-        while start + lower.count <= text.endIndex {
-            if equalsLowercased(text[start..<(start + lower.count)], lower) { return true }
-            start += 1
-        }
-        return false
     }
 }
