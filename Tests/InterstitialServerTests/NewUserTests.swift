@@ -92,7 +92,7 @@ struct NewUserTests {
          "live": [{"id": "channel", "path": "/live/channel", "loop": "media/movie", "entry": "master.m3u8",
                    "epoch": "2026-01-01T00:00:00Z", "windowSegments": 6, "lookahead": 20, "signals": "scte35",
                    "keepSignals": true, "snapSignals": false, "interstitials": "schedule",
-                   "signalInserter": {"every": 60, "duration": 10, "offset": 30, "form": "daterange"},
+                   "signalInserter": {"every": 60, "duration": 10, "offset": 30, "form": "daterange", "lead": 0},
                    "adServer": {"vast": "https://ads.example/vast",
                                 "rateLearning": {"initial": 50, "minimum": 5, "maximum": 1000}}}],
          "ads": "media/ads", "creativeCache": null, "creativeCacheMegabytes": 64, "assetListDeadline": 1,

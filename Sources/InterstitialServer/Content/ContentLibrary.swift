@@ -562,7 +562,9 @@ final class ContentLibrary: Sendable {
     ) async -> Bool {
         guard content.signals == .scte35 else { return false }
         let document = parsed.document
-        let recognition = SignalRecognizer.recognize(playlist, document: document, file: document.file)
+        let recognition = SignalRecognizer.recognize(
+            playlist, document: document, file: document.file,
+            clock: content.signalInserter.map { _ in SignalInserter.clock(epoch: content.epoch) })
         signalRefusals.report(
             SignalRefusal.find(
                 in: playlist, document: document, parserDiagnostics: parsed.diagnostics, recognition: recognition),
