@@ -86,7 +86,7 @@ struct NewUserTests {
                                "maxConcurrent": 8, "maxPerSecond": 10,
                                "breaker": {"failures": 5, "window": 10, "coolDown": 5}, "slate": "ad1",
                                "preload": {"endsBefore": 12, "minimum": 6, "maximum": 60},
-                               "prefetch": {"window": 60, "expectedBreak": 30, "refresh": 300}}},
+                               "prefetch": {"window": 60, "expectedBreak": 30, "refresh": 300, "learnFrom": 5}}},
                  {"id": "news", "upstream": "https://origin.example.com/news/master.m3u8",
                   "flattenSchedules": true}],
          "live": [{"id": "channel", "path": "/live/channel", "loop": "media/movie", "entry": "master.m3u8",

@@ -75,6 +75,8 @@ final class ContentLibrary: Sendable {
     let prefetched: PrefetchCache
     /// The live decisions started, for the pacing of decisions made ahead.
     let liveDecisions = LiveDecisions()
+    /// The signalled breaks' durations, for a learned expected break (standing decisions).
+    let breakLengths = BreakLengthLog()
     /// Asks the targets' VAST ad servers; nil when the server was made without one (tests).
     let adDecisions: VASTDecisionClient?
     /// Where replicas claim and share decisions made ahead; nil: this replica alone (SQLite).
@@ -570,6 +572,7 @@ final class ContentLibrary: Sendable {
                 in: playlist, document: document, parserDiagnostics: parsed.diagnostics, recognition: recognition),
             channel: content.path)
         planner.signalled = Array(recognition.breaks.suffix(Self.maximumSignalledBreaks))
+        breakLengths.observe(Target(.live, content.id), planner.signalled)
         if recognition.breaks.count > Self.maximumSignalledBreaks {
             logger.warning(
                 "\(content.path): \(recognition.breaks.count) signalled breaks in one playlist; only the last \(Self.maximumSignalledBreaks) become interstitials"
