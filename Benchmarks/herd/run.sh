@@ -37,7 +37,8 @@
 # default: maxPerSecond the ad server's rate and maxConcurrent max(64, 2 x rate x latency); fixed200:
 # maxPerSecond 200 and maxConcurrent 64, the defaults before the rate was learned; learned: neither
 # set, the gate learns the rate), CUE_VIEWERS (2000), CUE_RATE (50), CUE_LEAD (seconds from the
-# warm-up's end to the cue's break, 60).
+# warm-up's end to the cue's break, 60), STANDING (cue: both, the baseline then standing decisions,
+# side by side; off; on), CUE_EXPECTED (cue: prefetch.expectedBreak of the standing run, 10).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SCENARIO="${1:-1500}"
