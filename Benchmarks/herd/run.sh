@@ -316,7 +316,6 @@ scenario_cue() {
     case "$standing" in
         both)
             cue_run baseline ""
-            cp "$RUN_OUT" "$WORK/cue-baseline.txt"
             cue_run standing "${CUE_EXPECTED:-10}"
             cue_compare "$WORK/cue-baseline.txt" "$RUN_OUT" ;;
         off) cue_run baseline "" ;;
@@ -407,8 +406,8 @@ JSON
     # what the ad server was asked so far was asked before the cue.
     echo "  ad server before the cue: $(curl -sf "$AD_URL/stats" | python3 -c 'import json, sys
 s = json.load(sys.stdin)
-print(f"{s[\"requests\"]} requests for {s.get(\"viewersAsked\", \"-\")} viewers, at most"
-      f" {s.get(\"mostPerViewer\", \"-\")} for one, by break {s[\"breaks\"]}")')"
+print("%s requests for %s viewers, at most %s for one, by break %s" % (s["requests"],
+      s.get("viewersAsked", "-"), s.get("mostPerViewer", "-"), s["breaks"]))')"
     for entry in "${servers[@]}"; do
         local rest=${entry#*=}
         metrics "${rest%%=*}" "${entry%%=*} at the break's start"
