@@ -7,7 +7,9 @@ import Hummingbird
 ///
 /// - `GET /vast?brk=BREAK&dur=SECONDS...`: an InLine pod of the demo's HLS ads filling `dur` (default
 ///   30 s), media files under `--media-base`.
-/// - `GET /stats`: JSON, the requests and decisions so far, the peak per second, the queue, per break.
+/// - `GET /stats`: JSON, the requests and decisions so far, the peak per second, the queue, per break,
+///   and the requests per viewer (`sid`): viewers asked for, most requests for one (and for one
+///   viewer and one break), viewers asked for more than once.
 /// - `POST /reset`: forgets the figures.
 /// - anything else (impressions): 204.
 struct AdServerCommand: AsyncParsableCommand {
@@ -42,7 +44,7 @@ struct AdServerCommand: AsyncParsableCommand {
             let query = request.uri.queryParameters
             let breakID = query.get("brk") ?? "-"
             let seconds = query.get("dur").flatMap(Double.init).map { min(max($0, 1), 600) } ?? 30
-            let start = queue.enqueue(breakID: breakID)
+            let start = queue.enqueue(breakID: breakID, session: query.get("sid"))
             let waited = start > WallClock.now
             await WallClock.sleep(until: start)
             queue.started(breakID: breakID, at: start, waited: waited)
@@ -57,7 +59,10 @@ struct AdServerCommand: AsyncParsableCommand {
             let object: [String: Any] = [
                 "requests": stats.requests, "decisions": stats.decisions, "peakPerSecond": stats.peakPerSecond,
                 "queue": stats.queue, "maxQueue": stats.maxQueue, "breaks": stats.breaks, "rate": stats.rate,
-                "latency": stats.latency,
+                "latency": stats.latency, "viewersAsked": stats.viewers.count,
+                "mostPerViewer": stats.viewers.values.max() ?? 0,
+                "viewersAskedTwice": stats.viewers.values.filter { $0 > 1 }.count,
+                "mostPerViewerAndBreak": stats.viewerBreaks.values.max() ?? 0,
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             return Response(

@@ -18,6 +18,10 @@ final class DecisionQueue: Sendable {
         var maxQueue = 0
         /// Decisions per break (the `brk` query parameter of the ad tag).
         var breaks: [String: Int] = [:]
+        /// Requests per viewer (the `sid` query parameter of the ad tag; absent: not counted).
+        var viewers: [String: Int] = [:]
+        /// Requests per viewer and break (`brk` and `sid`).
+        var viewerBreaks: [String: Int] = [:]
         /// Decisions per wall-clock second (Unix seconds), for the peak.
         var perSecond: [Int: Int] = [:]
         /// The configured rate, per second.
@@ -46,13 +50,18 @@ final class DecisionQueue: Sendable {
         state = Locked(initial)
     }
 
-    /// Takes a request for `breakID`: when its decision starts (wall-clock seconds).
-    func enqueue(breakID: String) -> Double {
+    /// Takes a request for `breakID` by viewer `session` (the ad tag's `sid`, if any): when its
+    /// decision starts (wall-clock seconds).
+    func enqueue(breakID: String, session: String? = nil) -> Double {
         let now = WallClock.now
         return state.withLock { state in
             let start = max(now, state.next)
             state.next = start + interval
             state.stats.requests += 1
+            if let session, !session.isEmpty {
+                state.stats.viewers[session, default: 0] += 1
+                state.stats.viewerBreaks[breakID + " " + session, default: 0] += 1
+            }
             if start > now {
                 state.stats.queue += 1
                 state.stats.maxQueue = max(state.stats.maxQueue, state.stats.queue)

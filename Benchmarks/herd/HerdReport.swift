@@ -67,6 +67,15 @@ struct HerdReport {
             if let requests = adServer["requests"] as? Int {
                 lines.append("ad-server requests per viewer: \(format(Double(requests) / Double(max(1, viewers)), 2))")
             }
+            if let asked = adServer["viewersAsked"] as? Int, let most = adServer["mostPerViewer"] as? Int,
+                let twice = adServer["viewersAskedTwice"] as? Int,
+                let mostPerBreak = adServer["mostPerViewerAndBreak"] as? Int
+            {
+                lines.append(
+                    "ad server asked for \(asked) distinct viewers (sid): at most \(most) request(s) for one"
+                        + " (\(mostPerBreak) for one viewer and one break), \(twice) viewer(s) asked for more than once"
+                )
+            }
         }
         lines.append(
             "playlist polls: \(counts.polls) (failed \(counts.pollFailures)), distinct playlists parsed \(parses)")

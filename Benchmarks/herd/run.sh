@@ -37,7 +37,8 @@
 # default: maxPerSecond the ad server's rate and maxConcurrent max(64, 2 x rate x latency); fixed200:
 # maxPerSecond 200 and maxConcurrent 64, the defaults before the rate was learned; learned: neither
 # set, the gate learns the rate), CUE_VIEWERS (2000), CUE_RATE (50), CUE_LEAD (seconds from the
-# warm-up's end to the cue's break, 60).
+# warm-up's end to the cue's break, 60), STANDING (cue: both, the baseline then standing decisions,
+# side by side; off; on), CUE_EXPECTED (cue: prefetch.expectedBreak of the standing run, 10).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SCENARIO="${1:-1500}"
@@ -132,7 +133,7 @@ limits() {
 metrics() { # SERVER NAME
     local lines
     lines=$(curl -sf "$1/metrics" -H "Authorization: Bearer $TOKEN" |
-        grep -E '^hlsi_(viewer_session|prefetch|standing|ad_decisions_total|ad_server_shed|ad_server_breaker|ad_server_rate|asset_list_filled)' || true)
+        grep -E '^hlsi_(viewer_session|prefetch|standing|expected_break|ad_decisions_total|ad_server_shed|ad_server_breaker|ad_server_rate|asset_list_filled)' || true)
     [ -n "$lines" ] && { echo "  $2 /metrics:"; echo "$lines" | sed 's/^/    /'; }
     return 0
 }
@@ -300,24 +301,69 @@ CONF
 # The cue case (issue 43): a looped channel whose breaks show only as they start. The server's own
 # signalInserter writes EXT-X-CUE-OUT at each break's first segment (every CUE_EVERY s, 10 s long,
 # the first CUE_LEAD s after the warm-up); `signals: scte35` makes them interstitials filled by
-# the herd ad server (maxPerSecond CUE_RATE, maxConcurrent 64). The viewers play 6 to 8 s behind
-# the live edge and poll every 2 s, so they see the break 3 to 5 s before they reach it.
+# the herd ad server (maxPerSecond CUE_RATE / replicas, maxConcurrent 64). The viewers play 6 to 8 s
+# behind the live edge and poll every 2 s, so they see the break 3 to 5 s before they reach it.
+# STANDING picks the runs: `both` (the default) the baseline without standing decisions, then
+# with them (`prefetch.expectedBreak` CUE_EXPECTED, 10 s: the break's length), each on new
+# servers and a new ad server, and the two side by side; `off` the baseline only; `on` standing
+# decisions only.
 scenario_cue() {
+    local standing=${STANDING:-both}
+    if [ "$REPLICAS" -gt 1 ]; then
+        need_tools nginx postgresql
+        start_postgres
+    fi
+    case "$standing" in
+        both)
+            cue_run baseline ""
+            cue_run standing "${CUE_EXPECTED:-10}"
+            cue_compare "$WORK/cue-baseline.txt" "$RUN_OUT" ;;
+        off) cue_run baseline "" ;;
+        on) cue_run standing "${CUE_EXPECTED:-10}" ;;
+        *) echo "STANDING must be both, off or on" >&2; exit 2 ;;
+    esac
+}
+
+# cue_figure FILE: "filled% failed p99" of a herd report.
+cue_figure() {
+    awk '/^  filled by the ad server:/ {f = $6} /^  failed:/ {x = $2} /^  asset-list requests:/ {p = $(NF-11)}
+         END {print f, x, p}' "$1"
+}
+
+cue_compare() { # BASELINE STANDING: the two runs' figures side by side
+    local a b
+    read -r -a a <<<"$(cue_figure "$1")"
+    read -r -a b <<<"$(cue_figure "$2")"
+    echo "== cue case, $REPLICAS replica(s): filled by the ad server ${a[0]:--} % without standing decisions," \
+        "${b[0]:--} % with them (ratio $(awk -v x="${b[0]:-0}" -v y="${a[0]:-0}" \
+        'BEGIN { if (y > 0) printf "%.1f", x / y; else print "-" }')); failed ${a[1]:--} % / ${b[1]:--} %;" \
+        "asset-list p99 ${a[2]:--} / ${b[2]:--} ms"
+}
+
+# cue_run NAME EXPECTED: one measured run of the cue case on new servers; EXPECTED is
+# `prefetch.expectedBreak` (seconds; empty: no standing decisions). Sets RUN_OUT.
+cue_run() {
+    local name=$1 expected=$2
     local viewers=${CUE_VIEWERS:-2000} rate=${CUE_RATE:-50} lead=$(( ${CUE_LEAD:-60} + WARMUP ))
-    local every=$(( lead + 60 )) public ports=() pids=() servers=() join first offset duration
+    local every=$(( lead + 60 )) public ports=() pids=() servers=() join first offset duration ad_pid
     local demo="$PWD/Sources/InterstitialServer/Resources/demo"
+    # Each replica's gate lets maxPerSecond through: together they ask the ad server's rate.
+    local per_replica=$(( rate / REPLICAS > 0 ? rate / REPLICAS : 1 ))
     public=$(free_port)
     start_ad_server "$rate" "http://127.0.0.1:$public"
+    ad_pid=${PIDS[-1]}
     local vast="$AD_URL/vast?brk=[BREAKID]&dur=[BREAKDURATION]&sid=[SESSIONID]&cb=[CACHEBUSTING]"
+    local prefetch=""
+    [ -n "$expected" ] && prefetch=", \"prefetch\": {\"expectedBreak\": $expected}"
     # The servers take a few seconds to start: the viewers join 20 s from now.
     join=$(( $(date +%s) + 20 ))
     first=$(( join + lead ))
     offset=$(( (first - EPOCH) % every ))
-    cat >"$WORK/cue.json" <<JSON
+    cat >"$WORK/cue-$name.json" <<JSON
 {"live": [{"id": "cue", "path": "/cue/live", "loop": "$demo/primary", "windowSegments": 6, "signals": "scte35",
            "signalInserter": {"every": $every, "duration": 10, "offset": $offset, "form": "cue-out"},
-           "adServer": {"vast": "$vast", "maxPerSecond": $rate, "maxConcurrent": 64}}],
- "ads": "$demo/ads", "database": "$WORK/cue.sqlite", "creativeCache": null,
+           "adServer": {"vast": "$vast", "maxPerSecond": $per_replica, "maxConcurrent": 64$prefetch}}],
+ "ads": "$demo/ads", "database": "$WORK/cue-$name.sqlite", "creativeCache": null,
  "adServerFetch": {"allowPrivate": true},
  "seed": {"inventory": [{"id": "ad1", "uri": "/ads/ad1/master.m3u8", "duration": 6},
                         {"id": "ad2", "uri": "/ads/ad2/master.m3u8", "duration": 4},
@@ -325,17 +371,18 @@ scenario_cue() {
 JSON
     local extra=()
     if [ "$REPLICAS" -gt 1 ]; then
-        need_tools nginx postgresql
-        start_postgres
-        extra=(--database "$DATABASE" --public-url "http://127.0.0.1:$public" --max-connections-per-peer 4096)
+        # A new database per run: no claim or decision of the other run is seen.
+        as_postgres "$(dirname "$PG_CTL")/createdb" -h "$WORK/pg" -U hlsi "cue_$name"
+        extra=(--database "${DATABASE%/hlsi*}/cue_$name?host=$WORK/pg" --public-url "http://127.0.0.1:$public"
+            --max-connections-per-peer 4096)
         for index in $(seq "$REPLICAS"); do ports+=("$(free_port)"); done
         start_nginx "$public" "${ports[@]}"
     else
         ports=("$public")
     fi
     for index in "${!ports[@]}"; do
-        "$HLSI" serve --config "$WORK/cue.json" --port "${ports[$index]}" --admin-token "$TOKEN" "${extra[@]}" \
-            >"$WORK/cue-$index.log" 2>&1 &
+        "$HLSI" serve --config "$WORK/cue-$name.json" --port "${ports[$index]}" --admin-token "$TOKEN" "${extra[@]}" \
+            >"$WORK/cue-$name-$index.log" 2>&1 &
         pids+=($!)
         PIDS+=($!)
         wait_for "http://127.0.0.1:${ports[$index]}/cue/live/master.m3u8"
@@ -343,26 +390,41 @@ JSON
     done
     wait_for "http://127.0.0.1:$public/cue/live/master.m3u8"
     duration=$(( first + 25 - join ))
-    echo "== cue case: $viewers viewers 6-8 s behind the live edge, $REPLICAS replica(s), ad server $rate/s" \
-        "${LATENCY}s (maxPerSecond $rate), warm-up $WARMUP s, cue-out break at +$lead s, $duration s"
+    echo "== cue case ($name: $( [ -n "$expected" ] && echo "standing decisions, expectedBreak $expected s" ||
+        echo "no standing decisions")): $viewers viewers 6-8 s behind the live edge, $REPLICAS replica(s)," \
+        "ad server $rate/s ${LATENCY}s (maxPerSecond $per_replica a replica), warm-up $WARMUP s," \
+        "cue-out break at +$lead s, $duration s"
     sleep $(( join - $(date +%s) > 0 ? join - $(date +%s) : 0 ))
-    RUN_OUT="$WORK/cue.txt"
+    RUN_OUT="$WORK/cue-$name.txt"
     timeout $(( duration + 60 )) "$HERD" viewers --url "http://127.0.0.1:$public/cue/live/video/main.m3u8" \
         --viewers "$viewers" --duration "$duration" --ad-server "$AD_URL" --seed "$SEED" --warmup "$WARMUP" \
-        --behind 6-8 --poll-interval 2 --addresses 64 >"$RUN_OUT" 2>"$WORK/cue.err" &
+        --behind 6-8 --poll-interval 2 --addresses 64 >"$RUN_OUT" 2>"$WORK/cue-$name.err" &
     local viewers_pid=$!
     PIDS+=("$viewers_pid")
     sleep $(( first - $(date +%s) > 0 ? first - $(date +%s) : 0 ))
+    # At the break's START-DATE the cue has not shown yet (it shows with the break's first segment):
+    # what the ad server was asked so far was asked before the cue.
+    echo "  ad server before the cue: $(curl -sf "$AD_URL/stats" | python3 -c 'import json, sys
+s = json.load(sys.stdin)
+print("%s requests for %s viewers, at most %s for one, by break %s" % (s["requests"],
+      s.get("viewersAsked", "-"), s.get("mostPerViewer", "-"), s["breaks"]))')"
     for entry in "${servers[@]}"; do
         local rest=${entry#*=}
         metrics "${rest%%=*}" "${entry%%=*} at the break's start"
     done
-    wait "$viewers_pid" || { echo "the viewers failed:"; cat "$WORK/cue.err"; exit 1; }
+    wait "$viewers_pid" || { echo "the viewers failed:"; cat "$WORK/cue-$name.err"; exit 1; }
     for entry in "${servers[@]}"; do
         local rest=${entry#*=}
         metrics "${rest%%=*}" "${entry%%=*} after the viewers"
     done
     sed 's/^/  /' "$RUN_OUT"
+    for pid in "${pids[@]}" "$ad_pid"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}" "$ad_pid"; do wait "$pid" 2>/dev/null || true; done
+    if [ -n "$NGINX" ]; then
+        "$NGINX" -p "$WORK" -c "$WORK/nginx.conf" -s stop 2>/dev/null || true
+        NGINX=
+        sleep 1
+    fi
 }
 
 # The scheduled-break herd at the ad-server defaults, without and with the learned rate, in one

@@ -297,6 +297,38 @@ struct SignalConversionTests {
     }
 
     @Test(
+        "a splice_insert sent 8 s ahead of its splice time (cue-out form, lead 8) is served at the splice time as soon as its segment appears"
+    )
+    func spliceTimeLead() async throws {
+        let epoch = ServerConfiguration.defaultEpoch
+        // 7:25: the window's last segment starts at 7:22, the one carrying the EXT-OATCLS-SCTE35 of the
+        // break at 7:30; its EXT-X-CUE-OUT has not come yet.
+        let clock = TestClock(epoch + MediaTime(seconds: 60 * 7 + 25))
+        let section = SpliceInfoSection.spliceInsertOut(
+            eventID: 7, ptsTime: UInt64(60 * 7 + 30) * 90_000, duration: 10 * 90_000)
+        let id = "scte35-7-\(section.crcText!)"
+        var configuration = try Harness.demo()
+        let index = try #require(configuration.live.firstIndex { $0.id == "demo-scte35" })
+        configuration.live[index].signalInserter = SignalInserter(
+            every: MediaTime(seconds: 60), duration: MediaTime(seconds: 10), offset: MediaTime(seconds: 30),
+            form: .cueOut, lead: MediaTime(seconds: 8))
+        try await Harness.withServer(configuration, clock: clock) { client in
+            let video = try await client.text("/demo/live-scte35/video/main.m3u8")
+            #expect(video.contains("#EXT-OATCLS-SCTE35:\(try section.encodedBase64())"), "\(video)")
+            #expect(!video.contains("#EXT-X-CUE-OUT:"), "\(video)")
+            let line = try #require(interstitial(video, id: id), "\(video)")
+            #expect(line.contains("START-DATE=\"\((epoch + MediaTime(seconds: 450)).iso8601)\""), "\(line)")
+            // Later, with the EXT-X-CUE-OUT at the splice point in the window: the same one break.
+            clock.advance(10)
+            let later = try await client.text("/demo/live-scte35/video/main.m3u8")
+            #expect(later.contains("#EXT-X-CUE-OUT:"), "\(later)")
+            #expect(interstitial(later, id: id) == line)
+            #expect(
+                dateRangeLines(later).filter { $0.contains("com.apple.hls.interstitial") }.count == 1, "\(later)")
+        }
+    }
+
+    @Test(
         "the cue-out form of the inserter is recognized the same way",
         arguments: [SignalInserter.Form.cueOut, .dateRange])
     func inserterForms(_ form: SignalInserter.Form) throws {

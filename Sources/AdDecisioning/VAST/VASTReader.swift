@@ -200,7 +200,7 @@ private struct Context {
                     ad.categories.append(VASTCategory(value: value, authority: child.attribute("authority")))
                 }
             case "Expires" where !isWrapper:
-                if let value = child.value.flatMap({ Int($0) }) {
+                if let value = child.value.flatMap({ Int($0) }), value >= 0 {
                     ad.expires = value
                 } else {
                     note("vast-bad-value", child, "<Expires> is not a number of seconds; ignored")

@@ -60,12 +60,18 @@ public enum SignalRecognizer {
 
     /// The breaks `playlist` signals, and diagnostics located in `file` (lines of `document`, when
     /// given, locate the SCTE35-IN of a date range whose tags are consolidated).
+    ///
+    /// With `clock` (the channel's PTS at a date, ``SpliceClock``), an OUT marker on a segment
+    /// (EXT-X-CUE-OUT, EXT-OATCLS-SCTE35) whose section's splice time lies ahead of that segment's
+    /// start starts its break at the splice time (``SignalledBreak/spliceLead``); a date range's
+    /// START-DATE is its start whatever its section says.
     public static func recognize(
-        _ playlist: MediaPlaylist, document: PlaylistDocument? = nil, file: String = "<memory>"
+        _ playlist: MediaPlaylist, document: PlaylistDocument? = nil, file: String = "<memory>",
+        clock: SpliceClock? = nil
     ) -> Recognition {
         var reader = MarkerReader(playlist: playlist, document: document, file: file)
         let markers = reader.markers()
-        var pairing = Pairing(playlist: playlist, file: file)
+        var pairing = Pairing(playlist: playlist, file: file, clock: clock)
         for marker in markers { pairing.take(marker) }
         return Recognition(
             breaks: pairing.finish(), diagnostics: reader.diagnostics + pairing.diagnostics, markerCount: markers.count)
@@ -321,14 +327,16 @@ private struct Pairing {
 
     let playlist: MediaPlaylist
     let file: String
+    let clock: SpliceClock?
     var open: [Open] = []
     var done: [(item: SignalledBreak, returnSegment: Int?)] = []
     var nested: Set<BreakSignal.EventID> = []
     var diagnostics: [Diagnostic] = []
 
-    init(playlist: MediaPlaylist, file: String) {
+    init(playlist: MediaPlaylist, file: String, clock: SpliceClock? = nil) {
         self.playlist = playlist
         self.file = file
+        self.clock = clock
     }
 
     func location(_ line: Int) -> SourceLocation { SourceLocation(file: file, line: line, column: 1) }
@@ -387,11 +395,35 @@ private struct Pairing {
             nested.insert(signal.eventID)
             return
         }
-        let start = position(of: marker)
-        let item = SignalledBreak(
+        var start = position(of: marker)
+        // A splice time ahead of the marker's segment: the break starts then (the splice-time lead).
+        var lead: MediaTime?
+        if marker.form != .dateRange, let clock, let section = marker.section, let date = start.date,
+            let ahead = clock.lead(of: section, segmentAt: date)
+        {
+            lead = ahead
+            start = (date + ahead, start.time.map { $0 + ahead })
+        }
+        // The OUT at the splice point of a break announced ahead (its EXT-X-CUE-OUT after the early
+        // EXT-OATCLS-SCTE35) is that break.
+        if lead == nil, let date = start.date,
+            let index = open.lastIndex(where: { open in
+                open.item.spliceLead != nil && sameKey(open.item.eventID, marker.eventID)
+                    && open.item.startDate.map {
+                        abs(($0 - date).nanoseconds) <= SignalRecognizer.tolerance.nanoseconds
+                    }
+                        == true
+            })
+        {
+            checkDuration(marker, against: open[index].item, as: "the OUT")
+            if open[index].item.plannedDuration == nil { open[index].item.plannedDuration = marker.duration?.value }
+            return
+        }
+        var item = SignalledBreak(
             id: id(marker, start: start.date, segment: marker.segment), startDate: start.date,
             startTime: start.time, plannedDuration: marker.duration?.value, form: marker.form,
             eventID: marker.eventID, section: marker.section, line: marker.line)
+        item.spliceLead = lead
         open.append(Open(item: item, segment: marker.segment, dateRangeID: marker.dateRangeID))
     }
 

@@ -47,6 +47,9 @@ public struct SignalledBreak: Hashable, Sendable {
     public var line: Int
     /// The 1-based line of the IN, if one came.
     public var returnLine: Int?
+    /// How far the OUT's splice time lay ahead of the segment carrying it, when it did and the
+    /// channel's PTS clock was known (``SpliceClock``): ``startDate`` is that segment's date plus it.
+    public var spliceLead: MediaTime?
 
     /// A break.
     public init(

@@ -61,9 +61,9 @@ package enum ConfigurationKeys {
             ]),
         Object(name: "adServer.breaker", keys: ["failures", "window", "coolDown"]),
         Object(name: "adServer.preload", keys: ["endsBefore", "minimum", "maximum"]),
-        Object(name: "adServer.prefetch", keys: ["window", "expectedBreak", "refresh"]),
+        Object(name: "adServer.prefetch", keys: ["window", "expectedBreak", "refresh", "learnFrom"]),
         Object(name: "adServer.rateLearning", keys: ["initial", "minimum", "maximum"]),
-        Object(name: "signalInserter", keys: ["every", "duration", "offset", "form"]),
+        Object(name: "signalInserter", keys: ["every", "duration", "offset", "form", "lead"]),
         Object(
             name: "limits",
             keys: [

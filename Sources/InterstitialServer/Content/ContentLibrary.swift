@@ -75,6 +75,8 @@ final class ContentLibrary: Sendable {
     let content: ContentService
     /// Finds the breaks the prefetcher decides ahead.
     let prefetchBreaks: PrefetchBreakFinder
+    /// The signalled breaks' durations, for a learned expected break (standing decisions).
+    let breakLengths = BreakLengthLog()
 
     init(
         configuration: ServerConfiguration, state: ServerState, inventory: any AdInventory, client: HTTPClient,
@@ -128,7 +130,9 @@ final class ContentLibrary: Sendable {
         planners = BreakPlanners(
             configuration: configuration, state: state, vmapPlans: vmapPlans, sources: sources, now: now,
             activeSessions: self.activeSessions)
-        signals = SignalReader(refusals: signalRefusals, state: state, sources: sources, logger: logger, clock: clock)
+        signals = SignalReader(
+            refusals: signalRefusals, state: state, sources: sources, logger: logger, clock: clock,
+            breakLengths: breakLengths)
         schedules = ScheduleDocuments(logger: logger)
         pipeline = PlaylistPipeline(
             planners: planners,
@@ -143,7 +147,8 @@ final class ContentLibrary: Sendable {
                 tracker: ProgramDateTimeTracker(), pipeline: pipeline, planners: planners),
             fileBodies: fileBodies, now: now)
         prefetchBreaks = PrefetchBreakFinder(
-            configuration: configuration, state: state, sessions: sessions, planners: planners)
+            configuration: configuration, state: state, sessions: sessions, planners: planners,
+            breakLengths: breakLengths)
     }
 
     /// This replica's name in the ledger's claims: its host name and port, the same after a restart,

@@ -13,7 +13,11 @@ import SCTE35
 ///   `PLANNED-DURATION`, and the same ID with `SCTE35-IN` and `DURATION` (§4.4.5.1.1).
 /// - ``Form/cueOut``: `EXT-OATCLS-SCTE35` and `EXT-X-CUE-OUT:DURATION` before the first segment at or
 ///   after the start, `EXT-X-CUE-OUT-CONT:ElapsedTime=…,Duration=…,SCTE35=…` before the segments
-///   inside, `EXT-X-CUE-IN` before the first segment at or after the end.
+///   inside, `EXT-X-CUE-IN` before the first segment at or after the end. With a ``lead``, the
+///   `EXT-OATCLS-SCTE35` goes on the first segment at or after the start minus the lead, as an
+///   encoder's splice_insert sent ahead of its splice time: its pts_time is the break's start.
+///
+/// The sections' times are on the channel's PTS clock (``clock(epoch:)``): the time since the epoch.
 public struct SignalInserter: Hashable, Sendable {
     /// How the markers are written.
     public enum Form: String, Hashable, Sendable {
@@ -31,21 +35,33 @@ public struct SignalInserter: Hashable, Sendable {
     public var offset: MediaTime
     /// The form of the markers.
     public var form: Form
+    /// How far ahead of the break the splice_insert is sent (``Form/cueOut`` only: the
+    /// `EXT-OATCLS-SCTE35` line); zero: on the break's first segment.
+    public var lead: MediaTime = .zero
 
-    /// An inserter; `duration` must be shorter than `every`.
-    public init(every: MediaTime, duration: MediaTime, offset: MediaTime = .zero, form: Form = .dateRange) {
+    /// An inserter; `duration` must be shorter than `every`, `lead` shorter than `every - duration`.
+    public init(
+        every: MediaTime, duration: MediaTime, offset: MediaTime = .zero, form: Form = .dateRange,
+        lead: MediaTime = .zero
+    ) {
         self.every = every
         self.duration = duration
         self.offset = offset
         self.form = form
+        self.lead = lead
     }
 
-    /// Reads `{"every": 60, "duration": 10, "offset": 30, "form": "daterange"|"cue-out"}`.
+    /// The channel's PTS clock, the one its sections' pts_time are on: the time since `epoch`
+    /// (33 bits of 90 kHz ticks). The recognizer reads a splice time ahead of its segment with it.
+    public static func clock(epoch: DateTime) -> SpliceClock { SpliceClock(date: epoch, pts: 0) }
+
+    /// Reads `{"every": 60, "duration": 10, "offset": 30, "form": "daterange"|"cue-out", "lead": 8}`.
     static func decode(_ value: JSONValue, path: String) throws(APIError) -> SignalInserter {
         var reader = try JSONObjectReader(value, path: path)
         let every = try reader.requiredSeconds("every")
         let duration = try reader.requiredSeconds("duration")
         let offset = try reader.seconds("offset") ?? .zero
+        let lead = try reader.seconds("lead") ?? .zero
         var form = Form.dateRange
         if let text = try reader.string("form") {
             guard let value = Form(rawValue: text) else {
@@ -59,8 +75,14 @@ public struct SignalInserter: Hashable, Sendable {
         guard every >= MediaTime(seconds: 1), every <= MediaTime(seconds: 86_400) else {
             throw reader.error("every", "must be 1 to 86400 seconds")
         }
+        guard lead >= .zero, lead < every - duration else {
+            throw reader.error("lead", "must be at least 0 and less than every - duration (\(every - duration) s)")
+        }
+        guard lead == .zero || form == .cueOut else {
+            throw reader.error("lead", "only the \"cue-out\" form sends its splice_insert ahead")
+        }
         try reader.finish()
-        return SignalInserter(every: every, duration: duration, offset: offset, form: form)
+        return SignalInserter(every: every, duration: duration, offset: offset, form: form, lead: lead)
     }
 
     /// One break: its event ID and its OUT and IN dates.
@@ -91,9 +113,10 @@ public struct SignalInserter: Hashable, Sendable {
         var lines: [String] = []
         for item in breaks(around: date, epoch: epoch) {
             let outHere = previous < item.out && item.out <= date
+            let announced = lead > .zero && previous < item.out - lead && item.out - lead <= date
             let inHere = previous < item.in && item.in <= date
             let inside = item.out <= previous && date < item.in
-            guard outHere || inHere || (first && inside) else { continue }
+            guard outHere || inHere || announced || (first && inside) else { continue }
             let ticks = UInt64((item.out - epoch).nanoseconds / 1_000_000 * 90) & Ticks.max33
             let length = UInt64(duration.nanoseconds / 1_000_000 * 90)
             let out = SpliceInfoSection.spliceInsertOut(eventID: item.eventID, ptsTime: ticks, duration: length)
@@ -114,8 +137,9 @@ public struct SignalInserter: Hashable, Sendable {
                 }
             case .cueOut:
                 guard let base64 = try? out.encodedBase64() else { continue }
+                if announced { lines.append("#EXT-OATCLS-SCTE35:\(base64)") }
                 if outHere {
-                    lines.append("#EXT-OATCLS-SCTE35:\(base64)")
+                    if lead == .zero { lines.append("#EXT-OATCLS-SCTE35:\(base64)") }
                     lines.append("#EXT-X-CUE-OUT:DURATION=\(seconds)")
                 } else if inside {
                     let elapsed = (date - item.out).formatted(fractionDigits: 3)

@@ -11,6 +11,8 @@ struct PrefetchBreakFinder: Sendable {
     let sessions: ViewerSessions
     /// The channels' planners.
     let planners: BreakPlanners
+    /// The channels' signalled breaks' durations, for a learned expected break.
+    let breakLengths: BreakLengthLog
 
     /// The upcoming breaks at `now` of the live channels with a VAST ad server and prefetch on
     /// (admin, cadence and served breaks: ``BreakPlanner/upcoming(_:horizon:)``; early notices:
@@ -57,7 +59,9 @@ struct PrefetchBreakFinder: Sendable {
 
     /// The standing breaks at `now` (``StandingBreak``): one for each live channel with a VAST ad
     /// server, prefetch on and an `expectedBreak`, decided ahead by the ``PrefetchPlanner`` like any
-    /// upcoming break (paced over the first half of its refresh period, claimed in the ledger).
+    /// upcoming break (paced over the first half of its refresh period, claimed in the ledger); its
+    /// length learned from the channel's signalled breaks when the settings say so
+    /// (``PrefetchSettings/learnFrom``, ``BreakLengthLog``).
     func standing(at now: DateTime) -> [PrefetchBreak] {
         let snapshot = state.snapshot
         var found: [PrefetchBreak] = []
@@ -65,8 +69,12 @@ struct PrefetchBreakFinder: Sendable {
             let target = Target(.live, content.id)
             guard let settings = AdServerSettings.of(target, configuration: configuration, state: snapshot),
                 let tag = settings.vast, let server = AdServerGates.key(of: tag.template),
-                let standing = StandingBreak(target: target, settings: settings.prefetch, at: now)
+                var standing = StandingBreak(target: target, settings: settings.prefetch, at: now)
             else { continue }
+            // A learned length: the median of the channel's last signalled breaks, once enough were seen.
+            if let count = settings.prefetch.learnFrom {
+                standing.duration = breakLengths.expected(target, configured: standing.duration, count: count)
+            }
             let upcoming = PrefetchPlanner.Upcoming(
                 key: PrefetchCache.BreakKey(target: target, breakID: standing.id), start: standing.expected,
                 end: standing.end, window: standing.window, shared: tag.isShared, server: server,

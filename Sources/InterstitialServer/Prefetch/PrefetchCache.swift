@@ -62,7 +62,16 @@ final class PrefetchCache: Sendable {
         /// The keys taken since the planner last heard of them (``takeConsumed()``), at most
         /// ``maximumConsumed``.
         var consumed: [DecisionKey] = []
+        /// The standing decisions with their own expiry (VAST `<Expires>`): when each is made
+        /// again and goes stale (``StandingBreak/freshness(decided:expires:end:)``).
+        var freshness: [DecisionKey: StandingBreak.Freshness] = [:]
+        /// The keys being made again while their decision still answers: ``begin(_:)`` lets them
+        /// be decided, and the new decision replaces the old.
+        var refreshing: Set<DecisionKey> = []
     }
+
+    /// The bytes counted for a decision's expiry besides its key (``store(_:_:expires:freshness:)``).
+    static let freshnessOverhead = 48
 
     /// The most keys taken remembered between two updates of the planner; past it a viewer whose
     /// standing decision was used gets a new one in the next refresh period only.
@@ -103,14 +112,51 @@ final class PrefetchCache: Sendable {
 
     /// Keeps `bytes` as `key`'s decision until `expires`, making room from the break that starts
     /// last when it starts later than `key`'s; false when the bounds leave no room (or the key has
-    /// one already: the first decision stays).
+    /// one already: the first decision stays, unless it is being made again, ``refreshDue(now:)``).
+    /// A standing decision with its own expiry gives its `freshness`: it is made again and dropped
+    /// by ``refreshDue(now:)``.
     @discardableResult
-    func store(_ key: DecisionKey, _ bytes: [UInt8], expires: DateTime) -> Bool {
-        state.withLockedValue { state in Self.store(key, bytes, expires: expires, limits: limits, in: &state) }
+    func store(
+        _ key: DecisionKey, _ bytes: [UInt8], expires: DateTime, freshness: StandingBreak.Freshness? = nil
+    ) -> Bool {
+        state.withLockedValue { state in
+            // A decision made again replaces the one it refreshes.
+            let replacing = state.refreshing.remove(key) != nil && state.decisions[key] != nil
+            if replacing { Self.remove(key, in: &state) }
+            guard Self.store(key, bytes, expires: expires, limits: limits, in: &state, listed: replacing) else {
+                return false
+            }
+            if let freshness, Self.cost(key) + Self.freshnessOverhead + state.bytes <= limits.bytes {
+                state.freshness[key] = freshness
+                state.bytes += Self.freshnessOverhead
+            }
+            return true
+        }
+    }
+
+    /// The standing decisions due at `now`: those past their refresh time are marked to be made
+    /// again (they still answer until the new one replaces them), those gone stale are dropped.
+    /// Both are returned once, for the planner to decide them again (``PrefetchPlanner/consumed(_:)``).
+    func refreshDue(now: DateTime) -> [DecisionKey] {
+        state.withLockedValue { state in
+            var due: [DecisionKey] = []
+            for (key, freshness) in state.freshness {
+                if freshness.stale <= now {
+                    Self.remove(key, in: &state)
+                    due.append(key)
+                } else if let refresh = freshness.refresh, refresh <= now {
+                    state.freshness[key]?.refresh = nil
+                    state.refreshing.insert(key)
+                    due.append(key)
+                }
+            }
+            return due
+        }
     }
 
     private static func store(
-        _ key: DecisionKey, _ bytes: [UInt8], expires: DateTime, limits: Limits, in state: inout State
+        _ key: DecisionKey, _ bytes: [UInt8], expires: DateTime, limits: Limits, in state: inout State,
+        listed: Bool = false
     ) -> Bool {
         guard state.decisions[key] == nil, cost(key) + bytes.count <= limits.bytes else { return false }
         let standing = StandingBreak.isStanding(key.breakID)
@@ -141,7 +187,8 @@ final class PrefetchCache: Sendable {
             state.standingTotal += 1
         }
         var entry = state.breaks.removeValue(forKey: breakKey) ?? (start, expires, [])
-        entry.sessions.append(key.session)
+        // A decision made again is listed already (a listed session's decision is removed only with it).
+        if !listed { entry.sessions.append(key.session) }
         entry.expires = max(entry.expires, expires)
         state.breaks[breakKey] = entry
         return true
@@ -162,6 +209,8 @@ final class PrefetchCache: Sendable {
 
     /// Removes `key`'s decision (its break's list of sessions is the caller's).
     private static func remove(_ key: DecisionKey, in state: inout State) {
+        if state.freshness.removeValue(forKey: key) != nil { state.bytes -= freshnessOverhead }
+        state.refreshing.remove(key)
         guard let index = state.decisions.removeValue(forKey: key) else { return }
         state.bytes -= cost(key)
         if StandingBreak.isStanding(key.breakID) {
@@ -213,11 +262,18 @@ final class PrefetchCache: Sendable {
         state.withLockedValue { $0.decisions[key] != nil }
     }
 
+    /// Whether `key` is to be decided: it has no decision, or its decision is being made again
+    /// (``refreshDue(now:)``).
+    func wants(_ key: DecisionKey) -> Bool {
+        state.withLockedValue { $0.decisions[key] == nil || $0.refreshing.contains(key) }
+    }
+
     /// Marks `key` as being decided, so that nothing else asks the ad server for it meanwhile; false
-    /// when it has a decision or is being decided already. Call ``finished(_:)`` after.
+    /// when it has a decision (not being made again, ``refreshDue(now:)``) or is being decided
+    /// already. Call ``finished(_:)`` after.
     func begin(_ key: DecisionKey) -> Bool {
         state.withLockedValue { state in
-            guard state.decisions[key] == nil else { return false }
+            guard state.decisions[key] == nil || state.refreshing.contains(key) else { return false }
             return state.deciding.insert(key).inserted
         }
     }

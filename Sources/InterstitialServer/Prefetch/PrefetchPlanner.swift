@@ -223,8 +223,9 @@ struct PrefetchPlanner: Sendable {
         }
     }
 
-    /// `key`'s decision was used up (a standing decision taken by a break): while its break is in
-    /// its window, the session may be queued again (the next break gets a new decision).
+    /// `key`'s decision was used up (a standing decision taken by a break) or is due to be made
+    /// again (VAST's expiry): while its break is in its window, the session may be queued again
+    /// (the next break gets a new decision; a stale one is replaced).
     mutating func consumed(_ key: DecisionKey) {
         let breakKey = PrefetchCache.BreakKey(target: key.target, breakID: key.breakID)
         guard let tracked = breaks[breakKey], case .deciding = tracked.phase else { return }

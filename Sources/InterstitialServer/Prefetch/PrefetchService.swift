@@ -18,7 +18,9 @@ import ServiceLifecycle
 /// ``RequestEffects`` and the asset lists: `X-Device-*` fields, `[DEVICEUA]` and `[DEVICEIP]`;
 /// none for a shared tag),
 /// is prepared (``VASTFill/prepare(ads:conditioned:)``), kept in the
-/// ``PrefetchCache`` until the break ends, and published to the ledger. With a shared ledger,
+/// ``PrefetchCache`` until the break ends, and published to the ledger. A standing decision whose
+/// ads give a VAST `<Expires>` is made again before it goes stale (``PrefetchCache/refreshDue(now:)``,
+/// every second). With a shared ledger,
 /// keys are claimed first, and every second the decisions other replicas published are read into
 /// the cache; when the ledger fails, the replica decides for its own sessions anyway (logged once
 /// per failure spell, counted as `hlsi_prefetch_ledger_failures_total`).
@@ -141,7 +143,8 @@ struct PrefetchService: Service {
             for item in found { breaks[item.upcoming.key] = item }
         }
         let live = liveDecisions.take()
-        let consumed = prefetched.takeConsumed()
+        // Standing decisions used up, or due to be made again before they go stale (VAST's expiry).
+        let consumed = prefetched.takeConsumed() + prefetched.refreshDue(now: at)
         let (actions, followed) = shared.planner.withLockedValue { planner in
             for (server, started) in live { planner.live(server: server, started: started, now: at) }
             for key in consumed { planner.consumed(key) }
@@ -154,8 +157,14 @@ struct PrefetchService: Service {
             found.map(\.upcoming.key).filter { planner.wantsSessions($0) }
         }
         for key in deciding {
-            let sessions = self.sessions.sessions(key.target).filter { session in
-                !prefetched.contains(DecisionKey(target: key.target, breakID: key.breakID, session: session))
+            var sessions = self.sessions.sessions(key.target).filter { session in
+                prefetched.wants(DecisionKey(target: key.target, breakID: key.breakID, session: session))
+            }
+            // A new period: whoever has no standing decision from the previous one first.
+            if let previous = StandingBreak.previousID(of: key.breakID) {
+                sessions = StandingBreak.order(sessions) { session in
+                    prefetched.contains(DecisionKey(target: key.target, breakID: previous, session: session))
+                }
             }
             shared.planner.withLockedValue { $0.sessions(sessions, for: key, now: at) }
         }
@@ -238,6 +247,8 @@ struct PrefetchService: Service {
         device?.fill(&request)
         var machine = DecisionMachine(.ahead(key), deadline: deadline)
         var rejected: [VASTErrorReport] = []
+        // The ads' own expiry (VAST `<Expires>`), for a standing decision's freshness.
+        var expires: Int?
         var actions = machine.start(now: clock.now)
         while !actions.isEmpty {
             var next: [DecisionMachine.Action] = []
@@ -254,6 +265,7 @@ struct PrefetchService: Service {
                     // server did not answer: the live path has the fallback).
                     let prepared = VASTFill.prepare(ads: outcome.ads) { _ in .pending }
                     rejected = prepared.rejected
+                    expires = ResolvedAd.expiry(of: outcome.ads)
                     metrics.vastDecision(
                         target: key.target.description, seconds: (clock.now - started).seconds,
                         requests: outcome.requests,
@@ -265,7 +277,12 @@ struct PrefetchService: Service {
                 case .keep(let key, let prepared):
                     for report in rejected { vast.send(report, cacheBuster: request.cacheBuster) }
                     let bytes = prepared.encoded()
-                    guard prefetched.store(key, bytes, expires: item.upcoming.end) else {
+                    // A standing decision with VAST's own expiry is made again before it goes stale;
+                    // without one, the next period's decision takes over (the `refresh` setting).
+                    let freshness =
+                        StandingBreak.isStanding(key.breakID) && expires != nil
+                        ? StandingBreak.freshness(decided: clock.wall, expires: expires, end: item.upcoming.end) : nil
+                    guard prefetched.store(key, bytes, expires: item.upcoming.end, freshness: freshness) else {
                         metrics.prefetch(result: "full")
                         return
                     }

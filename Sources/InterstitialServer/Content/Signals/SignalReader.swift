@@ -14,6 +14,8 @@ final class SignalReader: Sendable {
     private let sources: ContentSources
     private let logger: Logger
     private let clock: any ServerClock
+    /// The signalled breaks' durations, for a learned expected break (standing decisions).
+    private let breakLengths: BreakLengthLog
     /// The signals of each upstream channel's primary, for its renditions without markers
     /// (``primarySignals(_:)``), by content ID, with the clock's time they were read at.
     private let primaries = NIOLockedValueBox<[String: (at: MediaTime, breaks: [SignalledBreak])]>([:])
@@ -31,8 +33,10 @@ final class SignalReader: Sendable {
     /// keeps on `clock` and
     /// records signalled outcomes on `state`.
     init(
-        refusals: SignalRefusalLog, state: ServerState, sources: ContentSources, logger: Logger, clock: any ServerClock
+        refusals: SignalRefusalLog, state: ServerState, sources: ContentSources, logger: Logger, clock: any ServerClock,
+        breakLengths: BreakLengthLog
     ) {
+        self.breakLengths = breakLengths
         self.refusals = refusals
         self.state = state
         self.sources = sources
@@ -56,12 +60,15 @@ final class SignalReader: Sendable {
     ) async -> Bool {
         guard content.signals == .scte35 else { return false }
         let document = parsed.document
-        let recognition = SignalRecognizer.recognize(playlist, document: document, file: document.file)
+        let recognition = SignalRecognizer.recognize(
+            playlist, document: document, file: document.file,
+            clock: content.signalInserter.map { _ in SignalInserter.clock(epoch: content.epoch) })
         refusals.report(
             SignalRefusal.find(
                 in: playlist, document: document, parserDiagnostics: parsed.diagnostics, recognition: recognition),
             channel: content.path)
         planner.signalled = Array(recognition.breaks.suffix(Self.maximumSignalledBreaks))
+        breakLengths.observe(Target(.live, content.id), planner.signalled)
         if recognition.breaks.count > Self.maximumSignalledBreaks {
             logger.warning(
                 "\(content.path): \(recognition.breaks.count) signalled breaks in one playlist; only the last \(Self.maximumSignalledBreaks) become interstitials"
