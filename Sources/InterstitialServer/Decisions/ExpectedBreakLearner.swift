@@ -15,7 +15,7 @@ struct ExpectedBreakLearner: Hashable, Sendable {
     static let maximumForgotten = 64
 
     /// The most breaks remembered (the largest N, ``PrefetchSettings/learnFrom``).
-    static let maximumCount = 50
+    static let maximumCount = PrefetchSettings.maximumLearnFrom
 
     /// A break seen.
     struct Seen: Hashable, Sendable {

@@ -27,6 +27,9 @@ public struct PrefetchSettings: Hashable, Sendable {
 
     /// The expected break of `"expectedBreak": "learned"` until enough breaks were seen.
     public static let learnedInitial = MediaTime(seconds: 30)
+    /// The largest `learnFrom`: how many breaks a learned expected break remembers at most.
+    static let maximumLearnFrom = 50
+
     /// How many breaks `"expectedBreak": "learned"` learns from without `learnFrom`.
     public static let defaultLearnFrom = 5
 
@@ -78,7 +81,7 @@ public struct PrefetchSettings: Hashable, Sendable {
             }
             settings.expectedBreak = expected
         }
-        if let count = try reader.integer("learnFrom", in: 1...Int64(ExpectedBreakLearner.maximumCount)) {
+        if let count = try reader.integer("learnFrom", in: 1...Int64(Self.maximumLearnFrom)) {
             guard settings.expectedBreak != nil else {
                 throw reader.error("learnFrom", "learns the expectedBreak: give \"expectedBreak\" too")
             }
