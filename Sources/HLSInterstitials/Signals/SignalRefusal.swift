@@ -38,7 +38,7 @@ public struct SignalRefusal: Hashable, Sendable {
     static let recognizerRules: Set<RuleID> = [Rule.scte35Section.id, Rule.scte35Marker.id]
 
     /// The refusals of `playlist`, parsed from `document` with the parser's `parserDiagnostics`, whose
-    /// markers ``SignalRecognizer/recognize(_:document:file:)`` read as `recognition`; in line order,
+    /// markers ``SignalRecognizer/recognize(_:document:file:clock:)`` read as `recognition`; in line order,
     /// at most ``maximumPerPlaylist``.
     public static func find(
         in playlist: MediaPlaylist, document: PlaylistDocument, parserDiagnostics: [Diagnostic],

@@ -26,8 +26,8 @@ public struct SpliceClock: Hashable, Sendable {
     }
 
     /// The lead `section` gives the segment starting at `date`: how far its splice time lies ahead of
-    /// the segment (``SpliceInfoSection/spliceLead(segmentPTS:maximum:)``, at most
-    /// ``SpliceInfoSection/maximumSpliceLead``), nil when it does not lie ahead. The one rule of the
+    /// the segment (`SpliceInfoSection.spliceLead(segmentPTS:maximum:)` in SCTE35, at most
+    /// `SpliceInfoSection.maximumSpliceLead`), nil when it does not lie ahead. The one rule of the
     /// splice-time lead: the recognizer starts the break at `date` plus it.
     public func lead(of section: SpliceInfoSection, segmentAt date: DateTime) -> MediaTime? {
         guard let ticks = section.spliceLead(segmentPTS: pts(at: date)) else { return nil }
