@@ -281,7 +281,9 @@ struct AdServerFetchTests {
                     url: url, settings: AdServerSettings(vast: url), headers: [], deadline: MediaTime(seconds: 20),
                     cacheBuster: "1")
                 #expect(outcome.requests == 20)
-                #expect(server.requests.count == 20)
+                // The decision may end with requests still on their way: the server has seen at most
+                // the budget, never more (it records a request only once its head arrives).
+                #expect(server.requests.count <= 20)
                 #expect(outcome.errors.contains { $0.reason == "request-budget" })
                 #expect(!outcome.timedOut)
             }
