@@ -96,7 +96,7 @@ struct VASTReaderTests {
         let overlay = try #require(ad.creatives[2].nonLinearAds)
         #expect(overlay.nonLinears.first?.resources.first?.value == "<div>overlay</div>")
         #expect(ad.linearCreatives.count == 1)
-        #expect(document.notes.contains { $0.code == "vast-unknown-element" && $0.message.contains("Unexpected") })
+        #expect(document.notes.contains { $0.code == .unknownElement && $0.message.contains("Unexpected") })
         #expect(document.notes.contains { $0.message.contains("progress event needs an offset") })
     }
 
@@ -207,7 +207,7 @@ struct VASTReaderTests {
             + "</VAST>"
         let document = try VASTReader(limits: .init(maximumAds: 2)).read(manyAds)
         #expect(document.ads.count == 2)
-        #expect(document.notes.contains { $0.code == "vast-limit" })
+        #expect(document.notes.contains { $0.code == .limit })
     }
 
     @Test func entitiesAreNeitherExpandedNorResolved() {

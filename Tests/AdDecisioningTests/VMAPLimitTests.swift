@@ -22,7 +22,7 @@ struct VMAPLimitTests {
         #expect(try VMAPReader().read(Self.vmap(breaks: 100)).breaks.count == 100)
         let document = try VMAPReader().read(Self.vmap(breaks: 150))
         #expect(document.breaks.count == 100 && document.breaks.last?.breakId == "b99")
-        let notes = document.notes.filter { $0.code == "vast-limit" }
+        let notes = document.notes.filter { $0.code == .limit }
         #expect(notes.count == 1)
         #expect(notes.first?.message.contains("the 49 after it") == true)
         #expect(try VMAPReader(maximumBreaks: 150).read(Self.vmap(breaks: 150)).breaks.count == 150)

@@ -53,20 +53,52 @@ public struct VASTError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Something a reader skipped or did not understand in a document that is still read: an unknown
 /// element, an attribute that is not a number, an ad with neither `<InLine>` nor `<Wrapper>`.
 public struct VASTNote: Hashable, Sendable, CustomStringConvertible {
-    /// A stable code such as `vast-unknown-element` or `vast-bad-value`.
-    public var code: String
+    /// The stable codes of notes. Their raw values are what `hlsi vast` prints and writes in JSON.
+    public enum Code: String, Hashable, Sendable, CaseIterable {
+        /// An element the reader does not know, ignored (`vast-unknown-element`).
+        case unknownElement = "vast-unknown-element"
+        /// A value that is not what its element or attribute allows, ignored (`vast-bad-value`).
+        case badValue = "vast-bad-value"
+        /// A URL element with no URL in it, skipped (`vast-empty-url`).
+        case emptyURL = "vast-empty-url"
+        /// Something known but not read by this version, such as a nested ad pod (`vast-not-read`).
+        case notRead = "vast-not-read"
+        /// Past a limit of ``VASTReader/Limits`` or of the VMAP reader: the rest is skipped
+        /// (`vast-limit`, as ``VASTError/Code/limit``).
+        case limit = "vast-limit"
+        /// A part that does not have the shape VAST or VMAP requires, skipped (`vast-schema`, as
+        /// ``VASTError/Code/schema``).
+        case schema = "vast-schema"
+        /// An inline VAST document inside a VMAP that is not well-formed, skipped (`vast-xml`).
+        case xml = "vast-xml"
+        /// An inline VAST document inside a VMAP of a version not read, skipped (`vast-version`).
+        case version = "vast-version"
+
+        /// The note for an error that made a part of a document be skipped: the same code.
+        public init(_ error: VASTError.Code) {
+            switch error {
+            case .xml: self = .xml
+            case .limit: self = .limit
+            case .schema: self = .schema
+            case .version: self = .version
+            }
+        }
+    }
+
+    /// The stable code.
+    public var code: Code
     /// Where it is.
     public var location: XMLLocation
     /// What was skipped and why.
     public var message: String
 
     /// Creates a note.
-    public init(_ code: String, at location: XMLLocation, _ message: String) {
+    public init(_ code: Code, at location: XMLLocation, _ message: String) {
         self.code = code
         self.location = location
         self.message = message
     }
 
     /// `line:column: note: [code] message`.
-    public var description: String { "\(location): note: [\(code)] \(message)" }
+    public var description: String { "\(location): note: [\(code.rawValue)] \(message)" }
 }

@@ -79,7 +79,7 @@ public struct VASTReader: Sendable {
             switch child.localName {
             case "Ad":
                 if document.ads.count >= limits.maximumAds {
-                    context.note("vast-limit", child, "more than \(limits.maximumAds) ads; this one is skipped")
+                    context.note(.limit, child, "more than \(limits.maximumAds) ads; this one is skipped")
                 } else if let ad = context.ad(child) {
                     document.ads.append(ad)
                 }
@@ -103,12 +103,12 @@ private struct Context {
         self.limits = limits
     }
 
-    mutating func note(_ code: String, _ node: XMLNode, _ message: String) {
+    mutating func note(_ code: VASTNote.Code, _ node: XMLNode, _ message: String) {
         if notes.count < 1000 { notes.append(VASTNote(code, at: node.location, message)) }
     }
 
     mutating func unknown(_ node: XMLNode, in parent: XMLNode) {
-        note("vast-unknown-element", node, "unknown element <\(node.name)> in <\(parent.name)> ignored")
+        note(.unknownElement, node, "unknown element <\(node.name)> in <\(parent.name)> ignored")
     }
 
     mutating func appendURL(_ node: XMLNode, to list: inout [String]) {
@@ -118,11 +118,11 @@ private struct Context {
     /// The URL of `node` when it has one and a list of `count` URLs has room for it; else a note.
     mutating func acceptedURL(_ node: XMLNode, count: Int) -> String? {
         guard let url = node.value else {
-            note("vast-empty-url", node, "<\(node.name)> has no URL; ignored")
+            note(.emptyURL, node, "<\(node.name)> has no URL; ignored")
             return nil
         }
         guard count < limits.maximumURLs else {
-            note("vast-limit", node, "more than \(limits.maximumURLs) URLs in one list; <\(node.name)> ignored")
+            note(.limit, node, "more than \(limits.maximumURLs) URLs in one list; <\(node.name)> ignored")
             return nil
         }
         return url
@@ -132,7 +132,7 @@ private struct Context {
         guard let text = node.attribute(name) else { return nil }
         if let value = Int(text) { return value }
         if let value = Double(text), value.isFinite, abs(value) < 1e15 { return Int(value.rounded()) }
-        note("vast-bad-value", node, "\(name)=\"\(text)\" of <\(node.name)> is not a number; ignored")
+        note(.badValue, node, "\(name)=\"\(text)\" of <\(node.name)> is not a number; ignored")
         return nil
     }
 
@@ -142,7 +142,7 @@ private struct Context {
         case "true", "1": return true
         case "false", "0": return false
         default:
-            note("vast-bad-value", node, "\(name)=\"\(text)\" of <\(node.name)> is not a boolean; ignored")
+            note(.badValue, node, "\(name)=\"\(text)\" of <\(node.name)> is not a boolean; ignored")
             return nil
         }
     }
@@ -153,7 +153,7 @@ private struct Context {
             if let sequence = Int(text) {
                 ad.sequence = sequence
             } else {
-                note("vast-bad-value", node, "sequence=\"\(text)\" is not an integer; the ad is read as stand-alone")
+                note(.badValue, node, "sequence=\"\(text)\" is not an integer; the ad is read as stand-alone")
             }
         }
         ad.conditionalAd = boolean(node, "conditionalAd")
@@ -164,16 +164,16 @@ private struct Context {
             unknown(child, in: node)
         }
         if let inline {
-            if wrapper != nil { note("vast-schema", node, "<Ad> has both <InLine> and <Wrapper>; <InLine> is read") }
+            if wrapper != nil { note(.schema, node, "<Ad> has both <InLine> and <Wrapper>; <InLine> is read") }
             body(inline, into: &ad, isWrapper: false)
             return ad
         }
         guard let wrapper else {
-            note("vast-schema", node, "<Ad> has neither <InLine> nor <Wrapper>; skipped")
+            note(.schema, node, "<Ad> has neither <InLine> nor <Wrapper>; skipped")
             return nil
         }
         guard let uri = wrapper.child(named: "VASTAdTagURI")?.value else {
-            note("vast-schema", wrapper, "<Wrapper> has no <VASTAdTagURI>; the ad is skipped")
+            note(.schema, wrapper, "<Wrapper> has no <VASTAdTagURI>; the ad is skipped")
             return nil
         }
         ad.wrapper = VASTWrapper(
@@ -203,7 +203,7 @@ private struct Context {
                 if let value = child.value.flatMap({ Int($0) }), value >= 0 {
                     ad.expires = value
                 } else {
-                    note("vast-bad-value", child, "<Expires> is not a number of seconds; ignored")
+                    note(.badValue, child, "<Expires> is not a number of seconds; ignored")
                 }
             case "Pricing":
                 if let value = child.value {
@@ -234,14 +234,14 @@ private struct Context {
                         continue
                     }
                     guard ad.creatives.count < limits.maximumCreatives else {
-                        note("vast-limit", creativeNode, "more than \(limits.maximumCreatives) creatives; skipped")
+                        note(.limit, creativeNode, "more than \(limits.maximumCreatives) creatives; skipped")
                         continue
                     }
                     ad.creatives.append(creative(creativeNode, isWrapper: isWrapper))
                 }
             case "VASTAdTagURI" where isWrapper: break
             case "ViewableImpression", "BlockedAdCategories":
-                note("vast-not-read", child, "<\(child.name)> is not used by this reader; ignored")
+                note(.notRead, child, "<\(child.name)> is not used by this reader; ignored")
             default:
                 unknown(child, in: node)
             }
@@ -297,7 +297,7 @@ private struct Context {
             case "NonLinearAds": creative.nonLinearAds = nonLinearAds(child)
             case "CompanionAds": creative.companionAds = companionAds(child)
             case "CreativeExtensions":
-                note("vast-not-read", child, "<CreativeExtensions> is not used by this reader; ignored")
+                note(.notRead, child, "<CreativeExtensions> is not used by this reader; ignored")
             default: unknown(child, in: node)
             }
         }
@@ -309,7 +309,7 @@ private struct Context {
         if let text = node.attribute("skipoffset") {
             linear.skipOffset = VASTOffset(text)
             if linear.skipOffset == nil {
-                note("vast-bad-value", node, "skipoffset=\"\(text)\" is not a time or n%; ignored")
+                note(.badValue, node, "skipoffset=\"\(text)\" is not a time or n%; ignored")
             }
         }
         for child in node.children {
@@ -317,7 +317,7 @@ private struct Context {
             case "Duration":
                 linear.duration = VASTClock.parse(child.trimmedText)
                 if linear.duration == nil {
-                    note("vast-bad-value", child, "<Duration> '\(child.trimmedText)' is not HH:MM:SS or HH:MM:SS.mmm")
+                    note(.badValue, child, "<Duration> '\(child.trimmedText)' is not HH:MM:SS or HH:MM:SS.mmm")
                 }
             case "AdParameters": linear.adParameters = child.trimmedText
             case "MediaFiles": mediaFiles(child, into: &linear)
@@ -335,7 +335,7 @@ private struct Context {
             }
         }
         if !isWrapper && linear.duration == nil {
-            note("vast-schema", node, "<Linear> of an InLine ad has no readable <Duration>")
+            note(.schema, node, "<Linear> of an InLine ad has no readable <Duration>")
         }
         return linear
     }
@@ -371,11 +371,11 @@ private struct Context {
 
     mutating func mediaFile(_ node: XMLNode, count: Int) -> VASTMediaFile? {
         guard let url = node.value else {
-            note("vast-empty-url", node, "<\(node.name)> has no URL; ignored")
+            note(.emptyURL, node, "<\(node.name)> has no URL; ignored")
             return nil
         }
         guard count < limits.maximumMediaFiles else {
-            note("vast-limit", node, "more than \(limits.maximumMediaFiles) <\(node.name)> elements; ignored")
+            note(.limit, node, "more than \(limits.maximumMediaFiles) <\(node.name)> elements; ignored")
             return nil
         }
         var file = VASTMediaFile(url: url, type: node.attribute("type"), delivery: node.attribute("delivery"))
@@ -402,24 +402,24 @@ private struct Context {
                 continue
             }
             guard let event = child.attribute("event") else {
-                note("vast-schema", child, "<Tracking> has no event attribute; ignored")
+                note(.schema, child, "<Tracking> has no event attribute; ignored")
                 continue
             }
             guard let url = child.value else {
-                note("vast-empty-url", child, "<Tracking event=\"\(event)\"> has no URL; ignored")
+                note(.emptyURL, child, "<Tracking event=\"\(event)\"> has no URL; ignored")
                 continue
             }
             guard result.count < limits.maximumURLs else {
-                note("vast-limit", child, "more than \(limits.maximumURLs) tracking events; ignored")
+                note(.limit, child, "more than \(limits.maximumURLs) tracking events; ignored")
                 continue
             }
             var offset: VASTOffset?
             if let text = child.attribute("offset") {
                 offset = VASTOffset(text)
-                if offset == nil { note("vast-bad-value", child, "offset=\"\(text)\" is not a time or n%; ignored") }
+                if offset == nil { note(.badValue, child, "offset=\"\(text)\" is not a time or n%; ignored") }
             }
             if event == "progress" && offset == nil {
-                note("vast-schema", child, "a progress event needs an offset; ignored")
+                note(.schema, child, "a progress event needs an offset; ignored")
                 continue
             }
             result.append(VASTTracking(event: event, url: url, offset: offset))

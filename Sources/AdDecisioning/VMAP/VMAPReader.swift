@@ -44,7 +44,7 @@ public struct VMAPReader: Sendable {
                 if child.localName != "Extensions" {
                     document.notes.append(
                         VASTNote(
-                            "vast-unknown-element", at: child.location,
+                            .unknownElement, at: child.location,
                             "unknown element <\(child.name)> in <\(root.name)> ignored"))
                 }
                 continue
@@ -61,7 +61,7 @@ public struct VMAPReader: Sendable {
         if let skipped {
             document.notes.append(
                 VASTNote(
-                    "vast-limit", at: skipped.first.location,
+                    .limit, at: skipped.first.location,
                     "more than \(maximumBreaks) breaks (maximumBreaks); this one and the \(skipped.count - 1) after it "
                         + "are skipped"))
         }
@@ -76,7 +76,7 @@ public struct VMAPReader: Sendable {
     private func adBreak(_ node: XMLNode, notes: inout [VASTNote]) -> VMAPAdBreak? {
         guard let text = node.attribute("timeOffset"), let offset = VMAPTimeOffset(text) else {
             notes.append(
-                VASTNote("vast-bad-value", at: node.location, "<\(node.name)> has no readable timeOffset; skipped"))
+                VASTNote(.badValue, at: node.location, "<\(node.name)> has no readable timeOffset; skipped"))
             return nil
         }
         var adBreak = VMAPAdBreak(
@@ -86,7 +86,7 @@ public struct VMAPReader: Sendable {
             adBreak.repeatAfter = VASTClock.parse(repeatText)
             if adBreak.repeatAfter == nil || adBreak.repeatAfter! <= .zero {
                 adBreak.repeatAfter = nil
-                notes.append(VASTNote("vast-bad-value", at: node.location, "repeatAfter=\"\(repeatText)\" ignored"))
+                notes.append(VASTNote(.badValue, at: node.location, "repeatAfter=\"\(repeatText)\" ignored"))
             }
         }
         for child in node.children {
@@ -103,7 +103,7 @@ public struct VMAPReader: Sendable {
             default:
                 notes.append(
                     VASTNote(
-                        "vast-unknown-element", at: child.location,
+                        .unknownElement, at: child.location,
                         "unknown element <\(child.name)> in <\(node.name)> ignored"))
             }
         }
@@ -120,7 +120,7 @@ public struct VMAPReader: Sendable {
             switch child.localName {
             case "VASTAdData", "VASTData":
                 guard let vast = child.child(named: "VAST") else {
-                    notes.append(VASTNote("vast-schema", at: child.location, "<\(child.name)> holds no <VAST>"))
+                    notes.append(VASTNote(.schema, at: child.location, "<\(child.name)> holds no <VAST>"))
                     return nil
                 }
                 do {
@@ -131,7 +131,7 @@ public struct VMAPReader: Sendable {
                         content: .vast(document))
                 } catch {
                     notes.append(
-                        VASTNote(error.code.rawValue, at: error.location, "inline VAST skipped: \(error.message)"))
+                        VASTNote(.init(error.code), at: error.location, "inline VAST skipped: \(error.message)"))
                     return nil
                 }
             case "AdTagURI":
@@ -146,11 +146,11 @@ public struct VMAPReader: Sendable {
             default:
                 notes.append(
                     VASTNote(
-                        "vast-unknown-element", at: child.location,
+                        .unknownElement, at: child.location,
                         "unknown element <\(child.name)> in <\(node.name)> ignored"))
             }
         }
-        notes.append(VASTNote("vast-schema", at: node.location, "<\(node.name)> has no ad data"))
+        notes.append(VASTNote(.schema, at: node.location, "<\(node.name)> has no ad data"))
         return nil
     }
 }

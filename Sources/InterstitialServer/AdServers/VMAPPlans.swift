@@ -113,7 +113,7 @@ final class VMAPPlans: Sendable {
         _ document: VMAPDocument, source: String, target: Target, settings: AdServerSettings, duration: MediaTime
     ) -> Plan {
         var plan = Plan(breaks: [], sources: [:])
-        let limited = document.notes.filter { $0.code == VASTError.Code.limit.rawValue }
+        let limited = document.notes.filter { $0.code == .limit }
         for note in limited.prefix(8) { plan.warnings.append("VMAP \(source): \(note)") }
         if limited.count > 8 { plan.warnings.append("VMAP \(source): \(limited.count - 8) more limit notes") }
         let placement = document.placement(duration: duration)

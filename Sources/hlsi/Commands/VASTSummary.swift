@@ -174,7 +174,7 @@ struct VASTSummary: Encodable {
     }
 
     static func note(_ note: VASTNote) -> Note {
-        Note(code: note.code, line: note.location.line, column: note.location.column, message: note.message)
+        Note(code: note.code.rawValue, line: note.location.line, column: note.location.column, message: note.message)
     }
 
     static func tracking(_ item: VASTTracking) -> Tracking {
