@@ -125,7 +125,7 @@ struct WrapperResolverTests {
             configuration: .init(maximumDepth: 1))
         #expect(result.fetched == ["https://ads.example.com/root", "https://b.example.com/vast?src=a"])
         #expect(result.reports.map(\.code) == [.wrapperLimit])
-        #expect(result.reports.first?.reason == "wrapper-limit")
+        #expect(result.reports.first?.reason == .wrapperLimit)
     }
 
     @Test func loopIsDetected() throws {
@@ -139,7 +139,7 @@ struct WrapperResolverTests {
         let result = Self.run(
             root: "https://ads.example.com/root", responses: ["https://ads.example.com/root": .document(withError)])
         #expect(result.fetched == ["https://ads.example.com/root"])
-        #expect(result.reports.map(\.reason) == ["wrapper-loop"])
+        #expect(result.reports.map(\.reason) == [.wrapperLoop])
         #expect(result.reports.first?.code == .wrapperLimit)
     }
 
@@ -275,7 +275,7 @@ struct WrapperResolverTests {
         // 8 wrappers at each of 5 levels would be 37,449 requests.
         let result = try Self.runFanOut(configuration: .init(maximumFetches: 32))
         #expect(result.fetched.count == 32)
-        #expect(result.reports.contains { $0.code == .wrapperLimit && $0.reason == "request-budget" })
+        #expect(result.reports.contains { $0.code == .wrapperLimit && $0.reason == .requestBudget })
         #expect(result.reports.flatMap(\.urls).count <= 64)
         guard case .fail(let failure) = result.final else {
             Issue.record("expected a failure: no branch reaches an InLine ad within 32 requests")
@@ -294,7 +294,7 @@ struct WrapperResolverTests {
         }
         // 5 InLine responses (requests 6 to 10) of 4 ads each.
         #expect(ads.count == 20)
-        #expect(result.reports.filter { $0.reason == "request-budget" }.count == 11)
+        #expect(result.reports.filter { $0.reason == .requestBudget }.count == 11)
     }
 
     @Test func documentBytesAreBoundedAcrossBranches() throws {
@@ -302,7 +302,7 @@ struct WrapperResolverTests {
             configuration: .init(maximumFetches: 1000, maximumDocumentBytes: 1000), bytes: 300)
         // 3 documents of 300 bytes fit; the 4th is refused, and nothing is requested once 100 are left.
         #expect(result.fetched.map(\.maximumBytes).prefix(4) == [1000, 700, 700, 700])
-        #expect(result.reports.contains { $0.code == .wrapperLimit && $0.reason == "byte-budget" })
+        #expect(result.reports.contains { $0.code == .wrapperLimit && $0.reason == .byteBudget })
         #expect(result.fetched.count < 40)
         #expect(result.fetched.last.map(\.maximumBytes).map { $0 <= 100 } == true)
     }

@@ -258,8 +258,8 @@ struct NewUserTests {
             cacheBuster: "1")
         try await client.shutdown()
         #expect(!outcome.errors.isEmpty)
-        #expect(outcome.errors.allSatisfy { $0.reason != "wrapper-timeout" && $0.code != .wrapperTimeout })
-        #expect(outcome.errors.contains { $0.reason == "fetch-failed" && $0.code == .wrapperGeneral })
+        #expect(outcome.errors.allSatisfy { $0.reason != .wrapperTimeout && $0.code != .wrapperTimeout })
+        #expect(outcome.errors.contains { $0.reason == .fetchFailed && $0.code == .wrapperGeneral })
         #expect(!outcome.timedOut)
     }
 }

@@ -44,6 +44,26 @@ public struct ResolvedAd: Hashable, Sendable {
 /// A failure to report to an ad server: the VAST error code and the `<Error>` URLs to request with
 /// it in `[ERRORCODE]` (VAST 4.3 §2.3.6), and where it happened.
 public struct VASTErrorReport: Hashable, Sendable, CustomStringConvertible {
+    /// Why a resolution failed, as `hlsi vast` and the server's logs print it (the raw value).
+    public enum Reason: String, Hashable, Sendable, CaseIterable {
+        /// The deadline passed before a wrapper's document arrived (VAST 301).
+        case wrapperTimeout = "wrapper-timeout"
+        /// A request failed: no connection, an HTTP error, a body that is not VAST.
+        case fetchFailed = "fetch-failed"
+        /// More wrappers in a chain than the resolver follows (VAST 302).
+        case wrapperLimit = "wrapper-limit"
+        /// A wrapper leads back to a document of its own chain.
+        case wrapperLoop = "wrapper-loop"
+        /// The decision's budget of requests is spent.
+        case requestBudget = "request-budget"
+        /// The decision's budget of bytes is spent.
+        case byteBudget = "byte-budget"
+        /// The chain ends in no ad (VAST 303).
+        case noAds = "no-ads"
+        /// An ad with no HLS media file the server can schedule (VAST 403).
+        case noHLSMediaFile = "no-hls-media-file"
+    }
+
     /// The VAST error code.
     public var code: VASTErrorCode
     /// The `<Error>` URLs to call, macros not yet filled.
@@ -52,14 +72,14 @@ public struct VASTErrorReport: Hashable, Sendable, CustomStringConvertible {
     public var depth: Int
     /// The URL whose request or response failed, if any.
     public var url: String?
-    /// A stable reason: `wrapper-timeout`, `wrapper-limit`, `wrapper-loop`, `no-ads`, `fetch-failed`…
-    public var reason: String
+    /// Why it failed: a stable code.
+    public var reason: Reason
     /// What happened.
     public var message: String
 
     /// Creates a report.
     public init(
-        code: VASTErrorCode, urls: [String], depth: Int, url: String?, reason: String, message: String
+        code: VASTErrorCode, urls: [String], depth: Int, url: String?, reason: Reason, message: String
     ) {
         self.code = code
         self.urls = urls
@@ -71,6 +91,6 @@ public struct VASTErrorReport: Hashable, Sendable, CustomStringConvertible {
 
     /// `VAST error N [reason] at depth d (url): message`.
     public var description: String {
-        "VAST error \(code) [\(reason)] at depth \(depth)" + (url.map { " (\($0))" } ?? "") + ": \(message)"
+        "VAST error \(code) [\(reason.rawValue)] at depth \(depth)" + (url.map { " (\($0))" } ?? "") + ": \(message)"
     }
 }

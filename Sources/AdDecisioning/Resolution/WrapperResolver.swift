@@ -146,7 +146,7 @@ public struct WrapperResolver: Hashable, Sendable {
         if case .document = response {
             guard bytes <= remainingBytes else {
                 settleFetchFailure(
-                    id, fetch, code: .wrapperLimit, reason: "byte-budget", message: byteBudgetMessage, actions: &actions
+                    id, fetch, code: .wrapperLimit, reason: .byteBudget, message: byteBudgetMessage, actions: &actions
                 )
                 return actions
             }
@@ -154,7 +154,7 @@ public struct WrapperResolver: Hashable, Sendable {
         }
         switch response {
         case .failed(let code, let message):
-            let reason = code == .wrapperTimeout ? "wrapper-timeout" : "fetch-failed"
+            let reason: VASTErrorReport.Reason = code == .wrapperTimeout ? .wrapperTimeout : .fetchFailed
             settleFetchFailure(id, fetch, code: code, reason: reason, message: message, actions: &actions)
         case .document(let document):
             startGroup(for: id, fetch: fetch, document: document, actions: &actions)
@@ -230,7 +230,8 @@ public struct WrapperResolver: Hashable, Sendable {
     }
 
     private mutating func settleFetchFailure(
-        _ id: Int, _ fetch: Fetch, code: VASTErrorCode, reason: String, message: String, actions: inout [Action]
+        _ id: Int, _ fetch: Fetch, code: VASTErrorCode, reason: VASTErrorReport.Reason, message: String,
+        actions: inout [Action]
     ) {
         let failure = VASTErrorReport(
             code: code, urls: fetch.chain.errorURLs, depth: fetch.chain.depth, url: fetch.url, reason: reason,
@@ -272,7 +273,7 @@ public struct WrapperResolver: Hashable, Sendable {
         guard !initial.isEmpty else {
             let failure = VASTErrorReport(
                 code: .noAdsAfterWrapper, urls: fetch.chain.errorURLs + document.errorURLs, depth: fetch.chain.depth,
-                url: fetch.url, reason: "no-ads",
+                url: fetch.url, reason: .noAds,
                 message: document.ads.isEmpty
                     ? "the response has no ads" : "the response has only wrappers, which are not followed")
             guard let parent = fetch.parent else {
@@ -307,14 +308,14 @@ public struct WrapperResolver: Hashable, Sendable {
                 report(
                     VASTErrorReport(
                         code: .wrapperLimit, urls: chain.errorURLs, depth: chain.depth, url: url,
-                        reason: "wrapper-limit",
+                        reason: .wrapperLimit,
                         message: "more than \(configuration.maximumDepth) wrappers"), &actions)
                 state = .failed(fallback: wrapper.fallbackOnNoAd)
             } else if chain.urls.contains(url) {
                 report(
                     VASTErrorReport(
                         code: .wrapperLimit, urls: chain.errorURLs, depth: chain.depth, url: url,
-                        reason: "wrapper-loop",
+                        reason: .wrapperLoop,
                         message: "the wrapper chain requests \(url) a second time"), &actions)
                 state = .failed(fallback: wrapper.fallbackOnNoAd)
             } else if fetches >= configuration.maximumFetches || remainingBytes == 0 {
@@ -322,7 +323,7 @@ public struct WrapperResolver: Hashable, Sendable {
                 report(
                     VASTErrorReport(
                         code: .wrapperLimit, urls: chain.errorURLs, depth: chain.depth, url: url,
-                        reason: requests ? "request-budget" : "byte-budget",
+                        reason: requests ? .requestBudget : .byteBudget,
                         message: requests
                             ? "the resolution has made its \(configuration.maximumFetches) requests"
                             : byteBudgetMessage), &actions)
@@ -331,7 +332,7 @@ public struct WrapperResolver: Hashable, Sendable {
                 report(
                     VASTErrorReport(
                         code: .wrapperTimeout, urls: chain.errorURLs, depth: chain.depth, url: url,
-                        reason: "wrapper-timeout", message: "the deadline passed before the request"), &actions)
+                        reason: .wrapperTimeout, message: "the deadline passed before the request"), &actions)
                 state = .failed(fallback: wrapper.fallbackOnNoAd)
             } else {
                 chain.urls.append(url)
@@ -398,7 +399,7 @@ public struct WrapperResolver: Hashable, Sendable {
                 let failure =
                     firstFailure
                     ?? VASTErrorReport(
-                        code: .noAdsAfterWrapper, urls: [], depth: 0, url: rootURL, reason: "no-ads",
+                        code: .noAdsAfterWrapper, urls: [], depth: 0, url: rootURL, reason: .noAds,
                         message: "no ad could be resolved")
                 var final = failure
                 final.urls = []

@@ -82,7 +82,7 @@ enum VASTFill {
                 prepared.rejected.append(
                     VASTErrorReport(
                         code: .noSupportedMediaFile, urls: resolved.ad.errorURLs, depth: resolved.depth,
-                        url: resolved.requestURLs.last, reason: "no-hls-media-file",
+                        url: resolved.requestURLs.last, reason: .noHLSMediaFile,
                         message: "ad \"\(resolved.ad.id ?? "-")\" has no usable media file with a duration"))
                 continue
             }

@@ -107,7 +107,7 @@ struct VASTSummary: Encodable {
 
         init(_ report: VASTErrorReport) {
             code = report.code.rawValue
-            reason = report.reason
+            reason = report.reason.rawValue
             depth = report.depth
             url = report.url
             message = report.message
