@@ -8,10 +8,10 @@ decided before its cue (a standing decision), on a channel whose breaks show onl
    `prefetch.expectedBreak` 10 (standing decisions on) and `tracking: server` (the server fires
    the impressions when it answers the asset list).
 2. hls.js plays /cue/live/master.m3u8 with its interstitials controller on, behind the live edge as
-   by default. Its requests carry `X-PLAYBACK-SESSION-ID` (hls.js's own session ID, the
+   by default. Its playlist requests carry `X-PLAYBACK-SESSION-ID` (hls.js's own session ID, the
    `_HLS_primary_id` of its asset-list requests), as AVPlayer sends it, through `xhrSetup`: without
    it hls.js's playlist requests name no session, and the server first sees the viewer when it asks
-   for its first asset list.
+   for its first asset list (docs/ad-decisioning.md, "Decisions made ahead").
 3. The script polls the media playlist (with no session, so it is no viewer), /metrics and the ad
    server's log every 0.4 s. Checked:
    - before the break's first segment shows in the playlist: the viewer's standing decision is kept
@@ -73,7 +73,9 @@ let session = "";
 const hls = new Hls({
   xhrSetup(xhr, url) {
     if (!xhr.readyState) xhr.open("GET", url, true);
-    xhr.setRequestHeader("X-PLAYBACK-SESSION-ID", session);
+    // Playlists only: the server records viewers from them, and a page on another origin then pays
+    // a CORS preflight per playlist URL (cached), not per segment.
+    if (new URL(url, location.href).pathname.endsWith(".m3u8")) xhr.setRequestHeader("X-PLAYBACK-SESSION-ID", session);
   },
 });
 session = hls.sessionId;
