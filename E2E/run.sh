@@ -8,6 +8,8 @@
 # `hlsi admin return-now` cuts a live ad short on the page's built-in controller (E2E/page_return_now.py);
 # the operations console creates breaks that are served and returns a live break early (E2E/console.py,
 # screenshots in $ARTIFACTS_DIR, default .build/artifacts/console/).
+# hls.js plays a live break marked only at its first segment (EXT-X-CUE-OUT) whose ads the server
+# decided before the cue (a standing decision, issue 43; E2E/standing_playback.py).
 # The page of `hlsi report` renders offline in Chromium with no console error or request (E2E/report_page.py).
 # First, the security issue's reproductions are run against the real server (E2E/server_attacks.py).
 # Three `hlsi serve` replicas on one PostgreSQL behind nginx (deploy/nginx-replicas.conf) serve identical
@@ -46,6 +48,7 @@ timed python3 E2E/stitched_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 timed python3 E2E/page_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 timed python3 E2E/page_beacons.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 timed python3 E2E/page_return_now.py --hlsi "$HLSI"
+timed python3 E2E/standing_playback.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"
 timed python3 E2E/console.py --hlsi "$HLSI"
 timed python3 E2E/report_page.py --hlsi "$HLSI"
 timed python3 E2E/cross_origin.py --hlsi "$HLSI" --hls "$CACHE/hls.mjs"

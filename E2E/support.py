@@ -1,8 +1,10 @@
 """What the end-to-end scripts share: checks that print and collect failures, free ports, starting
-`hlsi serve` and waiting for it, launching headless Chromium (Playwright, sync and async) and stopping
-what a script started."""
+`hlsi serve` and waiting for it, starting the local ad server (E2E/ad_server.py), launching headless
+Chromium (Playwright, sync and async) and stopping what a script started."""
 
 import contextlib
+import os
+import select
 import sys
 import socket
 import subprocess
@@ -38,6 +40,18 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def start_ad_server(media_base, log, delay_ms=0, timeout=10):
+    """Starts E2E/ad_server.py (VAST whose media files are under `media_base`, every request appended
+    to the file `log`, each decision answered after `delay_ms`); returns (process, origin), origin None
+    if it did not say its port within `timeout` s. Stop it with `stop(process)`."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    process = subprocess.Popen([sys.executable, os.path.join(here, "ad_server.py"), media_base, log, str(delay_ms)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    ready, _, _ = select.select([process.stdout], [], [], timeout)
+    words = (process.stdout.readline() if ready else "").split()
+    return process, (f"http://127.0.0.1:{words[-1]}" if words and words[-1].isdigit() else None)
 
 
 def stop(process, label=None):

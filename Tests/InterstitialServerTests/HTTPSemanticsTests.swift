@@ -177,6 +177,17 @@ struct HTTPSemanticsTests {
             #expect(preflight.headers[.accessControlAllowOrigin] == "*")
             #expect(preflight.headers[.accessControlAllowMethods] == "GET, HEAD, OPTIONS")
             #expect(preflight.headers[.accessControlAllowHeaders]?.contains("Range") == true)
+            // A web player on another origin may name its session on its playlist requests.
+            let named = try await client.execute(
+                uri: "/demo/live/video/main.m3u8", method: .options,
+                headers: [
+                    .origin: "https://player.example", .accessControlRequestMethod: "GET",
+                    .accessControlRequestHeaders: "x-playback-session-id",
+                ])
+            let allowed = (named.headers[.accessControlAllowHeaders] ?? "").lowercased()
+            #expect(
+                allowed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                    .contains("x-playback-session-id"))
             let handoff = try await client.execute(
                 uri: "/handoff/tv", method: .options,
                 headers: [.origin: "https://player.example", .accessControlRequestMethod: "POST"])

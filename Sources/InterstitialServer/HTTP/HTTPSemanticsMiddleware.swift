@@ -11,8 +11,10 @@ import Hummingbird
 /// preflight (`OPTIONS`) is answered here. The admin API has no CORS: a page on another origin
 /// cannot drive it from a browser.
 struct HTTPSemanticsMiddleware<Context: RequestContext>: RouterMiddleware {
-    /// The request fields a cross-origin player may send.
-    static var allowedHeaders: String { "Range, If-None-Match, If-Range, Content-Type" }
+    /// The request fields a cross-origin player may send: `X-PLAYBACK-SESSION-ID` too, so that a web
+    /// player on another origin can name its session on its playlist requests (``RequestEffects``:
+    /// the viewers decisions are made ahead for).
+    static var allowedHeaders: String { "Range, If-None-Match, If-Range, Content-Type, X-PLAYBACK-SESSION-ID" }
     /// The response fields a cross-origin player may read.
     static var exposedHeaders: String { "Content-Length, Content-Range, Accept-Ranges, ETag, Date, Age" }
 
