@@ -135,14 +135,17 @@ final class StitchedService: Sendable {
                         id: event.identifier, start: start, duration: duration, pod: pods[event.identifier] ?? [])
                 }
                 let slate = await slate(role: role, context, fMP4: media.segments.first?.map != nil, deadline: deadline)
-                let stitched = try live.update(key, make: { LiveStitcher(slate: slate) }) {
+                let cap = maximumFillSegments(of: mounted.target)
+                let stitched = try live.update(
+                    key, make: { LiveStitcher(slate: slate, maximumFillSegments: cap) }
+                ) {
                     stitcher throws(StitchingError) -> StitchedPlaylist in
                     try stitcher.stitch(parsed, breaks: breaks)
                 }
                 for id in stitched.cappedBreaks {
                     library.metrics.stitchFallback(reason: "segment-cap")
                     library.logger.warning(
-                        "\(context.url): break \(id) of session \(request.session) needs more than \(LiveStitcher.defaultMaximumFillSegments) ad and slate segments; the rest of the break is left empty (the slate's segments are too short for the break)"
+                        "\(context.url): break \(id) of session \(request.session) needs more than \(cap) ad and slate segments (adServer.maxFillSegments); the rest of the break is left empty (the slate's segments are too short for the break)"
                     )
                 }
                 let written = stitched.write()
@@ -383,6 +386,13 @@ final class StitchedService: Sendable {
                 "\(context.mounted.content.path): the slate \(id) cannot be stitched: \(error.message)")
             return nil
         }
+    }
+
+    /// The most fill segments one live break writes for `target`: its ad server's
+    /// ``AdServerSettings/maximumFillSegments``, else the default.
+    private func maximumFillSegments(of target: Target) -> Int {
+        AdServerSettings.of(target, configuration: library.configuration, state: library.state.snapshot)?
+            .maximumFillSegments ?? LiveStitcher.defaultMaximumFillSegments
     }
 
     /// Logs and counts an ad left out.
