@@ -35,7 +35,14 @@ final class StitchedService: Sendable {
         case variant(VariantStream)
         /// An audio rendition, played with `variant`.
         case audio(Rendition, variant: VariantStream)
+        /// A subtitle rendition, played with `variant`: during an ad it plays no subtitles, one empty
+        /// WebVTT segment for each segment of the ad's rendition in `variant` (``StitchSubtitles``).
+        case subtitles(Rendition, variant: VariantStream)
     }
+
+    /// The path of the empty WebVTT document (``StitchSubtitles/emptyDocument``) a stitched subtitle
+    /// playlist lists while an ad plays.
+    static let emptySubtitlesPath = StitchedBeacons.prefix + "empty.vtt"
 
     let library: ContentLibrary
     let loader: AdRenditionLoader
@@ -306,6 +313,7 @@ final class StitchedService: Sendable {
         var media: MediaPlaylist
         switch loaded.playlist {
         case .media(let playlist):
+            // One media playlist: its segments are the ad's, whatever subtitles mirror.
             if case .audio? = role {
                 throw AdRenditionLoader.Failure(
                     reason: "media",
@@ -332,6 +340,9 @@ final class StitchedService: Sendable {
                         try StitchRenditionChooser.choose(
                             for: rendition, adVariant: adVariant, in: multivariant, at: location
                         ).uri ?? ""
+                case .subtitles(_, let variant):
+                    // The ad variant its video plays: the subtitles mirror its segments.
+                    chosen = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location).uri
                 }
             } catch {
                 throw AdRenditionLoader.Failure(reason: "media", message: "\(error)")
@@ -345,6 +356,12 @@ final class StitchedService: Sendable {
                 throw AdRenditionLoader.Failure(reason: "playlist", message: "\(mediaURL) is not a media playlist")
             }
             media = playlist
+        }
+        if case .subtitles? = role {
+            // No beacon fires from a subtitle segment: the video and audio ones fire them.
+            return StitchSubtitles.blank(
+                mirroring: StitchAd(playlist: media, url: mediaURL),
+                documentURL: context.base + Self.emptySubtitlesPath)
         }
         let routed = beacons.routed(media, url: mediaURL, key: key, tracking: tracking, publicBase: context.base)
         return StitchAd(playlist: routed, url: mediaURL)
@@ -417,11 +434,18 @@ final class StitchedService: Sendable {
         {
             return .variant(variant)
         }
-        for rendition in multivariant.renditions where rendition.type == "AUDIO" {
-            guard let uri = rendition.uri, URIReference.resolve(uri, against: entry) == wanted,
+        for rendition in multivariant.renditions where rendition.type == "AUDIO" || rendition.type == "SUBTITLES" {
+            guard let uri = rendition.uri, URIReference.resolve(uri, against: entry) == wanted else { continue }
+            if rendition.type == "AUDIO",
                 let variant = multivariant.variants.first(where: { $0.audio == rendition.groupID })
-            else { continue }
-            return .audio(rendition, variant: variant)
+            {
+                return .audio(rendition, variant: variant)
+            }
+            if rendition.type == "SUBTITLES",
+                let variant = multivariant.variants.first(where: { $0.subtitles == rendition.groupID })
+            {
+                return .subtitles(rendition, variant: variant)
+            }
         }
         return nil
     }
