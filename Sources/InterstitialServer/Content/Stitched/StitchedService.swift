@@ -125,13 +125,18 @@ final class StitchedService: Sendable {
             let role = events.isEmpty ? nil : await role(of: mounted)
             let deadline = library.clock.deadline(after: library.configuration.assetListDeadline)
             var pods: [String: [StitchAd]] = [:]
+            var endKeys: [String: String] = [:]
             for event in events {
-                pods[event.identifier] = await pod(
+                let pod = await pod(
                     for: event, role: role, context, fMP4: media.segments.first?.map != nil, deadline: deadline)
+                pods[event.identifier] = pod.ads
+                endKeys[event.identifier] = pod.endKey
             }
             do {
                 if media.hasEndList {
-                    let written = try VODStitcher.stitch(parsed, pods: pods).write()
+                    var stitched = try VODStitcher.stitch(parsed, pods: pods)
+                    try routeResumptions(of: &stitched, endKeys: endKeys, context)
+                    let written = stitched.write()
                     renderings.keep(written, for: key, version: version)
                     return ContentResponse(
                         body: .bytes(written), contentType: primary.contentType, cacheControl: CachePolicy.noStore)
@@ -143,7 +148,7 @@ final class StitchedService: Sendable {
                 }
                 let slate = await slate(role: role, context, fMP4: media.segments.first?.map != nil, deadline: deadline)
                 let cap = maximumFillSegments(of: mounted.target)
-                let stitched = try live.update(
+                var stitched = try live.update(
                     key, make: { LiveStitcher(slate: slate, maximumFillSegments: cap) }
                 ) {
                     stitcher throws(StitchingError) -> StitchedPlaylist in
@@ -155,6 +160,7 @@ final class StitchedService: Sendable {
                         "\(context.url): break \(id) of session \(request.session) needs more than \(cap) ad and slate segments (adServer.maxFillSegments); the rest of the break is left empty (the slate's segments are too short for the break)"
                     )
                 }
+                try routeResumptions(of: &stitched, endKeys: endKeys, context)
                 let written = stitched.write()
                 renderings.keep(written, for: key, version: version)
                 return ContentResponse(
@@ -182,11 +188,34 @@ final class StitchedService: Sendable {
 
     // MARK: Decisions
 
+    /// The first primary segment after each break whose pod was cut, listed through this server's
+    /// URL that fires the pod's `breakEnd` (kept in the entry of the pod's last ad, `endKeys` by break,
+    /// so it fires once per viewer and break whichever of that segment and the last ad's last
+    /// segment comes first).
+    private func routeResumptions(
+        of stitched: inout StitchedPlaylist, endKeys: [String: String], _ context: Context
+    ) throws(StitchingError) {
+        for resumption in stitched.resumptions {
+            guard let key = endKeys[resumption.breakID], let uri = stitched.uri(ofSegment: resumption.segment),
+                let routed = beacons.resumption(
+                    key: key, url: URIReference.resolve(uri, against: context.url), publicBase: context.base)
+            else { continue }
+            try stitched.replaceURI(ofSegment: resumption.segment, with: routed)
+        }
+    }
+
+    /// A viewer's pod for a break in one playlist: the ads, and the key of the beacon entry that
+    /// holds the pod's `breakEnd` (its last ad's, or the slate's in its place) when it has one.
+    struct Pod {
+        var ads: [StitchAd] = []
+        var endKey: String?
+    }
+
     /// The viewer's pod for `event` in a playlist of `role`: its ads' renditions for that playlist,
     /// the slate (when the target has one) in place of an ad that cannot be stitched.
     private func pod(
         for event: InterstitialEvent, role: Role?, _ context: Context, fMP4: Bool, deadline: NIODeadline
-    ) async -> [StitchAd] {
+    ) async -> Pod {
         let assets: [AssetList.Asset]
         var podTracking: [String: [String]] = [:]
         if let uri = event.assetURI {
@@ -200,15 +229,18 @@ final class StitchedService: Sendable {
                 fallback(
                     "asset-list", event: event.identifier, position: nil, context,
                     "its X-ASSET-LIST \(resolved) is not this server's; only the server's own decisions are stitched")
-                return []
+                return Pod()
             }
             let list = await decision(for: event.identifier, context)
             assets = list.assets
             podTracking = Self.podTracking(of: list)
         } else {
-            return []
+            return Pod()
         }
-        var pod: [StitchAd] = []
+        var pod = Pod()
+        // A subtitle playlist's segments fire nothing (``StitchSubtitles``).
+        let fires: Bool
+        if case .subtitles? = role { fires = false } else { fires = true }
         let stitched = assets.prefix(Self.maximumAds)
         for (position, asset) in stitched.enumerated() {
             let key = "\(context.mounted.target)|\(context.session)|\(event.identifier)|\(position)"
@@ -225,17 +257,22 @@ final class StitchedService: Sendable {
                     asset.uri, role: role, key: key, tracking: Self.tracking(of: asset).merging(own) { $1 }, context,
                     deadline: deadline)
                 try Self.check(ad, eventID: event.identifier, position: position, fMP4: fMP4)
-                pod.append(ad)
+                pod.ads.append(ad)
+                if fires, own[StitchBeaconPlan.podEnd] != nil { pod.endKey = key }
             } catch {
                 fallback(error.reason, event: event.identifier, position: position, context, error.message)
                 if let slate = await slate(role: role, context, fMP4: fMP4, deadline: deadline, key: key, tracking: own)
                 {
-                    pod.append(slate)
+                    pod.ads.append(slate)
+                    if fires, own[StitchBeaconPlan.podEnd] != nil { pod.endKey = Self.slateKey(key) }
                 }
             }
         }
         return pod
     }
+
+    /// The beacon entry key of the slate standing in for the ad at `key`.
+    static func slateKey(_ key: String) -> String { key + "|slate" }
 
     /// The most ads of one break stitched.
     static let maximumAds = 32
@@ -391,7 +428,7 @@ final class StitchedService: Sendable {
                 .slate,
             let ad = state.ads[id]
         else { return nil }
-        let beaconKey = key.map { $0 + "|slate" } ?? "\(context.mounted.target)|\(context.session)|slate"
+        let beaconKey = key.map(Self.slateKey) ?? "\(context.mounted.target)|\(context.session)|slate"
         do throws(AdRenditionLoader.Failure) {
             let stitched = try await stitchAd(
                 ad.absoluteURI(publicBase: context.base), role: role, key: beaconKey, tracking: tracking, context,
