@@ -406,6 +406,18 @@ struct AdServerTests {
                 .object(["vmap": .string("https://ads.example/vmap"), "vmapBreakDuration": .integer(0)]),
                 "adServer.vmapBreakDuration"
             ),
+            (
+                .object(["vast": .string("https://ads.example/v"), "maxFillSegments": .integer(0)]),
+                "adServer.maxFillSegments"
+            ),
+            (
+                .object(["vast": .string("https://ads.example/v"), "maxFillSegments": .integer(10_001)]),
+                "adServer.maxFillSegments"
+            ),
+            (
+                .object(["vast": .string("https://ads.example/v"), "maxFillSegments": .string("1000")]),
+                "adServer.maxFillSegments"
+            ),
         ]
         for (value, path) in cases {
             #expect(throws: APIError.self) { try AdServerSettings.decode(value, path: "adServer") }
@@ -415,6 +427,41 @@ struct AdServerTests {
                 #expect(error.path == path, "\(value)")
             }
         }
+    }
+
+    @Test(
+        "maxFillSegments: 1 to 10,000 (default 1,000), refused outside with the rule, round-tripping in the settings JSON"
+    )
+    func fillSegmentsSetting() throws {
+        let vast: JSONValue = .string("https://ads.example/vast")
+        let plain = try AdServerSettings.decode(.object(["vast": vast]))
+        #expect(plain.maximumFillSegments == LiveStitcher.defaultMaximumFillSegments)
+        let written = { (settings: AdServerSettings) -> JSONValue? in
+            guard case .object(let fields) = settings.jsonValue else { return nil }
+            return fields["maxFillSegments"]
+        }
+        #expect(written(plain) == nil, "the default is not written")
+        for count in [1, 250, 10_000] {
+            let settings = try AdServerSettings.decode(
+                .object(["vast": vast, "maxFillSegments": .integer(Int64(count))]))
+            #expect(settings.maximumFillSegments == count)
+            #expect(try AdServerSettings.decode(settings.jsonValue) == settings)
+            #expect(written(settings) == .integer(Int64(count)))
+        }
+        #expect {
+            _ = try AdServerSettings.decode(
+                .object(["vast": vast, "maxFillSegments": .integer(20_000)]), path: "adServer")
+        } throws: { error in
+            let error = error as? APIError
+            return error?.path == "adServer.maxFillSegments" && error?.message.contains("1 to 10000") == true
+                && error?.message.contains("found 20000") == true
+        }
+        // In a configuration file, under a target's adServer.
+        let file = """
+            {"live": [{"id": "c", "path": "/c", "loop": "/tmp", "adServer": {"vast": "https://ads.example/v", "maxFillSegments": 40}}]}
+            """
+        let configuration = try ServerConfiguration.decode(Array(file.utf8), base: "/tmp")
+        #expect(configuration.live.first?.adServer?.maximumFillSegments == 40)
     }
 
     @Test(

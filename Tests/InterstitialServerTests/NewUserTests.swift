@@ -85,6 +85,7 @@ struct NewUserTests {
                                "vmapBreakDuration": 30, "tracking": "client", "maxWrapperDepth": 5,
                                "maxConcurrent": 8, "maxPerSecond": 10,
                                "breaker": {"failures": 5, "window": 10, "coolDown": 5}, "slate": "ad1",
+                               "maxFillSegments": 500,
                                "preload": {"endsBefore": 12, "minimum": 6, "maximum": 60},
                                "prefetch": {"window": 60, "expectedBreak": 30, "refresh": 300, "learnFrom": 5}}},
                  {"id": "news", "upstream": "https://origin.example.com/news/master.m3u8",

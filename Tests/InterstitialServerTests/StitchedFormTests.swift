@@ -328,6 +328,39 @@ struct StitchedFormTests {
         #expect(throws: APIError.self) { _ = try ServerConfiguration.decode(Array(many.utf8), base: "/tmp") }
     }
 
+    @Test(
+        "a cut pod's breakEnd fires at the first primary segment after it, once per viewer and break, whichever of it and the last ad segment comes first",
+        arguments: [false, true])
+    func cutPodBreakEnd(lastAdSegmentFirst: Bool) throws {
+        let beacons = StitchedBeacons(
+            limits: .init(count: 64, bytes: 1 << 20, idle: MediaTime(seconds: 3600)),
+            now: { DateTime(iso8601: "2026-03-01T12:00:00Z")! })
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\na0.ts\n#EXTINF:2.0,\na1.ts\n#EXT-X-ENDLIST\n"
+        let ad = try #require(PlaylistParser.parse(text).playlist.media)
+        let base = "https://origin.example.com"
+        let key = "live/demo|viewer|b|0"
+        // Nothing to route before the pod's last ad is listed (its entry holds breakEnd).
+        #expect(beacons.resumption(key: key, url: base + "/demo/live/video/seg9.ts", publicBase: base) == nil)
+        let routed = beacons.routed(
+            ad, url: "https://ads.example.com/a/main.m3u8", key: key,
+            tracking: ["breakEnd": ["https://ads.example.com/break-end"], "complete": ["https://ads.example.com/c"]],
+            publicBase: base)
+        let primary = base + "/demo/live/video/seg9.ts"
+        let resumption = try #require(beacons.resumption(key: key, url: primary, publicBase: base))
+        #expect(resumption.hasSuffix(".ts"))
+        // The same segment in every reload: the same URL.
+        #expect(beacons.resumption(key: key, url: primary, publicBase: base) == resumption)
+        let path = { (url: String) in Substring(Self.path(of: url).dropFirst(StitchedBeacons.prefix.count)) }
+        let lastAd = try #require(routed.segments.last?.uri)
+        var fired: [String] = []
+        for url in lastAdSegmentFirst ? [lastAd, resumption, resumption] : [resumption, lastAd, resumption] {
+            let found = try #require(beacons.request(path(url)))
+            fired += found.fire.map(\.type)
+            if url == resumption { #expect(found.location == primary, "the viewer is sent to the primary segment") }
+        }
+        #expect(fired.filter { $0 == "breakEnd" }.count == 1, "\(fired)")
+    }
+
     @Test("the beacon plan: impression and start first, quartiles where they fall, complete last")
     func beaconPlan() {
         let two = MediaTime(seconds: 2)

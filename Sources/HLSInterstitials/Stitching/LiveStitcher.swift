@@ -39,6 +39,12 @@ public struct LiveStitcher: Sendable {
         var addedDiscontinuities: Int
         /// Where its break's fill starts in this playlist (replaced segments): the splice-in.
         var origin: DateTime? = nil
+        /// The break it follows when that break's pod was cut (kept segments): the break ends here.
+        var resumes: String? = nil
+        /// Whether it had its own EXT-X-DISCONTINUITY when first seen. An origin may leave that tag
+        /// off once the segment is first in its window (its EXT-X-DISCONTINUITY-SEQUENCE counting it
+        /// instead, as `LiveLoop` does): the segment is written as first seen, so its number holds.
+        var discontinuity = false
     }
 
     /// The slate that pads a pod shorter than its break; nil: a short pod leaves the rest of the
@@ -122,9 +128,15 @@ public struct LiveStitcher: Sendable {
                 let fill = fills[item.id]
             else {
                 let afterBreak = previous?.breakID != nil
+                // The pod was cut when the break's last replaced segment brought less than all of it.
+                let cut = previous.flatMap { previous in
+                    previous.breakID.flatMap { id in fills[id]?.cutsPod(at: previous.fill.upperBound) == true ? id : nil
+                    }
+                }
                 decisions[segment.mediaSequence] = Decision(
                     breakID: nil, fill: 0..<0, afterBreak: afterBreak,
-                    addedDiscontinuities: afterBreak && !segment.discontinuity ? 1 : 0)
+                    addedDiscontinuities: afterBreak && !segment.discontinuity ? 1 : 0, resumes: cut,
+                    discontinuity: segment.discontinuity)
                 continue
             }
             // The fill is counted from this rendition's splice-in (profile R28, `LiveSplice`).
@@ -151,7 +163,8 @@ public struct LiveStitcher: Sendable {
             }
             decisions[segment.mediaSequence] = Decision(
                 breakID: item.id, fill: lower..<upper, afterBreak: false,
-                addedDiscontinuities: added - (segment.discontinuity ? 1 : 0), origin: origin)
+                addedDiscontinuities: added - (segment.discontinuity ? 1 : 0), origin: origin,
+                discontinuity: segment.discontinuity)
         }
 
         // Write the window.
@@ -160,7 +173,11 @@ public struct LiveStitcher: Sendable {
         for index in segments.indices {
             guard let decision = decisions[segments[index].mediaSequence] else { continue }
             guard let id = decision.breakID else {
-                try writer.writePrimary(index, discontinuity: decision.afterBreak)
+                writer.resumeAfter = decision.resumes
+                // Its own discontinuity as first seen, when the origin has since left it off.
+                try writer.writePrimary(
+                    index,
+                    discontinuity: decision.afterBreak || (decision.discontinuity && !segments[index].discontinuity))
                 continue
             }
             guard let fill = fills[id] else {
@@ -177,14 +194,18 @@ public struct LiveStitcher: Sendable {
         }
         writer.finish()
         let firstSegment = segments.first
+        // The discontinuity sequence number before the first segment, its own discontinuity counted
+        // as first seen.
         let before = Int64(
-            clamping: firstSegment.map { $0.discontinuitySequence &- ($0.discontinuity ? 1 : 0) }
-                ?? playlist.discontinuitySequence)
+            clamping: firstSegment.map { segment in
+                let own = decisions[segment.mediaSequence]?.discontinuity ?? false
+                return segment.discontinuitySequence &- (own || segment.discontinuity ? 1 : 0)
+            } ?? playlist.discontinuitySequence)
         return StitchedPlaylist(
             document: try writer.document(
                 file: document.file, mediaSequence: UInt64(clamping: Int64(clamping: first) + sequenceShift),
                 discontinuitySequence: UInt64(clamping: before + discontinuityShift)),
-            ads: writer.ads, cappedBreaks: capped)
+            ads: writer.ads, cappedBreaks: capped, resumptions: writer.resumptions)
     }
 }
 
@@ -277,6 +298,10 @@ extension LiveStitcher {
             }
             return low
         }
+
+        /// Whether a break whose fill ends before position `end` cut its pod: the pod's last segment
+        /// is at or after `end` (never for an empty pod).
+        func cutsPod(at end: Int) -> Bool { end < pod.count }
 
         /// Whether fill position `position` is an asset's first segment.
         func startsAsset(_ position: Int) -> Bool { locate(position)?.segment == 0 }

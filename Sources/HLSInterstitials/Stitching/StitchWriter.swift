@@ -33,6 +33,11 @@ struct StitchWriter {
     private(set) var segmentCount = 0
     /// The longest segment written from an ad, rounded as §4.4.3.1 rounds (0 when none).
     private(set) var longestAdSegment: Int64 = 0
+    /// The break whose pod was cut, when the next primary segment written is where it ends (an ad
+    /// written first clears it).
+    var resumeAfter: String?
+    /// The primary segments written where a cut pod's break ends.
+    private(set) var resumptions: [StitchedPlaylist.Resumption] = []
 
     init(document: PlaylistDocument, playlist: MediaPlaylist, map: PrimarySegmentLines) {
         self.document = document
@@ -104,6 +109,10 @@ struct StitchWriter {
             }
         }
         if fresh { stateThrough = index }
+        if let id = resumeAfter {
+            resumptions.append(StitchedPlaylist.Resumption(breakID: id, segment: segmentCount))
+            resumeAfter = nil
+        }
         mapInForce = Self.identity(ofPrimary: playlist.segments[index].map)
         keysInForce = Self.identity(ofPrimary: playlist.segments[index].keys)
         last = .primary(index)
@@ -141,6 +150,7 @@ struct StitchWriter {
                 nextOffset[segment.uri] = (byteRange.offset ?? nextOffset[segment.uri] ?? 0) &+ byteRange.length
             }
         }
+        if !range.isEmpty { resumeAfter = nil }
         for position in range {
             let segment = ad.playlist.segments[position]
             if position == 0 ? discontinuityAtStart : segment.discontinuity {

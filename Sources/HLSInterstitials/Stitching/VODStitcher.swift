@@ -117,10 +117,15 @@ public enum VODStitcher {
                         entry.ad, eventID: event.id, adIndex: position, segments: 0..<entry.segments,
                         discontinuityAtStart: writer.last != nil)
                 }
+                // X-PLAYOUT-LIMIT cut the pod: its break ends with the next primary segment.
+                if let lastKept = kept.last, lastKept.segments < lastKept.ad.playlist.segments.count {
+                    writer.resumeAfter = event.id
+                }
             }
         }
         writer.finish()
-        return StitchedPlaylist(document: try writer.document(file: document.file), ads: writer.ads)
+        return StitchedPlaylist(
+            document: try writer.document(file: document.file), ads: writer.ads, resumptions: writer.resumptions)
     }
 
     /// The first segment that starts at or after `time` (the count when none does).

@@ -53,7 +53,7 @@ package enum ConfigurationKeys {
             name: "adServer",
             keys: [
                 "vast", "vmap", "vmapBreakDuration", "tracking", "maxWrapperDepth", "maxConcurrent", "maxPerSecond",
-                "breaker", "slate", "preload", "prefetch", "rateLearning",
+                "breaker", "slate", "maxFillSegments", "preload", "prefetch", "rateLearning",
             ],
             children: [
                 "breaker": "adServer.breaker", "preload": "adServer.preload", "prefetch": "adServer.prefetch",

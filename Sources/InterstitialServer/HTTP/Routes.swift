@@ -257,6 +257,15 @@ struct Routes {
         let stitched = stitched
         let byUserAgent = !configuration.stitchedUserAgents.patterns.isEmpty
         router.get("/stitched/**") { request, _ -> Response in
+            // What a stitched subtitle playlist lists while an ad plays: no subtitles.
+            if request.uri.path == StitchedService.emptySubtitlesPath {
+                var headers = HTTPFields()
+                headers[.contentType] = StitchSubtitles.mediaType
+                headers[.cacheControl] = CachePolicy.media
+                return Response(
+                    status: .ok, headers: headers,
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: StitchSubtitles.emptyDocument)))
+            }
             guard let found = stitched.beacons.request(request.uri.path.dropFirst(StitchedBeacons.prefix.count)) else {
                 throw APIError.notFound(request.uri.path)
             }

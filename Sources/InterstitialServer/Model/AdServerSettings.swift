@@ -70,6 +70,15 @@ public struct AdServerSettings: Hashable, Sendable {
     /// The inventory ad that fills a break the ad server did not fill in time (failed, timed out,
     /// shed, breaker open); nil: the target's whole inventory.
     public var slate: String?
+    /// The most fill segments (the pod's, then the slate's repeated) one live break writes into a
+    /// viewer's stitched media playlist (`maxFillSegments`, 1 to ``fillSegmentBounds``'s upper
+    /// bound, default ``LiveStitcher/defaultMaximumFillSegments``): a slate of short segments padding
+    /// a long break stops there and the rest of the break is left empty (docs/stitching.md). It bounds
+    /// a stitched playlist's size: about 150 bytes a segment.
+    public var maximumFillSegments = LiveStitcher.defaultMaximumFillSegments
+    /// The values ``maximumFillSegments`` may take: 1 to 10,000 (a stitched playlist of at most
+    /// about 1.5 MB of fill).
+    public static let fillSegmentBounds: ClosedRange<Int64> = 1...10_000
     /// The preload hints written for its live breaks (`preload`).
     public var preload = PreloadSettings()
     /// Whether the breaks of a live channel are decided before its viewers ask, and how far ahead.
@@ -88,8 +97,8 @@ public struct AdServerSettings: Hashable, Sendable {
     }
 
     /// `{"vast", "vmap", "vmapBreakDuration", "tracking", "maxWrapperDepth", "maxConcurrent",
-    /// "maxPerSecond" or "rateLearning", "breaker", "slate", "preload"}` (`maxPerSecond` when the rate
-    /// is not learned, the others when not the defaults).
+    /// "maxPerSecond" or "rateLearning", "breaker", "slate", "maxFillSegments", "preload"}`
+    /// (`maxPerSecond` when the rate is not learned, the others when not the defaults).
     public var jsonValue: JSONValue {
         var fields: [String: JSONValue] = [
             "tracking": .string(tracking.rawValue), "maxWrapperDepth": .integer(Int64(maximumWrapperDepth)),
@@ -112,6 +121,9 @@ public struct AdServerSettings: Hashable, Sendable {
             ])
         }
         if let slate { fields["slate"] = .string(slate) }
+        if maximumFillSegments != LiveStitcher.defaultMaximumFillSegments {
+            fields["maxFillSegments"] = .integer(Int64(maximumFillSegments))
+        }
         if preload != PreloadSettings() { fields["preload"] = preload.jsonValue }
         if let prefetch = prefetch.jsonValue { fields["prefetch"] = prefetch }
         return .object(fields)
@@ -124,8 +136,9 @@ public struct AdServerSettings: Hashable, Sendable {
     /// hard cap, default 200; or, with `rateLearning` instead, learned within its bounds,
     /// ``RateLearningSettings``), a
     /// breaker `{"failures": 1-10000, "window": 1-600 s, "coolDown": 1-600 s}`
-    /// (default 20, 10, 5), a `slate` (an inventory ad's ID), `preload` (``PreloadSettings``) and
-    /// `prefetch` (``PrefetchSettings``).
+    /// (default 20, 10, 5), a `slate` (an inventory ad's ID), `maxFillSegments` (1 to 10,000, default
+    /// 1,000: ``maximumFillSegments``), `preload` (``PreloadSettings``) and `prefetch`
+    /// (``PrefetchSettings``).
     public static func decode(
         _ value: JSONValue, path: String = "", allowsVMAP: Bool = true
     ) throws(APIError) -> AdServerSettings {
@@ -182,6 +195,15 @@ public struct AdServerSettings: Hashable, Sendable {
                 throw reader.error("slate", "\"\(slate)\" is not an ad ID: use 1 to 64 of A-Z a-z 0-9 - _ .")
             }
             settings.slate = slate
+        }
+        if let fill = reader.take("maxFillSegments") {
+            guard case .integer(let count) = fill, fillSegmentBounds.contains(count) else {
+                throw reader.error(
+                    "maxFillSegments",
+                    "expected a whole number from \(fillSegmentBounds.lowerBound) to \(fillSegmentBounds.upperBound), found \(fill): the most ad and slate segments one live break writes into a stitched playlist (docs/stitching.md)"
+                )
+            }
+            settings.maximumFillSegments = Int(count)
         }
         if let preload = reader.take("preload") {
             settings.preload = try PreloadSettings.decode(preload, path: reader.at("preload"))

@@ -168,6 +168,94 @@ struct LiveStitcherTests {
         #expect(try enough.stitch(Self.window(first: 100, size: 8), breaks: [short]).cappedBreaks.isEmpty)
     }
 
+    @Test(
+        "a cut pod's break ends at the first primary segment after it (its breakEnd), in every window that lists it; a whole pod's does not",
+        arguments: [
+            // The break's duration before reload 2 and from it (an early return shortens it).
+            (name: "a 12 s break cuts the 15 s pod", seconds: [12, 12], slate: nil, cut: true),
+            (name: "an early return at 9 s (reload 2)", seconds: [18, 9], slate: nil, cut: true),
+            (name: "an 18 s break plays the pod and slate", seconds: [18, 18], slate: slate, cut: false),
+            (name: "an 18 s break without slate plays the whole pod", seconds: [18, 18], slate: nil, cut: false),
+        ] as [(name: String, seconds: [Int], slate: StitchAd?, cut: Bool)])
+    func resumptions(sample: (name: String, seconds: [Int], slate: StitchAd?, cut: Bool)) throws {
+        var stitcher = LiveStitcher(slate: sample.slate)
+        var reported = Set<String>()
+        for reload in 0..<10 {
+            let item = Self.plannedBreak(seconds: sample.seconds[reload < 2 ? 0 : 1])
+            let stitched = try stitcher.stitch(Self.window(first: 100 + reload), breaks: [item])
+            for resumption in stitched.resumptions {
+                #expect(resumption.breakID == "b")
+                let uri = try #require(stitched.uri(ofSegment: resumption.segment))
+                reported.insert(uri)
+            }
+            // A window that lists the segment after the break reports it while it is listed.
+            let text = String(decoding: stitched.write(), as: UTF8.self)
+            let afterBreak = text.contains("seg105.m4s") && sample.cut
+            #expect(stitched.resumptions.isEmpty != afterBreak, "\(sample.name), reload \(reload)\n\(text)")
+        }
+        #expect(reported == (sample.cut ? ["seg105.m4s"] : []), "\(sample.name)")
+    }
+
+    @Test("a resumption's segment URI can be replaced (a server's redirect), and the playlist validates")
+    func replaceResumptionURI() throws {
+        var stitcher = LiveStitcher()
+        _ = try stitcher.stitch(Self.window(first: 102), breaks: [Self.plannedBreak(seconds: 12)])
+        var stitched = try stitcher.stitch(Self.window(first: 104), breaks: [Self.plannedBreak(seconds: 12)])
+        let resumption = try #require(stitched.resumptions.first)
+        #expect(stitched.uri(ofSegment: resumption.segment) == "seg105.m4s")
+        try stitched.replaceURI(ofSegment: resumption.segment, with: "https://origin.example.com/stitched/x/0/0.m4s")
+        let text = String(decoding: stitched.write(), as: UTF8.self)
+        #expect(text.contains("\nhttps://origin.example.com/stitched/x/0/0.m4s\n"))
+        #expect(!text.contains("seg105.m4s"))
+        #expect(S.problems(text).isEmpty, "\(S.problems(text))")
+        #expect(throws: StitchingError.self) { try stitched.replaceURI(ofSegment: 99, with: "x.m4s") }
+        #expect(throws: StitchingError.self) { try stitched.replaceURI(ofSegment: 0, with: "a\nb") }
+    }
+
+    /// A live window of 6 s segments from `first` whose segments 104 and 108 start a loop (as
+    /// `LiveLoop` writes a loop without continuous timestamps): EXT-X-DISCONTINUITY on them, left off
+    /// when one is first in the window, its EXT-X-DISCONTINUITY-SEQUENCE counting it instead.
+    static func loopWindow(first: Int, size: Int = 4) -> ParseResult {
+        let loop = { (sequence: Int) in sequence >= 108 ? 2 : sequence >= 104 ? 1 : 0 }
+        var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+        text += "#EXT-X-DISCONTINUITY-SEQUENCE:\(loop(first))\n"
+        for sequence in first..<(first + size) {
+            if sequence != first, sequence == 104 || sequence == 108 { text += "#EXT-X-DISCONTINUITY\n" }
+            text += "#EXT-X-PROGRAM-DATE-TIME:\(date(sequence).iso8601)\n#EXTINF:6.000,\nsub\(sequence).vtt\n"
+        }
+        return PlaylistParser.parse(text, options: ParseOptions(file: "loop.m3u8"))
+    }
+
+    @Test(
+        "an origin that leaves a first segment's discontinuity off (counting it in its sequence): every number holds",
+        arguments: [nil, 18, 12])
+    func firstSegmentDiscontinuity(breakSeconds: Int?) throws {
+        var stitcher = LiveStitcher()
+        var seen: [UInt64: String] = [:]
+        for reload in 0..<10 {
+            let breaks =
+                breakSeconds.map {
+                    [LiveBreak(id: "b", start: Self.date(103), duration: MediaTime(seconds: $0), pod: [S.blankB])]
+                } ?? []
+            let stitched = try stitcher.stitch(Self.loopWindow(first: 100 + reload), breaks: breaks)
+            let text = String(decoding: stitched.write(), as: UTF8.self)
+            #expect(S.problems(text).isEmpty, "reload \(reload): \(S.problems(text))\n\(text)")
+            guard case .media(let playlist) = PlaylistParser.parse(text).playlist else {
+                Issue.record("reload \(reload) is not a media playlist")
+                return
+            }
+            for segment in playlist.segments {
+                let entry = "\(Self.name(segment.uri))/\(segment.discontinuitySequence)"
+                if let earlier = seen[segment.mediaSequence] {
+                    #expect(
+                        earlier == entry,
+                        "reload \(reload): \(segment.mediaSequence) was \(earlier), now \(entry)\n\(text)")
+                }
+                seen[segment.mediaSequence] = entry
+            }
+        }
+    }
+
     @Test("a window in the middle of a break: the numbers the stream gives it")
     func windowInsideBreak() throws {
         var stitcher = LiveStitcher(slate: Self.slate)

@@ -40,6 +40,10 @@ enum StitchingSamples {
     /// Ad `b`: 2 segments of 4 s (8 s).
     static let b = ad("b", count: 2, seconds: 4)
 
+    /// Ad `b` as a WebVTT playlist stitches it (``StitchSubtitles``).
+    static let blankB = StitchSubtitles.blank(
+        mirroring: b, documentURL: "https://origin.example.com/stitched/empty.vtt")
+
     /// The segment URIs of a stitched playlist, `|` marking a discontinuity, ads shortened to their
     /// file name (`a0`), primary segments to `s0`.
     static func outline(_ text: String) -> String {

@@ -227,4 +227,21 @@ struct VODStitcherTests {
             (error as? StitchingError)?.code == refusal.code
         }
     }
+
+    @Test("X-PLAYOUT-LIMIT cuts the pod: the break ends at the next primary segment; a whole pod reports nothing")
+    func resumptions() throws {
+        let cut = try VODStitcher.stitch(
+            PlaylistParser.parse(S.primary([S.event("m", at: 12, ",X-RESUME-OFFSET=0,X-PLAYOUT-LIMIT=12")])),
+            pods: ["m": [S.a, S.b]])
+        #expect(cut.resumptions == [StitchedPlaylist.Resumption(breakID: "m", segment: 4)])
+        #expect(cut.uri(ofSegment: 4) == "seg2.m4s")
+        let whole = try VODStitcher.stitch(
+            PlaylistParser.parse(S.primary([S.event("m", at: 12, ",X-RESUME-OFFSET=0")])), pods: ["m": [S.a, S.b]])
+        #expect(whole.resumptions.isEmpty)
+        // A cut post-roll has no primary after it.
+        let post = try VODStitcher.stitch(
+            PlaylistParser.parse(S.primary([S.event("p", at: 0, ",CUE=\"POST\",X-PLAYOUT-LIMIT=4")])),
+            pods: ["p": [S.a]])
+        #expect(post.resumptions.isEmpty)
+    }
 }

@@ -84,6 +84,22 @@ final class StitchedBeacons: Sendable {
         return routed
     }
 
+    /// The URL that lists `url`, the first primary segment after a break whose pod was cut, through
+    /// this server: it sends the viewer there and fires the pod's `breakEnd` (profile R28). It is a
+    /// rendition of the entry `key` of the pod's last ad, which holds `breakEnd`, so the event fires
+    /// once per viewer and break, at this segment or the last ad's last, whichever is asked first.
+    /// Nil when that entry is not kept.
+    func resumption(key: String, url: String, publicBase: String) -> String? {
+        guard entries.value(key) != nil else { return nil }
+        let (id, rendition) = entries.update(key, make: { Entry(id: Self.newID(), tracking: [:]) }) { entry in
+            if let index = entry.renditions.firstIndex(where: { $0.url == url }) { return (entry.id, index) }
+            entry.renditions.append((url, [url], [[StitchBeaconPlan.podEnd]]))
+            return (entry.id, entry.renditions.count - 1)
+        }
+        keys.update(id, make: { key }) { $0 = key }
+        return "\(publicBase)\(Self.prefix)\(id)/\(rendition)/0\(Self.fileExtension(url))"
+    }
+
     /// What a request for a segment URL (the path after ``prefix``) gets: the ad segment to redirect
     /// to, and the tracking URLs of the events due at it not fired yet (now marked fired, with their
     /// types); nil for a URL that names no kept entry or segment.

@@ -35,7 +35,14 @@ final class StitchedService: Sendable {
         case variant(VariantStream)
         /// An audio rendition, played with `variant`.
         case audio(Rendition, variant: VariantStream)
+        /// A subtitle rendition, played with `variant`: during an ad it plays no subtitles, one empty
+        /// WebVTT segment for each segment of the ad's rendition in `variant` (``StitchSubtitles``).
+        case subtitles(Rendition, variant: VariantStream)
     }
+
+    /// The path of the empty WebVTT document (``StitchSubtitles/emptyDocument``) a stitched subtitle
+    /// playlist lists while an ad plays.
+    static let emptySubtitlesPath = StitchedBeacons.prefix + "empty.vtt"
 
     let library: ContentLibrary
     let loader: AdRenditionLoader
@@ -118,13 +125,18 @@ final class StitchedService: Sendable {
             let role = events.isEmpty ? nil : await role(of: mounted)
             let deadline = library.clock.deadline(after: library.configuration.assetListDeadline)
             var pods: [String: [StitchAd]] = [:]
+            var endKeys: [String: String] = [:]
             for event in events {
-                pods[event.identifier] = await pod(
+                let pod = await pod(
                     for: event, role: role, context, fMP4: media.segments.first?.map != nil, deadline: deadline)
+                pods[event.identifier] = pod.ads
+                endKeys[event.identifier] = pod.endKey
             }
             do {
                 if media.hasEndList {
-                    let written = try VODStitcher.stitch(parsed, pods: pods).write()
+                    var stitched = try VODStitcher.stitch(parsed, pods: pods)
+                    try routeResumptions(of: &stitched, endKeys: endKeys, context)
+                    let written = stitched.write()
                     renderings.keep(written, for: key, version: version)
                     return ContentResponse(
                         body: .bytes(written), contentType: primary.contentType, cacheControl: CachePolicy.noStore)
@@ -135,16 +147,20 @@ final class StitchedService: Sendable {
                         id: event.identifier, start: start, duration: duration, pod: pods[event.identifier] ?? [])
                 }
                 let slate = await slate(role: role, context, fMP4: media.segments.first?.map != nil, deadline: deadline)
-                let stitched = try live.update(key, make: { LiveStitcher(slate: slate) }) {
+                let cap = maximumFillSegments(of: mounted.target)
+                var stitched = try live.update(
+                    key, make: { LiveStitcher(slate: slate, maximumFillSegments: cap) }
+                ) {
                     stitcher throws(StitchingError) -> StitchedPlaylist in
                     try stitcher.stitch(parsed, breaks: breaks)
                 }
                 for id in stitched.cappedBreaks {
                     library.metrics.stitchFallback(reason: "segment-cap")
                     library.logger.warning(
-                        "\(context.url): break \(id) of session \(request.session) needs more than \(LiveStitcher.defaultMaximumFillSegments) ad and slate segments; the rest of the break is left empty (the slate's segments are too short for the break)"
+                        "\(context.url): break \(id) of session \(request.session) needs more than \(cap) ad and slate segments (adServer.maxFillSegments); the rest of the break is left empty (the slate's segments are too short for the break)"
                     )
                 }
+                try routeResumptions(of: &stitched, endKeys: endKeys, context)
                 let written = stitched.write()
                 renderings.keep(written, for: key, version: version)
                 return ContentResponse(
@@ -172,11 +188,34 @@ final class StitchedService: Sendable {
 
     // MARK: Decisions
 
+    /// The first primary segment after each break whose pod was cut, listed through this server's
+    /// URL that fires the pod's `breakEnd` (kept in the entry of the pod's last ad, `endKeys` by break,
+    /// so it fires once per viewer and break whichever of that segment and the last ad's last
+    /// segment comes first).
+    private func routeResumptions(
+        of stitched: inout StitchedPlaylist, endKeys: [String: String], _ context: Context
+    ) throws(StitchingError) {
+        for resumption in stitched.resumptions {
+            guard let key = endKeys[resumption.breakID], let uri = stitched.uri(ofSegment: resumption.segment),
+                let routed = beacons.resumption(
+                    key: key, url: URIReference.resolve(uri, against: context.url), publicBase: context.base)
+            else { continue }
+            try stitched.replaceURI(ofSegment: resumption.segment, with: routed)
+        }
+    }
+
+    /// A viewer's pod for a break in one playlist: the ads, and the key of the beacon entry that
+    /// holds the pod's `breakEnd` (its last ad's, or the slate's in its place) when it has one.
+    struct Pod {
+        var ads: [StitchAd] = []
+        var endKey: String?
+    }
+
     /// The viewer's pod for `event` in a playlist of `role`: its ads' renditions for that playlist,
     /// the slate (when the target has one) in place of an ad that cannot be stitched.
     private func pod(
         for event: InterstitialEvent, role: Role?, _ context: Context, fMP4: Bool, deadline: NIODeadline
-    ) async -> [StitchAd] {
+    ) async -> Pod {
         let assets: [AssetList.Asset]
         var podTracking: [String: [String]] = [:]
         if let uri = event.assetURI {
@@ -190,15 +229,18 @@ final class StitchedService: Sendable {
                 fallback(
                     "asset-list", event: event.identifier, position: nil, context,
                     "its X-ASSET-LIST \(resolved) is not this server's; only the server's own decisions are stitched")
-                return []
+                return Pod()
             }
             let list = await decision(for: event.identifier, context)
             assets = list.assets
             podTracking = Self.podTracking(of: list)
         } else {
-            return []
+            return Pod()
         }
-        var pod: [StitchAd] = []
+        var pod = Pod()
+        // A subtitle playlist's segments fire nothing (``StitchSubtitles``).
+        let fires: Bool
+        if case .subtitles? = role { fires = false } else { fires = true }
         let stitched = assets.prefix(Self.maximumAds)
         for (position, asset) in stitched.enumerated() {
             let key = "\(context.mounted.target)|\(context.session)|\(event.identifier)|\(position)"
@@ -215,17 +257,22 @@ final class StitchedService: Sendable {
                     asset.uri, role: role, key: key, tracking: Self.tracking(of: asset).merging(own) { $1 }, context,
                     deadline: deadline)
                 try Self.check(ad, eventID: event.identifier, position: position, fMP4: fMP4)
-                pod.append(ad)
+                pod.ads.append(ad)
+                if fires, own[StitchBeaconPlan.podEnd] != nil { pod.endKey = key }
             } catch {
                 fallback(error.reason, event: event.identifier, position: position, context, error.message)
                 if let slate = await slate(role: role, context, fMP4: fMP4, deadline: deadline, key: key, tracking: own)
                 {
-                    pod.append(slate)
+                    pod.ads.append(slate)
+                    if fires, own[StitchBeaconPlan.podEnd] != nil { pod.endKey = Self.slateKey(key) }
                 }
             }
         }
         return pod
     }
+
+    /// The beacon entry key of the slate standing in for the ad at `key`.
+    static func slateKey(_ key: String) -> String { key + "|slate" }
 
     /// The most ads of one break stitched.
     static let maximumAds = 32
@@ -303,6 +350,7 @@ final class StitchedService: Sendable {
         var media: MediaPlaylist
         switch loaded.playlist {
         case .media(let playlist):
+            // One media playlist: its segments are the ad's, whatever subtitles mirror.
             if case .audio? = role {
                 throw AdRenditionLoader.Failure(
                     reason: "media",
@@ -329,6 +377,9 @@ final class StitchedService: Sendable {
                         try StitchRenditionChooser.choose(
                             for: rendition, adVariant: adVariant, in: multivariant, at: location
                         ).uri ?? ""
+                case .subtitles(_, let variant):
+                    // The ad variant its video plays: the subtitles mirror its segments.
+                    chosen = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location).uri
                 }
             } catch {
                 throw AdRenditionLoader.Failure(reason: "media", message: "\(error)")
@@ -342,6 +393,12 @@ final class StitchedService: Sendable {
                 throw AdRenditionLoader.Failure(reason: "playlist", message: "\(mediaURL) is not a media playlist")
             }
             media = playlist
+        }
+        if case .subtitles? = role {
+            // No beacon fires from a subtitle segment: the video and audio ones fire them.
+            return StitchSubtitles.blank(
+                mirroring: StitchAd(playlist: media, url: mediaURL),
+                documentURL: context.base + Self.emptySubtitlesPath)
         }
         let routed = beacons.routed(media, url: mediaURL, key: key, tracking: tracking, publicBase: context.base)
         return StitchAd(playlist: routed, url: mediaURL)
@@ -371,7 +428,7 @@ final class StitchedService: Sendable {
                 .slate,
             let ad = state.ads[id]
         else { return nil }
-        let beaconKey = key.map { $0 + "|slate" } ?? "\(context.mounted.target)|\(context.session)|slate"
+        let beaconKey = key.map(Self.slateKey) ?? "\(context.mounted.target)|\(context.session)|slate"
         do throws(AdRenditionLoader.Failure) {
             let stitched = try await stitchAd(
                 ad.absoluteURI(publicBase: context.base), role: role, key: beaconKey, tracking: tracking, context,
@@ -383,6 +440,13 @@ final class StitchedService: Sendable {
                 "\(context.mounted.content.path): the slate \(id) cannot be stitched: \(error.message)")
             return nil
         }
+    }
+
+    /// The most fill segments one live break writes for `target`: its ad server's
+    /// ``AdServerSettings/maximumFillSegments``, else the default.
+    private func maximumFillSegments(of target: Target) -> Int {
+        AdServerSettings.of(target, configuration: library.configuration, state: library.state.snapshot)?
+            .maximumFillSegments ?? LiveStitcher.defaultMaximumFillSegments
     }
 
     /// Logs and counts an ad left out.
@@ -407,11 +471,18 @@ final class StitchedService: Sendable {
         {
             return .variant(variant)
         }
-        for rendition in multivariant.renditions where rendition.type == "AUDIO" {
-            guard let uri = rendition.uri, URIReference.resolve(uri, against: entry) == wanted,
+        for rendition in multivariant.renditions where rendition.type == "AUDIO" || rendition.type == "SUBTITLES" {
+            guard let uri = rendition.uri, URIReference.resolve(uri, against: entry) == wanted else { continue }
+            if rendition.type == "AUDIO",
                 let variant = multivariant.variants.first(where: { $0.audio == rendition.groupID })
-            else { continue }
-            return .audio(rendition, variant: variant)
+            {
+                return .audio(rendition, variant: variant)
+            }
+            if rendition.type == "SUBTITLES",
+                let variant = multivariant.variants.first(where: { $0.subtitles == rendition.groupID })
+            {
+                return .subtitles(rendition, variant: variant)
+            }
         }
         return nil
     }
