@@ -18,14 +18,13 @@ Usage: python3 E2E/page_beacons.py --hlsi PATH --hls E2E/.cache/hls.mjs
 import argparse
 import json
 import os
-import select
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.parse
 
-from support import check, chromium, demo_server, failures, stop
+from support import check, chromium, demo_server, failures, start_ad_server, stop
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TRACES = os.path.join(HERE, ".cache", "traces")
@@ -35,16 +34,6 @@ TYPES = ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "c
 EXPECTED = sorted(f"{ad}/{kind}" for ad in PLAYED for kind in TYPES)
 PLAY_DEADLINE = 180  # the demo VOD plays 66 s
 BEACON_DEADLINE = 10
-
-
-def start_ad_server(media_base, log):
-    """Starts E2E/ad_server.py; returns (process, origin), origin None if it did not start in 10 s."""
-    process = subprocess.Popen([sys.executable, os.path.join(HERE, "ad_server.py"), media_base, log],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    ready, _, _ = select.select([process.stdout], [], [], 10)
-    line = process.stdout.readline() if ready else ""
-    words = line.split()
-    return process, (f"http://127.0.0.1:{words[-1]}" if words and words[-1].isdigit() else None)
 
 
 def requests_since(log, mark):
