@@ -324,9 +324,9 @@ scenario_cue() {
     esac
 }
 
-# cue_figure FILE: "filled% failed p99" of a herd report.
+# cue_figure FILE: "filled% failed p99" of the viewers' report as they wrote it (not indented).
 cue_figure() {
-    awk '/^  filled by the ad server:/ {f = $6} /^  failed:/ {x = $2} /^  asset-list requests:/ {p = $(NF-11)}
+    awk '/^filled by the ad server:/ {f = $6} /^failed:/ {x = $2} /^asset-list requests:/ {p = $(NF-11)}
          END {print f, x, p}' "$1"
 }
 

@@ -152,10 +152,10 @@ struct DecisionMachineTests {
     }
 
     @Test(
-        "none kept: the ledger (shared), a claim (followed, shared), or the ad server",
+        "none kept: the ledger (followed, shared: nothing is published for a break not followed), or the ad server",
         arguments: [
             (follows: true, shared: true, expected: "ledger"),
-            (follows: false, shared: true, expected: "ledger"),
+            (follows: false, shared: true, expected: "ask"),
             (follows: true, shared: false, expected: "ask-keeping"),
             (follows: false, shared: false, expected: "ask"),
         ])
@@ -194,11 +194,41 @@ struct DecisionMachineTests {
                 == [.claim(Self.key, lifetime: Self.ms(4000), within: Self.ms(800))])
         #expect(claiming.state == .claiming(Self.key))
 
+        // A break not followed: the ledger is never read, the ad server asked at once.
         var unfollowed = Self.live(follows: false)
         _ = unfollowed.start(now: Self.t0)
         _ = unfollowed.counted(0, now: Self.t0)
-        _ = unfollowed.kept(nil, now: Self.t0)
-        #expect(unfollowed.published(nil, now: Self.at(700)) == [.ask(deciding: nil, deadline: Self.ms(1300))])
+        #expect(unfollowed.kept(nil, now: Self.at(700)) == [.ask(deciding: nil, deadline: Self.ms(1300))])
+    }
+
+    @Test(
+        "a cue's break (not followed) with standing decisions: counted here, no ledger read, the standing decision from memory",
+        arguments: [true, false])
+    func standingFromMemory(shared: Bool) {
+        var machine = Self.live(follows: false, shared: shared, standing: Self.standing)
+        #expect(machine.start(now: Self.t0) == [.countAttemptHere])
+        #expect(machine.counted(0, now: Self.t0) == [.lookUpKept(Self.key, waitingUpTo: Self.ms(1000))])
+        #expect(machine.kept(nil, now: Self.at(1)) == [.lookUpStanding(Self.standing)])
+        let found = (key: Self.standing[0], decision: Self.decision())
+        #expect(
+            machine.standing(found, now: Self.at(2)) == [
+                .consume(Self.standing[0]), .answer(Self.decision(), .standing),
+            ])
+        // None fits: asked at once, not claimed (nothing follows the break).
+        var none = Self.live(follows: false, shared: shared, standing: Self.standing)
+        _ = none.start(now: Self.t0)
+        _ = none.counted(0, now: Self.t0)
+        _ = none.kept(nil, now: Self.t0)
+        #expect(none.standing(nil, now: Self.at(5)) == [.ask(deciding: nil, deadline: Self.ms(1995))])
+        // Counted in the shared store as before: a followed break, a `ONCE` one, no standing decisions.
+        for other in [
+            Self.live(follows: true, shared: shared, standing: Self.standing),
+            Self.live(once: true, follows: false, shared: shared, standing: Self.standing),
+            Self.live(follows: false, shared: shared),
+        ] {
+            var other = other
+            #expect(other.start(now: Self.t0) == [.countAttempt])
+        }
     }
 
     /// A machine whose claim is being made at 0 ms.

@@ -2,6 +2,7 @@ import AdDecisioning
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import InterstitialServer
@@ -130,4 +131,136 @@ struct StandingDecisionTests {
             }
         }
     }
+    @Test(
+        "replicas: a cue's viewer whose standing decision is in memory is answered from it, with no ledger read and no store round trip on the request path",
+        arguments: [0, 5])
+    func answeredFromMemoryOnReplicas(earlierRequests: Int) async throws {
+        let body = NIOLockedBody()
+        try await TestOrigin.withOrigin(routes: { path in
+            path == "/vast" ? .init(contentType: "application/xml", body: body.bytes) : .init()
+        }) { adServer in
+            body.set(Array(PrefetchTests.vast(adServer.origin).utf8))
+            var configuration = try Harness.demo()
+            configuration.seed.schedules = []
+            configuration.live[0].adServer = try AdServerSettings.decode(
+                .object([
+                    "vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&cb=[CACHEBUSTING]"),
+                    "prefetch": .object(["expectedBreak": .number(30)]),
+                ]))
+            // A store and a ledger shared with other replicas, that count what reaches them; the
+            // store says every viewer asked `earlierRequests` times before (5: a request that waited
+            // for it would be a rebind, decided live; 0: one that read the ledger after it would
+            // still take its standing decision).
+            let ledger = CountingLedger(LocalDecisionLedger(isShared: true))
+            let store = try SharedCountingStore(ledger: ledger, earlierRequests: earlierRequests)
+            try await Harness.withServer(configuration, store: store) { client in
+                let playlist = try await client.get("/demo/live/video/main.m3u8", headers: [Routes.sessionField: "v1"])
+                #expect(playlist.status == .ok)
+                #expect(
+                    await PrefetchTests.until {
+                        adServer.requests("/vast").contains { $0.contains("sid=v1&brk=standing-") }
+                            && ledger.calls.published >= 1
+                    }, "\(adServer.requests("/vast"))")
+                #expect(
+                    try await PrefetchTests.until {
+                        try await AdServerProtectionTests.metric(
+                            client, "hlsi_standing_decisions{target=\"live/demo\"}") == "1.0"
+                    })
+                // A break that shows as it starts: begun 2 s ago, 5 s long.
+                let formatter = ISO8601DateFormatter()
+                let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 2)
+                let created = try await client.admin(
+                    .post, "breaks",
+                    #"{"id":"cue","target":"live/demo","date":"\#(formatter.string(from: start))","duration":5}"#)
+                #expect(created.status == .created, "\(created.text)")
+                let before = ledger.calls
+                let list = try await client.get(
+                    "/demo/live/asset-list.json?_HLS_interstitial_id=cue&_HLS_primary_id=v1")
+                #expect(list.status == .ok)
+                #expect(list.text.contains("/ads/a1/master.m3u8"), "\(list.text)")
+                #expect(
+                    try await AdServerProtectionTests.metric(
+                        client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"standing\"}") == "1")
+                #expect(adServer.requests("/vast").filter { $0.contains("brk=cue") }.isEmpty, "not asked on the cue")
+                // No read of the ledger for a break no replica follows.
+                #expect(ledger.calls.decisions == before.decisions, "\(ledger.calls) after \(before)")
+                // The store still hears of the request, after the answer.
+                #expect(await PrefetchTests.until { store.viewerCounts >= 1 })
+            }
+        }
+    }
+}
+
+/// A ledger that counts the calls reaching the ledger it wraps (every call is passed on).
+final class CountingLedger: DecisionLedger {
+    struct Calls: Equatable, CustomStringConvertible {
+        var claims = 0
+        var decisions = 0
+        var published = 0
+        var description: String { "claims \(claims), decisions \(decisions), published \(published)" }
+    }
+
+    let base: any DecisionLedger
+    private let box = NIOLockedValueBox(Calls())
+
+    init(_ base: any DecisionLedger) { self.base = base }
+
+    var calls: Calls { box.withLockedValue { $0 } }
+    var isShared: Bool { base.isShared }
+
+    func claim(_ keys: [DecisionKey], owner: String, until: DateTime, now: DateTime) async throws -> Set<DecisionKey> {
+        box.withLockedValue { $0.claims += 1 }
+        return try await base.claim(keys, owner: owner, until: until, now: now)
+    }
+
+    func publish(_ decisions: [DecisionKey: [UInt8]], expires: DateTime) async throws {
+        box.withLockedValue { $0.published += 1 }
+        try await base.publish(decisions, expires: expires)
+    }
+
+    func decisions(_ keys: [DecisionKey]) async throws -> [DecisionKey: [UInt8]] {
+        box.withLockedValue { $0.decisions += 1 }
+        return try await base.decisions(keys)
+    }
+
+    func published(
+        target: Target, breaks: [String], after cursor: Int64, limit: Int
+    ) async throws -> (decisions: [(DecisionKey, [UInt8])], cursor: Int64) {
+        try await base.published(target: target, breaks: breaks, after: cursor, limit: limit)
+    }
+
+    func prune(now: DateTime) async throws -> Int { try await base.prune(now: now) }
+}
+
+/// A store shared with other replicas (in memory), with `ledger`, whose viewer counts say every viewer
+/// asked `earlierRequests` times before, and count the requests that reach them.
+final class SharedCountingStore: ServerStore {
+    let base: SQLiteStore
+    let ledger: any DecisionLedger
+    let earlierRequests: Int
+    private let counts = NIOLockedValueBox(0)
+
+    init(ledger: any DecisionLedger, earlierRequests: Int) throws {
+        base = try SQLiteStore(path: nil)
+        self.ledger = ledger
+        self.earlierRequests = earlierRequests
+    }
+
+    var isShared: Bool { true }
+    var decisionLedger: (any DecisionLedger)? { ledger }
+    /// The viewer requests counted.
+    var viewerCounts: Int { counts.withLockedValue { $0 } }
+
+    func load() throws -> StoredState { try base.load() }
+    func write(_ changes: [StoreChange]) async throws { try await base.write(changes) }
+    func changeCount() async throws -> Int64 { 0 }
+    func servedValues(for keys: [ServedKey]) async throws -> [ServedKey: AttributeList] {
+        try await base.servedValues(for: keys)
+    }
+    func countViewerRequest(viewer: String, target: Target, id: String, expiry: Duration) async throws -> Int? {
+        counts.withLockedValue { $0 += 1 }
+        return earlierRequests
+    }
+    func pruneViewerRequests(limit: Int) async throws -> Int { 0 }
+    func close() throws { try base.close() }
 }

@@ -12,14 +12,20 @@ import HLSPlaylist
 /// A viewer's request (``Mode/live(_:)``): its attempt is counted; a `ONCE` break asked again, or a
 /// break whose ad source has no URL, is answered with nothing. The first attempt of a break that
 /// may have been decided ahead (``Live/key``) looks for the decision kept here (waiting up to half
-/// the deadline for one on its way), then with a shared ledger for one another replica published
-/// (a quarter). Not found, for a break the prefetcher follows (``Live/follows``) the key is claimed
-/// in a shared ledger; a claim another replica holds is waited for by polling the ledger every
-/// ``pollInterval`` up to half the deadline. Before the claim, with standing decisions on
-/// (``StandingBreak``), the viewer's standing decision is taken when one has an ad that fits the
-/// break (R30), and consumed. Then the ad server is asked with what is left of the
+/// the deadline for one on its way), then, for a break the prefetcher follows (``Live/follows``)
+/// with a shared ledger, for one another replica published (a quarter): a break no replica follows
+/// has nothing published, so its request never reads the ledger. Not found, for a followed break
+/// the key is claimed in a shared ledger; a claim another replica holds is waited for by polling
+/// the ledger every ``pollInterval`` up to half the deadline. Before the claim, with standing
+/// decisions on (``StandingBreak``), the viewer's standing decision is taken when one has an ad
+/// that fits the break (R30), and consumed. Then the ad server is asked with what is left of the
 /// deadline; a decision it made for a followed break is kept (and published); an answer with no ads
 /// because the ad server did not answer falls back to the inventory (or the slate).
+///
+/// A request that may take a standing decision (``Live/countsHere``: a break no replica follows,
+/// not `ONCE`) has its attempt counted here, at once (``Action/countAttemptHere``), not in a shared
+/// store: a viewer whose standing decision this replica holds is answered from memory, with no
+/// round trip to the database on the request path (the shared store counts the request after).
 ///
 /// A decision made ahead (``Mode/ahead(_:)``): the ad server is asked within the deadline; an
 /// answer with every ad ready is kept and published, any other is discarded (the viewer's request
@@ -49,6 +55,13 @@ struct DecisionMachine: Sendable {
         /// The viewer's standing decisions this break may take (``StandingBreak/lookups(session:)``),
         /// newest first; looked up when no decision was made ahead for the break itself.
         var standing: [DecisionKey] = []
+
+        /// Whether the attempt is counted by this replica at once (``Action/countAttemptHere``)
+        /// rather than in a shared store: for the first request of a break that may take a
+        /// standing decision (one with a key and standing decisions, that plays more than once, and
+        /// that the prefetcher does not follow, so that no decision was made ahead for it). Its
+        /// answer then needs no database round trip when the standing decision is in memory.
+        var countsHere: Bool { key != nil && !once && !follows && !standing.isEmpty }
     }
 
     /// How a claim ended.
@@ -103,6 +116,9 @@ struct DecisionMachine: Sendable {
     enum Action: Hashable, Sendable {
         /// Count the viewer's attempt at the break; give ``counted(_:now:)``.
         case countAttempt
+        /// Count the viewer's attempt at the break as this replica knows it, at once (never waiting
+        /// for a shared store, which is told after, off the request path); give ``counted(_:now:)``.
+        case countAttemptHere
         /// Look for the decision made ahead kept by this replica, waiting up to `waitingUpTo` for one
         /// on its way; give ``kept(_:now:)``.
         case lookUpKept(DecisionKey, waitingUpTo: MediaTime)
@@ -181,9 +197,9 @@ struct DecisionMachine: Sendable {
         guard state == .idle else { return [] }
         due = now + deadline
         switch mode {
-        case .live:
+        case .live(let live):
             state = .counting
-            return [.countAttempt]
+            return [live.countsHere ? .countAttemptHere : .countAttempt]
         case .ahead(let key):
             state = .asking(keeping: key)
             return [.ask(deciding: nil, deadline: deadline)]
@@ -204,7 +220,8 @@ struct DecisionMachine: Sendable {
     mutating func kept(_ found: PreparedDecision?, now: MediaTime) -> [Action] {
         guard case .lookingUpKept(let key) = state, case .live(let live) = mode else { return [] }
         if let found { return finish(.answer(found, .prefetch)) }
-        guard live.sharedLedger else { return standingOrOn(key, live, now: now) }
+        // Only a followed break's decisions are published (made ahead, or kept live).
+        guard live.sharedLedger, live.follows else { return standingOrOn(key, live, now: now) }
         state = .lookingUpLedger(key)
         return [.lookUpLedger(key, within: min(quarter, left(now)))]
     }

@@ -295,7 +295,8 @@ struct PrefetchService: Service {
                     }
                 case .discard:
                     metrics.prefetch(result: "unused")
-                case .countAttempt, .lookUpKept, .lookUpStanding, .consume, .lookUpLedger, .claim, .wait, .poll,
+                case .countAttempt, .countAttemptHere, .lookUpKept, .lookUpStanding, .consume, .lookUpLedger, .claim,
+                    .wait, .poll,
                     .answer,
                     .fallBack, .nothing:
                     // A viewer's request only.

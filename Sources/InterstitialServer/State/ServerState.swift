@@ -34,6 +34,8 @@ final class ServerState: Sendable {
 
     /// The store's change count the state in memory reflects (nil until ``open()``).
     private let followed = NIOLockedValueBox<Int64?>(nil)
+    /// The requests being counted in a shared store in the background (``attemptHere(viewer:target:id:logger:)``).
+    private let backgroundCounts = NIOLockedValueBox(0)
 
     /// Whether the state opened its store (and closes it when the server stops).
     let ownsStore: Bool
@@ -350,6 +352,45 @@ final class ServerState: Sendable {
             }
             return count(viewer: viewer, target: target, id: id)
         }
+    }
+
+    /// The most requests being counted in a shared store in the background at once
+    /// (``attemptHere(viewer:target:id:logger:)``); past it a request is counted by this replica alone.
+    static let maximumBackgroundCounts = 32
+
+    /// The number of earlier requests of this viewer for this break as this replica counted them,
+    /// at once (this one is counted for the next): for a request whose answer must not wait for the
+    /// database (``DecisionMachine/Live/countsHere``). A viewer ID longer than
+    /// ``ServerLimits/viewerIDBytes`` is not counted.
+    ///
+    /// With a shared store the request is also counted there, in the background and its answer not
+    /// waited for, so that the other replicas see it: at most ``maximumBackgroundCounts`` at once,
+    /// each within ``ServerLimits/viewerStoreTimeout``; past that bound, or when the store fails, it
+    /// is counted here alone.
+    func attemptHere(viewer: String?, target: Target, id: String, logger: Logger? = nil) -> Int {
+        guard let viewer, viewer.utf8.count <= limits.viewerIDBytes else { return 0 }
+        let counted = count(viewer: viewer, target: target, id: id)
+        guard store.isShared else { return counted }
+        let started = backgroundCounts.withLockedValue { running in
+            guard running < Self.maximumBackgroundCounts else { return false }
+            running += 1
+            return true
+        }
+        guard started else { return counted }
+        let (store, backgroundCounts) = (store, backgroundCounts)
+        let expiry = limits.viewerExpiry.duration
+        let timeout = limits.viewerStoreTimeout.duration
+        Task {
+            defer { backgroundCounts.withLockedValue { $0 -= 1 } }
+            do {
+                _ = try await withTimeLimit(timeout) {
+                    try await store.countViewerRequest(viewer: viewer, target: target, id: id, expiry: expiry)
+                }
+            } catch {
+                logger?.debug("the store did not count the viewer's request (counted here): \(error)")
+            }
+        }
+        return counted
     }
 
     /// Counts the request in the server's own ledger.

@@ -228,6 +228,9 @@ struct AssetListService: Sendable {
                         (try? await state.attempt(viewer: viewer, target: target, id: id, logger: logger).resolve())
                         ?? 0
                     next += machine.counted(attempt, now: clock.now)
+                case .countAttemptHere:
+                    attempt = state.attemptHere(viewer: viewer, target: target, id: id, logger: logger)
+                    next += machine.counted(attempt, now: clock.now)
                 case .lookUpKept(let key, let limit):
                     let bytes = await prefetched?.decision(key, waitingUpTo: limit, clock: clock)
                     next += machine.kept(bytes.flatMap(PreparedDecision.init(encoded:)), now: clock.now)
