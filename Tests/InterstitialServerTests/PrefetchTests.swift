@@ -292,11 +292,15 @@ extension PrefetchTests {
         _ configuration: ServerConfiguration, ledger: any DecisionLedger,
         _ body: @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
+        let ports = LiveServer.ports()
         let server = try InterstitialServer(
-            configuration: configuration, decisionLedger: ledger, logger: Harness.logger)
+            configuration: configuration, decisionLedger: ledger, logger: Harness.logger,
+            onServerRunning: { ports.continuation.yield($0) })
         let client = server.makeHTTPClient()
         do {
-            try await server.application(client: client).test(.live) { client in try await body(client) }
+            try await LiveServer.run(server.application(client: client), ports: ports) { client in
+                try await body(client)
+            }
         } catch {
             try? await client.shutdown()
             throw error

@@ -7,6 +7,7 @@ import HummingbirdTesting
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOEmbedded
 import Testing
 
 @testable import InterstitialServer
@@ -28,23 +29,39 @@ extension ManualServerClock {
 
     /// Moves both clocks on by `seconds`.
     func advance(_ seconds: Double) { advance(by: MediaTime(seconds: seconds)) }
+
+    /// Moves both clocks on by `seconds`, then runs on `channel`'s event loop what the alarms due
+    /// handed to it (a request guard's timeouts).
+    func advance(_ seconds: Double, on channel: EmbeddedChannel) {
+        advance(seconds)
+        channel.embeddedEventLoop.run()
+    }
 }
 
 enum Harness {
     static let token = "test-token"
-    /// The sleepers a running server keeps on its clock when idle: the prefetcher's tick and the
-    /// sweep of expired break notices (a test waits for them, then for its own, before it advances).
-    static let idleSleepers = 2
     static let logger: Logger = {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         return logger
     }()
 
+    /// The demo on a free port, with the admin token, and with the limits that run on real time in
+    /// a server on the system's clock (a connection's idle and header timeouts, an upstream's, the
+    /// waits for the store) long: on a loaded machine a test's request or upstream may be slow,
+    /// which is no outcome of the test. A test of one of those limits sets it (on a manual clock
+    /// where it can).
     static func demo() throws -> ServerConfiguration {
         var configuration = try ServerConfiguration.demo()
         configuration.adminToken = token
         configuration.port = 0
+        let long = MediaTime(seconds: 600)
+        for keyPath in [
+            \ServerLimits.headerTimeout, \.bodyTimeout, \.idleTimeout, \.upstreamTimeout, \.upstreamTransferTimeout,
+            \.servedRecordTimeout, \.viewerStoreTimeout,
+        ] {
+            configuration.limits[keyPath: keyPath] = long
+        }
         return configuration
     }
 
@@ -56,11 +73,11 @@ enum Harness {
         logger: Logger = Harness.logger, _ body: @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         let configuration = try configuration ?? demo()
-        var now: (@Sendable () -> DateTime)?
-        if let clock { now = { clock.now } }
-        var server = try InterstitialServer(
-            configuration: configuration, store: store, inventory: inventory, logger: logger, now: now)
-        if let serverClock { server.clock = serverClock }
+        let wall = clock.map { clock in SystemServerClock(date: { clock.now }) }
+        let ports = LiveServer.ports()
+        let server = try InterstitialServer(
+            configuration: configuration, store: store, inventory: inventory, logger: logger,
+            clock: serverClock ?? wall ?? SystemServerClock(), onServerRunning: { ports.continuation.yield($0) })
         // The HTTP clients `run()` makes: ad servers are asked as in production.
         let client = server.makeHTTPClient()
         let adClient = server.makeAdServerClient()
@@ -71,7 +88,7 @@ enum Harness {
             for each in [client, adClient, freshAdClient] { try await each.shutdown() }
         }
         do {
-            try await server.application(client: client, adFetcher: fetcher).test(.live) { client in
+            try await LiveServer.run(server.application(client: client, adFetcher: fetcher), ports: ports) { client in
                 try await body(client)
             }
         } catch {
@@ -124,7 +141,8 @@ extension TestResponse {
 
 /// `body`'s result, while `clock` moves on by `step` every millisecond of real time: the server's
 /// deadlines on it pass, and an outcome decided by a deadline is the same however fast the machine
-/// runs (use it only where it is; a frozen clock where an answer must beat a deadline).
+/// runs (use it only where it is; a frozen clock where an answer must beat a deadline). A
+/// connection's timeouts are on the clock too: give the server ``ServerConfiguration/ticked``'s.
 func ticking<Value: Sendable>(
     _ clock: ManualServerClock, by step: MediaTime = MediaTime(seconds: 0.1),
     _ body: () async throws -> Value
@@ -137,6 +155,19 @@ func ticking<Value: Sendable>(
     }
     defer { ticker.cancel() }
     return try await body()
+}
+
+extension ServerConfiguration {
+    /// This configuration with connection timeouts (header, body, idle) of a day: on a clock that
+    /// ``ticking(_:by:_:)`` moves 100 s every real second, the test client's connection must not be
+    /// closed as idle, nor its head time out, when the machine is slow to send or read it.
+    var ticked: ServerConfiguration {
+        var configuration = self
+        for keyPath in [\ServerLimits.headerTimeout, \.bodyTimeout, \.idleTimeout] {
+            configuration.limits[keyPath: keyPath] = MediaTime(seconds: 86_400)
+        }
+        return configuration
+    }
 }
 
 /// The EXT-X-DATERANGE lines of a playlist.
