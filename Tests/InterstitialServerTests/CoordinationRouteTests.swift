@@ -54,7 +54,7 @@ struct CoordinationRouteTests {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/handoff/lounge")
             request.method = .POST
             request.body = .bytes(ByteBuffer(string: #"{"url":"http://x/main.m3u8","location":{"primary":3}}"#))
-            let posted = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            let posted = try await HTTPClient.shared.execute(request, timeout: .seconds(600))
             #expect(posted.status == .accepted)
             let response = try await waiting
             #expect(response.status == .ok)

@@ -92,8 +92,8 @@ struct PrefetchReplicaTests {
             }
             let location = try await PostgresCluster.database()
             stores = [
-                PostgresStore(location, logger: Self.logger, timeout: .seconds(30)),
-                PostgresStore(location, logger: Self.logger, timeout: .seconds(30)),
+                PostgresStore(location, logger: Self.logger, timeout: .seconds(600)),
+                PostgresStore(location, logger: Self.logger, timeout: .seconds(600)),
             ]
             ledgers = (try #require(stores[0].decisionLedger), try #require(stores[1].decisionLedger))
         } else {
