@@ -186,7 +186,7 @@ func get(port: Int, _ path: String) async throws -> (status: Int, body: String) 
 
 /// Waits until `condition` holds, checking after each yield (at most `limit`: generous, as the whole
 /// suite runs at once on two cores; a condition that holds returns at once).
-func eventually(_ limit: Duration = .seconds(60), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
+func eventually(_ limit: Duration = .seconds(300), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
     let end = ContinuousClock.now + limit
     while ContinuousClock.now < end {
         if try await condition() { return true }

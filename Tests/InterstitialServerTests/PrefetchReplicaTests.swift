@@ -36,14 +36,16 @@ struct PrefetchReplicaTests {
             configuration.seed.schedules = []
             configuration.live[0].adServer = try AdServerSettings.decode(
                 .object(["vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&cb=[CACHEBUSTING]")]))
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 40).rounded(.down))
-            let breakJSON =
-                #"{"id":"herd","target":"live/demo","date":"\#(formatter.string(from: start))","duration":10}"#
+            // Both replicas on one server clock: the break 28 s on, its retrieval window [0, 10 s) from
+            // now. The clock ticks 3 s into the window once the viewers are seen and stops there:
+            // however late the machine runs the decisions, they are made before the break, and none
+            // of their deadlines (5 s on) passes.
+            let clock = ManualServerClock.starting()
+            let start = clock.wall + MediaTime(seconds: 28)
+            let breakJSON = #"{"id":"herd","target":"live/demo","date":"\#(start.iso8601)","duration":10}"#
             let replica = configuration
-            try await PrefetchTests.withReplica(replica, ledger: ledgers.0) { first in
-                try await PrefetchTests.withReplica(replica, ledger: ledgers.1) { second in
+            try await PrefetchTests.withReplica(replica, ledger: ledgers.0, clock: clock) { first in
+                try await PrefetchTests.withReplica(replica, ledger: ledgers.1, clock: clock) { second in
                     for client in [first, second] {
                         #expect(try await client.admin(.post, "breaks", breakJSON).status == .created)
                     }
@@ -55,11 +57,13 @@ struct PrefetchReplicaTests {
                             #expect(playlist.status == .ok)
                         }
                     }
+                    let ticker = tick(clock, to: clock.now + MediaTime(seconds: 3))
+                    defer { ticker.cancel() }
                     try await body(
                         first, second,
                         { session in adServer.requests("/vast").filter { $0.contains("sid=\(session)&") }.count },
                         { adServer.requests("/vast").count })
-                    #expect(Date() < start, "all of it before the break")
+                    #expect(clock.wall < start, "all of it before the break")
                 }
             }
         }
@@ -103,11 +107,11 @@ struct PrefetchReplicaTests {
         let sessions = ["v1", "v2", "v3", "v4", "v5", "v6"]
         let viewers = (["v1", "v2", "v5", "v6"], ["v3", "v4", "v5", "v6"])
         try await Self.run(ledgers: ledgers, viewers: viewers) { first, second, asked, total in
-            #expect(await PrefetchTests.until(60) { sessions.allSatisfy { asked($0) >= 1 } })
+            #expect(await PrefetchTests.until(300) { sessions.allSatisfy { asked($0) >= 1 } })
             // Each replica holds every decision, its own and those the other published, before the
             // viewers ask (on a loaded machine, publishing and reading can trail the ad server's answer).
             #expect(
-                try await PrefetchTests.until(60) {
+                try await PrefetchTests.until(300) {
                     for client in [first, second] {
                         let kept = try await AdServerProtectionTests.metric(client, "hlsi_prefetch_decisions")
                         guard kept.flatMap(Double.init) == Double(sessions.count) else { return false }
@@ -144,7 +148,7 @@ struct PrefetchReplicaTests {
             ledgers: (ledgers[0], ledgers[1]), viewers: (["d1", "d2"], ["d3", "d4"]),
             prepare: { try await PostgresCluster.stop(cluster) }
         ) { first, second, asked, total in
-            #expect(await PrefetchTests.until(60) { sessions.allSatisfy { asked($0) >= 1 } })
+            #expect(await PrefetchTests.until(300) { sessions.allSatisfy { asked($0) >= 1 } })
             for (client, session) in [(first, "d1"), (first, "d2"), (second, "d3"), (second, "d4")] {
                 let answer = try await client.get(Self.list(session))
                 #expect(answer.status == .ok && answer.text.contains("/ads/a1/master.m3u8"), "\(answer.text)")

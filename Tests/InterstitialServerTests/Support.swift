@@ -38,6 +38,27 @@ extension ManualServerClock {
     }
 }
 
+/// A server clock whose wall clock is a ``TestClock`` the test sets, and whose monotonic clock
+/// (deadlines, expiry, how long a session was seen) moves only when ``monotonic`` is advanced: a
+/// library on it does not age with the real time a loaded machine takes.
+struct WallTestServerClock: ServerClock {
+    let wallClock: TestClock
+    let monotonic: ManualServerClock
+
+    var now: MediaTime { monotonic.now }
+    var wall: DateTime { wallClock.now }
+
+    func sleep(for duration: MediaTime) async throws {
+        try await monotonic.sleep(for: duration)
+    }
+
+    func wake(
+        at time: MediaTime, on eventLoop: any EventLoop, _ body: @escaping @Sendable () -> Void
+    ) -> ServerClockAlarm {
+        monotonic.wake(at: time, on: eventLoop, body)
+    }
+}
+
 enum Harness {
     static let token = "test-token"
     static let logger: Logger = {
@@ -170,6 +191,19 @@ extension ServerConfiguration {
     }
 }
 
+/// Moves `clock` on by `step` every `step` of real time until it reaches `end`, then leaves it
+/// there: a prefetcher ticks into a break's retrieval window and stops inside it, so that its
+/// decisions, however late a loaded machine makes them, are made in the window, and none of their
+/// deadlines (further on than `end`) can pass. Cancel the task when done.
+func tick(_ clock: ManualServerClock, to end: MediaTime, step: MediaTime = MediaTime(seconds: 0.25)) -> Task<Void, Never> {
+    Task {
+        while !Task.isCancelled, clock.now < end {
+            try? await Task.sleep(nanoseconds: UInt64(step.nanoseconds))
+            clock.advance(by: min(step, end - clock.now))
+        }
+    }
+}
+
 /// The EXT-X-DATERANGE lines of a playlist.
 func dateRangeLines(_ text: String) -> [String] {
     text.split(whereSeparator: \.isNewline).map(String.init).filter { $0.hasPrefix("#EXT-X-DATERANGE:") }
@@ -197,7 +231,7 @@ struct SeededGenerator: RandomNumberGenerator {
 }
 
 /// The demo's content library on an in-memory store, its served values recorded, on a test clock
-/// at ``RenderedPlaylistCacheTests/start``: runs `body`, then stops recording and the HTTP client,
+/// at ``RenderedPlaylistCacheTests/start`` (its monotonic clock standing still): runs `body`, then stops recording and the HTTP client,
 /// whether `body` threw or not.
 func withDemoLibrary(
     _ body: (_ library: ContentLibrary, _ state: ServerState, _ clock: TestClock) async throws -> Void
@@ -210,7 +244,8 @@ func withDemoLibrary(
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
     let library = ContentLibrary(
         configuration: configuration, state: state, inventory: StoredInventory(state: state), client: client,
-        logger: Harness.logger, now: { clock.now })
+        logger: Harness.logger, now: { clock.now },
+        clock: WallTestServerClock(wallClock: clock, monotonic: .starting()))
     var failure: (any Error)?
     do { try await body(library, state, clock) } catch { failure = error }
     state.finishRecording()
