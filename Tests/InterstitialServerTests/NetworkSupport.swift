@@ -27,7 +27,8 @@ struct RawConnection {
         try await exchange(Array(text.utf8), limit: limit)
     }
 
-    func exchange(_ bytes: [UInt8], limit: Duration = LiveServer.hangLimit) async throws -> (text: String, closed: Bool) {
+    func exchange(_ bytes: [UInt8], limit: Duration = LiveServer.hangLimit) async throws -> (text: String, closed: Bool)
+    {
         let answer = NIOLockedValueBox<[UInt8]>([])
         let closed: Bool
         do {
@@ -186,7 +187,8 @@ func get(port: Int, _ path: String) async throws -> (status: Int, body: String) 
 
 /// Waits until `condition` holds, checking after each yield (at most `limit`: generous, as the whole
 /// suite runs at once on two cores; a condition that holds returns at once).
-func eventually(_ limit: Duration = .seconds(300), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
+func eventually(_ limit: Duration = .seconds(300), _ condition: @Sendable () async throws -> Bool) async throws -> Bool
+{
     let end = ContinuousClock.now + limit
     while ContinuousClock.now < end {
         if try await condition() { return true }

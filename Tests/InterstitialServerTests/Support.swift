@@ -195,7 +195,9 @@ extension ServerConfiguration {
 /// there: a prefetcher ticks into a break's retrieval window and stops inside it, so that its
 /// decisions, however late a loaded machine makes them, are made in the window, and none of their
 /// deadlines (further on than `end`) can pass. Cancel the task when done.
-func tick(_ clock: ManualServerClock, to end: MediaTime, step: MediaTime = MediaTime(seconds: 0.25)) -> Task<Void, Never> {
+func tick(
+    _ clock: ManualServerClock, to end: MediaTime, step: MediaTime = MediaTime(seconds: 0.25)
+) -> Task<Void, Never> {
     Task {
         while !Task.isCancelled, clock.now < end {
             try? await Task.sleep(nanoseconds: UInt64(step.nanoseconds))
