@@ -24,7 +24,7 @@ struct PrefetchReplicaTests {
         _ body:
             @Sendable (
                 _ first: any TestClientProtocol, _ second: any TestClientProtocol,
-                _ asked: @Sendable (String) -> Int, _ total: @Sendable () -> Int
+                _ asked: @Sendable (String) -> Int, _ total: @Sendable () -> Int, _ clock: ManualServerClock
             ) async throws -> Void
     ) async throws {
         let answer = NIOLockedBody()
@@ -62,7 +62,7 @@ struct PrefetchReplicaTests {
                     try await body(
                         first, second,
                         { session in adServer.requests("/vast").filter { $0.contains("sid=\(session)&") }.count },
-                        { adServer.requests("/vast").count })
+                        { adServer.requests("/vast").count }, clock)
                     #expect(clock.wall < start, "all of it before the break")
                 }
             }
@@ -106,10 +106,14 @@ struct PrefetchReplicaTests {
         }
         let sessions = ["v1", "v2", "v3", "v4", "v5", "v6"]
         let viewers = (["v1", "v2", "v5", "v6"], ["v3", "v4", "v5", "v6"])
-        try await Self.run(ledgers: ledgers, viewers: viewers) { first, second, asked, total in
+        try await Self.run(ledgers: ledgers, viewers: viewers) { first, second, asked, total, clock in
             #expect(await PrefetchTests.until(300) { sessions.allSatisfy { asked($0) >= 1 } })
             // Each replica holds every decision, its own and those the other published, before the
-            // viewers ask (on a loaded machine, publishing and reading can trail the ad server's answer).
+            // viewers ask (on a loaded machine, publishing and reading can trail the ad server's
+            // answer). A replica follows the ledger on the clock: it ticks 3 s more, still in the
+            // window, all decisions made.
+            let following = tick(clock, to: clock.now + MediaTime(seconds: 3))
+            defer { following.cancel() }
             #expect(
                 try await PrefetchTests.until(300) {
                     for client in [first, second] {
@@ -147,7 +151,7 @@ struct PrefetchReplicaTests {
         try await Self.run(
             ledgers: (ledgers[0], ledgers[1]), viewers: (["d1", "d2"], ["d3", "d4"]),
             prepare: { try await PostgresCluster.stop(cluster) }
-        ) { first, second, asked, total in
+        ) { first, second, asked, total, _ in
             #expect(await PrefetchTests.until(300) { sessions.allSatisfy { asked($0) >= 1 } })
             for (client, session) in [(first, "d1"), (first, "d2"), (second, "d3"), (second, "d4")] {
                 let answer = try await client.get(Self.list(session))

@@ -201,7 +201,8 @@ func tick(
     Task {
         while !Task.isCancelled, clock.now < end {
             try? await Task.sleep(nanoseconds: UInt64(step.nanoseconds))
-            clock.advance(by: min(step, end - clock.now))
+            let left = end - clock.now
+            if left > .zero { clock.advance(by: min(step, left)) }
         }
     }
 }
