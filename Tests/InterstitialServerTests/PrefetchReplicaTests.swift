@@ -18,13 +18,16 @@ struct PrefetchReplicaTests {
     /// ledger; `prepare` runs once both serve (before any viewer is seen); then each replica sees
     /// its `viewers` on the live playlist, and `body` gets the clients, the ad server's requests per
     /// session, and the sessions.
+    ///
+    /// With `realTime`, the replicas run on the system's clock and the break is 40 s of real time on
+    /// (the database-down case: its retries wait on the clock); `body` then gets no manual clock.
     static func run(
-        ledgers: (any DecisionLedger, any DecisionLedger), viewers: ([String], [String]),
+        ledgers: (any DecisionLedger, any DecisionLedger), viewers: ([String], [String]), realTime: Bool = false,
         prepare: @Sendable () async throws -> Void = {},
         _ body:
             @Sendable (
                 _ first: any TestClientProtocol, _ second: any TestClientProtocol,
-                _ asked: @Sendable (String) -> Int, _ total: @Sendable () -> Int, _ clock: ManualServerClock
+                _ asked: @Sendable (String) -> Int, _ total: @Sendable () -> Int, _ clock: ManualServerClock?
             ) async throws -> Void
     ) async throws {
         let answer = NIOLockedBody()
@@ -40,8 +43,12 @@ struct PrefetchReplicaTests {
             // now. The clock ticks 3 s into the window once the viewers are seen and stops there:
             // however late the machine runs the decisions, they are made before the break, and none
             // of their deadlines (5 s on) passes.
-            let clock = ManualServerClock.starting()
-            let start = clock.wall + MediaTime(seconds: 28)
+            let manual = realTime ? nil : ManualServerClock.starting()
+            let clock: any ServerClock = manual ?? SystemServerClock()
+            let start =
+                manual.map { $0.wall + MediaTime(seconds: 28) }
+                ?? DateTime(
+                    nanosecondsSinceEpoch: (clock.wall.nanosecondsSinceEpoch / 1_000_000_000 + 40) * 1_000_000_000)
             let breakJSON = #"{"id":"herd","target":"live/demo","date":"\#(start.iso8601)","duration":10}"#
             let replica = configuration
             try await PrefetchTests.withReplica(replica, ledger: ledgers.0, clock: clock) { first in
@@ -57,12 +64,12 @@ struct PrefetchReplicaTests {
                             #expect(playlist.status == .ok)
                         }
                     }
-                    let ticker = tick(clock, to: clock.now + MediaTime(seconds: 3))
-                    defer { ticker.cancel() }
+                    let ticker = manual.map { tick($0, to: $0.now + MediaTime(seconds: 3)) }
+                    defer { ticker?.cancel() }
                     try await body(
                         first, second,
                         { session in adServer.requests("/vast").filter { $0.contains("sid=\(session)&") }.count },
-                        { adServer.requests("/vast").count }, clock)
+                        { adServer.requests("/vast").count }, manual)
                     #expect(clock.wall < start, "all of it before the break")
                 }
             }
@@ -112,8 +119,8 @@ struct PrefetchReplicaTests {
             // viewers ask (on a loaded machine, publishing and reading can trail the ad server's
             // answer). A replica follows the ledger on the clock: it ticks 3 s more, still in the
             // window, all decisions made.
-            let following = tick(clock, to: clock.now + MediaTime(seconds: 3))
-            defer { following.cancel() }
+            let following = clock.map { tick($0, to: $0.now + MediaTime(seconds: 3)) }
+            defer { following?.cancel() }
             #expect(
                 try await PrefetchTests.until(300) {
                     for client in [first, second] {
@@ -149,7 +156,7 @@ struct PrefetchReplicaTests {
         let ledgers = try stores.map { try #require($0.decisionLedger) }
         let sessions = ["d1", "d2", "d3", "d4"]
         try await Self.run(
-            ledgers: (ledgers[0], ledgers[1]), viewers: (["d1", "d2"], ["d3", "d4"]),
+            ledgers: (ledgers[0], ledgers[1]), viewers: (["d1", "d2"], ["d3", "d4"]), realTime: true,
             prepare: { try await PostgresCluster.stop(cluster) }
         ) { first, second, asked, total, _ in
             #expect(await PrefetchTests.until(300) { sessions.allSatisfy { asked($0) >= 1 } })
