@@ -117,9 +117,12 @@ struct PrefetchReplicaTests {
             #expect(await PrefetchTests.until(300) { sessions.allSatisfy { asked($0) >= 1 } })
             // Each replica holds every decision, its own and those the other published, before the
             // viewers ask (on a loaded machine, publishing and reading can trail the ad server's
-            // answer). A replica follows the ledger on the clock: it ticks 3 s more, still in the
-            // window, all decisions made.
-            let following = clock.map { tick($0, to: $0.now + MediaTime(seconds: 3)) }
+            // answer). A replica follows the ledger on the clock: it ticks 6 s more, still in the
+            // window, all decisions made, a quarter second each real second (PostgreSQL may be slow
+            // to answer the follower's reads on a loaded machine).
+            let following = clock.map {
+                tick($0, to: $0.now + MediaTime(seconds: 6), every: MediaTime(seconds: 1))
+            }
             defer { following?.cancel() }
             #expect(
                 try await PrefetchTests.until(300) {

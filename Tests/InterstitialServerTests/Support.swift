@@ -191,16 +191,16 @@ extension ServerConfiguration {
     }
 }
 
-/// Moves `clock` on by `step` every `step` of real time until it reaches `end`, then leaves it
+/// Moves `clock` on by `step` every `every` of real time (`step` by default) until it reaches `end`, then leaves it
 /// there: a prefetcher ticks into a break's retrieval window and stops inside it, so that its
 /// decisions, however late a loaded machine makes them, are made in the window, and none of their
 /// deadlines (further on than `end`) can pass. Cancel the task when done.
 func tick(
-    _ clock: ManualServerClock, to end: MediaTime, step: MediaTime = MediaTime(seconds: 0.25)
+    _ clock: ManualServerClock, to end: MediaTime, step: MediaTime = MediaTime(seconds: 0.25), every: MediaTime? = nil
 ) -> Task<Void, Never> {
     Task {
         while !Task.isCancelled, clock.now < end {
-            try? await Task.sleep(nanoseconds: UInt64(step.nanoseconds))
+            try? await Task.sleep(nanoseconds: UInt64((every ?? step).nanoseconds))
             let left = end - clock.now
             if left > .zero { clock.advance(by: min(step, left)) }
         }
