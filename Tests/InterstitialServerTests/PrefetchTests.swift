@@ -279,7 +279,10 @@ struct PrefetchTests {
                 #expect(sessions.allSatisfy { asked($0) == 1 })
                 #expect(adServer.requests("/vast").count == 6)
                 // The viewers who only asked for an asset list are seen too (a CDN may answer their
-                // playlists); decided live already, they are not decided ahead again.
+                // playlists); decided live already, they are not decided ahead again. The audience's
+                // gauge is set on the prefetcher's ticks: the clock ticks 1 s more (still in the window).
+                let counting = tick(clock, to: clock.now + MediaTime(seconds: 1))
+                defer { counting.cancel() }
                 #expect(
                     try await Self.until {
                         try await AdServerProtectionTests.metric(client, "hlsi_viewer_sessions") == "6.0"
