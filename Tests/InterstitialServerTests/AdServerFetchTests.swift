@@ -141,7 +141,8 @@ struct AdServerFetchTests {
 
     /// The clients of a fetcher: pooled, and one for retries.
     static func withFetcher(
-        _ policy: AdServerFetchPolicy, _ body: (AdServerFetcher) async throws -> Void
+        _ policy: AdServerFetchPolicy, clock: any ServerClock = SystemServerClock(),
+        _ body: (AdServerFetcher) async throws -> Void
     ) async throws {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
@@ -149,7 +150,7 @@ struct AdServerFetchTests {
         let fresh = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             try await body(
-                AdServerFetcher(client: client, freshClient: fresh, policy: policy, clock: SystemServerClock()))
+                AdServerFetcher(client: client, freshClient: fresh, policy: policy, clock: clock))
         } catch {
             try? await client.shutdown()
             try? await fresh.shutdown()
@@ -276,7 +277,10 @@ struct AdServerFetchTests {
             }
             return .init(body: "<VAST version=\"4.2\">" + ads.joined() + "</VAST>")
         } _: { server in
-            try await Self.withFetcher(Self.policy(["127.0.0.1:\(server.port)"])) { fetcher in
+            // On a clock that stands still: the decision's deadline cannot pass before its budget
+            // is spent, however slow the machine (CI once saw 9 requests of 20 at a real deadline).
+            let clock = ManualServerClock.starting()
+            try await Self.withFetcher(Self.policy(["127.0.0.1:\(server.port)"]), clock: clock) { fetcher in
                 let dispatcher = TrackingDispatcher(fetcher: fetcher, logger: Harness.logger)
                 let client = VASTDecisionClient(
                     fetcher: fetcher, dispatcher: dispatcher, logger: Harness.logger, maximumRequests: 20)
@@ -306,7 +310,9 @@ struct AdServerFetchTests {
             }
             return .init(body: "<VAST version=\"4.2\">" + ads.joined() + padding + "</VAST>")
         } _: { server in
-            try await Self.withFetcher(Self.policy(["127.0.0.1:\(server.port)"])) { fetcher in
+            // On a clock that stands still: the deadline cannot pass before the byte budget is spent.
+            let clock = ManualServerClock.starting()
+            try await Self.withFetcher(Self.policy(["127.0.0.1:\(server.port)"]), clock: clock) { fetcher in
                 let dispatcher = TrackingDispatcher(fetcher: fetcher, logger: Harness.logger)
                 let client = VASTDecisionClient(
                     fetcher: fetcher, dispatcher: dispatcher, logger: Harness.logger, maximumRequests: 1000,

@@ -317,7 +317,7 @@ struct AdServerTests {
             // answer at once, on a clock that stands still: their deadline cannot pass first.
             configuration.assetListDeadline = MediaTime(seconds: path == "/slow" ? 0.5 : 10)
             let clock = ManualServerClock.starting()
-            try await Harness.withServer(configuration, serverClock: clock) { client in
+            try await Harness.withServer(configuration.ticked, serverClock: clock) { client in
                 let response =
                     path == "/slow"
                     ? try await ticking(clock) { try await client.get(Self.list) } : try await client.get(Self.list)

@@ -1,13 +1,14 @@
-import NIOCore
+import HLSPlaylist
 import Testing
 
 @testable import InterstitialServer
 
 @Suite("Connection clock: the guard's timeouts as a value")
 struct ConnectionClockTests {
-    let limits = ConnectionClock.Limits(header: .seconds(10), body: .seconds(30), idle: .seconds(60))
+    let limits = ConnectionClock.Limits(
+        header: MediaTime(seconds: 10), body: MediaTime(seconds: 30), idle: MediaTime(seconds: 60))
 
-    func at(_ seconds: Int64) -> NIODeadline { .uptimeNanoseconds(UInt64(seconds) * 1_000_000_000 + 1) }
+    func at(_ seconds: Int64) -> MediaTime { MediaTime(nanoseconds: seconds * 1_000_000_000 + 1) }
 
     @Test("a connection with nothing to read or answer is idle after the idle timeout, not before")
     func idle() {

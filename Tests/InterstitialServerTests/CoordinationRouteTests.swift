@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HLSInterstitials
+import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSTesting
@@ -42,19 +43,18 @@ struct CoordinationRouteTests {
     @Test("hand-off: a waiting receiver gets a session posted while it waits")
     func handoffWaits() async throws {
         // The receiver's wait is on the server's clock, which stands still: it cannot end before the
-        // session comes, and the test posts once it waits (the clock holds its sleep besides the idle
-        // server's), not after a pause.
+        // session comes, and the test posts once it waits (the clock holds its 10 s sleep, whatever
+        // else sleeps on it), not after a pause.
         let clock = ManualServerClock.starting()
         try await Harness.withServer(serverClock: clock) { client in
-            #expect(try await eventually { clock.sleepers == Harness.idleSleepers })
             async let waiting = client.get("/handoff/lounge?wait=10")
-            #expect(try await eventually { clock.sleepers == Harness.idleSleepers + 1 })
+            #expect(try await eventually { clock.waiting(for: MediaTime(seconds: 10)) == 1 })
             // A second connection: the test client's one is busy with the waiting request.
             let port = try #require(client.port)
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/handoff/lounge")
             request.method = .POST
             request.body = .bytes(ByteBuffer(string: #"{"url":"http://x/main.m3u8","location":{"primary":3}}"#))
-            let posted = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            let posted = try await HTTPClient.shared.execute(request, timeout: .seconds(600))
             #expect(posted.status == .accepted)
             let response = try await waiting
             #expect(response.status == .ok)

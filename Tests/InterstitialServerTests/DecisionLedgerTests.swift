@@ -20,8 +20,8 @@ struct DecisionLedgerTests {
         if let reason = await PostgresCluster.unavailability() {
             try Test.cancel("PostgreSQL cannot be started here: \(reason)")
         }
-        if let location { return PostgresStore(location, logger: logger, timeout: .seconds(30)) }
-        return PostgresStore(try await PostgresCluster.database(), logger: logger, timeout: .seconds(30))
+        if let location { return PostgresStore(location, logger: logger, timeout: .seconds(600)) }
+        return PostgresStore(try await PostgresCluster.database(), logger: logger, timeout: .seconds(600))
     }
 
     static func keys(_ count: Int, breakID: String = "break-1", target: Target = channel) -> [DecisionKey] {

@@ -16,7 +16,7 @@ struct GuardRefusalTests {
         var status: String
         var code: String
         /// How long the client then waits before the guard answers (408).
-        var wait: TimeAmount = .zero
+        var wait: Double = 0
 
         var testDescription: String { name }
     }
@@ -34,7 +34,7 @@ struct GuardRefusalTests {
         Row(
             name: "408 head too slow", bytes: Array("GET / HTTP/1.1\r\nHost: x\r\n".utf8),
             status: "408 Request Timeout", code: "header-timeout",
-            wait: .nanoseconds(limits.headerTimeout.nanoseconds) + .seconds(1)),
+            wait: limits.headerTimeout.seconds + 1),
         Row(
             name: "414 request line too long",
             bytes: Array("GET /\(String(repeating: "a", count: limits.requestLineBytes)) HTTP/1.1\r\n\r\n".utf8),
@@ -52,13 +52,14 @@ struct GuardRefusalTests {
 
     /// The guard's answer to `row`'s bytes: its head's lines and its body.
     static func answer(_ row: Row) throws -> (lines: [String], body: String) {
-        let requestGuard = RequestGuard(limits: RequestGuard.Limits(limits), logger: Harness.logger)
+        let clock = ManualServerClock.starting()
+        let requestGuard = RequestGuard(limits: RequestGuard.Limits(limits), logger: Harness.logger, clock: clock)
         let channel = EmbeddedChannel()
         defer { _ = try? channel.finish() }
         try channel.pipeline.syncOperations.addHandler(requestGuard)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
         try channel.writeInbound(ByteBuffer(bytes: row.bytes))
-        if row.wait > .zero { channel.embeddedEventLoop.advanceTime(by: row.wait) }
+        if row.wait > 0 { clock.advance(row.wait, on: channel) }
         // The handlers behind close once their requests are answered: the refusal goes out then.
         channel.close(promise: nil)
         var text = ""

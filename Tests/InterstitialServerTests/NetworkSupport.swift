@@ -23,11 +23,12 @@ struct RawConnection {
 
     /// Sends `text`, then reads until the server closes the connection (at most `limit`), and
     /// returns what it answered and whether it closed.
-    func exchange(_ text: String, limit: Duration = .seconds(20)) async throws -> (text: String, closed: Bool) {
+    func exchange(_ text: String, limit: Duration = LiveServer.hangLimit) async throws -> (text: String, closed: Bool) {
         try await exchange(Array(text.utf8), limit: limit)
     }
 
-    func exchange(_ bytes: [UInt8], limit: Duration = .seconds(20)) async throws -> (text: String, closed: Bool) {
+    func exchange(_ bytes: [UInt8], limit: Duration = LiveServer.hangLimit) async throws -> (text: String, closed: Bool)
+    {
         let answer = NIOLockedValueBox<[UInt8]>([])
         let closed: Bool
         do {
@@ -179,14 +180,15 @@ final class TestOrigin: Sendable {
 /// GET on a connection of its own (the test client sends its requests one after another on one).
 func get(port: Int, _ path: String) async throws -> (status: Int, body: String) {
     let response = try await HTTPClient.shared.execute(
-        HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(20))
+        HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(600))
     let body = try await response.body.collect(upTo: 16 << 20)
     return (Int(response.status.code), String(buffer: body))
 }
 
 /// Waits until `condition` holds, checking after each yield (at most `limit`: generous, as the whole
 /// suite runs at once on two cores; a condition that holds returns at once).
-func eventually(_ limit: Duration = .seconds(60), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
+func eventually(_ limit: Duration = .seconds(300), _ condition: @Sendable () async throws -> Bool) async throws -> Bool
+{
     let end = ContinuousClock.now + limit
     while ContinuousClock.now < end {
         if try await condition() { return true }

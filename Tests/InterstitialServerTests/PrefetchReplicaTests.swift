@@ -18,13 +18,16 @@ struct PrefetchReplicaTests {
     /// ledger; `prepare` runs once both serve (before any viewer is seen); then each replica sees
     /// its `viewers` on the live playlist, and `body` gets the clients, the ad server's requests per
     /// session, and the sessions.
+    ///
+    /// With `realTime`, the replicas run on the system's clock and the break is 40 s of real time on
+    /// (the database-down case: its retries wait on the clock); `body` then gets no manual clock.
     static func run(
-        ledgers: (any DecisionLedger, any DecisionLedger), viewers: ([String], [String]),
+        ledgers: (any DecisionLedger, any DecisionLedger), viewers: ([String], [String]), realTime: Bool = false,
         prepare: @Sendable () async throws -> Void = {},
         _ body:
             @Sendable (
                 _ first: any TestClientProtocol, _ second: any TestClientProtocol,
-                _ asked: @Sendable (String) -> Int, _ total: @Sendable () -> Int
+                _ asked: @Sendable (String) -> Int, _ total: @Sendable () -> Int, _ clock: ManualServerClock?
             ) async throws -> Void
     ) async throws {
         let answer = NIOLockedBody()
@@ -36,14 +39,20 @@ struct PrefetchReplicaTests {
             configuration.seed.schedules = []
             configuration.live[0].adServer = try AdServerSettings.decode(
                 .object(["vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&cb=[CACHEBUSTING]")]))
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 40).rounded(.down))
-            let breakJSON =
-                #"{"id":"herd","target":"live/demo","date":"\#(formatter.string(from: start))","duration":10}"#
+            // Both replicas on one server clock: the break 28 s on, its retrieval window [0, 10 s) from
+            // now. The clock ticks 3 s into the window once the viewers are seen and stops there:
+            // however late the machine runs the decisions, they are made before the break, and none
+            // of their deadlines (5 s on) passes.
+            let manual = realTime ? nil : ManualServerClock.starting()
+            let clock: any ServerClock = manual ?? SystemServerClock()
+            let start =
+                manual.map { $0.wall + MediaTime(seconds: 28) }
+                ?? DateTime(
+                    nanosecondsSinceEpoch: (clock.wall.nanosecondsSinceEpoch / 1_000_000_000 + 40) * 1_000_000_000)
+            let breakJSON = #"{"id":"herd","target":"live/demo","date":"\#(start.iso8601)","duration":10}"#
             let replica = configuration
-            try await PrefetchTests.withReplica(replica, ledger: ledgers.0) { first in
-                try await PrefetchTests.withReplica(replica, ledger: ledgers.1) { second in
+            try await PrefetchTests.withReplica(replica, ledger: ledgers.0, clock: clock) { first in
+                try await PrefetchTests.withReplica(replica, ledger: ledgers.1, clock: clock) { second in
                     for client in [first, second] {
                         #expect(try await client.admin(.post, "breaks", breakJSON).status == .created)
                     }
@@ -55,11 +64,13 @@ struct PrefetchReplicaTests {
                             #expect(playlist.status == .ok)
                         }
                     }
+                    let ticker = manual.map { tick($0, to: $0.now + MediaTime(seconds: 3)) }
+                    defer { ticker?.cancel() }
                     try await body(
                         first, second,
                         { session in adServer.requests("/vast").filter { $0.contains("sid=\(session)&") }.count },
-                        { adServer.requests("/vast").count })
-                    #expect(Date() < start, "all of it before the break")
+                        { adServer.requests("/vast").count }, manual)
+                    #expect(clock.wall < start, "all of it before the break")
                 }
             }
         }
@@ -92,8 +103,8 @@ struct PrefetchReplicaTests {
             }
             let location = try await PostgresCluster.database()
             stores = [
-                PostgresStore(location, logger: Self.logger, timeout: .seconds(30)),
-                PostgresStore(location, logger: Self.logger, timeout: .seconds(30)),
+                PostgresStore(location, logger: Self.logger, timeout: .seconds(600)),
+                PostgresStore(location, logger: Self.logger, timeout: .seconds(600)),
             ]
             ledgers = (try #require(stores[0].decisionLedger), try #require(stores[1].decisionLedger))
         } else {
@@ -102,12 +113,19 @@ struct PrefetchReplicaTests {
         }
         let sessions = ["v1", "v2", "v3", "v4", "v5", "v6"]
         let viewers = (["v1", "v2", "v5", "v6"], ["v3", "v4", "v5", "v6"])
-        try await Self.run(ledgers: ledgers, viewers: viewers) { first, second, asked, total in
-            #expect(await PrefetchTests.until(60) { sessions.allSatisfy { asked($0) >= 1 } })
+        try await Self.run(ledgers: ledgers, viewers: viewers) { first, second, asked, total, clock in
+            #expect(await PrefetchTests.until(300) { sessions.allSatisfy { asked($0) >= 1 } })
             // Each replica holds every decision, its own and those the other published, before the
-            // viewers ask (on a loaded machine, publishing and reading can trail the ad server's answer).
+            // viewers ask (on a loaded machine, publishing and reading can trail the ad server's
+            // answer). A replica follows the ledger on the clock: it ticks 6 s more, still in the
+            // window, all decisions made, a quarter second each real second (PostgreSQL may be slow
+            // to answer the follower's reads on a loaded machine).
+            let following = clock.map {
+                tick($0, to: $0.now + MediaTime(seconds: 6), every: MediaTime(seconds: 1))
+            }
+            defer { following?.cancel() }
             #expect(
-                try await PrefetchTests.until(60) {
+                try await PrefetchTests.until(300) {
                     for client in [first, second] {
                         let kept = try await AdServerProtectionTests.metric(client, "hlsi_prefetch_decisions")
                         guard kept.flatMap(Double.init) == Double(sessions.count) else { return false }
@@ -141,10 +159,10 @@ struct PrefetchReplicaTests {
         let ledgers = try stores.map { try #require($0.decisionLedger) }
         let sessions = ["d1", "d2", "d3", "d4"]
         try await Self.run(
-            ledgers: (ledgers[0], ledgers[1]), viewers: (["d1", "d2"], ["d3", "d4"]),
+            ledgers: (ledgers[0], ledgers[1]), viewers: (["d1", "d2"], ["d3", "d4"]), realTime: true,
             prepare: { try await PostgresCluster.stop(cluster) }
-        ) { first, second, asked, total in
-            #expect(await PrefetchTests.until(60) { sessions.allSatisfy { asked($0) >= 1 } })
+        ) { first, second, asked, total, _ in
+            #expect(await PrefetchTests.until(300) { sessions.allSatisfy { asked($0) >= 1 } })
             for (client, session) in [(first, "d1"), (first, "d2"), (second, "d3"), (second, "d4")] {
                 let answer = try await client.get(Self.list(session))
                 #expect(answer.status == .ok && answer.text.contains("/ads/a1/master.m3u8"), "\(answer.text)")

@@ -190,7 +190,7 @@ struct PrefetchTests {
     }
 
     /// Waits for `condition`, at most `seconds`.
-    static func until(_ seconds: Double = 30, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    static func until(_ seconds: Double = 300, _ condition: () async throws -> Bool) async rethrows -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if try await condition() { return true }
@@ -216,13 +216,15 @@ struct PrefetchTests {
                     "vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&cb=[CACHEBUSTING]"),
                     "tracking": .string("server"),
                 ]))
-            try await Harness.withServer(configuration) { client in
-                let formatter = ISO8601DateFormatter()
-                formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-                let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 25).rounded(.down))
+            // On the server's clock: the break 25 s on, its retrieval window [-3 s, 7 s) from now. The
+            // clock ticks 3 s into the window once the viewers are seen, and stops there: however
+            // late the machine runs the decisions, they are made before the break, and no deadline
+            // of theirs (5 s on) passes.
+            let clock = ManualServerClock.starting()
+            try await Harness.withServer(configuration, serverClock: clock) { client in
+                let start = clock.wall + MediaTime(seconds: 25)
                 let created = try await client.admin(
-                    .post, "breaks",
-                    #"{"id":"herd","target":"live/demo","date":"\#(formatter.string(from: start))","duration":10}"#)
+                    .post, "breaks", #"{"id":"herd","target":"live/demo","date":"\#(start.iso8601)","duration":10}"#)
                 #expect(created.status == .created, "\(created.text)")
                 let viewers = ["v1", "v2", "v3"]
                 for _ in 0..<2 {
@@ -235,12 +237,14 @@ struct PrefetchTests {
                 // A session given as _HLS_primary_id only.
                 #expect(try await client.get("/demo/live/audio-en/main.m3u8?_HLS_primary_id=v4").status == .ok)
                 let sessions = ["v1", "v2", "v3", "v4"]
+                let ticker = tick(clock, to: clock.now + MediaTime(seconds: 3))
+                defer { ticker.cancel() }
                 func asked(_ session: String) -> Int {
                     adServer.requests("/vast").filter { $0.contains("sid=\(session)&") }.count
                 }
                 let decided = await Self.until { sessions.allSatisfy { asked($0) == 1 } }
                 #expect(decided, "\(adServer.requests("/vast"))")
-                #expect(Date() < start, "decided before the break")
+                #expect(clock.wall < start, "decided before the break")
                 #expect(
                     try await Self.until {
                         try await AdServerProtectionTests.metric(
@@ -275,7 +279,10 @@ struct PrefetchTests {
                 #expect(sessions.allSatisfy { asked($0) == 1 })
                 #expect(adServer.requests("/vast").count == 6)
                 // The viewers who only asked for an asset list are seen too (a CDN may answer their
-                // playlists); decided live already, they are not decided ahead again.
+                // playlists); decided live already, they are not decided ahead again. The audience's
+                // gauge is set on the prefetcher's ticks: the clock ticks 1 s more (still in the window).
+                let counting = tick(clock, to: clock.now + MediaTime(seconds: 1))
+                defer { counting.cancel() }
                 #expect(
                     try await Self.until {
                         try await AdServerProtectionTests.metric(client, "hlsi_viewer_sessions") == "6.0"
@@ -289,14 +296,18 @@ struct PrefetchTests {
 extension PrefetchTests {
     /// Runs `body` against a replica sharing `ledger`.
     static func withReplica(
-        _ configuration: ServerConfiguration, ledger: any DecisionLedger,
+        _ configuration: ServerConfiguration, ledger: any DecisionLedger, clock: any ServerClock = SystemServerClock(),
         _ body: @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
+        let ports = LiveServer.ports()
         let server = try InterstitialServer(
-            configuration: configuration, decisionLedger: ledger, logger: Harness.logger)
+            configuration: configuration, decisionLedger: ledger, logger: Harness.logger, clock: clock,
+            onServerRunning: { ports.continuation.yield($0) })
         let client = server.makeHTTPClient()
         do {
-            try await server.application(client: client).test(.live) { client in try await body(client) }
+            try await LiveServer.run(server.application(client: client), ports: ports) { client in
+                try await body(client)
+            }
         } catch {
             try? await client.shutdown()
             throw error

@@ -22,7 +22,8 @@ struct RequestEffectsTests {
             let (lane, _) = InterstitialServerTests.fastLane(library)
             _ = try await FastLaneTests.settled(library, Self.live)
             let requestGuard = RequestGuard(
-                limits: RequestGuard.Limits(ServerLimits()), logger: Harness.logger, fastLane: lane)
+                limits: RequestGuard.Limits(ServerLimits()), logger: Harness.logger, clock: library.clock,
+                fastLane: lane)
             let channel = EmbeddedChannel()
             defer { _ = try? channel.finish() }
             channel.remoteAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 50_000)
@@ -45,8 +46,11 @@ struct RequestEffectsTests {
     func route() async throws {
         try await withDemoLibrary { library, _, _ in
             let (_, routes) = InterstitialServerTests.fastLane(library)
-            let application = Application(router: routes.router())
-            try await application.test(.live) { client in
+            let ports = LiveServer.ports()
+            let application = Application(
+                router: routes.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { ports.continuation.yield($0.localAddress?.port ?? 0) })
+            try await LiveServer.run(application, ports: ports) { client in
                 let response = try await client.get(
                     Self.live,
                     headers: [

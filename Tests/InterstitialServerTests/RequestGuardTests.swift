@@ -12,12 +12,14 @@ import Testing
 /// cannot open is not a 404.
 @Suite("The request guard on a channel")
 struct RequestGuardTests {
-    /// A guard on an embedded channel connected from `peer`.
+    /// A guard on an embedded channel connected from `peer`, on `clock`.
     static func channel(
-        connections: ConnectionLimiter? = nil, peer: String = "127.0.0.1"
+        connections: ConnectionLimiter? = nil, peer: String = "127.0.0.1",
+        clock: ManualServerClock = .starting()
     ) throws -> (EmbeddedChannel, RequestGuard) {
         let limits = RequestGuard.Limits(ServerLimits())
-        let requestGuard = RequestGuard(limits: limits, logger: Harness.logger, connections: connections)
+        let requestGuard = RequestGuard(
+            limits: limits, logger: Harness.logger, clock: clock, connections: connections)
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(requestGuard)
         // An embedded channel's remote address is where it connected.
@@ -63,29 +65,33 @@ struct RequestGuardTests {
 
     @Test("A refused connection is closed in time even when nothing behind closes it")
     func refusedClosesInTime() throws {
-        let (channel, _) = try Self.channel()
+        let clock = ManualServerClock.starting()
+        let (channel, _) = try Self.channel(clock: clock)
         defer { _ = try? channel.finish() }
         try channel.writeInbound(ByteBuffer(string: "get / HTTP/1.1\r\n\r\n"))
         #expect(channel.isActive)
-        channel.embeddedEventLoop.advanceTime(by: .seconds(11))
+        clock.advance(9.9, on: channel)
+        #expect(channel.isActive)
+        clock.advance(0.1, on: channel)
         #expect(!channel.isActive)
         #expect(try Self.answered(channel).hasPrefix("HTTP/1.1 400 "))
     }
 
     @Test("A body that does not arrive within the body timeout of its head gets 408, even with some progress")
     func bodyTimeout() throws {
-        let (channel, requestGuard) = try Self.channel()
+        let clock = ManualServerClock.starting()
+        let (channel, requestGuard) = try Self.channel(clock: clock)
         defer { _ = try? channel.finish() }
         requestGuard.trackerAdded()
         try channel.writeInbound(ByteBuffer(string: "POST /h HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nab"))
         #expect(try Self.passed(channel).hasSuffix("ab"))
         for _ in 0..<29 {
-            channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+            clock.advance(1, on: channel)
             try channel.writeInbound(ByteBuffer(string: "c"))
         }
         #expect(try Self.answered(channel).isEmpty)
         #expect(channel.isActive)
-        channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        clock.advance(1, on: channel)
         channel.close(promise: nil)
         let answer = try Self.answered(channel)
         #expect(answer.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"), "\(answer)")
@@ -94,14 +100,15 @@ struct RequestGuardTests {
 
     @Test("A body that arrives in time ends the body timeout; the connection is then idle, not timed out")
     func bodyInTime() throws {
-        let (channel, requestGuard) = try Self.channel()
+        let clock = ManualServerClock.starting()
+        let (channel, requestGuard) = try Self.channel(clock: clock)
         defer { _ = try? channel.finish() }
         requestGuard.trackerAdded()
         try channel.writeInbound(ByteBuffer(string: "POST /h HTTP/1.1\r\nContent-Length: 2\r\n\r\na"))
-        channel.embeddedEventLoop.advanceTime(by: .seconds(20))
+        clock.advance(20, on: channel)
         try channel.writeInbound(ByteBuffer(string: "b"))
         requestGuard.answerEnded()
-        channel.embeddedEventLoop.advanceTime(by: .seconds(40))
+        clock.advance(40, on: channel)
         #expect(channel.isActive)
         #expect(try Self.answered(channel).isEmpty)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HLSInterstitials
+import HLSLoading
 import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
@@ -130,28 +131,61 @@ struct RequestLimitTests {
         }
     }
 
-    @Test("Slow heads get 408 and idle connections close, after the configured timeouts")
+    @Test("Slow heads get 408 and idle connections close, after the configured timeouts on the server's clock")
     func slowAndIdleConnections() async throws {
-        try await Harness.withServer(try Self.configuration(shortTimeouts: true)) { client in
+        // The timeouts are on the server's clock, which stands still until the test moves it: a
+        // head or an idle connection times out when the clock passes its deadline, never because
+        // the machine was slow (the connection's wake-up is on the clock: the test waits for it).
+        let clock = ManualServerClock.starting()
+        let header = MediaTime(seconds: 0.5)
+        let idle = MediaTime(seconds: 2)
+        try await Harness.withServer(try Self.configuration(shortTimeouts: true), serverClock: clock) { client in
             let port = try #require(client.port)
-            let slow = try await RawConnection.open(port: port).exchange("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            let slowly = Task {
+                try await RawConnection.open(port: port).exchange("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            }
+            #expect(try await eventually { clock.waiting(for: header) == 1 }, "the head's deadline is set")
+            clock.advance(0.4)
+            #expect(clock.waiting(for: MediaTime(seconds: 0.1)) == 1, "not due before the header timeout")
+            clock.advance(0.1)
+            let slow = try await slowly.value
             #expect(slow.text.hasPrefix("HTTP/1.1 408 "), "\(slow.text.prefix(100))")
             #expect(slow.closed)
-            let silent = try await RawConnection.open(port: port).exchange("")
+            let silently = Task { try await RawConnection.open(port: port).exchange("") }
+            #expect(try await eventually { clock.waiting(for: idle) == 1 }, "the connection's idle deadline is set")
+            clock.advance(1.9)
+            #expect(clock.waiting(for: MediaTime(seconds: 0.1)) == 1, "not idle before the idle timeout")
+            clock.advance(0.1)
+            let silent = try await silently.value
             #expect(silent.closed)
             #expect(silent.text.isEmpty)
-            let kept = try await RawConnection.open(port: port).exchange("GET /favicon.ico HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(kept.text.hasPrefix("HTTP/1.1 204 "))
-            #expect(kept.closed, "a kept-alive connection closes once idle")
-            // Many at once: all closed.
-            let results = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for index in 0..<40 {
-                    group.addTask {
-                        let connection = try await RawConnection.open(port: port)
-                        return try await connection.exchange(index.isMultiple(of: 2) ? "" : "GET / HTTP/1.1\r\n").closed
+            // Once answered, a kept-alive connection closes when idle, whenever the clock passes
+            // the idle timeout (it ticks on here); so do many at once, silent or with a head begun.
+            let connection = try await RawConnection.open(port: port)
+            let kept = try await withTimeLimit(.seconds(20)) { [channel = connection.channel] in
+                try await channel.executeThenClose { inbound, outbound in
+                    try await outbound.write(ByteBuffer(string: "GET /favicon.ico HTTP/1.1\r\nHost: x\r\n\r\n"))
+                    var iterator = inbound.makeAsyncIterator()
+                    var text = ""
+                    while !text.contains("\r\n\r\n"), let buffer = try await iterator.next() {
+                        text += String(buffer: buffer)
                     }
+                    try await ticking(clock) { while try await iterator.next() != nil {} }
+                    return text
                 }
-                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(kept.hasPrefix("HTTP/1.1 204 "), "a kept-alive connection closes once idle, after its answer")
+            let results = try await ticking(clock) {
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for index in 0..<40 {
+                        group.addTask {
+                            let connection = try await RawConnection.open(port: port)
+                            return try await connection.exchange(index.isMultiple(of: 2) ? "" : "GET / HTTP/1.1\r\n")
+                                .closed
+                        }
+                    }
+                    return try await group.reduce(into: [Bool]()) { $0.append($1) }
+                }
             }
             #expect(results.allSatisfy { $0 })
             let after = try await RawConnection.open(port: port).exchange(

@@ -91,7 +91,7 @@ struct ServerTests {
             // The deadline is on the server's clock, which the test moves: the slow inventory never
             // answers (10 minutes of real time), so an answer at all means the deadline cut it.
             let clock = ManualServerClock.starting()
-            try await Harness.withServer(configuration, inventory: inventory, serverClock: clock) { client in
+            try await Harness.withServer(configuration.ticked, inventory: inventory, serverClock: clock) { client in
                 let text = try await ticking(clock) {
                     try await client.text("/demo/vod/asset-list.json?_HLS_interstitial_id=midroll-2")
                 }

@@ -76,7 +76,11 @@ struct StandingDecisionTests {
                             + "/vast?sid=[SESSIONID]&brk=[BREAKID]&dur=[BREAKDURATION]&ua=[DEVICEUA]&cb=[CACHEBUSTING]"),
                     "prefetch": .object(["expectedBreak": .number(30)]),
                 ]))
-            try await Harness.withServer(configuration) { client in
+            // On the server's clock, which ticks 3 s for the prefetcher to decide once the viewers are
+            // seen (and again once one is consumed), then stands still: no decision's deadline (5 s)
+            // passes, however late a loaded machine makes it.
+            let clock = ManualServerClock.starting()
+            try await Harness.withServer(configuration, serverClock: clock) { client in
                 for viewer in ["v1", "v2"] {
                     let playlist = try await client.get(
                         "/demo/live/video/main.m3u8", headers: [Routes.sessionField: viewer])
@@ -85,6 +89,8 @@ struct StandingDecisionTests {
                 func standing(_ session: String) -> [String] {
                     adServer.requests("/vast").filter { $0.contains("sid=\(session)&brk=standing-") }
                 }
+                let deciding = tick(clock, to: clock.now + MediaTime(seconds: 3))
+                defer { deciding.cancel() }
                 #expect(
                     await PrefetchTests.until { standing("v1").count == 1 && standing("v2").count == 1 },
                     "\(adServer.requests("/vast"))")
@@ -100,11 +106,10 @@ struct StandingDecisionTests {
                 // Asked for a break of the expected length.
                 #expect(standing("v1").allSatisfy { $0.contains("dur=30") })
                 // A break that shows as it starts: begun 2 s ago, 5 s long; nothing decided ahead for it.
-                let formatter = ISO8601DateFormatter()
-                let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 2)
+                await deciding.value
+                let start = clock.wall - MediaTime(seconds: 2)
                 let created = try await client.admin(
-                    .post, "breaks",
-                    #"{"id":"cue","target":"live/demo","date":"\#(formatter.string(from: start))","duration":5}"#)
+                    .post, "breaks", #"{"id":"cue","target":"live/demo","date":"\#(start.iso8601)","duration":5}"#)
                 #expect(created.status == .created, "\(created.text)")
                 // Nothing is known of the viewer's device before its first asset list.
                 #expect(standing("v1").allSatisfy { !$0.contains("TestTV") })
@@ -119,6 +124,8 @@ struct StandingDecisionTests {
                     try await AdServerProtectionTests.metric(
                         client, "hlsi_ad_decisions_total{target=\"live/demo\",path=\"standing\"}") == "1")
                 // Consumed: v1 is decided again for the next break; v2's is untouched.
+                let redeciding = tick(clock, to: clock.now + MediaTime(seconds: 3))
+                defer { redeciding.cancel() }
                 #expect(await PrefetchTests.until { standing("v1").count == 2 }, "\(adServer.requests("/vast"))")
                 // Item 5: the new one carries the device fields seen on the viewer's asset list.
                 #expect(standing("v1").last?.contains("&ua=TestTV%2F1.0&") == true, "\(standing("v1"))")

@@ -43,7 +43,7 @@ struct StoreDatabase: Sendable {
     /// a small machine: a deadline here tests nothing but the load).
     func open() throws -> any ServerStore {
         if case .postgres(let postgres) = location {
-            return PostgresStore(postgres, logger: Self.logger, timeout: .seconds(30))
+            return PostgresStore(postgres, logger: Self.logger, timeout: .seconds(600))
         }
         return try location.open(logger: Self.logger)
     }
@@ -193,7 +193,7 @@ struct StoreContractTests {
     func migrationsRunOnce() async throws {
         let database = try await StoreDatabase(.postgres)
         guard case .postgres(let location) = database.location else { return }
-        let stores = (0..<4).map { _ in PostgresStore(location, logger: StoreDatabase.logger, timeout: .seconds(30)) }
+        let stores = (0..<4).map { _ in PostgresStore(location, logger: StoreDatabase.logger, timeout: .seconds(600)) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for store in stores { group.addTask { _ = try await store.changeCount() } }
             try await group.waitForAll()
@@ -202,7 +202,7 @@ struct StoreContractTests {
         for store in stores { #expect(try await store.appliedMigrations() == versions) }
         try await stores[0].write([.seeded])
         for store in stores { await store.shutdown() }
-        let again = PostgresStore(location, logger: StoreDatabase.logger, timeout: .seconds(30))
+        let again = PostgresStore(location, logger: StoreDatabase.logger, timeout: .seconds(600))
         #expect(try await again.appliedMigrations() == versions)
         #expect(try await again.load().isSeeded, "the data survives")
         await again.shutdown()

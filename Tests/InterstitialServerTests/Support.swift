@@ -7,6 +7,7 @@ import HummingbirdTesting
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOEmbedded
 import Testing
 
 @testable import InterstitialServer
@@ -28,23 +29,60 @@ extension ManualServerClock {
 
     /// Moves both clocks on by `seconds`.
     func advance(_ seconds: Double) { advance(by: MediaTime(seconds: seconds)) }
+
+    /// Moves both clocks on by `seconds`, then runs on `channel`'s event loop what the alarms due
+    /// handed to it (a request guard's timeouts).
+    func advance(_ seconds: Double, on channel: EmbeddedChannel) {
+        advance(seconds)
+        channel.embeddedEventLoop.run()
+    }
+}
+
+/// A server clock whose wall clock is a ``TestClock`` the test sets, and whose monotonic clock
+/// (deadlines, expiry, how long a session was seen) moves only when ``monotonic`` is advanced: a
+/// library on it does not age with the real time a loaded machine takes.
+struct WallTestServerClock: ServerClock {
+    let wallClock: TestClock
+    let monotonic: ManualServerClock
+
+    var now: MediaTime { monotonic.now }
+    var wall: DateTime { wallClock.now }
+
+    func sleep(for duration: MediaTime) async throws {
+        try await monotonic.sleep(for: duration)
+    }
+
+    func wake(
+        at time: MediaTime, on eventLoop: any EventLoop, _ body: @escaping @Sendable () -> Void
+    ) -> ServerClockAlarm {
+        monotonic.wake(at: time, on: eventLoop, body)
+    }
 }
 
 enum Harness {
     static let token = "test-token"
-    /// The sleepers a running server keeps on its clock when idle: the prefetcher's tick and the
-    /// sweep of expired break notices (a test waits for them, then for its own, before it advances).
-    static let idleSleepers = 2
     static let logger: Logger = {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         return logger
     }()
 
+    /// The demo on a free port, with the admin token, and with the limits that run on real time in
+    /// a server on the system's clock (a connection's idle and header timeouts, an upstream's, the
+    /// waits for the store) long: on a loaded machine a test's request or upstream may be slow,
+    /// which is no outcome of the test. A test of one of those limits sets it (on a manual clock
+    /// where it can).
     static func demo() throws -> ServerConfiguration {
         var configuration = try ServerConfiguration.demo()
         configuration.adminToken = token
         configuration.port = 0
+        let long = MediaTime(seconds: 600)
+        for keyPath in [
+            \ServerLimits.headerTimeout, \.bodyTimeout, \.idleTimeout, \.upstreamTimeout, \.upstreamTransferTimeout,
+            \.servedRecordTimeout, \.viewerStoreTimeout,
+        ] {
+            configuration.limits[keyPath: keyPath] = long
+        }
         return configuration
     }
 
@@ -56,11 +94,11 @@ enum Harness {
         logger: Logger = Harness.logger, _ body: @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         let configuration = try configuration ?? demo()
-        var now: (@Sendable () -> DateTime)?
-        if let clock { now = { clock.now } }
-        var server = try InterstitialServer(
-            configuration: configuration, store: store, inventory: inventory, logger: logger, now: now)
-        if let serverClock { server.clock = serverClock }
+        let wall = clock.map { clock in SystemServerClock(date: { clock.now }) }
+        let ports = LiveServer.ports()
+        let server = try InterstitialServer(
+            configuration: configuration, store: store, inventory: inventory, logger: logger,
+            clock: serverClock ?? wall ?? SystemServerClock(), onServerRunning: { ports.continuation.yield($0) })
         // The HTTP clients `run()` makes: ad servers are asked as in production.
         let client = server.makeHTTPClient()
         let adClient = server.makeAdServerClient()
@@ -71,7 +109,7 @@ enum Harness {
             for each in [client, adClient, freshAdClient] { try await each.shutdown() }
         }
         do {
-            try await server.application(client: client, adFetcher: fetcher).test(.live) { client in
+            try await LiveServer.run(server.application(client: client, adFetcher: fetcher), ports: ports) { client in
                 try await body(client)
             }
         } catch {
@@ -124,7 +162,8 @@ extension TestResponse {
 
 /// `body`'s result, while `clock` moves on by `step` every millisecond of real time: the server's
 /// deadlines on it pass, and an outcome decided by a deadline is the same however fast the machine
-/// runs (use it only where it is; a frozen clock where an answer must beat a deadline).
+/// runs (use it only where it is; a frozen clock where an answer must beat a deadline). A
+/// connection's timeouts are on the clock too: give the server ``ServerConfiguration/ticked``'s.
 func ticking<Value: Sendable>(
     _ clock: ManualServerClock, by step: MediaTime = MediaTime(seconds: 0.1),
     _ body: () async throws -> Value
@@ -137,6 +176,35 @@ func ticking<Value: Sendable>(
     }
     defer { ticker.cancel() }
     return try await body()
+}
+
+extension ServerConfiguration {
+    /// This configuration with connection timeouts (header, body, idle) of a day: on a clock that
+    /// ``ticking(_:by:_:)`` moves 100 s every real second, the test client's connection must not be
+    /// closed as idle, nor its head time out, when the machine is slow to send or read it.
+    var ticked: ServerConfiguration {
+        var configuration = self
+        for keyPath in [\ServerLimits.headerTimeout, \.bodyTimeout, \.idleTimeout] {
+            configuration.limits[keyPath: keyPath] = MediaTime(seconds: 86_400)
+        }
+        return configuration
+    }
+}
+
+/// Moves `clock` on by `step` every `every` of real time (`step` by default) until it reaches `end`, then leaves it
+/// there: a prefetcher ticks into a break's retrieval window and stops inside it, so that its
+/// decisions, however late a loaded machine makes them, are made in the window, and none of their
+/// deadlines (further on than `end`) can pass. Cancel the task when done.
+func tick(
+    _ clock: ManualServerClock, to end: MediaTime, step: MediaTime = MediaTime(seconds: 0.25), every: MediaTime? = nil
+) -> Task<Void, Never> {
+    Task {
+        while !Task.isCancelled, clock.now < end {
+            try? await Task.sleep(nanoseconds: UInt64((every ?? step).nanoseconds))
+            let left = end - clock.now
+            if left > .zero { clock.advance(by: min(step, left)) }
+        }
+    }
 }
 
 /// The EXT-X-DATERANGE lines of a playlist.
@@ -166,7 +234,7 @@ struct SeededGenerator: RandomNumberGenerator {
 }
 
 /// The demo's content library on an in-memory store, its served values recorded, on a test clock
-/// at ``RenderedPlaylistCacheTests/start``: runs `body`, then stops recording and the HTTP client,
+/// at ``RenderedPlaylistCacheTests/start`` (its monotonic clock standing still): runs `body`, then stops recording and the HTTP client,
 /// whether `body` threw or not.
 func withDemoLibrary(
     _ body: (_ library: ContentLibrary, _ state: ServerState, _ clock: TestClock) async throws -> Void
@@ -179,7 +247,8 @@ func withDemoLibrary(
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
     let library = ContentLibrary(
         configuration: configuration, state: state, inventory: StoredInventory(state: state), client: client,
-        logger: Harness.logger, now: { clock.now })
+        logger: Harness.logger, now: { clock.now },
+        clock: WallTestServerClock(wallClock: clock, monotonic: .starting()))
     var failure: (any Error)?
     do { try await body(library, state, clock) } catch { failure = error }
     state.finishRecording()

@@ -134,7 +134,8 @@ struct ViewerSessionsTests {
             return nil
         }
         let requestGuard = RequestGuard(
-            limits: RequestGuard.Limits(ServerLimits()), logger: Harness.logger, fastLane: lane)
+            limits: RequestGuard.Limits(ServerLimits()), logger: Harness.logger, clock: ManualServerClock.starting(),
+            fastLane: lane)
         let channel = EmbeddedChannel()
         defer { _ = try? channel.finish() }
         try channel.pipeline.syncOperations.addHandler(requestGuard)

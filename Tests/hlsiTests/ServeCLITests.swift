@@ -4,6 +4,13 @@ import Testing
 /// `hlsi serve --demo` as a process, driven by `hlsi admin`.
 @Suite("hlsi serve and hlsi admin")
 struct ServeCLITests {
+    /// `hlsi serve` stopped, or hung, before it listened: why, and what it printed.
+    struct ServerDidNotStart: Error, CustomStringConvertible {
+        var reason: String
+        var log: String
+        var description: String { "hlsi serve \(reason); it printed:\n\(log.suffix(2000))" }
+    }
+
     /// Starts `hlsi serve` (by default the demo on a free port) and returns the process, its base URL
     /// and its log file.
     static func startServer(
@@ -18,16 +25,23 @@ struct ServeCLITests {
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
+        // Until it listens or exits: a debug server started with many others on a loaded machine may
+        // take long to listen, which is no failure. The limit only keeps a hung server from hanging
+        // the suite.
+        let deadline = ContinuousClock.now + .seconds(600)
+        while ContinuousClock.now < deadline {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             if let range = text.range(of: #"serving on http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) {
                 return (process, String(text[range].dropFirst("serving on ".count)), log)
             }
+            guard process.isRunning else {
+                throw ServerDidNotStart(reason: "exited with status \(process.terminationStatus)", log: text)
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
         process.terminate()
-        throw CocoaError(.fileReadUnknown)
+        throw ServerDidNotStart(
+            reason: "did not listen within 600 s", log: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 
     @Test("The database comes from --database, else HLSI_DATABASE, else the configuration; a bad one is refused first")

@@ -88,9 +88,10 @@ struct ServeStartCLITests {
                 try? FileManager.default.removeItem(at: log)
             }
             let url = base.hasSuffix("/") ? String(base.dropLast()) : base
-            // The line may follow "serving on": wait for it (60 s at most, a loaded machine), then read the log.
+            // The line may follow "serving on": wait for it (10 minutes at most: a hung server, not a
+            // slow one), then read the log.
             var printed = ""
-            for _ in 0..<600 {
+            for _ in 0..<6000 {
                 printed = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
                 if printed.contains("vod/movie: ") { break }
                 try await Task.sleep(for: .milliseconds(100))

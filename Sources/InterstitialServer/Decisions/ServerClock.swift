@@ -1,6 +1,7 @@
 import Foundation
 import HLSPlaylist
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// The server's one source of time: a monotonic ``now`` (``MediaTime`` on an arbitrary origin, for
 /// deadlines and durations), the wall clock (``wall``, for dates in playlists and ad tags), and a
@@ -15,6 +16,12 @@ protocol ServerClock: Sendable {
     var wall: DateTime { get }
     /// Waits `duration` of this clock's time; throws when cancelled.
     func sleep(for duration: MediaTime) async throws
+    /// Runs `body` on `eventLoop` once this clock reaches `time` (soon, when it has), unless the
+    /// alarm returned is cancelled first (on that event loop). What is due is decided on ``now``
+    /// when `body` runs; the event loop only wakes it (a connection's timeouts, ``RequestGuard``).
+    func wake(
+        at time: MediaTime, on eventLoop: any EventLoop, _ body: @escaping @Sendable () -> Void
+    ) -> ServerClockAlarm
 }
 
 extension ServerClock {

@@ -1,23 +1,23 @@
-import NIOCore
+import HLSPlaylist
 
 /// The time rules of one guarded connection, as a value: when the head being read began, when its
 /// body began, what is being answered, and what is due when the connection's one timer fires.
 ///
-/// ``RequestGuard`` drives it with the event loop's time and does what it says; tests drive it
-/// directly with any time. A head being read gets 408 after the header timeout, a body after the
+/// ``RequestGuard`` drives it with the server clock's time (``ServerClock/now``) and does what it
+/// says; tests drive it directly with any time. A head being read gets 408 after the header timeout, a body after the
 /// body timeout; a connection with nothing being read or answered ends after the idle timeout.
 struct ConnectionClock: Sendable {
     /// The timeouts it applies.
     struct Limits: Sendable {
-        var header: TimeAmount
-        var body: TimeAmount
-        var idle: TimeAmount
+        var header: MediaTime
+        var body: MediaTime
+        var idle: MediaTime
     }
 
     /// What the timer firing at a time means.
     enum Verdict: Equatable, Sendable {
         /// Nothing is due yet: fire again at this time.
-        case wait(until: NIODeadline)
+        case wait(until: MediaTime)
         /// A head or a body did not arrive in time: refuse the request with this.
         case timeOut(RequestHeadReader.Refusal)
         /// Nothing is being read or answered, for the idle timeout: end the connection unanswered.
@@ -26,11 +26,11 @@ struct ConnectionClock: Sendable {
 
     let limits: Limits
     /// When the head being read began.
-    private(set) var headStarted: NIODeadline?
+    private(set) var headStarted: MediaTime?
     /// When the body being read began (after its head).
-    private(set) var bodyStarted: NIODeadline?
+    private(set) var bodyStarted: MediaTime?
     /// When the connection last began, or last finished a request or an answer.
-    private(set) var lastActivity = NIODeadline.uptimeNanoseconds(0)
+    private(set) var lastActivity = MediaTime.zero
     /// Requests passed on to the handlers behind whose answers have not ended.
     private(set) var inFlight = 0
     /// Files the fast lane is still sending.
@@ -44,23 +44,23 @@ struct ConnectionClock: Sendable {
     }
 
     /// The connection began at `now`: returns when it is idle unless something happens.
-    mutating func began(at now: NIODeadline) -> NIODeadline {
+    mutating func began(at now: MediaTime) -> MediaTime {
         lastActivity = now
         return now + limits.idle
     }
 
     /// A head began to arrive.
-    mutating func headBegan(at now: NIODeadline) {
+    mutating func headBegan(at now: MediaTime) {
         headStarted = now
     }
 
     /// When the head being read times out; nil when none is being read.
-    var headDeadline: NIODeadline? {
+    var headDeadline: MediaTime? {
         headStarted.map { $0 + limits.header }
     }
 
     /// A whole head was read; returns when its body times out if one follows.
-    mutating func headRead(at now: NIODeadline, expectsBody: Bool) -> NIODeadline? {
+    mutating func headRead(at now: MediaTime, expectsBody: Bool) -> MediaTime? {
         headStarted = nil
         lastActivity = now
         guard expectsBody else { return nil }
@@ -69,7 +69,7 @@ struct ConnectionClock: Sendable {
     }
 
     /// The body being read ended.
-    mutating func bodyEnded(at now: NIODeadline) {
+    mutating func bodyEnded(at now: MediaTime) {
         guard bodyStarted != nil else { return }
         bodyStarted = nil
         lastActivity = now
@@ -81,7 +81,7 @@ struct ConnectionClock: Sendable {
     }
 
     /// An answer from the handlers behind ended.
-    mutating func answerEnded(at now: NIODeadline) {
+    mutating func answerEnded(at now: MediaTime) {
         if let earlier = earlierAnswers, earlier > 0 { earlierAnswers = earlier - 1 }
         inFlight = max(0, inFlight - 1)
         lastActivity = now
@@ -93,7 +93,7 @@ struct ConnectionClock: Sendable {
     }
 
     /// The fast lane finished sending a file (written or failed).
-    mutating func sendingEnded(at now: NIODeadline) {
+    mutating func sendingEnded(at now: MediaTime) {
         sending = max(0, sending - 1)
         lastActivity = now
     }
@@ -116,7 +116,7 @@ struct ConnectionClock: Sendable {
 
     /// What is due when the timer fires at `now`; `writable` says whether the client reads what
     /// is written (an answer waiting for a slow client is not idle).
-    func verdict(at now: NIODeadline, writable: Bool) -> Verdict {
+    func verdict(at now: MediaTime, writable: Bool) -> Verdict {
         if let headStarted {
             return timeOut(at: headStarted + limits.header, now, code: .headerTimeout, part: "head", limit: "header")
         }
@@ -129,7 +129,7 @@ struct ConnectionClock: Sendable {
     }
 
     private func timeOut(
-        at deadline: NIODeadline, _ now: NIODeadline, code: RequestHeadReader.Refusal.Code, part: String, limit: String
+        at deadline: MediaTime, _ now: MediaTime, code: RequestHeadReader.Refusal.Code, part: String, limit: String
     ) -> Verdict {
         guard now >= deadline else { return .wait(until: deadline) }
         return .timeOut(

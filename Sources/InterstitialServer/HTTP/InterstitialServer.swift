@@ -26,9 +26,9 @@ public struct InterstitialServer: Service {
     /// replica alone (SQLite).
     let decisionLedger: (any DecisionLedger)?
     let logger: Logger
-    /// The server's one clock (``SystemServerClock`` on the `now` given), handed to every service
-    /// that reads time; a test may set a ``ManualServerClock`` before making the application.
-    var clock: any ServerClock
+    /// The server's one clock (``SystemServerClock`` on the `now` given, or a test's
+    /// ``ManualServerClock``), handed to every service that reads time, its state included.
+    let clock: any ServerClock
     let onServerRunning: @Sendable (Int) async -> Void
 
     /// Creates the server, opening the store (the configuration's seed is stored when it starts).
@@ -52,15 +52,28 @@ public struct InterstitialServer: Service {
         now: (@Sendable () -> DateTime)? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws {
+        try self.init(
+            configuration: configuration, store: store, inventory: inventory, decisionLedger: decisionLedger,
+            logger: logger, clock: now.map { SystemServerClock(date: $0) } ?? SystemServerClock(),
+            onServerRunning: onServerRunning)
+    }
+
+    /// Creates the server on `clock` (``init(configuration:store:inventory:decisionLedger:logger:now:onServerRunning:)``
+    /// on the system's clock; a test's ``ManualServerClock``), which its state and every service read.
+    init(
+        configuration: ServerConfiguration, store: (any ServerStore)? = nil, inventory: (any AdInventory)? = nil,
+        decisionLedger: (any DecisionLedger)? = nil, logger: Logger, clock: any ServerClock,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws {
         try configuration.check()
         self.configuration = configuration
         state = try ServerState(
             store: store ?? StoreLocation(configuration.database).open(logger: logger), ownsStore: store == nil,
-            limits: configuration.limits)
+            limits: configuration.limits, clock: clock)
         self.inventory = inventory
         self.decisionLedger = decisionLedger ?? state.store.decisionLedger
         self.logger = logger
-        clock = now.map { SystemServerClock(date: $0) } ?? SystemServerClock()
+        self.clock = clock
         self.onServerRunning = onServerRunning
         if let token = configuration.adminToken, let weakness = AdminToken.weakness(token) {
             logger.warning(
@@ -193,7 +206,7 @@ public struct InterstitialServer: Service {
                 base: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder,
                     configuration: .init(http1: http1)),
-                limits: RequestGuard.Limits(limits), fastLane: fastLane, connections: connections)
+                limits: RequestGuard.Limits(limits), clock: clock, fastLane: fastLane, connections: connections)
         }
         var application = Application(
             router: router,

@@ -1,4 +1,4 @@
-import Foundation
+import HLSPlaylist
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -16,7 +16,9 @@ import NIOCore
 /// a JSON error response (the server's usual `{"error":{…}}`, with `Connection: close` and
 /// `Access-Control-Allow-Origin: *`), after the responses to the earlier requests on its
 /// connection, and the connection is closed. A connection with no request being read or answered
-/// for the idle timeout is closed without an answer. A WebSocket upgrade request
+/// for the idle timeout is closed without an answer. Every deadline is decided on the server's
+/// ``ServerClock``; the event loop only runs the wake-up (``ServerClock/wake(at:on:_:)``), so a
+/// test decides a timeout by moving a ``ManualServerClock``. A WebSocket upgrade request
 /// (`Upgrade: websocket`) ends the guarding of its connection: the server either upgrades it or
 /// closes it.
 ///
@@ -35,17 +37,17 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         var requestLineBytes: Int
         var headerBytes: Int
         var headerCount: Int
-        var headerTimeout: TimeAmount
-        var bodyTimeout: TimeAmount
-        var idleTimeout: TimeAmount
+        var headerTimeout: MediaTime
+        var bodyTimeout: MediaTime
+        var idleTimeout: MediaTime
 
         init(_ limits: ServerLimits) {
             requestLineBytes = limits.requestLineBytes
             headerBytes = limits.headerBytes
             headerCount = limits.headerCount
-            headerTimeout = .nanoseconds(limits.headerTimeout.nanoseconds)
-            bodyTimeout = .nanoseconds(limits.bodyTimeout.nanoseconds)
-            idleTimeout = .nanoseconds(limits.idleTimeout.nanoseconds)
+            headerTimeout = limits.headerTimeout
+            bodyTimeout = limits.bodyTimeout
+            idleTimeout = limits.idleTimeout
         }
 
         /// The timeouts of a connection.
@@ -62,6 +64,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let limits: Limits
     private let logger: Logger
+    /// The server's clock: every deadline of the connection is on it.
+    private let serverClock: any ServerClock
     private let fastLane: FastLane?
     private let connections: ConnectionLimiter?
     private var reader: RequestHeadReader
@@ -77,29 +81,32 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var clock: ConnectionClock
     /// Whether the HTTP/1 pipeline behind is in place (the first request chose no upgrade).
     private var pipelineReady = false
-    /// The connection's event loop, whose clock the timeouts follow.
-    private var eventLoop: (any EventLoop)?
-    private var now: NIODeadline { eventLoop?.now ?? .now() }
-    private var timer: Scheduled<Void>?
-    private var timerDeadline: NIODeadline?
+    private var now: MediaTime { serverClock.now }
+    private var timer: ServerClockAlarm?
+    private var timerDeadline: MediaTime?
     /// The `Date` field of fast answers, made once a second.
     private var date: (second: Int, text: String) = (0, "")
     /// The error response written when the pipeline closes (after earlier responses).
     private var pending: ByteBuffer?
 
-    init(limits: Limits, logger: Logger, fastLane: FastLane? = nil, connections: ConnectionLimiter? = nil) {
+    /// A guard enforcing `limits` on `clock`'s time, answering from `fastLane` and counting its
+    /// connection in `connections` when given.
+    init(
+        limits: Limits, logger: Logger, clock: any ServerClock, fastLane: FastLane? = nil,
+        connections: ConnectionLimiter? = nil
+    ) {
         self.limits = limits
         self.logger = logger
+        serverClock = clock
         self.fastLane = fastLane
         self.connections = connections
         reader = RequestHeadReader(limits: limits.head)
-        clock = ConnectionClock(limits: limits.clock)
+        self.clock = ConnectionClock(limits: limits.clock)
     }
 
     // MARK: Events
 
     func handlerAdded(context: ChannelHandlerContext) {
-        eventLoop = context.eventLoop
         if context.channel.isActive { becameActive(context) }
     }
 
@@ -276,7 +283,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         _ answer: FastLane.Answer, body: (data: IOData, handle: NIOFileHandle?), context: ChannelHandlerContext
     ) {
         guard let fastLane else { return }
-        let second = Int(Date().timeIntervalSince1970)
+        let second = Int(serverClock.wall.nanosecondsSinceEpoch / 1_000_000_000)
         if second != date.second { date = (second, FastLane.httpDate(second)) }
         let head = fastLane.head(answer, date: date.text, allocator: context.channel.allocator)
         fastLane.answered()
@@ -334,9 +341,10 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         pending = response
         context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
         guard context.channel.isActive, pending != nil || response == nil else { return }
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: limits.headerTimeout) { [self] in
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        timer = serverClock.wake(at: now + limits.headerTimeout, on: context.eventLoop) {
             // Through this handler's own close, so that the answer goes out first.
-            close(context: context, mode: .all, promise: nil)
+            bound.value.handler.close(context: bound.value.context, mode: .all, promise: nil)
         }
     }
 
@@ -401,7 +409,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Time
 
     /// Moves the timer to `deadline` if that is sooner.
-    private func schedule(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
+    private func schedule(_ context: ChannelHandlerContext, at deadline: MediaTime) {
         if let timerDeadline, timerDeadline <= deadline { return }
         cancelTimer()
         arm(context, at: deadline)
@@ -410,13 +418,15 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// One timer per connection, moved on when it fires rather than at every request: a head
     /// being read gets 408 after the header timeout, a body after the body timeout; a connection
     /// with nothing being read or answered closes after the idle timeout.
-    private func arm(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
+    private func arm(_ context: ChannelHandlerContext, at deadline: MediaTime) {
         guard timer == nil else { return }
         timerDeadline = deadline
-        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
-            timer = nil
-            timerDeadline = nil
-            timerFired(context)
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        timer = serverClock.wake(at: deadline, on: context.eventLoop) {
+            let (handler, context) = bound.value
+            handler.timer = nil
+            handler.timerDeadline = nil
+            handler.timerFired(context)
         }
     }
 
@@ -442,6 +452,8 @@ struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
     let base: Base
     let limits: RequestGuard.Limits
+    /// The server's clock, which the guard's deadlines are on.
+    let clock: any ServerClock
     /// Answers for requests whose answer is in memory; nil answers none.
     var fastLane: FastLane? = nil
     /// The caps on open connections; nil for none.
@@ -450,7 +462,8 @@ struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         do {
             try channel.pipeline.syncOperations.addHandler(
-                RequestGuard(limits: limits, logger: logger, fastLane: fastLane, connections: connections),
+                RequestGuard(
+                    limits: limits, logger: logger, clock: clock, fastLane: fastLane, connections: connections),
                 position: .first)
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
