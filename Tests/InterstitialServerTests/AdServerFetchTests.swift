@@ -278,7 +278,7 @@ struct AdServerFetchTests {
             return .init(body: "<VAST version=\"4.2\">" + ads.joined() + "</VAST>")
         } _: { server in
             // On a clock that stands still: the decision's deadline cannot pass before its budget
-            // is spent, however slow the machine (CI once saw 9 requests of 20 at a real deadline).
+            // is spent, however slow the machine (a loaded run once saw 9 requests of 20 at a real deadline).
             let clock = ManualServerClock.starting()
             try await Self.withFetcher(Self.policy(["127.0.0.1:\(server.port)"]), clock: clock) { fetcher in
                 let dispatcher = TrackingDispatcher(fetcher: fetcher, logger: Harness.logger)
