@@ -39,7 +39,10 @@ struct HTTPEdgeTests {
     func h2cAnswered() async throws {
         try await Harness.withServer { client in
             let port = try #require(client.port)
-            let answer = try await RawConnection.open(port: port).exchange(Self.h2c)
+            // The answer is read for 20 s, not until the server closes: Hummingbird closes only
+            // for a Connection field that is exactly `close`, not for `Upgrade, HTTP2-Settings,
+            // close` (a known defect; the connection then stays open until its idle timeout).
+            let answer = try await RawConnection.open(port: port).exchange(Self.h2c, limit: .seconds(20))
             #expect(answer.text.hasPrefix("HTTP/1.1 200 "), "\(answer.text.prefix(200))")
             #expect(answer.text.contains("#EXTM3U"))
         }
