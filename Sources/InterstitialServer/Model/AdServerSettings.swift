@@ -72,7 +72,7 @@ public struct AdServerSettings: Hashable, Sendable {
     public var slate: String?
     /// The most fill segments (the pod's, then the slate's repeated) one live break writes into a
     /// viewer's stitched media playlist (`maxFillSegments`, 1 to ``fillSegmentBounds``'s upper
-    /// bound, default ``LiveStitcher/defaultMaximumFillSegments``): a slate of short segments padding
+    /// bound, default `LiveStitcher.defaultMaximumFillSegments`): a slate of short segments padding
     /// a long break stops there and the rest of the break is left empty (docs/stitching.md). It bounds
     /// a stitched playlist's size: about 150 bytes a segment.
     public var maximumFillSegments = LiveStitcher.defaultMaximumFillSegments
