@@ -123,28 +123,24 @@ echo "stitched VOD playlist $(wc -c <"$WORK/root/stitched-copy/vod.m3u8") B," \
 echo "live playlist $(wc -c <"$WORK/root$LIVE") B, VOD playlist $(wc -c <"$WORK/root$VOD") B," \
     "asset list $(wc -c <"$WORK/root/demo/live/asset-list.json") B, segments $(wc -c <"$WORK/root$SEGMENT") B" \
     "and $(wc -c <"$WORK/root$BIG") B; $SECONDS_PER_RUN s per run"
+# viewer_script FILE PARAMETER PREFIX: a wrk script giving every request a new viewer, the query
+# parameter PARAMETER made of PREFIX, the thread, a counter.
+viewer_script() {
+    cat >"$1" <<LUA
+local counter = 0
+local thread_id = 0
+function setup(thread) thread:set("id", tostring(math.random(1, 1000000000))) end
+function init(args) thread_id = id or "0" end
+function request()
+    counter = counter + 1
+    return wrk.format(nil, wrk.path .. "&$2=$3" .. thread_id .. "-" .. counter)
+end
+LUA
+}
 # A new viewer for every request: _HLS_primary_id made of the thread, a counter and a random number.
-cat >"$WORK/viewers.lua" <<'LUA'
-local counter = 0
-local thread_id = 0
-function setup(thread) thread:set("id", tostring(math.random(1, 1000000000))) end
-function init(args) thread_id = id or "0" end
-function request()
-    counter = counter + 1
-    return wrk.format(nil, wrk.path .. "&_HLS_primary_id=v" .. thread_id .. "-" .. counter)
-end
-LUA
+viewer_script "$WORK/viewers.lua" _HLS_primary_id v
 # A new stitched viewer for every request: its own session.
-cat >"$WORK/stitched-viewers.lua" <<'LUA'
-local counter = 0
-local thread_id = 0
-function setup(thread) thread:set("id", tostring(math.random(1, 1000000000))) end
-function init(args) thread_id = id or "0" end
-function request()
-    counter = counter + 1
-    return wrk.format(nil, wrk.path .. "&session=s" .. thread_id .. "-" .. counter)
-end
-LUA
+viewer_script "$WORK/stitched-viewers.lua" session s
 run() { # URL OUTPUT [LUA]
     if [ -n "${3:-}" ]; then
         wrk -t2 -c100 -d"${SECONDS_PER_RUN}s" --timeout 10s --latency -s "$3" "$1" >"$2"
