@@ -340,15 +340,15 @@ final class ServerState: Sendable {
         guard store.isShared else { return .now(count(viewer: viewer, target: target, id: id)) }
         let store = store
         let expiry = limits.viewerExpiry.duration
-        let timeout = limits.viewerStoreTimeout.duration
+        let timeout = limits.viewerStoreTimeout
         return .later { [self] in
-            do {
-                let counted = try await withTimeLimit(timeout) {
-                    try await store.countViewerRequest(viewer: viewer, target: target, id: id, expiry: expiry)
-                }
-                if let counted { return counted }
-            } catch {
-                logger?.debug("counting the viewer's request in memory: the store did not count it: \(error)")
+            // On the server's clock: the store's answer, or nil when it failed or took too long.
+            let counted = await clock.within(timeout) {
+                try await store.countViewerRequest(viewer: viewer, target: target, id: id, expiry: expiry)
+            }
+            if let counted = counted ?? nil { return counted }
+            if counted == nil {
+                logger?.debug("counting the viewer's request in memory: the store did not count it in time")
             }
             return count(viewer: viewer, target: target, id: id)
         }
@@ -377,17 +377,16 @@ final class ServerState: Sendable {
             return true
         }
         guard started else { return counted }
-        let (store, backgroundCounts) = (store, backgroundCounts)
+        let (store, backgroundCounts, clock) = (store, backgroundCounts, clock)
         let expiry = limits.viewerExpiry.duration
-        let timeout = limits.viewerStoreTimeout.duration
+        let timeout = limits.viewerStoreTimeout
         Task {
             defer { backgroundCounts.withLockedValue { $0 -= 1 } }
-            do {
-                _ = try await withTimeLimit(timeout) {
-                    try await store.countViewerRequest(viewer: viewer, target: target, id: id, expiry: expiry)
-                }
-            } catch {
-                logger?.debug("the store did not count the viewer's request (counted here): \(error)")
+            let counted = await clock.within(timeout) {
+                try await store.countViewerRequest(viewer: viewer, target: target, id: id, expiry: expiry)
+            }
+            if counted == nil {
+                logger?.debug("the store did not count the viewer's request in time (counted here)")
             }
         }
         return counted
