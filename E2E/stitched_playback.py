@@ -5,8 +5,10 @@ hls.js 1.6.15 in headless Chromium with `enableInterstitialPlayback: false`.
 2. VOD: hls.js plays /demo/vod/master.m3u8?ads=stitched from its start past the first mid-roll: the
    ad segments (served through /stitched/ redirects) are fetched, playback runs on with no stall
    error, and it plays no interstitial (its interstitials are off, and the playlist has none).
-3. Live: hls.js plays /demo/live/master.m3u8?ads=stitched through a scheduled break (one a minute):
-   the ad segments are fetched and there is no stall error.
+3. Live: hls.js joins /demo/live/master.m3u8?ads=stitched inside a scheduled break (one a minute)
+   and plays on through the next one: the ad segments are fetched, fragments keep coming (the video
+   and audio playlists number their discontinuities alike, or hls.js holds the audio for ever
+   without an error, as it did on CI when it joined inside a break), and there is no stall error.
 Screenshots go to $ARTIFACTS_DIR (default .build/artifacts/stitched/).
 The demo's ads carry no tracking URLs; the beacons fired as ad segments are fetched are checked by
 the server tests (`StitchedFormTests`).
@@ -64,6 +66,20 @@ def play(browser, base, source, seconds, name, artifacts):
     return trace, time_played
 
 
+def wait_for_break(base):
+    """Waits (at most 70 s: breaks come once a minute) until a new viewer's stitched live window
+    lists at least two ad segments, so the player joins inside a break; returns the seconds waited."""
+    began = time.time()
+    while time.time() - began < 70:
+        url = base + "/demo/live/video/main.m3u8?ads=stitched&session=e2e-probe-" + str(int(time.time() * 1000))
+        text = urllib.request.urlopen(url, timeout=10).read().decode()
+        if sum(1 for line in text.splitlines() if "/stitched/" in line and not line.startswith("#")) >= 2:
+            return time.time() - began
+        time.sleep(0.5)
+    check(False, "live: the stitched window showed no break within 70 s")
+    return time.time() - began
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--hlsi", required=True)
@@ -97,10 +113,17 @@ def main():
                 check(not [e for e in trace["errors"] if "Stall" in e or "fatal" in e],
                       f"VOD: no stall or fatal error ({trace['errors']})")
                 check(trace["interstitials"] == 0, "VOD: no interstitial played (the ads are in the playlist)")
-                print("== live: /demo/live/master.m3u8?ads=stitched through a scheduled break", flush=True)
+                print("== live: /demo/live/master.m3u8?ads=stitched, joining inside a scheduled break", flush=True)
+                waited = wait_for_break(base)
+                print(f"  the live window shows a break's ads (after {waited:.0f} s)", flush=True)
                 trace, played = play(browser, base, "/demo/live/master.m3u8?ads=stitched", 75, "live", artifacts)
                 ads = [url for url in trace["fragments"] if "/stitched/" in url]
                 check(len(ads) >= 2, f"live: ad segments fetched through /stitched/ ({len(ads)})")
+                # 75 s of 2 s segments, video and audio: a player held after its first fragments
+                # (mismatched discontinuity numbers) loads a handful.
+                check(len(trace["fragments"]) >= 40,
+                      f"live: fragments keep coming after a join inside a break ({len(trace['fragments'])})")
+                check(played > 30, f"live: playback runs on ({played:.1f} s)")
                 check(not [e for e in trace["errors"] if "Stall" in e or "fatal" in e],
                       f"live: no stall or fatal error ({trace['errors']})")
             finally:

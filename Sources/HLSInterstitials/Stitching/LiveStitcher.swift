@@ -63,6 +63,9 @@ public struct LiveStitcher: Sendable {
     public private(set) var discontinuityShift: Int64 = 0
     /// The decisions for the primary segments of the last window, by Media Sequence Number.
     private var decisions: [UInt64: Decision] = [:]
+    /// The primary segments the last window kept, with their discontinuity sequence numbers: what
+    /// the viewer's other renditions align their first window to.
+    public private(set) var timeline = LiveTimeline()
     /// How many primary segments' decisions it keeps (those of the last window): what its memory
     /// grows with.
     public var keptCount: Int { decisions.count }
@@ -78,10 +81,18 @@ public struct LiveStitcher: Sendable {
     /// - Parameters:
     ///   - result: the primary window as parsed; it must be live, with EXT-X-PROGRAM-DATE-TIME.
     ///   - breaks: the breaks with the viewer's pods: every break that covers a segment of the window.
+    ///   - sibling: the ``timeline`` of another media playlist of the same viewer (the last one
+    ///     stitched), or nil. A window that carries no decision from the one before (the first this
+    ///     stitcher sees, or one after the viewer was away longer than a window) takes its
+    ///     EXT-X-DISCONTINUITY-SEQUENCE from it: the first of its kept primary segments that is kept
+    ///     in `sibling` too gets the same Discontinuity Sequence Number (RFC 8216 §6.2.4), so a
+    ///     rendition first asked for after some breaks numbers them as the video does.
     /// - Throws: ``StitchingError``: `stitch-primary-kind` for a playlist with EXT-X-ENDLIST,
     ///   `stitch-primary-unsupported` for one without dates, a delta update, an I-frame or LL-HLS
     ///   playlist, and the ad errors of ``VODStitcher``.
-    public mutating func stitch(_ result: ParseResult, breaks: [LiveBreak]) throws(StitchingError) -> StitchedPlaylist {
+    public mutating func stitch(
+        _ result: ParseResult, breaks: [LiveBreak], aligningTo sibling: LiveTimeline? = nil
+    ) throws(StitchingError) -> StitchedPlaylist {
         let document = result.document
         guard case .media(let playlist) = result.playlist, !playlist.hasEndList else {
             throw StitchingError(
@@ -114,58 +125,39 @@ public struct LiveStitcher: Sendable {
             discontinuityShift += Int64(decision.addedDiscontinuities)
         }
         decisions = decisions.filter { $0.key >= first }
+        let carried = !decisions.isEmpty
 
-        // Decide the new segments, in order (a decision depends on its predecessor's).
         let fills = Dictionary(
             breaks.map { ($0.id, Fill(item: $0, slate: slate, maximum: maximumFillSegments)) },
             uniquingKeysWith: { a, _ in a })
-        var capped: [String] = []
-        for index in segments.indices where decisions[segments[index].mediaSequence] == nil {
-            let segment = segments[index]
-            let previous = decisions[segment.mediaSequence &- 1]
-            guard let date = segment.date,
-                let item = breaks.first(where: { LiveSplice.replaces($0, date: date, duration: segment.duration) }),
-                let fill = fills[item.id]
-            else {
-                let afterBreak = previous?.breakID != nil
-                // The pod was cut when the break's last replaced segment brought less than all of it.
-                let cut = previous.flatMap { previous in
-                    previous.breakID.flatMap { id in fills[id]?.cutsPod(at: previous.fill.upperBound) == true ? id : nil
-                    }
-                }
-                decisions[segment.mediaSequence] = Decision(
-                    breakID: nil, fill: 0..<0, afterBreak: afterBreak,
-                    addedDiscontinuities: afterBreak && !segment.discontinuity ? 1 : 0, resumes: cut,
-                    discontinuity: segment.discontinuity)
-                continue
+        let shiftBefore = discontinuityShift
+        var capped = decide(segments, breaks: breaks, fills: fills)
+
+        // The discontinuity sequence number before the first segment, its own discontinuity counted
+        // as first seen; aligned to the sibling's for a window that carries nothing.
+        let firstSegment = segments.first
+        let before = Int64(
+            clamping: firstSegment.map { segment in
+                let own = decisions[segment.mediaSequence]?.discontinuity ?? false
+                return segment.discontinuitySequence &- (own || segment.discontinuity ? 1 : 0)
+            } ?? playlist.discontinuitySequence)
+        var kept = keptSegments(segments, fills: fills, from: before + discontinuityShift)
+        if !carried, let sibling, var offset = kept.offset(to: sibling) {
+            // The sibling numbers from a window that starts after a break this one still shows (it
+            // never counted it): the viewer joined after that break, so it is not stitched here.
+            if before + discontinuityShift + offset < 0, let joined = sibling.entries.first?.date {
+                decisions = [:]
+                discontinuityShift = shiftBefore
+                capped = decide(segments, breaks: breaks.filter { $0.end > joined }, fills: fills)
+                kept = keptSegments(segments, fills: fills, from: before + discontinuityShift)
+                offset = kept.offset(to: sibling) ?? 0
             }
-            // The fill is counted from this rendition's splice-in (profile R28, `LiveSplice`).
-            let sameBreak = previous?.breakID == item.id ? previous : nil
-            let origin = LiveSplice.origin(
-                of: item, date: date, duration: segment.duration, previousReplaced: sameBreak?.origin)
-            let limit = date + segment.duration - origin
-            let last = LiveSplice.isLast(in: item, date: date, duration: segment.duration)
-            // After the break's previous segment, its fill goes on; a break's first segment starts it;
-            // a viewer who joins inside a break gets what ends after the segment's start.
-            let lower =
-                previous.map { $0.breakID == item.id ? $0.fill.upperBound : 0 }
-                ?? fill.count { LiveSplice.passed(end: $0.end, joined: date - origin) }
-            let brought = { (span: (start: MediaTime, end: MediaTime)) in
-                LiveSplice.brings(start: span.start, end: span.end, limit: limit, duration: item.duration, last: last)
+            if before + discontinuityShift + offset >= 0 {
+                discontinuityShift += offset
+                kept = keptSegments(segments, fills: fills, from: before + discontinuityShift)
             }
-            let upper = max(lower, fill.count(while: brought))
-            if lower < upper, upper == fill.maximum, fill.beyondMaximum(brought), !capped.contains(item.id) {
-                capped.append(item.id)
-            }
-            var added = 0
-            for position in lower..<upper where fill.startsAsset(position) || fill.hasDiscontinuity(position) {
-                added += 1
-            }
-            decisions[segment.mediaSequence] = Decision(
-                breakID: item.id, fill: lower..<upper, afterBreak: false,
-                addedDiscontinuities: added - (segment.discontinuity ? 1 : 0), origin: origin,
-                discontinuity: segment.discontinuity)
         }
+        timeline = kept
 
         // Write the window.
         let lines = PrimarySegmentLines(document: document, playlist: playlist)
@@ -193,14 +185,6 @@ public struct LiveStitcher: Sendable {
             }
         }
         writer.finish()
-        let firstSegment = segments.first
-        // The discontinuity sequence number before the first segment, its own discontinuity counted
-        // as first seen.
-        let before = Int64(
-            clamping: firstSegment.map { segment in
-                let own = decisions[segment.mediaSequence]?.discontinuity ?? false
-                return segment.discontinuitySequence &- (own || segment.discontinuity ? 1 : 0)
-            } ?? playlist.discontinuitySequence)
         return StitchedPlaylist(
             document: try writer.document(
                 file: document.file, mediaSequence: UInt64(clamping: Int64(clamping: first) + sequenceShift),
@@ -210,6 +194,89 @@ public struct LiveStitcher: Sendable {
 }
 
 extension LiveStitcher {
+    /// The window's kept primary segments with the Discontinuity Sequence Numbers the writer gives
+    /// them when the window starts at `base`: each EXT-X-DISCONTINUITY written before a segment
+    /// (a kept segment's, each ad's first segment's, an ad's own) counts one.
+    private func keptSegments(_ segments: MediaSegments, fills: [String: Fill], from base: Int64) -> LiveTimeline {
+        var number = base
+        var entries: [LiveTimeline.Entry] = []
+        for segment in segments {
+            guard let decision = decisions[segment.mediaSequence], let date = segment.date else { continue }
+            if let id = decision.breakID {
+                number += Int64(fills[id]?.discontinuities(in: decision.fill) ?? 0)
+                continue
+            }
+            if decision.afterBreak || decision.discontinuity || segment.discontinuity { number += 1 }
+            entries.append(.init(date: date, duration: segment.duration, discontinuitySequence: number))
+        }
+        return LiveTimeline(entries: entries)
+    }
+
+    /// Decides what each primary segment of the window not decided yet becomes, in order (a
+    /// decision depends on its predecessor's); returns the breaks whose fill ``maximumFillSegments``
+    /// stopped.
+    private mutating func decide(_ segments: MediaSegments, breaks: [LiveBreak], fills: [String: Fill]) -> [String] {
+        var capped: [String] = []
+        for index in segments.indices where decisions[segments[index].mediaSequence] == nil {
+            let segment = segments[index]
+            let previous = decisions[segment.mediaSequence &- 1]
+            guard let date = segment.date,
+                let item = breaks.first(where: { LiveSplice.replaces($0, date: date, duration: segment.duration) }),
+                let fill = fills[item.id]
+            else {
+                let afterBreak = previous?.breakID != nil
+                // The pod was cut when the break's last replaced segment brought less than all of it.
+                let cut = previous.flatMap { previous in
+                    previous.breakID.flatMap { id in fills[id]?.cutsPod(at: previous.fill.upperBound) == true ? id : nil
+                    }
+                }
+                decisions[segment.mediaSequence] = Decision(
+                    breakID: nil, fill: 0..<0, afterBreak: afterBreak,
+                    addedDiscontinuities: afterBreak && !segment.discontinuity ? 1 : 0, resumes: cut,
+                    discontinuity: segment.discontinuity)
+                continue
+            }
+            let reach = Self.reach(
+                of: item, fill: fill, date: date, duration: segment.duration, previous: previous)
+            let (lower, upper) = (reach.fill.lowerBound, reach.fill.upperBound)
+            if reach.capped, !capped.contains(item.id) { capped.append(item.id) }
+            let added = fill.discontinuities(in: lower..<upper)
+            // A viewer who joins inside the break: the discontinuities of the fill it passed count as
+            // if written and gone, so every rendition gives an ad the same discontinuity sequence
+            // number whichever of its segments it starts with (RFC 8216 §6.2.4).
+            if previous == nil { discontinuityShift += Int64(fill.discontinuities(in: 0..<lower)) }
+            let origin = reach.origin
+            decisions[segment.mediaSequence] = Decision(
+                breakID: item.id, fill: lower..<upper, afterBreak: false,
+                addedDiscontinuities: added - (segment.discontinuity ? 1 : 0), origin: origin,
+                discontinuity: segment.discontinuity)
+        }
+        return capped
+    }
+
+    /// What the replaced segment that starts at `date` and lasts `duration` brings of `item`'s fill:
+    /// where the fill starts in this playlist (the splice-in), its fill positions, and whether
+    /// ``maximumFillSegments`` stopped them.
+    static func reach(
+        of item: LiveBreak, fill: Fill, date: DateTime, duration: MediaTime, previous: Decision?
+    ) -> (origin: DateTime, fill: Range<Int>, capped: Bool) {
+        // The fill is counted from this rendition's splice-in (profile R28, `LiveSplice`).
+        let sameBreak = previous?.breakID == item.id ? previous : nil
+        let origin = LiveSplice.origin(of: item, date: date, duration: duration, previousReplaced: sameBreak?.origin)
+        let limit = date + duration - origin
+        let last = LiveSplice.isLast(in: item, date: date, duration: duration)
+        // After the break's previous segment, its fill goes on; a break's first segment starts it;
+        // a viewer who joins inside a break gets what ends after the segment's start.
+        let lower =
+            previous.map { $0.breakID == item.id ? $0.fill.upperBound : 0 }
+            ?? fill.count { LiveSplice.passed(end: $0.end, joined: date - origin) }
+        let brought = { (span: (start: MediaTime, end: MediaTime)) in
+            LiveSplice.brings(start: span.start, end: span.end, limit: limit, duration: item.duration, last: last)
+        }
+        let upper = max(lower, fill.count(while: brought))
+        return (origin, lower..<upper, lower < upper && upper == fill.maximum && fill.beyondMaximum(brought))
+    }
+
     /// A break's fill: its pod's segments in order, then the slate's repeated.
     struct Fill {
         /// A run of consecutive fill segments of one asset.
@@ -311,6 +378,12 @@ extension LiveStitcher {
             guard let location = locate(position), location.segment > 0 else { return false }
             let ad = location.asset < ads.count ? ads[location.asset] : slate
             return ad?.playlist.segments[location.segment].discontinuity ?? false
+        }
+
+        /// How many of fill positions `range` have an EXT-X-DISCONTINUITY before them: an asset's
+        /// first segment, or one with its own.
+        func discontinuities(in range: Range<Int>) -> Int {
+            range.count { startsAsset($0) || hasDiscontinuity($0) }
         }
 
         /// Fill positions `range` as runs of one asset each.

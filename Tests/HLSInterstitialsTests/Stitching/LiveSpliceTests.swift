@@ -120,3 +120,112 @@ struct LiveSpliceTests {
             "\(lead): replaces \(audio.resumed - audio.splicedIn), fills \(audio.fill)")
     }
 }
+
+/// A viewer who joins anywhere around a break gets a video variant and a demuxed audio rendition
+/// whose matching content has matching Discontinuity Sequence Numbers (RFC 8216 §6.2.4: "Matching
+/// content in Variant Streams MUST have matching Discontinuity Sequence Numbers"), also when the
+/// audio is first asked for after the break (`LiveTimeline`). hls.js holds an audio fragment until
+/// the main stream has a timestamp for its discontinuity number, so a mismatch stops playback
+/// without an error (the stitched live E2E on CI, joining inside a break).
+@Suite("Live stitching: a viewer who joins inside a break (R28)")
+struct LiveJoinTests {
+    typealias R = LiveSpliceTests.Rendition
+
+    /// An ad of `count` segments of `duration` whose segment URIs name it: `name-index.m4s`.
+    static func ad(_ name: String, _ duration: MediaTime, count: Int) -> StitchAd {
+        var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        text += "#EXT-X-MAP:URI=\"init.mp4\"\n"
+        for index in 0..<count { text += "#EXTINF:\(duration.seconds),\n\(name)-\(index).m4s\n" }
+        text += "#EXT-X-ENDLIST\n"
+        guard case .media(let playlist) = PlaylistParser.parse(text).playlist else { fatalError("not media") }
+        return StitchAd(playlist: playlist, url: "https://ads.example.com/\(name)/main.m3u8")
+    }
+
+    /// One rendition's stream as the viewer sees it: each ad segment by its URI's last component
+    /// (`ad1-2.m4s`) and each primary segment by its date, with its Discontinuity Sequence Number.
+    struct Stream {
+        var ads: [String: UInt64] = [:]
+        var primary: [UInt64: (date: DateTime, duration: MediaTime, dsn: UInt64)] = [:]
+
+        mutating func add(_ stitched: StitchedPlaylist) throws {
+            guard case .media(let playlist) = PlaylistParser.parse(stitched.write()).playlist else {
+                throw StitchingError(.primaryKind, at: "test", "not media")
+            }
+            for segment in playlist.segments {
+                if segment.uri.hasPrefix("https://ads.example.com/slate/") {
+                    continue  // repeated: its repetitions are told apart by the ads around them
+                } else if segment.uri.hasPrefix("https://") {
+                    let key = String(segment.uri.split(separator: "/").last ?? "")
+                    #expect(ads[key] == nil || ads[key] == segment.discontinuitySequence, "\(key) renumbered")
+                    ads[key] = segment.discontinuitySequence
+                } else if let date = segment.date {
+                    primary[segment.mediaSequence] = (date, segment.duration, segment.discontinuitySequence)
+                }
+            }
+        }
+    }
+
+    /// Audio boundaries' offset before video's (seconds).
+    static let leads: [Double] = [0, 0.004, 0.5, 1.0, 1.99]
+
+    @Test(
+        "video and audio give matching content the same Discontinuity Sequence Number, wherever the viewer joins",
+        arguments: leads, [(slate: false, audioLater: 0), (slate: true, audioLater: 0), (slate: false, audioLater: 14)])
+    func matchingDiscontinuities(audioLead: Double, form: (slate: Bool, audioLater: Int)) throws {
+        let video = R(name: "v", duration: LiveSpliceTests.video, start: LiveSpliceTests.origin)
+        let audio = R(
+            name: "a", duration: LiveSpliceTests.audio, start: LiveSpliceTests.origin - MediaTime(seconds: audioLead))
+        // The demo's shape: a 10 s break of two ads (3 and 2 segments); with a slate, a 16 s break.
+        let start = video.date(100)
+        let duration = MediaTime(seconds: form.slate ? 16 : 10)
+        func item(_ rendition: R) -> LiveBreak {
+            LiveBreak(
+                id: "b", start: start, duration: duration,
+                pod: [Self.ad("ad1", rendition.duration, count: 3), Self.ad("ad2", rendition.duration, count: 2)])
+        }
+        func slate(_ rendition: R) -> StitchAd? { form.slate ? Self.ad("slate", rendition.duration, count: 1) : nil }
+        // Every join from a window wholly before the break to one after it; the viewer reloads both
+        // playlists (video first, as players do) and the server aligns each new stitcher to the
+        // session's last timeline.
+        for join in 90...108 {
+            var videoStitcher = LiveStitcher(slate: slate(video))
+            var audioStitcher = LiveStitcher(slate: slate(audio))
+            var videoStream = Stream()
+            var audioStream = Stream()
+            var session: LiveTimeline?
+            for reload in 0..<(12 + form.audioLater) {
+                let window = join + reload
+                try videoStream.add(
+                    videoStitcher.stitch(
+                        video.window(first: window, size: 6), breaks: [item(video)], aligningTo: session))
+                session = videoStitcher.timeline
+                guard reload >= form.audioLater else { continue }
+                try audioStream.add(
+                    audioStitcher.stitch(
+                        audio.window(first: audio.sequence(at: video.date(window)), size: 6), breaks: [item(audio)],
+                        aligningTo: session))
+                session = audioStitcher.timeline
+            }
+            let context = "audio \(audioLead) s ahead, joined at video segment \(join)"
+            for (key, number) in videoStream.ads {
+                guard let audioNumber = audioStream.ads[key] else { continue }
+                #expect(number == audioNumber, "\(context): \(key) video \(number), audio \(audioNumber)")
+            }
+            // A primary video segment and the audio segment whose midpoint it holds.
+            var compared = 0
+            for segment in videoStream.primary.values {
+                guard
+                    let match = audioStream.primary.values.first(where: {
+                        let middle = $0.date + MediaTime(nanoseconds: $0.duration.nanoseconds / 2)
+                        return segment.date <= middle && middle < segment.date + segment.duration
+                    })
+                else { continue }
+                compared += 1
+                #expect(
+                    segment.dsn == match.dsn,
+                    "\(context): primary at \(segment.date.iso8601) video \(segment.dsn), audio \(match.dsn)")
+            }
+            #expect(compared >= 6, "\(context): \(compared) primary segments compared")
+        }
+    }
+}

@@ -77,10 +77,12 @@ struct LiveStitcherTests {
                 "100:s100/0 101:s101/0 102:s102/0 103:b0/1 104:b1/1 105:b0/2 106:b1/2 107:slate0/3 108:s106/4 109:s107/4 110:s108/4 111:s109/4 112:s110/4 113:s111/4 114:s112/4"
         ),
         Case(
+            // The ad's first segment, passed, counts its discontinuity (as a rendition that starts
+            // with it writes it): a1 is in discontinuity 1 as for a viewer who saw the break begin.
             name: "a viewer who joins inside the break (reload 4) gets the rest of it",
             breakAt: { _ in plannedBreak(seconds: 18) }, firstReload: 4,
             stream:
-                "104:a1/0 105:a2/0 106:slate0/1 107:s106/2 108:s107/2 109:s108/2 110:s109/2 111:s110/2 112:s111/2 113:s112/2"
+                "104:a1/1 105:a2/1 106:slate0/2 107:s106/3 108:s107/3 109:s108/3 110:s109/3 111:s110/3 112:s111/3 113:s112/3"
         ),
     ]
 

@@ -51,6 +51,9 @@ final class StitchedService: Sendable {
     let decisions: StitchedMemo<AssetList>
     /// Each live viewer's stitcher, by target, session and media playlist.
     let live: StitchedMemo<LiveStitcher>
+    /// Each live viewer's last stitched window's kept primary segments, by target and session: what
+    /// a new stitcher of another media playlist of the viewer aligns its numbers to (``LiveTimeline``).
+    let timelines: StitchedMemo<LiveTimeline>
     /// Each viewer's stitched media playlists as last rendered, by target, session and playlist.
     let renderings: StitchedRenderings
     /// The `User-Agent` patterns that select the stitched form.
@@ -74,6 +77,9 @@ final class StitchedService: Sendable {
         live = StitchedMemo(limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now) {
             key, stitcher in key.utf8.count + StitchedService.size(of: stitcher)
         }
+        timelines = StitchedMemo(
+            limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now
+        ) { key, timeline in key.utf8.count + 64 + timeline.entries.count * 40 }
         renderings = StitchedRenderings(
             limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now)
         userAgents = configuration.stitchedUserAgents
@@ -148,12 +154,19 @@ final class StitchedService: Sendable {
                 }
                 let slate = await slate(role: role, context, fMP4: media.segments.first?.map != nil, deadline: deadline)
                 let cap = maximumFillSegments(of: mounted.target)
+                // The viewer's other media playlists number their discontinuities alike (RFC 8216
+                // §6.2.4): a new stitcher aligns to the last window stitched for the session.
+                let session = "\(mounted.target)|\(request.session)"
+                let sibling = timelines.value(session)
+                var timeline = LiveTimeline()
                 var stitched = try live.update(
                     key, make: { LiveStitcher(slate: slate, maximumFillSegments: cap) }
                 ) {
                     stitcher throws(StitchingError) -> StitchedPlaylist in
-                    try stitcher.stitch(parsed, breaks: breaks)
+                    defer { timeline = stitcher.timeline }
+                    return try stitcher.stitch(parsed, breaks: breaks, aligningTo: sibling)
                 }
+                timelines.update(session, make: { timeline }) { $0 = timeline }
                 for id in stitched.cappedBreaks {
                     library.metrics.stitchFallback(reason: "segment-cap")
                     library.logger.warning(

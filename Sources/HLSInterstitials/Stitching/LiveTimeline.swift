@@ -1,0 +1,55 @@
+import HLSPlaylist
+
+/// The primary segments one viewer's stitched live playlist kept in its last window, each with its
+/// Discontinuity Sequence Number: what another rendition of the same viewer aligns its first window
+/// to (profile R28).
+///
+/// RFC 8216 §6.2.4: "Matching content in Variant Streams MUST have matching Discontinuity Sequence
+/// Numbers." Each media playlist of a viewer is stitched by its own ``LiveStitcher``, whose numbers
+/// start from the first window it sees; a rendition first asked for later (an audio track chosen
+/// after some breaks, or a stitcher made again after it expired) would otherwise count fewer
+/// discontinuities than the video it plays with. hls.js, for one, holds an audio fragment until the
+/// main stream has a timestamp for its discontinuity number, so such a mismatch stops playback
+/// without an error.
+public struct LiveTimeline: Sendable, Hashable {
+    /// One kept primary segment.
+    public struct Entry: Sendable, Hashable {
+        /// Its EXT-X-PROGRAM-DATE-TIME.
+        public var date: DateTime
+        /// Its EXTINF duration.
+        public var duration: MediaTime
+        /// Its Discontinuity Sequence Number in the stitched playlist.
+        public var discontinuitySequence: Int64
+
+        /// Creates an entry.
+        public init(date: DateTime, duration: MediaTime, discontinuitySequence: Int64) {
+            self.date = date
+            self.duration = duration
+            self.discontinuitySequence = discontinuitySequence
+        }
+    }
+
+    /// The kept primary segments, in playlist order.
+    public var entries: [Entry]
+
+    /// A timeline of `entries`.
+    public init(entries: [Entry] = []) { self.entries = entries }
+
+    /// The entry whose span `[date, date + duration)` holds `date`.
+    public func entry(holding date: DateTime) -> Entry? {
+        entries.first { $0.date <= date && date < $0.date + $0.duration }
+    }
+
+    /// How much to add to the Discontinuity Sequence Numbers of `self` so that its first kept
+    /// primary segment whose midpoint lies in a kept segment of `other` gets that segment's number;
+    /// nil when none does.
+    public func offset(to other: LiveTimeline) -> Int64? {
+        for entry in entries {
+            let middle = entry.date + MediaTime(nanoseconds: entry.duration.nanoseconds / 2)
+            if let match = other.entry(holding: middle) {
+                return match.discontinuitySequence - entry.discontinuitySequence
+            }
+        }
+        return nil
+    }
+}
