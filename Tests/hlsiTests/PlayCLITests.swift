@@ -147,9 +147,10 @@ struct GroupCLITests {
             try #require(try Self.events($0.standardOutput, "coordinated").last?["location"] as? String)
         }
         #expect(releases[0] == releases[1], "\(releases)")
-        #expect(
-            try Self.events(one.standardOutput, "waitingForGroup").count
-                + Self.events(second.standardOutput, "waitingForGroup").count >= 1)
+        // Whether either waited for the other at the end of its pre-roll depends on when the second
+        // process joined: on a loaded machine it may join after the first's pre-roll, and be placed
+        // past its own. The hold is checked on a manual clock (CoordinationTests: "through an event
+        // whose content may vary each plays its own, and the group resumes together").
     }
 
     @Test("a hand-off through the server carries the overridden restrictions, which the receiver enforces")
