@@ -1,0 +1,126 @@
+import HLSInterstitials
+import HLSPlaylist
+import NIOCore
+
+extension StitchedService {
+    // MARK: Ads' renditions
+
+    /// The ad at `url` as stitched into a playlist of `role`: the rendition the choosers pick, its
+    /// segments listed through ``StitchedBeacons`` under `key`.
+    func stitchAd(
+        _ url: String, role: Role?, key: String, tracking: [String: [String]], _ context: Context,
+        deadline: NIODeadline
+    ) async throws(AdRenditionLoader.Failure) -> StitchAd {
+        let loaded = try await loader.playlist(url, publicBase: context.base, deadline: deadline)
+        var mediaURL = url
+        var media: MediaPlaylist
+        switch loaded.playlist {
+        case .media(let playlist):
+            // One media playlist: its segments are the ad's, whatever subtitles mirror.
+            if case .audio? = role {
+                throw AdRenditionLoader.Failure(
+                    reason: "media",
+                    message: "\(url) is one media playlist: it has no audio rendition to stitch into an audio playlist")
+            }
+            media = playlist
+        case .multivariant(let multivariant):
+            guard let role else {
+                throw AdRenditionLoader.Failure(
+                    reason: "media",
+                    message:
+                        "the primary playlist is not a variant of a multivariant playlist with CODECS, so no ad variant can be shown to match it"
+                )
+            }
+            let location = "ad \(url)"
+            let chosen: String
+            do throws(StitchingError) {
+                switch role {
+                case .variant(let variant):
+                    chosen = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location).uri
+                case .audio(let rendition, let variant):
+                    let adVariant = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location)
+                    chosen =
+                        try StitchRenditionChooser.choose(
+                            for: rendition, adVariant: adVariant, in: multivariant, at: location
+                        ).uri ?? ""
+                case .subtitles(_, let variant):
+                    // The ad variant its video plays: the subtitles mirror its segments.
+                    chosen = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location).uri
+                }
+            } catch {
+                throw AdRenditionLoader.Failure(reason: "media", message: "\(error)")
+            }
+            mediaURL = URIReference.resolve(chosen, against: url)
+            guard
+                case .media(let playlist) = try await loader.playlist(
+                    mediaURL, publicBase: context.base, deadline: deadline
+                ).playlist
+            else {
+                throw AdRenditionLoader.Failure(reason: "playlist", message: "\(mediaURL) is not a media playlist")
+            }
+            media = playlist
+        }
+        if case .subtitles? = role {
+            // No beacon fires from a subtitle segment: the video and audio ones fire them.
+            return StitchSubtitles.blank(
+                mirroring: StitchAd(playlist: media, url: mediaURL),
+                documentURL: context.base + Self.emptySubtitlesPath)
+        }
+        let routed = beacons.routed(media, url: mediaURL, key: key, tracking: tracking, publicBase: context.base)
+        return StitchAd(playlist: routed, url: mediaURL)
+    }
+
+    /// ``VODStitcher/check(_:eventID:position:fMP4:)``, as a loader failure with its metric reason.
+    static func check(
+        _ ad: StitchAd, eventID: String, position: Int, fMP4: Bool
+    ) throws(AdRenditionLoader.Failure) {
+        do throws(StitchingError) {
+            try VODStitcher.check(ad, eventID: eventID, position: position, fMP4: fMP4)
+        } catch {
+            throw AdRenditionLoader.Failure(reason: error.code == .format ? "format" : "playlist", message: "\(error)")
+        }
+    }
+
+    /// The target's slate (``AdServerSettings/slate``, an inventory ad) as stitched into a playlist
+    /// of `role`, with `tracking` (the pod's events, when it stands in for the pod's first or last
+    /// ad); nil when it has none or it cannot be stitched (logged).
+    func slate(
+        role: Role?, _ context: Context, fMP4: Bool, deadline: NIODeadline, key: String? = nil,
+        tracking: [String: [String]] = [:]
+    ) async -> StitchAd? {
+        let state = library.state.snapshot
+        guard
+            let id = AdServerSettings.of(context.mounted.target, configuration: library.configuration, state: state)?
+                .slate,
+            let ad = state.ads[id]
+        else { return nil }
+        let beaconKey = key.map(Self.slateKey) ?? "\(context.mounted.target)|\(context.session)|slate"
+        do throws(AdRenditionLoader.Failure) {
+            let stitched = try await stitchAd(
+                ad.absoluteURI(publicBase: context.base), role: role, key: beaconKey, tracking: tracking, context,
+                deadline: deadline)
+            try Self.check(stitched, eventID: "slate", position: 0, fMP4: fMP4)
+            return stitched
+        } catch {
+            library.logger.warning(
+                "\(context.mounted.content.path): the slate \(id) cannot be stitched: \(error.message)")
+            return nil
+        }
+    }
+
+    /// The most fill segments one live break writes for `target`: its ad server's
+    /// ``AdServerSettings/maximumFillSegments``, else the default.
+    func maximumFillSegments(of target: Target) -> Int {
+        AdServerSettings.of(target, configuration: library.configuration, state: library.state.snapshot)?
+            .maximumFillSegments ?? LiveStitcher.defaultMaximumFillSegments
+    }
+
+    /// Logs and counts an ad left out.
+    func fallback(_ reason: String, event: String, position: Int?, _ context: Context, _ message: String) {
+        library.metrics.stitchFallback(reason: reason)
+        let ad = position.map { " ad \($0 + 1)" } ?? ""
+        library.logger.warning(
+            "\(context.url): break \(event)\(ad) left out of the stitched form for session \(context.session) (\(reason)): \(message)"
+        )
+    }
+}
