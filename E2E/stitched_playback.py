@@ -6,7 +6,7 @@ hls.js 1.6.15 in headless Chromium with `enableInterstitialPlayback: false`.
    ad segments (served through /stitched/ redirects) are fetched, playback runs on with no stall
    error, and it plays no interstitial (its interstitials are off, and the playlist has none).
 3. Live: hls.js joins /demo/live/master.m3u8?ads=stitched inside a scheduled break (one a minute)
-   and plays on through the next one: the ad segments are fetched, fragments keep coming (the video
+   and plays on for 50 s: the ad segments are fetched, fragments keep coming (the video
    and audio playlists number their discontinuities alike, or hls.js holds the audio for ever
    without an error, as it did on CI when it joined inside a break), and there is no stall error.
 Screenshots go to $ARTIFACTS_DIR (default .build/artifacts/stitched/).
@@ -116,14 +116,14 @@ def main():
                 print("== live: /demo/live/master.m3u8?ads=stitched, joining inside a scheduled break", flush=True)
                 waited = wait_for_break(base)
                 print(f"  the live window shows a break's ads (after {waited:.0f} s)", flush=True)
-                trace, played = play(browser, base, "/demo/live/master.m3u8?ads=stitched", 75, "live", artifacts)
+                trace, played = play(browser, base, "/demo/live/master.m3u8?ads=stitched", 50, "live", artifacts)
                 ads = [url for url in trace["fragments"] if "/stitched/" in url]
                 check(len(ads) >= 2, f"live: ad segments fetched through /stitched/ ({len(ads)})")
-                # 75 s of 2 s segments, video and audio: a player held after its first fragments
-                # (mismatched discontinuity numbers) loads a handful.
-                check(len(trace["fragments"]) >= 40,
+                # 50 s of 2 s segments, video and audio (about 55 fragments): a player held after its
+                # first fragments (mismatched discontinuity numbers) loads a handful.
+                check(len(trace["fragments"]) >= 30,
                       f"live: fragments keep coming after a join inside a break ({len(trace['fragments'])})")
-                check(played > 30, f"live: playback runs on ({played:.1f} s)")
+                check(played > 25, f"live: playback runs on ({played:.1f} s)")
                 check(not [e for e in trace["errors"] if "Stall" in e or "fatal" in e],
                       f"live: no stall or fatal error ({trace['errors']})")
             finally:
