@@ -104,13 +104,19 @@ struct StitchedFormTests {
 
     /// An ad server whose one ad (`b1`, 6 s) is the demo's `ad1` presentation, served from its files,
     /// with a beacon for every event the stitched form fires.
-    static func withAdServer(_ body: (TestOrigin) async throws -> Void) async throws {
+    /// `adMaster` rewrites the ad's multivariant playlist.
+    static func withAdServer(
+        adMaster: @escaping @Sendable (String) -> String = { $0 }, _ body: (TestOrigin) async throws -> Void
+    ) async throws {
         let origin = NIOLockedValueBoxString()
         let configuration = try ServerConfiguration.demo()
         let ads = try #require(configuration.adDirectory)
         try await TestOrigin.withOrigin(routes: { path in
             let base = origin.value
             if path.hasPrefix("/ads/"), let data = FileManager.default.contents(atPath: ads + path.dropFirst(4)) {
+                if path == "/ads/ad1/master.m3u8" {
+                    return .init(body: Array(adMaster(String(decoding: data, as: UTF8.self)).utf8))
+                }
                 return .init(body: Array(data))
             }
             if path == "/vmap" {
@@ -241,6 +247,49 @@ struct StitchedFormTests {
                 #expect(try await eventually { adServer.requests("/break-end").count == 2 })
                 #expect(adServer.requests("/break-start").count == 2, "\(adServer.requests("/break-start"))")
                 #expect(adServer.requests("/break-end").count == 2, "\(adServer.requests("/break-end"))")
+            }
+        }
+    }
+
+    @Test(
+        "an ad whose one variant has another FRAME-RATE than the primary's is left out, counted as a media fallback",
+        arguments: [("30", true), ("30.000", true), ("29.970", false), ("25", false)])
+    func frameRateFallback(adRate: String, stitched: Bool) async throws {
+        // The demo primary, its variant declaring 30 frames per second.
+        guard case .directory(let source)? = try ServerConfiguration.demo().vod.first?.origin else {
+            Issue.record("the demo VOD is not a directory")
+            return
+        }
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-rate-\(UUID().uuidString)")
+        try FileManager.default.copyItem(atPath: source, toPath: copy.path)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let master = copy.appendingPathComponent("master.m3u8")
+        let text = try String(contentsOf: master, encoding: .utf8)
+        try text.replacingOccurrences(of: "RESOLUTION=320x180,", with: "RESOLUTION=320x180,FRAME-RATE=30,")
+            .write(to: master, atomically: true, encoding: .utf8)
+        try await Self.withAdServer(adMaster: {
+            $0.replacingOccurrences(of: "RESOLUTION=320x180,", with: "RESOLUTION=320x180,FRAME-RATE=\(adRate),")
+        }) { adServer in
+            var configuration = try AdServerTests.configuration(adServer.origin)
+            configuration.vod[0].origin = .directory(copy.path)
+            try await Harness.withServer(configuration) { client in
+                let video = try await client.text("/demo/vod/video/main.m3u8?ads=stitched&session=rate-viewer")
+                var fromAdServer = 0
+                for uri in PlaylistParser.parse(video).playlist.media?.segments.map(\.uri) ?? []
+                where uri.contains(StitchedBeacons.prefix) {
+                    let location = try await client.get(Self.path(of: uri)).headers[.location] ?? ""
+                    if location.hasPrefix(adServer.origin + "/ads/ad1/") { fromAdServer += 1 }
+                }
+                let fallbacks = try await AdServerProtectionTests.metric(
+                    client, "hlsi_stitch_fallbacks_total{reason=\"media\"}")
+                if stitched {
+                    // The pre-roll and midroll-2 ask the ad server: b1, three segments each.
+                    #expect(fromAdServer == 6, "\(video)")
+                    #expect((fallbacks.flatMap(Double.init) ?? 0) == 0, "\(fallbacks ?? "none")")
+                } else {
+                    #expect(fromAdServer == 0, "\(video)")
+                    #expect((fallbacks.flatMap(Double.init) ?? 0) >= 2, "\(fallbacks ?? "none")")
+                }
             }
         }
     }

@@ -2,15 +2,17 @@ import HLSPlaylist
 
 /// Which audio rendition of an ad is stitched into an audio rendition of the primary (profile R28):
 /// in the audio group of the ad variant chosen for the primary's variant
-/// (``StitchVariantChooser``), the rendition with the primary rendition's LANGUAGE, else the group's
-/// DEFAULT=YES one, else its first.
+/// (``StitchVariantChooser``), among the renditions with the primary rendition's channel count and
+/// sample rate (``channelCountsMatch(_:_:)``, ``sampleRatesMatch(_:_:)``), the one with its
+/// LANGUAGE, else the DEFAULT=YES one, else the first.
 public enum StitchRenditionChooser {
     /// The ad's audio rendition for `primary` when `adVariant` is the ad variant stitched into the
     /// primary variant that plays it.
     ///
     /// - Throws: ``StitchingError`` `stitch-media` when `adVariant` names no audio group with a
     ///   rendition that has a URI (its audio is muxed into the video, which a demuxed primary's
-    ///   audio playlist cannot take).
+    ///   audio playlist cannot take), or when none of the group's renditions has the primary
+    ///   rendition's channel count and sample rate (the message says what each has).
     public static func choose(
         for primary: Rendition, adVariant: VariantStream, in ad: MultivariantPlaylist, at location: String
     ) throws(StitchingError) -> Rendition {
@@ -23,11 +25,61 @@ public enum StitchRenditionChooser {
                 "the ad variant \(adVariant.uri) has no audio rendition playlists (AUDIO group \(adVariant.audio ?? "none")), so nothing can be stitched into the primary's audio rendition \(primary.name)"
             )
         }
+        let fitting = group.filter { rendition in
+            channelCountsMatch(primary, rendition) && sampleRatesMatch(primary, rendition)
+        }
+        guard !fitting.isEmpty else {
+            let offered = group.prefix(StitchVariantChooser.describedVariants).map { rendition in
+                "\"\(rendition.name)\" has \(describe(rendition))"
+            }
+            let more =
+                group.count > StitchVariantChooser.describedVariants
+                ? "; and \(group.count - StitchVariantChooser.describedVariants) more" : ""
+            throw StitchingError(
+                .media, at: location,
+                "no audio rendition of the ad variant \(adVariant.uri) (AUDIO group \(adVariant.audio ?? "none")) fits the primary's audio rendition \"\(primary.name)\" (\(describe(primary))): \(offered.joined(separator: "; "))\(more); an ad rendition must have the channel count and sample rate of the rendition it is stitched into"
+            )
+        }
         if let language = primary.language?.lowercased(),
-            let same = group.first(where: { $0.language?.lowercased() == language })
+            let same = fitting.first(where: { $0.language?.lowercased() == language })
         {
             return same
         }
-        return group.first(where: \.isDefault) ?? group[0]
+        return fitting.first(where: \.isDefault) ?? fitting[0]
+    }
+
+    /// The channel count of an audio rendition: the first parameter of CHANNELS, which RFC 8216bis
+    /// §4.4.6.1 defines as "a count of audio channels expressed as a decimal-integer"; nil when
+    /// CHANNELS is absent or its first parameter is not a decimal-integer.
+    public static func channelCount(of rendition: Rendition) -> UInt64? {
+        guard let first = rendition.channels.first, !first.isEmpty, first.utf8.allSatisfy({ (48...57).contains($0) })
+        else {
+            return nil
+        }
+        return UInt64(first)
+    }
+
+    /// Whether an ad rendition's channel count (``channelCount(of:)``) fits the primary
+    /// rendition's: equal, compared only when both declare one (CHANNELS is OPTIONAL): when either
+    /// does not, they fit.
+    public static func channelCountsMatch(_ primary: Rendition, _ ad: Rendition) -> Bool {
+        guard let ours = channelCount(of: primary), let theirs = channelCount(of: ad) else { return true }
+        return ours == theirs
+    }
+
+    /// Whether an ad rendition's SAMPLE-RATE (RFC 8216bis §4.4.6.1, a decimal-integer in Hz) fits the
+    /// primary rendition's: equal, compared only when both declare one (SAMPLE-RATE is OPTIONAL):
+    /// when either does not, they fit.
+    public static func sampleRatesMatch(_ primary: Rendition, _ ad: Rendition) -> Bool {
+        guard let ours = primary.sampleRate, let theirs = ad.sampleRate else { return true }
+        return ours == theirs
+    }
+
+    /// `CHANNELS 6, SAMPLE-RATE 48000`, or `no CHANNELS or SAMPLE-RATE`.
+    static func describe(_ rendition: Rendition) -> String {
+        var parts: [String] = []
+        if let count = channelCount(of: rendition) { parts.append("CHANNELS \(count)") }
+        if let rate = rendition.sampleRate { parts.append("SAMPLE-RATE \(rate)") }
+        return parts.isEmpty ? "no CHANNELS or SAMPLE-RATE" : parts.joined(separator: ", ")
     }
 }

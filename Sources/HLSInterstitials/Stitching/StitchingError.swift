@@ -16,7 +16,9 @@ public struct StitchingError: Error, Hashable, Sendable, CustomStringConvertible
         case format = "stitch-format"
         /// An ad's URL is not absolute, so its segment, map and key URIs cannot be made absolute.
         case adURI = "stitch-ad-uri"
-        /// No variant of an ad has the codecs and resolution of the variant it would be stitched into.
+        /// No variant of an ad has the codecs, resolution and frame rate of the variant it would be
+        /// stitched into, or no audio rendition of it the channel count and sample rate of the
+        /// rendition it would be stitched into (``StitchVariantChooser``, ``StitchRenditionChooser``).
         case media = "stitch-media"
         /// A line made from an ad (a URI, a key or map attribute) cannot be written as one line of the
         /// playlist grammar.

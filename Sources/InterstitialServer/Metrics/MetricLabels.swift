@@ -29,7 +29,9 @@ final class MetricLabels: Sendable {
     static let trackingKinds: Set<String> = ["error", "impression", "relayed", "stitched"]
     /// Why the stitched form left an ad out (``StitchedService``): its playlist was not loaded
     /// (`fetch`), not a complete VOD playlist (`playlist`), had no rendition matching the variant
-    /// (`media`), or was in the other segment format (`format`); or the break's asset list is not
+    /// (`media`: codecs, resolution, frame rate, audio channels or sample rate, one reason for all
+    /// since an ad can miss in several at once; the log says which), or was in the other segment
+    /// format (`format`); or the break's asset list is not
     /// this server's (`asset-list`); or a live break needed more fill segments than
     /// ``LiveStitcher/maximumFillSegments`` (`segment-cap`: the rest of it is left empty).
     static let stitchFallbackReasons: Set<String> = [
