@@ -195,4 +195,25 @@ struct CrossPlaylistTests {
                 "no audio rendition in fr") == true)
         #expect(diagnostics.allSatisfy { $0.severity == .warning })
     }
+
+    @Test(
+        "the validator's frame rates are the same as the stitcher's: within 0.01 (StitchVariantChooser.frameRatesMatch)",
+        arguments: [
+            ("23.976", "23.98", false), ("29.970", "29.97", false), ("29.97", "30", true), ("59.94", "60", true),
+        ])
+    func frameRateWarning(primaryRate: String, assetRate: String, warns: Bool) {
+        func ladder(_ rate: String) -> MultivariantPlaylist {
+            PlaylistParser.parse(
+                """
+                #EXTM3U
+                #EXT-X-STREAM-INF:BANDWIDTH=1000000,CODECS="avc1.64001f,mp4a.40.2",RESOLUTION=1280x720,FRAME-RATE=\(rate)
+                v.m3u8
+
+                """
+            ).playlist.multivariant!
+        }
+        let diagnostics = AssetValidator.validateCompatibility(
+            primary: ladder(primaryRate), asset: ladder(assetRate), url: "ad", eventID: "ad", at: Self.here)
+        #expect(diagnostics.contains { $0.message.contains("frame rates") } == warns, "\(diagnostics)")
+    }
 }

@@ -87,9 +87,15 @@ public enum AssetValidator {
         }
         func list(_ values: some Collection<String>) -> String { values.sorted().joined(separator: ", ") }
         if let asset {
+            // A rate counts as the primary's first rate it matches: one rule for "the same frame
+            // rate" (`StitchVariantChooser.frameRatesMatch`, within 0.01), here and in stitching.
+            let primaryRates = primary.variants.compactMap(\.frameRate)
+            let frameRate = { (rate: Double) in
+                String(format3: primaryRates.first { StitchVariantChooser.frameRatesMatch($0, rate) } ?? rate)
+            }
             let properties: [(String, (MultivariantPlaylist) -> Set<String>)] = [
                 ("codecs", { $0.variants.reduce(into: Set<String>()) { $0.formUnion($1.codecFamilies) } }),
-                ("frame rates", { Set($0.variants.compactMap { $0.frameRate.map { String(format3: $0) } }) }),
+                ("frame rates", { Set($0.variants.compactMap { $0.frameRate.map(frameRate) }) }),
                 (
                     "aspect ratios",
                     {
