@@ -18,7 +18,9 @@ import NIOCore
 /// connection, and the connection is closed. A connection with no request being read or answered
 /// for the idle timeout is closed without an answer. Every deadline is decided on the server's
 /// ``ServerClock``; the event loop only runs the wake-up (``ServerClock/wake(at:on:_:)``), so a
-/// test decides a timeout by moving a ``ManualServerClock``. A WebSocket upgrade request
+/// test decides a timeout by moving a ``ManualServerClock``. A head whose `Connection` field
+/// carries the `close` option in any form passes on with exactly `Connection: close`, so that the
+/// connection is closed once it is answered (``RequestHeadReader/Head/closesConnection``). A WebSocket upgrade request
 /// (`Upgrade: websocket`) ends the guarding of its connection: the server either upgrades it or
 /// closes it.
 ///
@@ -254,11 +256,13 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return true
         }
         clock.passedOn()
-        if head.ignoresUpgrade {
+        if head.rewritten {
             // `Upgrade: h2c` and the like: the head passes on without its `Upgrade` fields, so
-            // that the decoder reads an HTTP/1.1 request and it is answered (RFC 9110 §7.8).
+            // that the decoder reads an HTTP/1.1 request and it is answered (RFC 9110 §7.8). A
+            // `close` option among other tokens (`keep-alive, close`): with exactly
+            // `Connection: close`, after which Hummingbird closes the connection (RFC 9112 §9.6).
             run.pass(upTo: run.headStart ?? run.runStart, context)
-            context.fireChannelRead(NIOAny(context.channel.allocator.buffer(bytes: reader.headWithoutUpgrade)))
+            context.fireChannelRead(NIOAny(context.channel.allocator.buffer(bytes: reader.passedHead)))
             run.runStart = run.cursor
         } else if run.headStart == nil {
             // It began in an earlier read: it passes on whole, from what the reader kept of it.
