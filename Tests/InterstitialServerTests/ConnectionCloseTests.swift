@@ -125,6 +125,25 @@ struct ConnectionCloseTests {
         for text in passed { #expect(text == first + Self.head(["Connection: close"])) }
     }
 
+    @Test("After a request carrying the close option, the fast lane answers no further request on the connection")
+    func noFastAnswerAfterClose() throws {
+        let (channel, requestGuard) = try FastLaneTests.channel()
+        defer { _ = try? channel.finish() }
+        requestGuard.trackerAdded()
+        let kept = FastLaneTests.get("/kept")
+        // Answered here while the connection is kept.
+        try channel.writeInbound(ByteBuffer(string: kept))
+        #expect(try FastLaneTests.answered(channel).hasSuffix("hello"))
+        let closing = FastLaneTests.get("/kept", "Connection: keep-alive, close\r\n")
+        try channel.writeInbound(ByteBuffer(string: closing))
+        #expect(try FastLaneTests.passed(channel) == FastLaneTests.get("/kept", "Connection: close\r\n"))
+        // Its answer ended behind, the connection closing: a request sent meanwhile is not answered here.
+        requestGuard.answerEnded()
+        try channel.writeInbound(ByteBuffer(string: kept))
+        #expect(try FastLaneTests.answered(channel).isEmpty)
+        #expect(try FastLaneTests.passed(channel) == kept)
+    }
+
     // MARK: The server
 
     @Test("The server closes the connection after answering a request with Connection: keep-alive, close")

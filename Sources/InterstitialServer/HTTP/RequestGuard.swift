@@ -83,6 +83,9 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var clock: ConnectionClock
     /// Whether the HTTP/1 pipeline behind is in place (the first request chose no upgrade).
     private var pipelineReady = false
+    /// Whether a request carrying the `close` option was passed on: the connection closes once it
+    /// is answered, and no request after it is answered here (RFC 9112 §9.6).
+    private var closing = false
     private var now: MediaTime { serverClock.now }
     private var timer: ServerClockAlarm?
     private var timerDeadline: MediaTime?
@@ -256,6 +259,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return true
         }
         clock.passedOn()
+        if head.closesConnection { closing = true }
         if head.rewritten {
             // `Upgrade: h2c` and the like: the head passes on without its `Upgrade` fields, so
             // that the decoder reads an HTTP/1.1 request and it is answered (RFC 9110 §7.8). A
@@ -276,7 +280,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The answer the fast lane has for the head just read, if it may answer it here.
     private func fastAnswer(_ read: RequestHeadReader.Head, _ context: ChannelHandlerContext) -> FastLane.Answer? {
-        guard let fastLane, pipelineReady, clock.inFlight == 0, context.channel.isWritable,
+        guard let fastLane, pipelineReady, !closing, clock.inFlight == 0, context.channel.isWritable,
             var request = FastLane.Request(head: reader.head, read)
         else { return nil }
         if request.readsViewer { request.viewer.peer = context.channel.remoteAddress?.ipAddress }

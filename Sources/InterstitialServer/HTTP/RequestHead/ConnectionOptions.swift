@@ -16,7 +16,7 @@ enum ConnectionOptions {
     }
 
     /// Whether one `Connection` field line's value `value` lists the `close` option.
-    static func listsClose(_ value: ArraySlice<UInt8>) -> Bool {
+    private static func listsClose(_ value: ArraySlice<UInt8>) -> Bool {
         var start = value.startIndex
         while start <= value.endIndex {
             let end = value[start...].firstIndex(of: 0x2C) ?? value.endIndex

@@ -123,10 +123,8 @@ struct RequestHeadReader {
     private var special = false
     /// Where the `Upgrade` fields of the head naming no WebSocket are in ``head`` (each line with its CRLF).
     private var ignoredUpgrades: [Range<Int>] = []
-    /// Where the `Connection` fields of the head are in ``head`` (each line with its CRLF).
-    private var connectionLines: [Range<Int>] = []
-    /// Whether a `Connection` field of the head lists the `close` option.
-    private var closeOption = false
+    /// Where the `Connection` fields of the head are in ``head``: each line with its CRLF, and its value.
+    private var connectionLines: [(line: Range<Int>, value: Range<Int>)] = []
     /// The lines ``passedHead`` leaves out of the head just read, in order, and the one it puts
     /// `Connection: close` in place of.
     private var rewrite: (dropped: [Range<Int>], closeAt: Range<Int>?) = ([], nil)
@@ -266,12 +264,15 @@ struct RequestHeadReader {
         lineStart = head.count
         if line.isEmpty {
             let ignoresUpgrade = !upgrade && !ignoredUpgrades.isEmpty
-            let closesConnection = !upgrade && closeOption
+            let closesConnection =
+                !upgrade && ConnectionOptions.carriesClose(connectionLines.map { head[$0.value] })
             if ignoresUpgrade || closesConnection {
                 // The lines left out, in the order they are in the head.
-                let dropped = (ignoresUpgrade ? ignoredUpgrades : []) + (closesConnection ? connectionLines : [])
+                let dropped =
+                    (ignoresUpgrade ? ignoredUpgrades : []) + (closesConnection ? connectionLines.map(\.line) : [])
                 rewrite = (
-                    dropped.sorted { $0.lowerBound < $1.lowerBound }, closesConnection ? connectionLines.first : nil
+                    dropped.sorted { $0.lowerBound < $1.lowerBound },
+                    closesConnection ? connectionLines.first?.line : nil
                 )
             }
             if let refusal = completeHead() { return .refuse(refusal) }
@@ -376,8 +377,7 @@ struct RequestHeadReader {
             }
             transferEncoding = true
         } else if known == Self.connection {
-            connectionLines.append(line.startIndex..<(line.endIndex + 2))
-            if ConnectionOptions.listsClose(value) { closeOption = true }
+            connectionLines.append((line.startIndex..<(line.endIndex + 2), value.startIndex..<value.endIndex))
         } else if known == Array("upgrade".utf8) {
             if HTTPBytes.containsLowercased(value, Array("websocket".utf8)) {
                 upgrade = true
@@ -418,7 +418,6 @@ struct RequestHeadReader {
         upgrade = false
         ignoredUpgrades = []
         connectionLines = []
-        closeOption = false
         return nil
     }
 
