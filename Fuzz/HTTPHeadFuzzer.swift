@@ -4,11 +4,15 @@
 // The input is a connection's bytes, after a first byte that chooses how they are split into reads.
 // Invariants: no crash; every step takes at least one byte and no more than it was given, but a
 // refusal, which takes none and is final; the head held stays within the limits; a whole head
-// begins with a known method and ends with CRLF CRLF; and the decision (the heads, their bodies'
-// framing, the bytes of bodies and blank lines, the refusal) is the same read whole and in parts.
+// begins with a known method and ends with CRLF CRLF; the head as passed on (`passedHead`: without
+// an ignored `Upgrade`, with `Connection: close` for the close option) is the head itself unless
+// rewritten, and read again is one whole head framed alike that carries the close option when the
+// first did; and the decision (the heads, their bodies' framing, the heads as passed on, the bytes of
+// bodies and blank lines, the refusal) is the same read whole and in parts.
 
 struct Outcome: Equatable {
     var heads: [RequestHeadReader.Body] = []
+    var passed: [[UInt8]] = []
     var blank = 0
     var body = 0
     var refusal: RequestHeadReader.Refusal?
@@ -50,6 +54,10 @@ func readAll(_ bytes: ArraySlice<UInt8>, seed: UInt8) -> Outcome {
                     head.requestLineEnd <= held.count
                 else { fatalError("accepted a head it should not: \(held)") }
                 outcome.heads.append(head.body)
+                let passed = reader.passedHead
+                guard head.rewritten || passed == held else { fatalError("a head passed on changed: \(passed)") }
+                if head.rewritten { checkRewritten(passed, head) }
+                outcome.passed.append(passed)
             case .refuse(let refusal):
                 guard reader.refusal == refusal, reader.read(bytes[offset..<end]) == .refuse(refusal) else {
                     fatalError("a refusal is not final")
@@ -64,6 +72,28 @@ func readAll(_ bytes: ArraySlice<UInt8>, seed: UInt8) -> Outcome {
         index = end
     }
     return outcome
+}
+
+/// A head as passed on, rewritten from `head`, read again: one whole head, framed alike, with the close
+/// option when `head` had it, and nothing left over.
+func checkRewritten(_ passed: [UInt8], _ head: RequestHeadReader.Head) {
+    // `Connection: close` may be a byte longer than the line it replaces (`Connection:close`).
+    var limits = fuzzLimits
+    limits.headerBytes += 1
+    var again = RequestHeadReader(limits: limits)
+    var offset = 0
+    while offset < passed.count {
+        switch again.read(passed[offset...]) {
+        case .partial(let count): offset += count
+        case .head(let count, let read):
+            guard offset + count == passed.count, read.body == head.body,
+                read.closesConnection == head.closesConnection, !read.ignoresUpgrade
+            else { fatalError("a head passed on reads as another: \(passed)") }
+            return
+        default: fatalError("a head passed on is not a head: \(passed)")
+        }
+    }
+    fatalError("a head passed on is not whole: \(passed)")
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

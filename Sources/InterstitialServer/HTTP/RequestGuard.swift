@@ -18,7 +18,9 @@ import NIOCore
 /// connection, and the connection is closed. A connection with no request being read or answered
 /// for the idle timeout is closed without an answer. Every deadline is decided on the server's
 /// ``ServerClock``; the event loop only runs the wake-up (``ServerClock/wake(at:on:_:)``), so a
-/// test decides a timeout by moving a ``ManualServerClock``. A WebSocket upgrade request
+/// test decides a timeout by moving a ``ManualServerClock``. A head whose `Connection` field
+/// carries the `close` option in any form passes on with exactly `Connection: close`, so that the
+/// connection is closed once it is answered (``RequestHeadReader/Head/closesConnection``). A WebSocket upgrade request
 /// (`Upgrade: websocket`) ends the guarding of its connection: the server either upgrades it or
 /// closes it.
 ///
@@ -81,6 +83,9 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var clock: ConnectionClock
     /// Whether the HTTP/1 pipeline behind is in place (the first request chose no upgrade).
     private var pipelineReady = false
+    /// Whether a request carrying the `close` option was passed on: the connection closes once it
+    /// is answered, and no request after it is answered here (RFC 9112 §9.6).
+    private var closing = false
     private var now: MediaTime { serverClock.now }
     private var timer: ServerClockAlarm?
     private var timerDeadline: MediaTime?
@@ -254,11 +259,14 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return true
         }
         clock.passedOn()
-        if head.ignoresUpgrade {
+        if head.closesConnection { closing = true }
+        if head.rewritten {
             // `Upgrade: h2c` and the like: the head passes on without its `Upgrade` fields, so
-            // that the decoder reads an HTTP/1.1 request and it is answered (RFC 9110 §7.8).
+            // that the decoder reads an HTTP/1.1 request and it is answered (RFC 9110 §7.8). A
+            // `close` option among other tokens (`keep-alive, close`): with exactly
+            // `Connection: close`, after which Hummingbird closes the connection (RFC 9112 §9.6).
             run.pass(upTo: run.headStart ?? run.runStart, context)
-            context.fireChannelRead(NIOAny(context.channel.allocator.buffer(bytes: reader.headWithoutUpgrade)))
+            context.fireChannelRead(NIOAny(context.channel.allocator.buffer(bytes: reader.passedHead)))
             run.runStart = run.cursor
         } else if run.headStart == nil {
             // It began in an earlier read: it passes on whole, from what the reader kept of it.
@@ -272,7 +280,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The answer the fast lane has for the head just read, if it may answer it here.
     private func fastAnswer(_ read: RequestHeadReader.Head, _ context: ChannelHandlerContext) -> FastLane.Answer? {
-        guard let fastLane, pipelineReady, clock.inFlight == 0, context.channel.isWritable,
+        guard let fastLane, pipelineReady, !closing, clock.inFlight == 0, context.channel.isWritable,
             var request = FastLane.Request(head: reader.head, read)
         else { return nil }
         if request.readsViewer { request.viewer.peer = context.channel.remoteAddress?.ipAddress }

@@ -50,8 +50,16 @@ struct RequestHeadReader {
         var special: Bool
         /// Whether it asks for an upgrade to another protocol than WebSocket (`Upgrade: h2c`): the
         /// server ignores it (RFC 9110 §7.8), so the head passes on without its `Upgrade` fields
-        /// (``RequestHeadReader/headWithoutUpgrade``) and is answered over HTTP/1.1.
+        /// (``RequestHeadReader/passedHead``) and is answered over HTTP/1.1.
         var ignoresUpgrade = false
+        /// Whether its `Connection` field carries the `close` option (``ConnectionOptions/carriesClose(_:)``)
+        /// and it is no WebSocket upgrade: the head passes on with exactly `Connection: close` in place of
+        /// its `Connection` fields (``RequestHeadReader/passedHead``), the only form after which
+        /// Hummingbird closes the connection once it has answered (RFC 9112 §9.6).
+        var closesConnection = false
+
+        /// Whether the head passes on rewritten (``RequestHeadReader/passedHead``), not as read.
+        var rewritten: Bool { ignoresUpgrade || closesConnection }
     }
 
     /// What a prefix of the bytes given to ``read(_:)`` is.
@@ -94,6 +102,9 @@ struct RequestHeadReader {
     ].map { Array($0.utf8) }
 
     private static let contentLength = Array("content-length".utf8)
+    private static let connection = Array("connection".utf8)
+    /// The field a head carrying the `close` option passes on with, in place of its `Connection` fields.
+    private static let connectionClose = Array("Connection: close\r\n".utf8)
     private static let transferEncoding = Array("transfer-encoding".utf8)
 
     /// The bounds it applies.
@@ -112,21 +123,28 @@ struct RequestHeadReader {
     private var special = false
     /// Where the `Upgrade` fields of the head naming no WebSocket are in ``head`` (each line with its CRLF).
     private var ignoredUpgrades: [Range<Int>] = []
+    /// Where the `Connection` fields of the head are in ``head``: each line with its CRLF, and its value.
+    private var connectionLines: [(line: Range<Int>, value: Range<Int>)] = []
+    /// The lines ``passedHead`` leaves out of the head just read, in order, and the one it puts
+    /// `Connection: close` in place of.
+    private var rewrite: (dropped: [Range<Int>], closeAt: Range<Int>?) = ([], nil)
 
     /// A reader at the start of a connection.
     init(limits: Limits) {
         self.limits = limits
     }
 
-    /// The head just read (``Step/head(_:_:)``) without its `Upgrade` fields, when it
-    /// ``Head/ignoresUpgrade``; else the head itself.
-    var headWithoutUpgrade: [UInt8] {
-        guard headComplete, !ignoredUpgrades.isEmpty else { return head }
+    /// The head just read (``Step/head(_:_:)``) as it passes on: without its `Upgrade` fields when
+    /// it ``Head/ignoresUpgrade``, with one `Connection: close` in place of its `Connection` fields
+    /// when it ``Head/closesConnection``; else the head itself, byte for byte.
+    var passedHead: [UInt8] {
+        guard headComplete, !rewrite.dropped.isEmpty else { return head }
         var kept: [UInt8] = []
-        kept.reserveCapacity(head.count)
+        kept.reserveCapacity(head.count + Self.connectionClose.count)
         var start = 0
-        for range in ignoredUpgrades {
+        for range in rewrite.dropped {
             kept += head[start..<range.lowerBound]
+            if range == rewrite.closeAt { kept += Self.connectionClose }
             start = range.upperBound
         }
         return kept + head[start...]
@@ -157,7 +175,7 @@ struct RequestHeadReader {
         if headComplete {
             head.removeAll(keepingCapacity: head.capacity <= 4096)
             headComplete = false
-            ignoredUpgrades = []
+            rewrite = ([], nil)
         }
         guard !bytes.isEmpty else { return .body(0) }
         switch phase {
@@ -246,10 +264,21 @@ struct RequestHeadReader {
         lineStart = head.count
         if line.isEmpty {
             let ignoresUpgrade = !upgrade && !ignoredUpgrades.isEmpty
-            if !ignoresUpgrade { ignoredUpgrades = [] }
+            let closesConnection =
+                !upgrade && ConnectionOptions.carriesClose(connectionLines.map { head[$0.value] })
+            if ignoresUpgrade || closesConnection {
+                // The lines left out, in the order they are in the head.
+                let dropped =
+                    (ignoresUpgrade ? ignoredUpgrades : []) + (closesConnection ? connectionLines.map(\.line) : [])
+                rewrite = (
+                    dropped.sorted { $0.lowerBound < $1.lowerBound },
+                    closesConnection ? connectionLines.first?.line : nil
+                )
+            }
             if let refusal = completeHead() { return .refuse(refusal) }
             let whole = Head(
-                body: bodyAfterHead, requestLineEnd: requestLineEnd, special: special, ignoresUpgrade: ignoresUpgrade)
+                body: bodyAfterHead, requestLineEnd: requestLineEnd, special: special, ignoresUpgrade: ignoresUpgrade,
+                closesConnection: closesConnection)
             requestLineEnd = 0
             special = false
             return .whole(whole)
@@ -347,6 +376,8 @@ struct RequestHeadReader {
                     .badFraming, "the Transfer-Encoding is not exactly chunked (the only coding the server reads)")
             }
             transferEncoding = true
+        } else if known == Self.connection {
+            connectionLines.append((line.startIndex..<(line.endIndex + 2), value.startIndex..<value.endIndex))
         } else if known == Array("upgrade".utf8) {
             if HTTPBytes.containsLowercased(value, Array("websocket".utf8)) {
                 upgrade = true
@@ -385,6 +416,8 @@ struct RequestHeadReader {
         contentLength = nil
         transferEncoding = false
         upgrade = false
+        ignoredUpgrades = []
+        connectionLines = []
         return nil
     }
 
