@@ -131,16 +131,6 @@ struct LiveSpliceTests {
 struct LiveJoinTests {
     typealias R = LiveSpliceTests.Rendition
 
-    /// An ad of `count` segments of `duration` whose segment URIs name it: `name-index.m4s`.
-    static func ad(_ name: String, _ duration: MediaTime, count: Int) -> StitchAd {
-        var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n"
-        text += "#EXT-X-MAP:URI=\"init.mp4\"\n"
-        for index in 0..<count { text += "#EXTINF:\(duration.seconds),\n\(name)-\(index).m4s\n" }
-        text += "#EXT-X-ENDLIST\n"
-        guard case .media(let playlist) = PlaylistParser.parse(text).playlist else { fatalError("not media") }
-        return StitchAd(playlist: playlist, url: "https://ads.example.com/\(name)/main.m3u8")
-    }
-
     /// One rendition's stream as the viewer sees it: each ad segment by its URI's last component
     /// (`ad1-2.m4s`) and each primary segment by its date, with its Discontinuity Sequence Number.
     struct Stream {
@@ -152,7 +142,7 @@ struct LiveJoinTests {
                 throw StitchingError(.primaryKind, at: "test", "not media")
             }
             for segment in playlist.segments {
-                if segment.uri.hasPrefix("https://ads.example.com/slate/") {
+                if segment.uri.hasPrefix("https://ads.example.com/slate-/") {
                     continue  // repeated: its repetitions are told apart by the ads around them
                 } else if segment.uri.hasPrefix("https://") {
                     let key = String(segment.uri.split(separator: "/").last ?? "")
@@ -181,9 +171,14 @@ struct LiveJoinTests {
         func item(_ rendition: R) -> LiveBreak {
             LiveBreak(
                 id: "b", start: start, duration: duration,
-                pod: [Self.ad("ad1", rendition.duration, count: 3), Self.ad("ad2", rendition.duration, count: 2)])
+                pod: [
+                    LiveSpliceTests.ad("ad1-", rendition.duration, count: 3),
+                    LiveSpliceTests.ad("ad2-", rendition.duration, count: 2),
+                ])
         }
-        func slate(_ rendition: R) -> StitchAd? { form.slate ? Self.ad("slate", rendition.duration, count: 1) : nil }
+        func slate(_ rendition: R) -> StitchAd? {
+            form.slate ? LiveSpliceTests.ad("slate-", rendition.duration, count: 1) : nil
+        }
         // Every join from a window wholly before the break to one after it; the viewer reloads both
         // playlists (video first, as players do) and the server aligns each new stitcher to the
         // session's last timeline.
