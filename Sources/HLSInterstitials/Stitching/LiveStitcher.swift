@@ -57,6 +57,11 @@ public struct LiveStitcher: Sendable {
     public let maximumFillSegments: Int
     /// The default of ``maximumFillSegments``: ten minutes of 0.6 s segments, 20 minutes of 2 s ones.
     public static let defaultMaximumFillSegments = 1_000
+    /// The largest EXT-X-MEDIA-SEQUENCE and EXT-X-DISCONTINUITY-SEQUENCE (and aligned Discontinuity
+    /// Sequence Number) a window is stitched with, 2^62: far beyond any stream's, and far enough
+    /// below 2^63 that adding what a viewer's breaks add cannot overflow. A larger one is refused
+    /// (`stitch-primary-unsupported`), never a trap.
+    public static let largestSequenceNumber: UInt64 = 1 << 62
     /// The segments the primary segments that left the window became, less one each.
     public private(set) var sequenceShift: Int64 = 0
     /// The discontinuities those segments added.
@@ -110,6 +115,15 @@ public struct LiveStitcher: Sendable {
                 .primaryUnsupported, at: document.file,
                 "live breaks are placed by date: the window needs EXT-X-PROGRAM-DATE-TIME")
         }
+        let highest = max(
+            playlist.mediaSequence, playlist.discontinuitySequence, segments.last?.mediaSequence ?? 0,
+            segments.last?.discontinuitySequence ?? 0)
+        guard highest <= Self.largestSequenceNumber else {
+            throw StitchingError(
+                .primaryUnsupported, at: document.file,
+                "EXT-X-MEDIA-SEQUENCE or EXT-X-DISCONTINUITY-SEQUENCE reaches \(highest), beyond the \(Self.largestSequenceNumber) a live window is stitched with"
+            )
+        }
         let fMP4 = segments.first?.map != nil
         for item in breaks {
             for (position, ad) in item.pod.enumerated() {
@@ -142,7 +156,10 @@ public struct LiveStitcher: Sendable {
                 return segment.discontinuitySequence &- (own || segment.discontinuity ? 1 : 0)
             } ?? playlist.discontinuitySequence)
         var kept = keptSegments(segments, fills: fills, from: before + discontinuityShift)
-        if !carried, let sibling, var offset = kept.offset(to: sibling) {
+        // The sibling's numbers are trusted only within the bound the windows are held to.
+        let largest = Int64(Self.largestSequenceNumber)
+        if !carried, let sibling, var offset = kept.offset(to: sibling), offset.magnitude <= Self.largestSequenceNumber
+        {
             // The sibling numbers from a window that starts after a break this one still shows (it
             // never counted it): the viewer joined after that break, so it is not stitched here.
             if before + discontinuityShift + offset < 0, let joined = sibling.entries.first?.date {
@@ -150,9 +167,9 @@ public struct LiveStitcher: Sendable {
                 discontinuityShift = shiftBefore
                 capped = decide(segments, breaks: breaks.filter { $0.end > joined }, fills: fills)
                 kept = keptSegments(segments, fills: fills, from: before + discontinuityShift)
-                offset = kept.offset(to: sibling) ?? 0
+                offset = kept.offset(to: sibling).flatMap { $0.magnitude <= Self.largestSequenceNumber ? $0 : nil } ?? 0
             }
-            if before + discontinuityShift + offset >= 0 {
+            if (0...largest).contains(before + discontinuityShift + offset) {
                 discontinuityShift += offset
                 kept = keptSegments(segments, fills: fills, from: before + discontinuityShift)
             }

@@ -42,13 +42,28 @@ public struct LiveTimeline: Sendable, Hashable {
 
     /// How much to add to the Discontinuity Sequence Numbers of `self` so that its first kept
     /// primary segment whose midpoint lies in a kept segment of `other` gets that segment's number;
-    /// nil when none does.
+    /// nil when none does, or when the difference does not fit in 64 bits.
+    ///
+    /// `other`'s entries are sorted by date once and searched by halves, so aligning two windows of
+    /// n and m segments costs O((n + m) log m), however long the origin's window (dates that step
+    /// back included: an entry is then matched to one of the spans holding its midpoint).
     public func offset(to other: LiveTimeline) -> Int64? {
+        let sorted = other.entries.sorted { $0.date < $1.date }
         for entry in entries {
             let middle = entry.date + MediaTime(nanoseconds: entry.duration.nanoseconds / 2)
-            if let match = other.entry(holding: middle) {
-                return match.discontinuitySequence - entry.discontinuitySequence
+            // The last entry that starts at or before the midpoint.
+            var low = 0
+            var high = sorted.count
+            while low < high {
+                let mid = (low + high) / 2
+                if sorted[mid].date <= middle { low = mid + 1 } else { high = mid }
             }
+            guard low > 0 else { continue }
+            let match = sorted[low - 1]
+            guard middle < match.date + match.duration else { continue }
+            let (difference, overflow) = match.discontinuitySequence.subtractingReportingOverflow(
+                entry.discontinuitySequence)
+            return overflow ? nil : difference
         }
         return nil
     }
