@@ -35,11 +35,6 @@ public struct LiveTimeline: Sendable, Hashable {
     /// A timeline of `entries`.
     public init(entries: [Entry] = []) { self.entries = entries }
 
-    /// The entry whose span `[date, date + duration)` holds `date`.
-    public func entry(holding date: DateTime) -> Entry? {
-        entries.first { $0.date <= date && date < $0.date + $0.duration }
-    }
-
     /// How much to add to the Discontinuity Sequence Numbers of `self` so that its first kept
     /// primary segment whose midpoint lies in a kept segment of `other` gets that segment's number;
     /// nil when none does, or when the difference does not fit in 64 bits.

@@ -100,21 +100,27 @@ struct LiveStitcherTests {
                 Issue.record("reload \(reload) is not a media playlist")
                 return
             }
-            for segment in playlist.segments {
-                let entry = "\(Self.name(segment.uri))/\(segment.discontinuitySequence)"
-                if let earlier = seen[segment.mediaSequence] {
-                    #expect(
-                        earlier == entry,
-                        "reload \(reload): \(segment.mediaSequence) was \(earlier), now \(entry)\n\(text)")
-                }
-                seen[segment.mediaSequence] = entry
-            }
+            Self.record(playlist, reload: reload, text: text, into: &seen)
         }
         let stream = seen.keys.sorted().map { "\($0):\(seen[$0]!)" }.joined(separator: " ")
         #expect(stream == sample.stream)
     }
 
     /// `s100` for a primary segment, the file name without extension for an ad's.
+    /// Records each segment of a reload as `name/DSN` by its Media Sequence Number, expecting a
+    /// number seen in an earlier reload to name the same segment with the same number.
+    static func record(_ playlist: MediaPlaylist, reload: Int, text: String, into seen: inout [UInt64: String]) {
+        for segment in playlist.segments {
+            let entry = "\(name(segment.uri))/\(segment.discontinuitySequence)"
+            if let earlier = seen[segment.mediaSequence] {
+                #expect(
+                    earlier == entry, "reload \(reload): \(segment.mediaSequence) was \(earlier), now \(entry)\n\(text)"
+                )
+            }
+            seen[segment.mediaSequence] = entry
+        }
+    }
+
     static func name(_ uri: String) -> String {
         let file = uri.split(separator: "/").last.map(String.init) ?? uri
         let stem = String(file.prefix { $0 != "." })
@@ -246,15 +252,7 @@ struct LiveStitcherTests {
                 Issue.record("reload \(reload) is not a media playlist")
                 return
             }
-            for segment in playlist.segments {
-                let entry = "\(Self.name(segment.uri))/\(segment.discontinuitySequence)"
-                if let earlier = seen[segment.mediaSequence] {
-                    #expect(
-                        earlier == entry,
-                        "reload \(reload): \(segment.mediaSequence) was \(earlier), now \(entry)\n\(text)")
-                }
-                seen[segment.mediaSequence] = entry
-            }
+            Self.record(playlist, reload: reload, text: text, into: &seen)
         }
     }
 
