@@ -55,6 +55,28 @@ struct ConnectionCloseTests {
         #expect(ConnectionOptions.carriesClose(field.lines.map { Array($0.utf8)[...] }) == field.closes)
     }
 
+    /// A `Connection` field's lines of an HTTP/1.0 request, and whether the connection closes after it.
+    static let http10Fields: [Field] = [
+        Field(closes: true),
+        Field("TE", closes: true),
+        Field("keep-alive", closes: false),
+        Field("Keep-Alive", closes: false),
+        Field("TE, keep-alive", closes: false),
+        Field("TE", "keep-alive", closes: false),
+        Field("keep-alive, close", closes: true),
+        Field("keep-alived", closes: true),
+        Field("\"keep-alive\"", closes: true),
+    ]
+
+    @Test(
+        "HTTP/1.0 closes after the answer unless keep-alive is listed (RFC 9112 §9.3); HTTP/1.1 only on close",
+        arguments: http10Fields)
+    func closesAfterAnswer(_ field: Field) {
+        let values = field.lines.map { Array($0.utf8)[...] }
+        #expect(ConnectionOptions.closesAfterAnswer(values, http10: true) == field.closes)
+        #expect(ConnectionOptions.closesAfterAnswer(values, http10: false) == ConnectionOptions.carriesClose(values))
+    }
+
     // MARK: The guard
 
     /// A GET with `fields` (whole lines, without CRLF) between `Host` and `Accept`.
@@ -117,6 +139,36 @@ struct ConnectionCloseTests {
         for passed in try Self.passed(text) { #expect(passed == text) }
     }
 
+    /// `head(_:)` as an HTTP/1.0 request.
+    static func head10(_ fields: [String]) -> String {
+        head(fields).replacingOccurrences(of: " HTTP/1.1\r\n", with: " HTTP/1.0\r\n")
+    }
+
+    @Test(
+        "An HTTP/1.0 head without keep-alive passes on with Connection: close, added before its end when it has none",
+        arguments: [
+            Rewrite(fields: [], passed: ["Accept: */*", "Connection: close"]),
+            Rewrite(fields: ["Connection: TE", "TE: trailers"], passed: ["Connection: close", "TE: trailers"]),
+            Rewrite(fields: ["Connection: keep-alive, close"], passed: ["Connection: close"]),
+            Rewrite(fields: ["Upgrade: h2c"], passed: ["Accept: */*", "Connection: close"]),
+        ])
+    func http10Rewritten(_ rewrite: Rewrite) throws {
+        // Accept ends the head: a passed list starting with it names the head's own last field.
+        let expected =
+            rewrite.passed.first == "Accept: */*"
+            ? "GET /demo/vod/video/main.m3u8 HTTP/1.0\r\nHost: x\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+            : Self.head10(rewrite.passed)
+        for passed in try Self.passed(Self.head10(rewrite.fields)) { #expect(passed == expected) }
+    }
+
+    @Test(
+        "An HTTP/1.0 head with keep-alive, or a WebSocket upgrade, passes on byte for byte",
+        arguments: [["Connection: keep-alive"], ["Connection: TE", "Connection: Keep-Alive"]])
+    func http10KeptAlive(_ fields: [String]) throws {
+        let text = Self.head10(fields)
+        for passed in try Self.passed(text) { #expect(passed == text) }
+    }
+
     @Test("Requests on one connection are each rewritten or not by their own Connection field")
     func pipelined() throws {
         let first = Self.head(["Connection: keep-alive"])
@@ -156,6 +208,17 @@ struct ConnectionCloseTests {
                 Self.head(["Connection: keep-alive, close"]))
             #expect(answer.closed, "closed by the server after its answer")
             #expect(answer.text.hasPrefix("HTTP/1.1 200 "), "\(answer.text.prefix(200))")
+            #expect(answer.text.contains("#EXTM3U"))
+        }
+    }
+
+    @Test("The server closes the connection after answering an HTTP/1.0 request without keep-alive")
+    func serverClosesHTTP10() async throws {
+        try await Harness.withServer(serverClock: ManualServerClock.starting()) { client in
+            let port = try #require(client.port)
+            let answer = try await RawConnection.open(port: port).exchange(Self.head10([]))
+            #expect(answer.closed, "closed by the server after its answer")
+            #expect(answer.text.hasPrefix("HTTP/1."), "\(answer.text.prefix(200))")
             #expect(answer.text.contains("#EXTM3U"))
         }
     }

@@ -19,8 +19,9 @@ import NIOCore
 /// for the idle timeout is closed without an answer. Every deadline is decided on the server's
 /// ``ServerClock``; the event loop only runs the wake-up (``ServerClock/wake(at:on:_:)``), so a
 /// test decides a timeout by moving a ``ManualServerClock``. A head whose `Connection` field
-/// carries the `close` option in any form passes on with exactly `Connection: close`, so that the
-/// connection is closed once it is answered (``RequestHeadReader/Head/closesConnection``). A WebSocket upgrade request
+/// carries the `close` option in any form, or an HTTP/1.0 request's without `keep-alive`, passes
+/// on with exactly `Connection: close`, so that the connection is closed once it is answered
+/// (``RequestHeadReader/Head/closesConnection``). A WebSocket upgrade request
 /// (`Upgrade: websocket`) ends the guarding of its connection: the server either upgrades it or
 /// closes it.
 ///

@@ -52,10 +52,13 @@ struct RequestHeadReader {
         /// server ignores it (RFC 9110 §7.8), so the head passes on without its `Upgrade` fields
         /// (``RequestHeadReader/passedHead``) and is answered over HTTP/1.1.
         var ignoresUpgrade = false
-        /// Whether its `Connection` field carries the `close` option (``ConnectionOptions/carriesClose(_:)``)
-        /// and it is no WebSocket upgrade: the head passes on with exactly `Connection: close` in place of
-        /// its `Connection` fields (``RequestHeadReader/passedHead``), the only form after which
-        /// Hummingbird closes the connection once it has answered (RFC 9112 §9.6).
+        /// Whether the connection closes once the request is answered
+        /// (``ConnectionOptions/closesAfterAnswer(_:http10:)``: its `Connection` field carries the
+        /// `close` option, or it is an HTTP/1.0 request without `keep-alive`) and it is no WebSocket
+        /// upgrade: the head passes on with exactly `Connection: close` in place of its `Connection`
+        /// fields, or added before its end when it has none (``RequestHeadReader/passedHead``), the
+        /// only form after which Hummingbird closes the connection once it has answered (RFC 9112
+        /// §9.6, §9.3).
         var closesConnection = false
 
         /// Whether the head passes on rewritten (``RequestHeadReader/passedHead``), not as read.
@@ -125,6 +128,8 @@ struct RequestHeadReader {
     private var ignoredUpgrades: [Range<Int>] = []
     /// Where the `Connection` fields of the head are in ``head``: each line with its CRLF, and its value.
     private var connectionLines: [(line: Range<Int>, value: Range<Int>)] = []
+    /// Whether the head being read is an HTTP/1.0 request's (its request line read).
+    private var http10 = false
     /// The lines ``passedHead`` leaves out of the head just read, in order, and the one it puts
     /// `Connection: close` in place of.
     private var rewrite: (dropped: [Range<Int>], closeAt: Range<Int>?) = ([], nil)
@@ -136,7 +141,8 @@ struct RequestHeadReader {
 
     /// The head just read (``Step/head(_:_:)``) as it passes on: without its `Upgrade` fields when
     /// it ``Head/ignoresUpgrade``, with one `Connection: close` in place of its `Connection` fields
-    /// when it ``Head/closesConnection``; else the head itself, byte for byte.
+    /// (or before its end, when it has none) when it ``Head/closesConnection``; else the head
+    /// itself, byte for byte.
     var passedHead: [UInt8] {
         guard headComplete, !rewrite.dropped.isEmpty else { return head }
         var kept: [UInt8] = []
@@ -251,6 +257,8 @@ struct RequestHeadReader {
             }
             guard complete else { return .more }
             if let refusal = lineEnding() ?? checkRequestLine(head[..<(head.count - 2)]) { return .refuse(refusal) }
+            // A valid request line ends with its version, HTTP/1.1 or HTTP/1.0.
+            http10 = head[(head.count - 5)..<(head.count - 2)].elementsEqual("1.0".utf8)
             lineStart = head.count
             requestLineEnd = head.count
             return .more
@@ -265,15 +273,17 @@ struct RequestHeadReader {
         if line.isEmpty {
             let ignoresUpgrade = !upgrade && !ignoredUpgrades.isEmpty
             let closesConnection =
-                !upgrade && ConnectionOptions.carriesClose(connectionLines.map { head[$0.value] })
+                !upgrade && ConnectionOptions.closesAfterAnswer(connectionLines.map { head[$0.value] }, http10: http10)
             if ignoresUpgrade || closesConnection {
-                // The lines left out, in the order they are in the head.
+                // Where `Connection: close` goes: in place of the first Connection line, else (an
+                // HTTP/1.0 request without one) before the blank line that ends the head.
+                let end = head.count - 2
+                let closeAt = closesConnection ? connectionLines.first?.line ?? end..<end : nil
+                // The lines left out (and the empty range written into), in the order they are in the head.
                 let dropped =
                     (ignoresUpgrade ? ignoredUpgrades : []) + (closesConnection ? connectionLines.map(\.line) : [])
-                rewrite = (
-                    dropped.sorted { $0.lowerBound < $1.lowerBound },
-                    closesConnection ? connectionLines.first?.line : nil
-                )
+                    + (closesConnection && connectionLines.isEmpty ? [end..<end] : [])
+                rewrite = (dropped.sorted { $0.lowerBound < $1.lowerBound }, closeAt)
             }
             if let refusal = completeHead() { return .refuse(refusal) }
             let whole = Head(
