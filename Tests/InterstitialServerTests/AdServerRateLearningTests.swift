@@ -202,6 +202,26 @@ struct AdServerRateLearningTests {
         #expect(herd.decided <= 300 * 10 + 10)
     }
 
+    @Test(
+        "a learning gate lets a tenth of a second's requests start at one instant (6 at 50 a second), then paces the rest one interval apart"
+    )
+    func pacingBurst() {
+        var limits = AdServerGate.Limits()
+        limits.learning = AdServerRateLearner.Bounds()
+        var gate = AdServerGate(limits: limits)
+        let now = MediaTime(seconds: 10)
+        let deadline = now + MediaTime(seconds: 30)
+        // Before, only two started at one instant and the third waited for the clock to move: on a
+        // clock standing still (the suites that test the fill, not the time), for ever.
+        let answers = (1...8).map { gate.request($0, deadline: deadline, now: now) }
+        #expect(answers == Array(repeating: .start, count: 6) + [.queued, .queued])
+        let interval = MediaTime(nanoseconds: 20_000_000)
+        #expect(gate.nextWake(now: now) == now + interval)
+        #expect(gate.tick(now: now + interval) == [.start(7)])
+        #expect(gate.tick(now: now + MediaTime(nanoseconds: 39_000_000)).isEmpty)
+        #expect(gate.tick(now: now + MediaTime(nanoseconds: 40_000_000)) == [.start(8)])
+    }
+
     @Test("with maxPerSecond set the rate is not learned: it is a hard cap")
     func configuredCap() throws {
         let settings = try AdServerSettings.decode(
