@@ -245,9 +245,8 @@ struct AdServerProtectionTests {
         #expect(settings.breaker == .init(failures: 4, window: MediaTime(seconds: 20), coolDown: MediaTime(seconds: 2)))
         #expect(try AdServerSettings.decode(settings.jsonValue) == settings)
         let defaults = try AdServerSettings.decode(.object(["vast": .string("https://ads.example/v")]))
-        // Without maxPerSecond the rate is the default 200 a second; learning is opt-in
-        // (`rateLearning`, docs/ad-decisioning.md).
-        #expect(defaults.gateLimits == AdServerGate.Limits())
+        // Without maxPerSecond the rate is learned (issue 43, item 9; docs/ad-decisioning.md).
+        #expect(defaults.learnsRate && defaults.gateLimits.learning == AdServerRateLearner.Bounds())
         for (key, value, path) in [
             ("maxConcurrent", JSONValue.integer(0), "maxConcurrent"),
             ("maxPerSecond", .integer(100_001), "maxPerSecond"),

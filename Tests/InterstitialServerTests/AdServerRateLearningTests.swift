@@ -68,6 +68,11 @@ struct AdServerRateLearningTests {
             limits.maximumConcurrent = 10_000
             limits.maximumQueued = 10_000
             limits.learning = bounds
+            self.init(server: server, demand: demand, limits: limits)
+        }
+
+        /// A herd through a gate with `limits` (an ad server's settings' ``AdServerSettings/gateLimits``).
+        init(server: ScriptedAdServer, demand: Double, limits: AdServerGate.Limits) {
             gate = AdServerGate(limits: limits)
             self.server = server
             self.demand = demand
@@ -197,11 +202,31 @@ struct AdServerRateLearningTests {
         #expect(herd.decided <= 300 * 10 + 10)
     }
 
+    @Test(
+        "a learning gate lets a tenth of a second's requests start at one instant (6 at 50 a second), then paces the rest one interval apart"
+    )
+    func pacingBurst() {
+        var limits = AdServerGate.Limits()
+        limits.learning = AdServerRateLearner.Bounds()
+        var gate = AdServerGate(limits: limits)
+        let now = MediaTime(seconds: 10)
+        let deadline = now + MediaTime(seconds: 30)
+        // Before, only two started at one instant and the third waited for the clock to move: on a
+        // clock standing still (the suites that test the fill, not the time), for ever.
+        let answers = (1...8).map { gate.request($0, deadline: deadline, now: now) }
+        #expect(answers == Array(repeating: .start, count: 6) + [.queued, .queued])
+        let interval = MediaTime(nanoseconds: 20_000_000)
+        #expect(gate.nextWake(now: now) == now + interval)
+        #expect(gate.tick(now: now + interval) == [.start(7)])
+        #expect(gate.tick(now: now + MediaTime(nanoseconds: 39_000_000)).isEmpty)
+        #expect(gate.tick(now: now + MediaTime(nanoseconds: 40_000_000)) == [.start(8)])
+    }
+
     @Test("with maxPerSecond set the rate is not learned: it is a hard cap")
     func configuredCap() throws {
         let settings = try AdServerSettings.decode(
             .object(["vast": .string("https://ads.example/v"), "maxPerSecond": .integer(50)]))
-        #expect(settings.rateLearning == nil)
+        #expect(!settings.learnsRate && settings.maximumPerSecond == 50)
         #expect(settings.gateLimits.learning == nil)
         var gate = AdServerGate(limits: settings.gateLimits)
         #expect(gate.learner == nil)
@@ -212,18 +237,90 @@ struct AdServerRateLearningTests {
     }
 
     @Test(
-        "learning is opt-in: without maxPerSecond the rate is 200 a second; rateLearning {} learns from 50 within 5 and 1,000"
+        "learning is the default (issue 43, item 9): without maxPerSecond the rate is learned from 50 within 5 and 1,000; rateLearning {} is the same"
     )
-    func learnsWhenAsked() throws {
-        let fixed = try AdServerSettings.decode(.object(["vast": .string("https://ads.example/v")]))
-        #expect(fixed.rateLearning == nil && fixed.maximumPerSecond == 200)
-        #expect(AdServerGate(limits: fixed.gateLimits).perSecond == 200)
+    func learnsByDefault() throws {
+        let defaults = try AdServerSettings.decode(.object(["vast": .string("https://ads.example/v")]))
+        #expect(defaults.learnsRate && defaults.maximumPerSecond == nil)
+        #expect(defaults.gateLimits.learning == AdServerRateLearner.Bounds(initial: 50, minimum: 5, maximum: 1000))
+        #expect(AdServerGate(limits: defaults.gateLimits).perSecond == 50)
+        // Written back without either key, and read back the same.
+        guard case .object(let fields) = defaults.jsonValue else {
+            Issue.record("not an object: \(defaults.jsonValue)")
+            return
+        }
+        #expect(fields["maxPerSecond"] == nil && fields["rateLearning"] == nil)
+        #expect(try AdServerSettings.decode(defaults.jsonValue) == defaults)
         let settings = try AdServerSettings.decode(
             .object(["vast": .string("https://ads.example/v"), "rateLearning": .object([:])]))
-        #expect(settings.rateLearning == RateLearningSettings())
-        #expect(settings.gateLimits.learning == AdServerRateLearner.Bounds(initial: 50, minimum: 5, maximum: 1000))
-        #expect(AdServerGate(limits: settings.gateLimits).perSecond == 50)
-        #expect(try AdServerSettings.decode(settings.jsonValue) == settings)
+        #expect(settings == defaults)
+        let bounded = try AdServerSettings.decode(
+            .object(["vast": .string("https://ads.example/v"), "rateLearning": .object(["maximum": .integer(80)])]))
+        #expect(bounded.rateLearning.maximum == 80 && bounded.learnsRate)
+        #expect(try AdServerSettings.decode(bounded.jsonValue) == bounded)
+    }
+
+    @Test(
+        "issue 43, item 9: at the default settings the gate learns, down from 50 a second for a slow ad server (20 a second, 300 ms) and up for a fast one (400, 50 ms); with maxPerSecond the same herds keep it, a hard cap",
+        arguments: [(20.0, 0.3), (400.0, 0.05)])
+    func defaultsLearn(rate: Double, latency: Double) throws {
+        let url = JSONValue.string("https://ads.example/v?sid=[SESSIONID]")
+        let defaults = try AdServerSettings.decode(.object(["vast": url]))
+        var learned = Herd(
+            server: ScriptedAdServer(rate: rate, latency: latency), demand: rate * 3, limits: defaults.gateLimits)
+        learned.run(until: 30)
+        learned.resetFigures()
+        learned.run(until: 45)
+        #expect(learned.gate.learner != nil)
+        // Near the ad server's rate, far from the initial 50 a second.
+        #expect(
+            learned.meanRate >= rate * 0.6 && learned.meanRate <= rate * 1.5,
+            "mean rate \(learned.meanRate) for an ad server of \(rate) a second")
+        #expect(learned.steps.contains(.latency) || learned.steps.contains(.increase), "\(learned.steps)")
+        let fixed = try AdServerSettings.decode(.object(["vast": url, "maxPerSecond": .integer(50)]))
+        var capped = Herd(
+            server: ScriptedAdServer(rate: rate, latency: latency), demand: rate * 3, limits: fixed.gateLimits)
+        capped.run(until: 30)
+        capped.resetFigures()
+        capped.run(until: 45)
+        #expect(capped.gate.learner == nil)
+        #expect(capped.rates.allSatisfy { $0 == 50 }, "\(capped.rates)")
+        #expect(capped.decided <= 50 * 15 + 1)
+    }
+
+    @Test(
+        "the rate to pace at: maxPerSecond when set; else the gate's learned rate (its initial one before any request), following it down"
+    )
+    func pacingRate() async throws {
+        let clock = ManualServerClock(wall: DateTime(nanosecondsSinceEpoch: 0))
+        let gates = AdServerGates(clock: clock)
+        let url = "http://ads.example/v"
+        let learned = try AdServerSettings.decode(.object(["vast": .string(url)]))
+        var fixed = learned
+        fixed.maximumPerSecond = 300
+        #expect(AdServerGates.pacingRate(learned, gates: nil) == 50)
+        #expect(AdServerGates.pacingRate(learned, gates: gates) == 50)
+        #expect(AdServerGates.pacingRate(fixed, gates: gates) == 300)
+        // Ten requests a second apart by the learned pacing, all failing: the gate halves its rate
+        // once the second is over, and the pacing follows it.
+        for _ in 0..<10 {
+            let admission = await gates.admit(
+                url, limits: learned.gateLimits, deadline: clock.now + MediaTime(seconds: 2))
+            guard case .start(let ticket) = admission else {
+                Issue.record("not started: \(admission)")
+                return
+            }
+            gates.finished(ticket, outcome: .failure)
+            clock.advance(by: MediaTime(nanoseconds: 25_000_000))
+        }
+        #expect(AdServerGates.pacingRate(learned, gates: gates) == 50)
+        clock.advance(by: MediaTime(seconds: 1))
+        let admission = await gates.admit(url, limits: learned.gateLimits, deadline: clock.now + MediaTime(seconds: 2))
+        if case .start(let ticket) = admission { gates.finished(ticket, outcome: .success) }
+        #expect(gates.perSecond(of: url) == 25)
+        #expect(AdServerGates.pacingRate(learned, gates: gates) == 25)
+        // A fixed rate is never the gate's learned one.
+        #expect(AdServerGates.pacingRate(fixed, gates: gates) == 300)
     }
 
     @Test(
@@ -247,8 +344,8 @@ struct AdServerRateLearningTests {
             }
         } else {
             let settings = try AdServerSettings.decode(value, path: "adServer")
-            #expect(settings.rateLearning?.initial == 20)
-            #expect(settings.rateLearning?.maximum == 400)
+            #expect(settings.rateLearning.initial == 20)
+            #expect(settings.rateLearning.maximum == 400)
             #expect(try AdServerSettings.decode(settings.jsonValue) == settings)
         }
     }

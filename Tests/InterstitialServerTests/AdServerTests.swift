@@ -375,7 +375,7 @@ struct AdServerTests {
                 // The mid-roll's VAST is in the VMAP: nothing is fetched for it.
                 let before = adServer.uris.withLockedValue { $0.count }
                 #expect(try await list("vmap-mid-one").assets.map(\.uri) == [adServer.origin + "/ads/m1/master.m3u8"])
-                #expect(adServer.uris.withLockedValue { $0.count } == before)
+                #expect(adServer.uris.withLockedValue { $0.count } == before, "\(adServer.uris.withLockedValue { $0 })")
                 // The post-roll's source is a wrapper.
                 #expect(try await list("vmap-post").assets.count == 2)
                 // The VMAP was asked for once, with the content ID; the playlist is the same again.

@@ -93,7 +93,7 @@ struct PrefetchPlannerTests {
         #expect(Self.decided(planner.tick(now: Self.at(41))).isEmpty)
         let next = planner.decided(DecisionKey(target: Self.channel, breakID: "b1", session: "s1"), now: Self.at(41))
         #expect(Self.decided(next) == ["s4"])
-        #expect(PrefetchPlanner.Pacing(AdServerSettings(vast: "http://a/v")).inFlight == 48)
+        #expect(PrefetchPlanner.Pacing(AdServerSettings(vast: "http://a/v"), perSecond: 50).inFlight == 48)
     }
 
     @Test("the rate: at most perSecond started a second, less the live requests")

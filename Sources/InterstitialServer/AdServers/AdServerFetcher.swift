@@ -82,12 +82,22 @@ struct AdServerFetcher: Sendable {
     /// is not a redirect. Throws ``Failure`` when the policy refuses a hop, the client's error otherwise.
     func get(_ url: String, headers: [(String, String)] = [], deadline: NIODeadline) async throws -> HTTPClientResponse
     {
+        var timing = WireTiming()
+        return try await get(url, headers: headers, deadline: deadline, timing: &timing)
+    }
+
+    /// ``get(_:headers:deadline:)``, recording in `timing` how long each hop took from when it was
+    /// handed to the HTTP client to its response head (``WireTiming``: the ad server's latency,
+    /// without this server's own queues).
+    func get(
+        _ url: String, headers: [(String, String)] = [], deadline: NIODeadline, timing: inout WireTiming
+    ) async throws -> HTTPClientResponse {
         var current = url
         var visited: Set<String> = [url]
         for hop in 0...Self.maximumRedirects {
             var request = try await pinned(current)
             for (name, value) in headers { request.headers.add(name: name, value: value) }
-            let response = try await execute(request, deadline: deadline)
+            let response = try await execute(request, deadline: deadline, timing: &timing)
             guard Self.redirectStatuses.contains(response.status.code),
                 let location = response.headers.first(name: "location")
             else { return response }
@@ -135,15 +145,22 @@ struct AdServerFetcher: Sendable {
     }
 
     /// Executes `request`, retried once on `freshClient` when it failed on its connection before an
-    /// answer and the deadline has not passed.
-    func execute(_ request: HTTPClientRequest, deadline: NIODeadline) async throws -> HTTPClientResponse {
+    /// answer and the deadline has not passed; `timing` records when it was handed to the client and
+    /// when its head came back (on ``clock``).
+    func execute(
+        _ request: HTTPClientRequest, deadline: NIODeadline, timing: inout WireTiming
+    ) async throws -> HTTPClientResponse {
+        timing.send(at: clock.now)
+        let response: HTTPClientResponse
         do {
-            return try await client.execute(request, deadline: deadline)
+            response = try await client.execute(request, deadline: deadline)
         } catch  where Self.isConnectionFailure(error) && clock.now < clock.time(of: deadline) && !Task.isCancelled {
             var retry = request
             retry.headers.replaceOrAdd(name: "Connection", value: "close")
-            return try await freshClient.execute(retry, deadline: deadline)
+            response = try await freshClient.execute(retry, deadline: deadline)
         }
+        timing.answer(at: clock.now)
+        return response
     }
 
     /// Whether `error` says the connection failed (closed, reset, refused) rather than the server's

@@ -67,6 +67,25 @@ final class AdServerGates: Sendable {
         return state.withLockedValue { $0.gates[key]?.perSecond }
     }
 
+    /// The requests a second to pace the decisions for an ad server asked with `settings` at
+    /// (its VAST tag's server): ``AdServerSettings/pacingRate(learned:)`` with the rate its gate
+    /// learned so far (read only while the rate is learned; nil `gates`: none learned).
+    static func pacingRate(_ settings: AdServerSettings, gates: AdServerGates?) -> Int {
+        guard settings.learnsRate, let gates, let url = settings.vast?.template else {
+            return settings.pacingRate(learned: nil)
+        }
+        return settings.pacingRate(learned: gates.perSecond(of: url))
+    }
+
+    /// The base latency the gate of `url`'s ad server learned (``AdServerRateLearner/baseLatency``:
+    /// the least mean of an interval within the last 10 s, of the latencies on the wire); nil when
+    /// its rate is not learned, before its first interval with an answer closed, or when no request
+    /// to it was gated.
+    func baseLatency(of url: String) -> MediaTime? {
+        guard let key = Self.key(of: url) else { return nil }
+        return state.withLockedValue { $0.gates[key]?.learner?.baseLatency }
+    }
+
     /// Waits until a request to `url`, under `limits`, may be made, at most until `due` (on
     /// ``clock``).
     func admit(_ url: String, limits: AdServerGate.Limits, deadline due: MediaTime) async -> Admission {
@@ -116,10 +135,12 @@ final class AdServerGates: Sendable {
         return answer
     }
 
-    /// A started request ended with `outcome`.
-    func finished(_ ticket: Ticket?, outcome: AdServerGate.Outcome) {
+    /// A started request ended with `outcome`, the ad server having taken `latency` (measured by
+    /// the caller as near the wire as it can, ``WireTiming``; nil: the time since the gate started
+    /// it, on ``clock``).
+    func finished(_ ticket: Ticket?, outcome: AdServerGate.Outcome, latency: MediaTime? = nil) {
         guard let ticket else { return }
-        apply(ticket.key) { gate, now in gate.finished(ticket.id, outcome: outcome, now: now) }
+        apply(ticket.key) { gate, now in gate.finished(ticket.id, outcome: outcome, latency: latency, now: now) }
     }
 
     /// Ticks `key`'s gate at its next wake (a sleep on ``clock``).

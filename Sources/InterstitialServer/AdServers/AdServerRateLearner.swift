@@ -4,6 +4,11 @@ import HLSPlaylist
 /// (`maxPerSecond` not set): a delay-based controller (Vegas-like) with multiplicative steps, pure,
 /// time given with each input.
 ///
+/// A request's latency is the ad server's time on the wire as the driver measured it (from its
+/// hand-over to the HTTP client to its response head, ``WireTiming``): the server's own delays
+/// (its queues, its event loops late under load, the document's parse) are not the ad server's
+/// queue, and backing off for them would starve an ad server that is not overloaded.
+///
 /// It closes an interval of ``interval`` (1 s) at the first input after it ends and, from the
 /// requests finished in it, takes one step:
 /// - **Errors back off.** More than 5 % of the requests finished failed (a connection failure, a
@@ -129,21 +134,26 @@ struct AdServerRateLearner: Equatable, Sendable {
         current.heldBack = true
     }
 
-    /// A request started at `started` ended at `now` with `outcome`.
-    mutating func finished(started: MediaTime, outcome: AdServerGate.Outcome, now: MediaTime) {
+    /// A request started at `started` ended at `now` with `outcome`, the ad server having taken
+    /// `measured` (its time on the wire, ``WireTiming``, without this server's own delays before
+    /// and after; nil: `now - started`).
+    mutating func finished(
+        started: MediaTime, latency measured: MediaTime? = nil, outcome: AdServerGate.Outcome, now: MediaTime
+    ) {
         advance(now: now)
         if case .success = outcome { current.delivered += 1 }
         guard started >= lastBackOff else { return }
-        let latency = max(.zero, now - started)
-        if case .timeout = outcome, latencyBound.map({ latency > $0 }) ?? true { current.delivered += 1 }
+        let latency = max(.zero, measured ?? now - started)
+        // A timeout says the ad server took at least its latency, unless that was too short to say
+        // anything: started close to its viewer's deadline, or never sent (zero).
+        let telling = latency > (latencyBound ?? .zero)
+        if case .timeout = outcome, telling { current.delivered += 1 }
         switch outcome {
         case .success:
             current.latency += latency
             current.samples += 1
         case .timeout:
-            // The ad server took at least this long: a latency, unless it was too short to say
-            // anything (started close to its viewer's deadline).
-            if let bound = latencyBound, latency <= bound { return }
+            if !telling { return }
             current.latency += latency
             current.samples += 1
         case .failure: current.failures += 1

@@ -165,19 +165,26 @@ struct VASTDecisionClient: Sendable {
                 return (.failed(.wrapperTimeout, why), 0, false)
             }
         }
-        let (response, bytes, outcome) = await gatedFetch(document)
-        gates?.finished(ticket, outcome: outcome)
+        var timing = WireTiming()
+        let (response, bytes, outcome) = await gatedFetch(document, timing: &timing)
+        // The ad server's latency as near the wire as the client shows it (``WireTiming``): not
+        // the time this server took to run the request's task, resolve its host, read its body or
+        // parse it, which the gate's own clock would count.
+        gates?.finished(ticket, outcome: outcome, latency: timing.latency(now: clock.now))
         return (response, bytes, outcome == .success)
     }
 
-    /// ``fetch(_:)`` once admitted, with how the request ended for the breaker.
-    private func gatedFetch(_ document: Document) async -> (WrapperResolver.Response, Int, AdServerGate.Outcome) {
+    /// ``fetch(_:)`` once admitted, with how the request ended for the breaker; `timing` records
+    /// its time on the wire.
+    private func gatedFetch(
+        _ document: Document, timing: inout WireTiming
+    ) async -> (WrapperResolver.Response, Int, AdServerGate.Outcome) {
         let url = document.url
         var bytes: [UInt8] = []
         func release() { document.budget.withLockedValue { $0 += bytes.count } }
         do {
             let response = try await fetcher.get(
-                url, headers: document.headers, deadline: clock.deadline(at: document.deadline))
+                url, headers: document.headers, deadline: clock.deadline(at: document.deadline), timing: &timing)
             guard (200..<300).contains(response.status.code) else {
                 let outcome = AdServerGate.Outcome(status: Int(response.status.code))
                 return (.failed(.wrapperTimeout, "\(url) answered HTTP \(response.status.code)"), 0, outcome)

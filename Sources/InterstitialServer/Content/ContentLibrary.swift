@@ -129,7 +129,7 @@ final class ContentLibrary: Sendable {
         sources = ContentSources(files: PlaylistFileCache(), upstream: upstream)
         planners = BreakPlanners(
             configuration: configuration, state: state, vmapPlans: vmapPlans, sources: sources, now: now,
-            activeSessions: self.activeSessions)
+            activeSessions: self.activeSessions, gates: adDecisions?.gates)
         signals = SignalReader(
             refusals: signalRefusals, state: state, sources: sources, logger: logger, clock: clock,
             breakLengths: breakLengths)
@@ -148,7 +148,7 @@ final class ContentLibrary: Sendable {
             fileBodies: fileBodies, now: now)
         prefetchBreaks = PrefetchBreakFinder(
             configuration: configuration, state: state, sessions: sessions, planners: planners,
-            breakLengths: breakLengths)
+            breakLengths: breakLengths, gates: adDecisions?.gates)
     }
 
     /// This replica's name in the ledger's claims: its host name and port, the same after a restart,

@@ -58,13 +58,26 @@ public struct AdServerSettings: Hashable, Sendable {
     public var maximumWrapperDepth: Int
     /// The most requests in flight to each ad server.
     public var maximumConcurrent = 64
-    /// The most requests started per second to each ad server, when the rate is not learned
-    /// (``rateLearning`` nil): a hard cap.
-    public var maximumPerSecond = 200
-    /// How each ad server's rate is learned (`AdServerRateLearner`), when the settings give
-    /// `rateLearning` (opt-in; refused together with `maxPerSecond`); nil: ``maximumPerSecond`` is the
-    /// rate.
-    public var rateLearning: RateLearningSettings?
+    /// The most requests started per second to each ad server (`maxPerSecond`): when set, the
+    /// rate, a hard cap that is never learned; nil (the default): the rate is learned within
+    /// ``rateLearning``'s bounds.
+    public var maximumPerSecond: Int?
+    /// Where each ad server's learned rate starts and the bounds it stays within
+    /// (`AdServerRateLearner`), while ``maximumPerSecond`` is not set (`rateLearning`, refused
+    /// together with `maxPerSecond`).
+    public var rateLearning = RateLearningSettings()
+
+    /// Whether the ad servers' rate is learned: ``maximumPerSecond`` is not set.
+    public var learnsRate: Bool { maximumPerSecond == nil }
+
+    /// The requests a second to pace the decisions made ahead at, and to size the retrieval windows
+    /// and preload hints by: `maxPerSecond` when set; else the rate the ad server's gate learned so
+    /// far (`learned`, nil before the gate saw a request), or the learning's initial rate. The one
+    /// rule of the rate to pace at (`AdServerGates.pacingRate` reads the gate for it).
+    public func pacingRate(learned: Int?) -> Int {
+        if let maximumPerSecond { return maximumPerSecond }
+        return max(1, min(learned ?? rateLearning.initial, rateLearning.maximum))
+    }
     /// Each ad server's circuit breaker.
     public var breaker = Breaker()
     /// The inventory ad that fills a break the ad server did not fill in time (failed, timed out,
@@ -98,7 +111,8 @@ public struct AdServerSettings: Hashable, Sendable {
 
     /// `{"vast", "vmap", "vmapBreakDuration", "tracking", "maxWrapperDepth", "maxConcurrent",
     /// "maxPerSecond" or "rateLearning", "breaker", "slate", "maxFillSegments", "preload"}`
-    /// (`maxPerSecond` when the rate is not learned, the others when not the defaults).
+    /// (`maxPerSecond` when set, `rateLearning` when learned within other bounds than the defaults,
+    /// the others when not the defaults).
     public var jsonValue: JSONValue {
         var fields: [String: JSONValue] = [
             "tracking": .string(tracking.rawValue), "maxWrapperDepth": .integer(Int64(maximumWrapperDepth)),
@@ -109,10 +123,10 @@ public struct AdServerSettings: Hashable, Sendable {
             fields["vmapBreakDuration"] = .seconds(vmapBreakDuration)
         }
         if maximumConcurrent != 64 { fields["maxConcurrent"] = .integer(Int64(maximumConcurrent)) }
-        if let rateLearning {
-            fields["rateLearning"] = rateLearning.jsonValue
-        } else {
+        if let maximumPerSecond {
             fields["maxPerSecond"] = .integer(Int64(maximumPerSecond))
+        } else if rateLearning != RateLearningSettings() {
+            fields["rateLearning"] = rateLearning.jsonValue
         }
         if breaker != Breaker() {
             fields["breaker"] = .object([
@@ -133,8 +147,8 @@ public struct AdServerSettings: Hashable, Sendable {
     /// `vmap` only for a VOD asset), a VMAP break duration from 1 to 600 s (default 30), `client` or
     /// `server` or `relay` tracking, a wrapper depth from 0 to 10; per ad server at most 1 to 10,000
     /// requests in flight (`maxConcurrent`, default 64) and 1 to 100,000 per second (`maxPerSecond`, a
-    /// hard cap, default 200; or, with `rateLearning` instead, learned within its bounds,
-    /// ``RateLearningSettings``), a
+    /// hard cap; not set, the rate is learned, within the bounds `rateLearning` gives or its
+    /// defaults, ``RateLearningSettings``), a
     /// breaker `{"failures": 1-10000, "window": 1-600 s, "coolDown": 1-600 s}`
     /// (default 20, 10, 5), a `slate` (an inventory ad's ID), `maxFillSegments` (1 to 10,000, default
     /// 1,000: ``maximumFillSegments``), `preload` (``PreloadSettings``) and `prefetch`

@@ -47,7 +47,7 @@ public struct BreakPlanner: Sendable {
         public var windows: BreakWindows
         /// The active audience of the channel.
         public var sessions: Int
-        /// The decisions the ad server makes a second (``AdServerSettings/maximumPerSecond``).
+        /// The decisions the ad server makes a second (``AdServerSettings/pacingRate(learned:)``).
         public var perSecond: Int
         /// The playlist's target duration: a hint is written from the first playlist whose live
         /// edge is at most two target durations before its range starts.

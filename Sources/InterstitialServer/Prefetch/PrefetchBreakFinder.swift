@@ -13,6 +13,14 @@ struct PrefetchBreakFinder: Sendable {
     let planners: BreakPlanners
     /// The channels' signalled breaks' durations, for a learned expected break.
     let breakLengths: BreakLengthLog
+    /// The ad servers' gates, whose learned rates pace the decisions (``AdServerGates/pacingRate(_:gates:)``);
+    /// nil: none (the learning's initial rate, or `maxPerSecond`).
+    var gates: AdServerGates? = nil
+
+    /// The rate to pace `settings`' decisions at.
+    private func rate(_ settings: AdServerSettings) -> Int {
+        AdServerGates.pacingRate(settings, gates: gates)
+    }
 
     /// The upcoming breaks at `now` of the live channels with a VAST ad server and prefetch on
     /// (admin, cadence and served breaks: ``BreakPlanner/upcoming(_:horizon:)``; early notices:
@@ -33,6 +41,7 @@ struct PrefetchBreakFinder: Sendable {
                 epoch: content.epoch, window: (now - MediaTime(seconds: 60))..<now, lookahead: content.lookahead)
             let horizon = windows.horizon
             let audience = sessions.count(target)
+            let perSecond = rate(settings)
             let planner = planners.planner(for: content, target: target, state: snapshot)
             for planned in planner.upcoming(timeline, horizon: horizon) + planner.noticed(timeline, horizon: horizon) {
                 guard planned.source?.usesServerAssetList ?? true, let start = planned.event.date,
@@ -42,13 +51,13 @@ struct PrefetchBreakFinder: Sendable {
                 let served = snapshot.served[ServedKey(target, id + ".preload")]?["START-DATE"]?.quotedString
                 let hintStart =
                     served.flatMap { DateTime(iso8601: $0) }
-                    ?? windows.hint(start: start, sessions: audience, perSecond: settings.maximumPerSecond).lowerBound
-                let window = windows.retrieval(
-                    hintStart: hintStart, sessions: audience, perSecond: settings.maximumPerSecond)
+                    ?? windows.hint(start: start, sessions: audience, perSecond: perSecond).lowerBound
+                let window = windows.retrieval(hintStart: hintStart, sessions: audience, perSecond: perSecond)
                 let upcoming = PrefetchPlanner.Upcoming(
                     key: PrefetchCache.BreakKey(target: target, breakID: id), start: start,
                     end: planned.event.effectiveEnd() ?? start,
-                    window: window, shared: tag.isShared, server: server, pacing: PrefetchPlanner.Pacing(settings))
+                    window: window, shared: tag.isShared, server: server,
+                    pacing: PrefetchPlanner.Pacing(settings, perSecond: perSecond))
                 found.append(PrefetchBreak(upcoming: upcoming, settings: settings, duration: duration))
             }
         }
@@ -78,7 +87,7 @@ struct PrefetchBreakFinder: Sendable {
             let upcoming = PrefetchPlanner.Upcoming(
                 key: PrefetchCache.BreakKey(target: target, breakID: standing.id), start: standing.expected,
                 end: standing.end, window: standing.window, shared: tag.isShared, server: server,
-                pacing: PrefetchPlanner.Pacing(settings))
+                pacing: PrefetchPlanner.Pacing(settings, perSecond: rate(settings)))
             found.append(PrefetchBreak(upcoming: upcoming, settings: settings, duration: standing.duration))
         }
         return found

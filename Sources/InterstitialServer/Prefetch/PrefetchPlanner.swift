@@ -11,7 +11,7 @@ import HLSPlaylist
 ///
 /// Pacing keeps the ad server's capacity for live requests: per ad server, at most ``Pacing/inFlight``
 /// decisions in flight (three quarters of its `maxConcurrent`) and a token bucket of ``Pacing/perSecond``
-/// (its `maxPerSecond`) from which the live requests seen (``live(server:started:)``) are taken too.
+/// (its `maxPerSecond`, or the rate its gate learned) from which the live requests seen (``live(server:started:)``) are taken too.
 /// With a shared ledger, keys are claimed before they are decided (``Action/claim(_:)``): a key
 /// another replica won is not decided here; when the ledger fails, this replica decides for its
 /// own sessions anyway.
@@ -22,13 +22,15 @@ struct PrefetchPlanner: Sendable {
     struct Pacing: Hashable, Sendable {
         /// The most decisions in flight (three quarters of `maxConcurrent`).
         var inFlight: Int
-        /// The most requests started per second, live ones included (`maxPerSecond`).
+        /// The most requests started per second, live ones included (`maxPerSecond`, or the rate
+        /// the ad server's gate learned: ``AdServerSettings/pacingRate(learned:)``).
         var perSecond: Int
 
-        /// The pacing of an ad server with these settings.
-        init(_ settings: AdServerSettings) {
+        /// The pacing of an ad server with these settings, at `perSecond`
+        /// (``AdServerSettings/pacingRate(learned:)``).
+        init(_ settings: AdServerSettings, perSecond: Int) {
             inFlight = max(1, settings.maximumConcurrent * 3 / 4)
-            perSecond = settings.maximumPerSecond
+            self.perSecond = perSecond
         }
 
         /// Explicit limits.

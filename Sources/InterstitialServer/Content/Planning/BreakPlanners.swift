@@ -26,13 +26,18 @@ final class BreakPlanners: Sendable {
     private let vodTimelines = NIOLockedValueBox<[String: BreakPlanner.Timeline]>([:])
     /// The conditioning profile of each content, by ID.
     private let profiles = NIOLockedValueBox<[String: ConditioningProfile]>([:])
+    /// The ad servers' gates, whose learned rates size the preload hints
+    /// (``AdServerGates/pacingRate(_:gates:)``); nil: none.
+    let gates: AdServerGates?
 
     /// Planners for `configuration`'s contents on `state`, with VMAP breaks from `vmapPlans`,
     /// presentations from `sources`, the wall clock `now` and the audience `activeSessions`.
     init(
         configuration: ServerConfiguration, state: ServerState, vmapPlans: VMAPPlans, sources: ContentSources,
-        now: @escaping @Sendable () -> DateTime, activeSessions: @escaping @Sendable (Target) -> Int
+        now: @escaping @Sendable () -> DateTime, activeSessions: @escaping @Sendable (Target) -> Int,
+        gates: AdServerGates? = nil
     ) {
+        self.gates = gates
         self.configuration = configuration
         self.state = state
         self.vmapPlans = vmapPlans
@@ -106,7 +111,7 @@ final class BreakPlanners: Sendable {
         else { return nil }
         return BreakPlanner.Preload(
             windows: settings.preload.windows(), sessions: max(0, activeSessions(target)),
-            perSecond: settings.maximumPerSecond,
+            perSecond: AdServerGates.pacingRate(settings, gates: gates),
             targetDuration: MediaTime(seconds: Int(clamping: targetDuration ?? 6)))
     }
 
