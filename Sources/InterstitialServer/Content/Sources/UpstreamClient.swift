@@ -114,7 +114,8 @@ final class UpstreamClient: Sendable {
                     "the playlist \(url) is \(length) bytes, more than the \(limits.upstreamPlaylistBytes) allowed")
             }
             let remaining = limits.upstreamTimeout - (clock.now - started)
-            let body = try await withTimeLimit(remaining.duration) {
+            let body = try await withTimeLimit(remaining.duration, sleep: { try await clock.sleep(for: MediaTime($0)) })
+            {
                 try await response.body.collect(upTo: limits.upstreamPlaylistBytes)
             }
             return .whole(Array(buffer: body), type)
