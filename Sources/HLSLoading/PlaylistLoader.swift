@@ -87,6 +87,9 @@ public final class PlaylistLoader: Sendable {
                 clientConfiguration.redirectConfiguration = .follow(
                     max: configuration.maximumRedirects, allowCycles: false)
                 clientConfiguration.decompression = .enabled(limit: .ratio(50))
+                // Connecting is part of the response's time (``Configuration/timeout``), which the
+                // error of a connection that does not come names; not the client's own 10 s.
+                clientConfiguration.timeout.connect = .nanoseconds(configuration.timeout.wholeNanoseconds)
                 // A refused connection is an answer: report it at once instead of retrying until the timeout.
                 clientConfiguration.connectionPool.retryConnectionEstablishment = false
                 let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
