@@ -43,6 +43,9 @@ public final class PlaylistLoader: Sendable {
     public let configuration: Configuration
     private let client = NIOLockedValueBox(ClientState.none)
     private let logger: Logger?
+    /// How the whole-response deadline (``Configuration/timeout``) waits: the continuous clock, or
+    /// a test's manual clock.
+    private let sleep: TimeLimitSleep
 
     /// The HTTP client: none until the first HTTP request, none again after ``shutdown()``.
     private enum ClientState {
@@ -52,9 +55,17 @@ public final class PlaylistLoader: Sendable {
     }
 
     /// Creates a loader; its HTTP client is made at the first HTTP request.
-    public init(configuration: Configuration = Configuration(), logger: Logger? = nil) {
+    public convenience init(configuration: Configuration = Configuration(), logger: Logger? = nil) {
+        self.init(configuration: configuration, logger: logger, sleep: { try await Task.sleep(for: $0) })
+    }
+
+    /// Creates a loader whose whole-response deadline waits with `sleep` (a test's manual clock:
+    /// the deadline passes when the test moves it). The HTTP client's own timeout for the response
+    /// head stays on real time: give a long ``Configuration/timeout`` when the clock is a test's.
+    package init(configuration: Configuration, logger: Logger?, sleep: @escaping TimeLimitSleep) {
         self.configuration = configuration
         self.logger = logger
+        self.sleep = sleep
     }
 
     /// Whether the loader has an HTTP client now (made by an HTTP request, gone after shutdown).
@@ -76,6 +87,9 @@ public final class PlaylistLoader: Sendable {
                 clientConfiguration.redirectConfiguration = .follow(
                     max: configuration.maximumRedirects, allowCycles: false)
                 clientConfiguration.decompression = .enabled(limit: .ratio(50))
+                // Connecting is part of the response's time (``Configuration/timeout``), which the
+                // error of a connection that does not come names; not the client's own 10 s.
+                clientConfiguration.timeout.connect = .nanoseconds(configuration.timeout.wholeNanoseconds)
                 // A refused connection is an answer: report it at once instead of retrying until the timeout.
                 clientConfiguration.connectionPool.retryConnectionEstablishment = false
                 let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
@@ -232,10 +246,11 @@ public final class PlaylistLoader: Sendable {
         let timeout = TimeAmount.nanoseconds(configuration.timeout.wholeNanoseconds)
         let logger = logger
         let maximumBodySize = configuration.maximumBodySize
+        let sleep = sleep
         do {
             let client = try httpClient()
             // The client's timeout covers the response head; the time limit covers the body too.
-            return try await withTimeLimit(configuration.timeout) { [request] in
+            return try await withTimeLimit(configuration.timeout, sleep: sleep) { [request] in
                 let response = try await client.execute(request, timeout: timeout, logger: logger)
                 let finalLocation = response.url?.absoluteString ?? location
                 guard (200..<300).contains(response.status.code) else {

@@ -150,7 +150,7 @@ struct PresentationLoaderTests {
                 headers: [("Content-Type", name.hasSuffix(".json") ? "application/json" : "application/x-mpegurl")],
                 body: Array(text.utf8))
         }
-        try await TestHTTPServer.withServerAndLoader(routes: routes, timeout: .seconds(30)) { server, loader in
+        try await TestHTTPServer.withServerAndLoader(routes: routes, timeout: .seconds(600)) { server, loader in
             let presentation = try await PresentationLoader(fetcher: loader).load(
                 server.url("/p/master.m3u8"),
                 options: .init(loadsAssetLists: true, deriveURL: { $0 + "?_HLS_primary_id=p1" }))

@@ -119,7 +119,7 @@ struct StreamValidatorMediaTests {
             return .init(body: Array(text.replacingOccurrences(of: "BASE", with: base.value.withLock { $0 }).utf8))
         }
         try await TestHTTPServer.withServerAndLoader(
-            routes: routes, timeout: .seconds(10), started: { server in base.value.withLock { $0 = server.url("") } }
+            routes: routes, timeout: .seconds(600), started: { server in base.value.withLock { $0 = server.url("") } }
         ) { server, loader in
             try await body(server, StreamValidator(loader: loader, sleep: { _ in }), base)
         }

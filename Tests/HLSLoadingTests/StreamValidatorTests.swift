@@ -89,7 +89,7 @@ struct StreamValidatorTests {
     func withValidator(_ body: (TestHTTPServer, StreamValidator) async throws -> Void) async throws {
         let base = Base()
         try await TestHTTPServer.withServerAndLoader(
-            routes: Self.routes(base), timeout: .seconds(5),
+            routes: Self.routes(base), timeout: .seconds(600),
             started: { server in base.value.withLock { $0 = server.url("") } }
         ) { server, loader in
             try await body(server, StreamValidator(loader: loader, sleep: { _ in }))

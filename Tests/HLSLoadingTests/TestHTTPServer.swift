@@ -1,4 +1,5 @@
 import HLSLoading
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -19,36 +20,48 @@ final class TestHTTPServer: Sendable {
     typealias Routes = @Sendable (_ path: String) -> Response
 
     private let channel: any Channel
+    private let answeredPaths: NIOLockedValueBox<[String]>
     let port: Int
 
-    private init(channel: any Channel) {
+    private init(channel: any Channel, answered: NIOLockedValueBox<[String]>) {
         self.channel = channel
+        self.answeredPaths = answered
         self.port = channel.localAddress?.port ?? 0
     }
 
+    /// The paths of the requests the server has read, in order, each added once its response was
+    /// sent as far as the route sends it (for a delayed route: once the delay started). A test
+    /// waits for a request to have arrived before it moves a clock.
+    var answered: [String] { answeredPaths.withLockedValue { $0 } }
+
     static func start(routes: @escaping Routes) async throws -> TestHTTPServer {
+        let answered = NIOLockedValueBox<[String]>([])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
-                    try channel.pipeline.syncOperations.addHandler(Handler(routes: routes))
+                    try channel.pipeline.syncOperations.addHandler(Handler(routes: routes, answered: answered))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return TestHTTPServer(channel: channel)
+        return TestHTTPServer(channel: channel, answered: answered)
     }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Runs `body` with a server on `routes` and a loader, and shuts both down, also on failure.
+    /// With a `timer`, the loader's whole-response deadline is on it (see ``ManualTimer``).
     static func withServerAndLoader(
-        routes: @escaping Routes, timeout: Duration, maximumBodySize: Int = 64 << 20,
+        routes: @escaping Routes, timeout: Duration, maximumBodySize: Int = 64 << 20, timer: ManualTimer? = nil,
         started: (TestHTTPServer) -> Void = { _ in },
         _ body: (TestHTTPServer, PlaylistLoader) async throws -> Void
     ) async throws {
         let server = try await start(routes: routes)
         started(server)
-        let loader = PlaylistLoader(configuration: .init(timeout: timeout, maximumBodySize: maximumBodySize))
+        let configuration = PlaylistLoader.Configuration(timeout: timeout, maximumBodySize: maximumBodySize)
+        let loader =
+            timer.map { PlaylistLoader(configuration: configuration, logger: nil, sleep: $0.sleep) }
+            ?? PlaylistLoader(configuration: configuration)
         do {
             try await body(server, loader)
         } catch {
@@ -66,9 +79,13 @@ final class TestHTTPServer: Sendable {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
         let routes: Routes
+        let answered: NIOLockedValueBox<[String]>
         var path = "/"
 
-        init(routes: @escaping Routes) { self.routes = routes }
+        init(routes: @escaping Routes, answered: NIOLockedValueBox<[String]>) {
+            self.routes = routes
+            self.answered = answered
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
@@ -102,6 +119,8 @@ final class TestHTTPServer: Sendable {
                 } else {
                     send()
                 }
+                let read = path
+                answered.withLockedValue { $0.append(read) }
             }
         }
     }

@@ -2,7 +2,7 @@ import HLSLoading
 import NIOConcurrencyHelpers
 import Testing
 
-/// The time limits of I/O: ``withTimeLimitAbandoning(_:_:)`` answers at its deadline even when the
+/// The time limits of I/O: ``withTimeLimitAbandoning(_:sleep:_:)`` answers at its deadline even when the
 /// operation does not stop when cancelled.
 @Suite("Time limits")
 struct TimeLimitTests {
@@ -34,16 +34,44 @@ struct TimeLimitTests {
     @Test("an operation that ignores cancellation: the caller gets TimeLimitExceeded while it still runs")
     func abandons() async throws {
         let gate = Gate()
+        let timer = ManualTimer()
         let finished = NIOLockedValueBox(false)
-        await #expect(throws: TimeLimitExceeded.self) {
-            try await withTimeLimitAbandoning(.milliseconds(50)) {
-                await gate.wait()
-                finished.withLockedValue { $0 = true }
-                return 1
-            }
+        async let limited: Int = withTimeLimitAbandoning(.seconds(5), sleep: timer.sleep) {
+            await gate.wait()
+            finished.withLockedValue { $0 = true }
+            return 1
+        }
+        let waiting = try await eventually { timer.sleepers == 1 }
+        #expect(waiting, "the limit waits on the clock")
+        timer.advance(by: .seconds(5))
+        do {
+            _ = try await limited
+            Issue.record("no TimeLimitExceeded")
+        } catch {
+            #expect(error as? TimeLimitExceeded == TimeLimitExceeded(limit: .seconds(5)), "\(error)")
         }
         #expect(!finished.withLockedValue { $0 }, "answered before the operation ended")
         gate.open()
+    }
+
+    @Test("withTimeLimit waits on the clock it is given: its operation is cancelled when that clock passes the limit")
+    func onItsClock() async throws {
+        let timer = ManualTimer()
+        async let limited: Int = withTimeLimit(.seconds(5), sleep: timer.sleep) {
+            try await Task.sleep(for: .seconds(86_400))
+            return 1
+        }
+        let waiting = try await eventually { timer.sleepers == 1 }
+        #expect(waiting, "the limit waits on the clock")
+        timer.advance(by: .seconds(4))
+        #expect(timer.sleepers == 1, "not yet at the limit")
+        timer.advance(by: .seconds(1))
+        do {
+            _ = try await limited
+            Issue.record("no TimeLimitExceeded")
+        } catch {
+            #expect(error as? TimeLimitExceeded == TimeLimitExceeded(limit: .seconds(5)), "\(error)")
+        }
     }
 
     @Test("an operation that finishes in time gives its value, or its error")

@@ -219,57 +219,65 @@ struct DecisionLedgerTests {
         await store.shutdown()
     }
 
-    @Test("With the database stopped the ledger fails within its deadline, and works again when it is back")
+    @Test("With the database stopped the ledger fails at its deadline, and works again when it is back")
     func databaseDown() async throws {
         if let reason = await PostgresCluster.unavailability() {
             try Test.cancel("PostgreSQL cannot be started here: \(reason)")
         }
         let cluster = try await PostgresCluster.startPrivate()
-        let store = PostgresStore(try PostgresCluster.location(cluster), logger: Self.logger, timeout: .seconds(2))
+        // The store's deadlines are on a manual clock: an operation fails by its deadline only when
+        // the test moves the clock past it, never because a loaded machine was slow.
+        let clock = ManualServerClock.starting()
+        let store = PostgresStore(
+            try PostgresCluster.location(cluster), logger: Self.logger, timeout: .seconds(2), clock: clock)
         let ledger = PostgresDecisionLedger(store: store)
         let keys = Self.keys(3)
-        // A new cluster's first connections and migration may take longer than 2 s on a loaded
-        // machine: tried until they succeed (the bound is loose).
+        // A new cluster's first connections and migration take what they take (no deadline passes);
+        // tried until they succeed (the bound only guards against a hang).
         #expect(
-            try await eventually(.seconds(60)) {
+            try await eventually {
                 (try? await ledger.claim([keys[0]], owner: "a", until: Self.at(30), now: Self.at(0))) != nil
             })
 
         try await PostgresCluster.stop(cluster)
         // The pool alone would wait for its circuit breaker (60 s): each operation ends by the
-        // store's own deadline, which its error names. (Not a wall-clock bound: on a loaded machine
-        // the deadline's timer itself may wake late.)
-        do {
+        // store's own deadline, which its error names.
+        let claim = try await Self.failure(on: clock, after: .seconds(2)) {
             _ = try await ledger.claim([keys[1]], owner: "a", until: Self.at(30), now: Self.at(0))
-            Issue.record("a claim succeeded with the database stopped")
-        } catch let error as StoreError {
-            #expect(error.code == .databaseUnavailable, "\(error)")
-            #expect(error.message.contains("no answer within \(Duration.seconds(2))"), "\(error)")
         }
-        do {
-            _ = try await ledger.decisions(keys)
-            Issue.record("a read succeeded with the database stopped")
-        } catch let error as StoreError {
-            #expect(error.code == .databaseUnavailable, "\(error)")
-            #expect(error.message.contains("no answer within \(Duration.seconds(2))"), "\(error)")
-        }
+        #expect(claim?.code == .databaseUnavailable, "\(String(describing: claim))")
+        #expect(
+            claim?.message.contains("no answer within \(Duration.seconds(2))") == true, "\(String(describing: claim))")
+        let read = try await Self.failure(on: clock, after: .seconds(2)) { _ = try await ledger.decisions(keys) }
+        #expect(read?.code == .databaseUnavailable, "\(String(describing: read))")
+        #expect(
+            read?.message.contains("no answer within \(Duration.seconds(2))") == true, "\(String(describing: read))")
 
         try await PostgresCluster.restart(cluster)
+        // The pool reconnects on its own (real) time; no deadline passes on the manual clock while
+        // it does, and an operation refused meanwhile is tried again.
         #expect(
-            try await eventually(.seconds(60)) {
+            try await eventually {
                 (try? await ledger.claim([keys[2]], owner: "a", until: Self.at(30), now: Self.at(0))) == [keys[2]]
             })
-        // The pool's other connections come back one by one: each operation within its deadline,
-        // retried while a loaded machine reconnects them.
-        #expect(
-            try await eventually(.seconds(60)) {
-                (try? await ledger.publish([keys[2]: [7]], expires: Self.at(600))) != nil
-            })
-        #expect(
-            try await eventually(.seconds(60)) {
-                (try? await ledger.decisions([keys[2]])) == [keys[2]: [7]]
-            })
+        #expect(try await eventually { (try? await ledger.publish([keys[2]: [7]], expires: Self.at(600))) != nil })
+        #expect(try await eventually { (try? await ledger.decisions([keys[2]])) == [keys[2]: [7]] })
         await store.shutdown()
         try await PostgresCluster.stop(cluster)
+    }
+
+    /// The ``StoreError`` `operation` fails with, its store's deadline on `clock` (see
+    /// ``failureAtDeadline(on:after:_:)``).
+    static func failure(
+        on clock: ManualServerClock, after deadline: Duration, _ operation: @escaping @Sendable () async throws -> Void
+    ) async throws -> StoreError? {
+        guard let error = try await failureAtDeadline(on: clock, after: deadline, operation) else {
+            return nil
+        }
+        guard let storeError = error as? StoreError else {
+            Issue.record("not a StoreError: \(error)")
+            return nil
+        }
+        return storeError
     }
 }

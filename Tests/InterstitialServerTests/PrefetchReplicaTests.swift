@@ -19,15 +19,13 @@ struct PrefetchReplicaTests {
     /// its `viewers` on the live playlist, and `body` gets the clients, the ad server's requests per
     /// session, and the sessions.
     ///
-    /// With `realTime`, the replicas run on the system's clock and the break is 40 s of real time on
-    /// (the database-down case: its retries wait on the clock); `body` then gets no manual clock.
     static func run(
-        ledgers: (any DecisionLedger, any DecisionLedger), viewers: ([String], [String]), realTime: Bool = false,
+        ledgers: (any DecisionLedger, any DecisionLedger), viewers: ([String], [String]),
         prepare: @Sendable () async throws -> Void = {},
         _ body:
             @Sendable (
                 _ first: any TestClientProtocol, _ second: any TestClientProtocol,
-                _ asked: @Sendable (String) -> Int, _ total: @Sendable () -> Int, _ clock: ManualServerClock?
+                _ asked: @Sendable (String) -> Int, _ total: @Sendable () -> Int, _ clock: ManualServerClock
             ) async throws -> Void
     ) async throws {
         let answer = NIOLockedBody()
@@ -43,12 +41,8 @@ struct PrefetchReplicaTests {
             // now. The clock ticks 3 s into the window once the viewers are seen and stops there:
             // however late the machine runs the decisions, they are made before the break, and none
             // of their deadlines (5 s on) passes.
-            let manual = realTime ? nil : ManualServerClock.starting()
-            let clock: any ServerClock = manual ?? SystemServerClock()
-            let start =
-                manual.map { $0.wall + MediaTime(seconds: 28) }
-                ?? DateTime(
-                    nanosecondsSinceEpoch: (clock.wall.nanosecondsSinceEpoch / 1_000_000_000 + 40) * 1_000_000_000)
+            let clock = ManualServerClock.starting()
+            let start = clock.wall + MediaTime(seconds: 28)
             let breakJSON = #"{"id":"herd","target":"live/demo","date":"\#(start.iso8601)","duration":10}"#
             let replica = configuration
             try await PrefetchTests.withReplica(replica, ledger: ledgers.0, clock: clock) { first in
@@ -64,14 +58,26 @@ struct PrefetchReplicaTests {
                             #expect(playlist.status == .ok)
                         }
                     }
-                    let ticker = manual.map { tick($0, to: $0.now + MediaTime(seconds: 3)) }
-                    defer { ticker?.cancel() }
+                    let ticker = tick(clock, to: clock.now + MediaTime(seconds: 3))
+                    defer { ticker.cancel() }
                     try await body(
                         first, second,
                         { session in adServer.requests("/vast").filter { $0.contains("sid=\(session)&") }.count },
-                        { adServer.requests("/vast").count }, manual)
+                        { adServer.requests("/vast").count }, clock)
                     #expect(clock.wall < start, "all of it before the break")
                 }
+            }
+        }
+    }
+
+    /// Moves `clock` on by `step` whenever something waits on it, until cancelled: each store
+    /// deadline on it passes as soon as it is waited for (checked every millisecond of real time;
+    /// what passes is decided by who waits, not by when).
+    static func passing(_ clock: ManualServerClock, by step: MediaTime) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                if clock.sleepers > 0 { clock.advance(by: step) }
+                try? await Task.sleep(nanoseconds: 1_000_000)
             }
         }
     }
@@ -120,10 +126,8 @@ struct PrefetchReplicaTests {
             // answer). A replica follows the ledger on the clock: it ticks 6 s more, still in the
             // window, all decisions made, a quarter second each real second (PostgreSQL may be slow
             // to answer the follower's reads on a loaded machine).
-            let following = clock.map {
-                tick($0, to: $0.now + MediaTime(seconds: 6), every: MediaTime(seconds: 1))
-            }
-            defer { following?.cancel() }
+            let following = tick(clock, to: clock.now + MediaTime(seconds: 6), every: MediaTime(seconds: 1))
+            defer { following.cancel() }
             #expect(
                 try await PrefetchTests.until(300) {
                     for client in [first, second] {
@@ -152,14 +156,21 @@ struct PrefetchReplicaTests {
         }
         let cluster = try await PostgresCluster.startPrivate()
         let location = try PostgresCluster.location(cluster)
+        // The stores' deadlines are on a manual clock of their own, which the test moves past each
+        // deadline as soon as an operation waits for it: the database is down, so none could
+        // answer, and an operation fails at its deadline however slow the machine. The replicas'
+        // clock stays where `run` puts it, before the break.
+        let deadlines = ManualServerClock.starting()
         let stores = [
-            PostgresStore(location, logger: Self.logger, timeout: .seconds(2)),
-            PostgresStore(location, logger: Self.logger, timeout: .seconds(2)),
+            PostgresStore(location, logger: Self.logger, timeout: .seconds(2), clock: deadlines),
+            PostgresStore(location, logger: Self.logger, timeout: .seconds(2), clock: deadlines),
         ]
+        let passing = Self.passing(deadlines, by: MediaTime(seconds: 2))
+        defer { passing.cancel() }
         let ledgers = try stores.map { try #require($0.decisionLedger) }
         let sessions = ["d1", "d2", "d3", "d4"]
         try await Self.run(
-            ledgers: (ledgers[0], ledgers[1]), viewers: (["d1", "d2"], ["d3", "d4"]), realTime: true,
+            ledgers: (ledgers[0], ledgers[1]), viewers: (["d1", "d2"], ["d3", "d4"]),
             prepare: { try await PostgresCluster.stop(cluster) }
         ) { first, second, asked, total, _ in
             #expect(await PrefetchTests.until(300) { sessions.allSatisfy { asked($0) >= 1 } })

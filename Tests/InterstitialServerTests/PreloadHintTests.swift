@@ -225,7 +225,7 @@ struct PreloadHintTests {
         let before = try await first.playlist(at: "2026-03-01T12:00:08.000Z")
         let key = ServedKey(Target(.live, "demo"), Self.breakID + ".preload")
         let recorded = try #require(first.state.snapshot.served[key])
-        #expect(await first.state.awaitRecorded([key], timeout: .seconds(30)))
+        #expect(await first.state.awaitRecorded([key], timeout: .seconds(600)))
         #expect(PreloadHint(attributes: recorded)?.range.lowerBound == DateTime(iso8601: "2026-03-01T12:00:12.000Z")!)
         try await first.close()
 

@@ -162,7 +162,7 @@ struct RequestLimitTests {
             // Once answered, a kept-alive connection closes when idle, whenever the clock passes
             // the idle timeout (it ticks on here); so do many at once, silent or with a head begun.
             let connection = try await RawConnection.open(port: port)
-            let kept = try await withTimeLimit(.seconds(20)) { [channel = connection.channel] in
+            let kept = try await withTimeLimit(LiveServer.hangLimit) { [channel = connection.channel] in
                 try await channel.executeThenClose { inbound, outbound in
                     try await outbound.write(ByteBuffer(string: "GET /favicon.ico HTTP/1.1\r\nHost: x\r\n\r\n"))
                     var iterator = inbound.makeAsyncIterator()

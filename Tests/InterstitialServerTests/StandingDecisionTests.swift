@@ -173,12 +173,13 @@ struct StandingDecisionTests {
                         try await AdServerProtectionTests.metric(
                             client, "hlsi_standing_decisions{target=\"live/demo\"}") == "1.0"
                     })
-                // A break that shows as it starts: begun 2 s ago, 5 s long.
+                // A break that shows as it starts: begun 2 s ago (on this server's real clock), and
+                // ten minutes long, so that it is still on when asked, however slow the machine.
                 let formatter = ISO8601DateFormatter()
                 let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 2)
                 let created = try await client.admin(
                     .post, "breaks",
-                    #"{"id":"cue","target":"live/demo","date":"\#(formatter.string(from: start))","duration":5}"#)
+                    #"{"id":"cue","target":"live/demo","date":"\#(formatter.string(from: start))","duration":600}"#)
                 #expect(created.status == .created, "\(created.text)")
                 let before = ledger.calls
                 let list = try await client.get(

@@ -86,11 +86,12 @@ struct StoreReplicaTests {
         let version = b.versioned.version
         try await a.update { $0.apply(.saveAd(ad)) }
         // B polls every 50 ms here (250 ms by default): the change is there after one poll. The bound
-        // is loose because the whole suite shares the machine; E2E/replicas.py measures the 1 s.
-        #expect(try await eventually(.seconds(20)) { b.snapshot.ads[ad.id] == ad })
+        // only guards against a hang, as the whole suite shares the machine; E2E/replicas.py
+        // measures the 1 s.
+        #expect(try await eventually { b.snapshot.ads[ad.id] == ad })
         #expect(b.versioned.version > version, "B's cached playlists are rebuilt")
         try await a.update { $0.apply(.deleteAd(id: ad.id)) }
-        #expect(try await eventually(.seconds(20)) { b.snapshot.ads[ad.id] == nil })
+        #expect(try await eventually { b.snapshot.ads[ad.id] == nil })
         follower.cancel()
         await follower.value
         await Self.close(a, b)
@@ -103,7 +104,7 @@ struct StoreReplicaTests {
         let key = ServedKey(Target(.live, "channel"), "break-1")
         let value = try Self.attributes("break-1", 1)
         #expect(a.claimServed([(key, value)]) == [key])
-        #expect(await a.awaitRecorded([key], timeout: .seconds(10)), "recorded in the database")
+        #expect(await a.awaitRecorded([key], timeout: .seconds(600)), "recorded in the database")
         #expect(try await b.refresh())
         #expect(b.snapshot.served[key] == value)
         #expect(b.claimServed([(key, try Self.attributes("break-1", 2))]) == nil, "B plans again with A's value")
@@ -121,8 +122,8 @@ struct StoreReplicaTests {
         let claimedA = a.claimServed(try keys.map { ($0, try Self.attributes($0.id, 1)) })
         let claimedB = b.claimServed(try keys.map { ($0, try Self.attributes($0.id, 2)) })
         #expect(claimedA == Set(keys) && claimedB == Set(keys), "each decided in its own memory")
-        #expect(await a.awaitRecorded(Set(keys), timeout: .seconds(30)))
-        #expect(await b.awaitRecorded(Set(keys), timeout: .seconds(30)))
+        #expect(await a.awaitRecorded(Set(keys), timeout: .seconds(600)))
+        #expect(await b.awaitRecorded(Set(keys), timeout: .seconds(600)))
         // Once recorded, each has the database's values, without waiting for a poll; the one whose
         // values lost is told to plan again (a playlist being answered is not sent with them).
         let stored = try await a.store.load().served

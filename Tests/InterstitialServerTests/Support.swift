@@ -207,6 +207,32 @@ func tick(
     }
 }
 
+/// The error `operation` fails with when a deadline of `deadline` on `clock` is what ends it (a
+/// store whose database is down): the clock moves past the deadline once the operation waits for
+/// it, however long a loaded machine takes to get there; or the operation's own error when it
+/// fails first. Nil, with an issue recorded, when it succeeds.
+func failureAtDeadline(
+    on clock: ManualServerClock, after deadline: Duration, _ operation: @escaping @Sendable () async throws -> Void
+) async throws -> (any Error)? {
+    let done = NIOLockedValueBox(false)
+    let task = Task { () -> (any Error)? in
+        defer { done.withLockedValue { $0 = true } }
+        do {
+            try await operation()
+            return nil
+        } catch {
+            return error
+        }
+    }
+    #expect(try await eventually { done.withLockedValue { $0 } || clock.waiting(for: MediaTime(deadline)) >= 1 })
+    if !done.withLockedValue({ $0 }) { clock.advance(by: MediaTime(deadline)) }
+    guard let error = await task.value else {
+        Issue.record("the operation succeeded")
+        return nil
+    }
+    return error
+}
+
 /// The EXT-X-DATERANGE lines of a playlist.
 func dateRangeLines(_ text: String) -> [String] {
     text.split(whereSeparator: \.isNewline).map(String.init).filter { $0.hasPrefix("#EXT-X-DATERANGE:") }

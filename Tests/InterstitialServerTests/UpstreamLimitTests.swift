@@ -64,6 +64,30 @@ struct UpstreamLimitTests {
         }
     }
 
+    @Test(
+        "An upstream playlist whose body stalls times out on the server's clock: a 504 when the clock passes upstreamTimeout, not before"
+    )
+    func stalledBodyOnServerClock() async throws {
+        try await TestOrigin.withOrigin(routes: Self.routes) { origin in
+            var configuration = try Self.configuration(origin)
+            // Longer than any real wait here: only the manual clock can pass it.
+            configuration.limits.upstreamTimeout = MediaTime(seconds: 120)
+            let clock = ManualServerClock.starting()
+            try await Harness.withServer(configuration, serverClock: clock) { client in
+                let port = try #require(client.port)
+                let stalled = Task { try await get(port: port, "/up/stall.m3u8") }
+                // The head came; the body's time limit waits on the server's clock.
+                #expect(try await eventually { clock.waiting(for: MediaTime(seconds: 120)) >= 1 })
+                clock.advance(119)
+                #expect(clock.waiting(for: MediaTime(seconds: 1)) >= 1, "not timed out before the limit")
+                clock.advance(1)
+                let answer = try await stalled.value
+                #expect(answer.status == 504, "\(answer.body)")
+                #expect(answer.body.contains("upstream-timeout"), "\(answer.body)")
+            }
+        }
+    }
+
     @Test("Requests beyond an origin's concurrency limit get 503 at once, and others are not starved")
     func concurrencyLimit() async throws {
         try await TestOrigin.withOrigin(routes: Self.routes) { origin in

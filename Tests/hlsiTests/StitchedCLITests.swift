@@ -79,11 +79,12 @@ struct StitchedCLITests {
             if server.isRunning { server.terminate() }
             try? FileManager.default.removeItem(at: log)
         }
-        // A break that started a moment ago and lasts a minute: every window below has ads in it.
+        // A break that started a moment ago (on the server's real clock: live) and lasts ten
+        // minutes: every window below has ads in it, however slow the machine runs the steps.
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let start = formatter.string(from: Date().addingTimeInterval(-3))
-        let body = #"{"id":"cli-live","target":"live/demo","date":"\#(start)","duration":60}"#
+        let body = #"{"id":"cli-live","target":"live/demo","date":"\#(start)","duration":600}"#
         let created = try await CLITests.run([
             "admin", "create", "break", "--json", body, "--server", base, "--token", "cli-token",
         ])

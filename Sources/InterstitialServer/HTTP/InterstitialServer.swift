@@ -68,7 +68,8 @@ public struct InterstitialServer: Service {
         try configuration.check()
         self.configuration = configuration
         state = try ServerState(
-            store: store ?? StoreLocation(configuration.database).open(logger: logger), ownsStore: store == nil,
+            store: store ?? StoreLocation(configuration.database).open(logger: logger, clock: clock),
+            ownsStore: store == nil,
             limits: configuration.limits, clock: clock)
         self.inventory = inventory
         self.decisionLedger = decisionLedger ?? state.store.decisionLedger

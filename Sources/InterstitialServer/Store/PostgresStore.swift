@@ -35,6 +35,8 @@ public final class PostgresStore: ServerStore {
     let logger: Logger
     /// How long an operation may take, waiting for a connection included.
     public let timeout: Duration
+    /// The clock the deadlines are on (the server's; a test's ``ManualServerClock``).
+    let clock: any ServerClock
     /// The migration, once started (a failed one is dropped, and the next use tries again).
     private let migration = NIOLockedValueBox<Task<Void, any Error>?>(nil)
 
@@ -45,11 +47,24 @@ public final class PostgresStore: ServerStore {
     ///   - logger: Where the pool logs its background work (connections lost and made).
     ///   - maximumConnections: The most connections the pool opens.
     ///   - timeout: How long an operation may take, waiting for a connection included.
-    public init(
+    public convenience init(
         _ location: PostgresLocation, logger: Logger, maximumConnections: Int = 8, timeout: Duration = .seconds(5)
+    ) {
+        self.init(
+            location, logger: logger, maximumConnections: maximumConnections, timeout: timeout,
+            clock: SystemServerClock())
+    }
+
+    /// Creates the store with its deadlines on `clock` (the server's; a test's
+    /// ``ManualServerClock``, on which an operation fails only when the test moves the clock past
+    /// ``timeout``), and starts its connection pool.
+    init(
+        _ location: PostgresLocation, logger: Logger, maximumConnections: Int = 8, timeout: Duration = .seconds(5),
+        clock: any ServerClock
     ) {
         self.location = location
         self.timeout = timeout
+        self.clock = clock
         self.logger = logger
         var configuration: PostgresClient.Configuration
         if let socket = location.socketPath {
@@ -259,10 +274,12 @@ public final class PostgresStore: ServerStore {
         _ what: String, _ body: @escaping @Sendable () async throws -> T
     ) async throws(StoreError) -> T {
         let timeout = timeout
+        let clock = clock
         do {
             // Not waiting for a body that does not stop when cancelled: a query waits for a
             // connection as long as the database is down.
-            return try await withTimeLimitAbandoning(timeout, body)
+            return try await withTimeLimitAbandoning(
+                timeout, sleep: { try await clock.sleep(for: MediaTime($0)) }, body)
         } catch let error as TimeLimitExceeded {
             throw Self.storeError(DatabaseTimeout(), what: what, location: location, timeout: error.limit)
         } catch {

@@ -36,10 +36,16 @@ public enum StoreLocation: Hashable, Sendable {
     /// - Throws: ``StoreError`` when an SQLite file is in use by another server; GRDB's errors when it
     ///   cannot be opened. A PostgreSQL store connects when first used.
     public func open(logger: Logger) throws -> any ServerStore {
+        try open(logger: logger, clock: SystemServerClock())
+    }
+
+    /// Opens the store at this location; a PostgreSQL store's deadlines are on `clock` (the
+    /// server's).
+    func open(logger: Logger, clock: any ServerClock) throws -> any ServerStore {
         switch self {
         case .memory: try SQLiteStore(path: nil)
         case .sqlite(let path): try SQLiteStore(path: path)
-        case .postgres(let location): PostgresStore(location, logger: logger)
+        case .postgres(let location): PostgresStore(location, logger: logger, clock: clock)
         }
     }
 }

@@ -114,7 +114,9 @@ final class UpstreamClient: Sendable {
                     "the playlist \(url) is \(length) bytes, more than the \(limits.upstreamPlaylistBytes) allowed")
             }
             let remaining = limits.upstreamTimeout - (clock.now - started)
-            let body = try await withTimeLimit(remaining.duration) {
+            // The body's time limit is on the server's clock, as the request's deadline is.
+            let sleep: TimeLimitSleep = { try await clock.sleep(for: MediaTime($0)) }
+            let body = try await withTimeLimit(remaining.duration, sleep: sleep) {
                 try await response.body.collect(upTo: limits.upstreamPlaylistBytes)
             }
             return .whole(Array(buffer: body), type)
