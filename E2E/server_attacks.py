@@ -1300,8 +1300,11 @@ def session_burst(hlsi, workdir):
     # copied every session queue on each decision). Now the burst is queued within what the ad server
     # can decide, each decision costs O(1), and the server is idle again right after the burst.
     print("24. a burst of new session IDs on a live channel decided ahead", flush=True)
-    # Few decisions a second, so that what is left after the burst is the planner's own cost.
-    ads, server = decision_pair(hlsi, workdir, "burst", "sid=[SESSIONID]&brk=[BREAKID]", per_second=20)
+    # Few decisions a second, so that what is left after the burst is the planner's own cost. Every
+    # session seen is decided ahead here (`prefetchPlayingSpan` 0): one request each would otherwise
+    # not be playing, and queue nothing for the planner to cost.
+    ads, server = decision_pair(hlsi, workdir, "burst", "sid=[SESSIONID]&brk=[BREAKID]", per_second=20,
+                                limits=dict(LIMITS, prefetchPlayingSpan=0))
     try:
         count = 20000
         errors = []

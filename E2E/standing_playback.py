@@ -3,7 +3,7 @@ decided before its cue (a standing decision), on a channel whose breaks show onl
 
 1. E2E/ad_server.py answers VAST (ad2 4 s, ad3 6 s, ad1 6 s) after 100 ms and logs every request.
    `hlsi serve` loops the demo's primary as channel live/cue; its `signalInserter` (form `cue-out`,
-   no lead) writes EXT-X-CUE-OUT at the first segment of one 10 s break, about 16 s after the
+   no lead) writes EXT-X-CUE-OUT at the first segment of one 10 s break, about 22 s after the
    server starts; `signals: scte35` makes it an interstitial filled by the ad server, with
    `prefetch.expectedBreak` 10 (standing decisions on) and `tracking: server` (the server fires
    the impressions when it answers the asset list).
@@ -53,7 +53,9 @@ DEMO = os.path.join(HERE, "..", "Sources", "InterstitialServer", "Resources", "d
 TOKEN = "e2e-standing-token"
 EPOCH = 1767225600  # the live channels' default epoch, 2026-01-01T00:00:00Z
 BUDGET = 90  # seconds, the whole script
-LEAD = 16  # seconds from the server's start to the break's planned start
+# Seconds from the server's start to the break's planned start: the viewer plays (its reloads span
+# prefetchPlayingSpan, 6 s) and is decided well before it.
+LEAD = 22
 BREAK = 10  # seconds, the break's signalled length and expectedBreak
 FITTED = ["ad2", "ad3"]  # the ad server's pod (ad2 4 s, ad3 6 s, ad1 6 s) fitted to 10 s
 AFTER = 4  # seconds of primary watched after the break

@@ -402,29 +402,28 @@ struct BreakNoticeTests {
             configuration.live[index].adServer = try AdServerSettings.decode(
                 .object(["vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&cb=[CACHEBUSTING]")]))
             let epoch = configuration.live[index].epoch
-            // The break of minute 1000: 27 s before it, the retrieval window is open.
+            // The break of minute 1000: the viewers play from 33 s before it (they reload a playing
+            // span later, on the server's clock); 27 s before it, the retrieval window is open.
             let start = epoch + MediaTime(seconds: 1000 * 60 + 30)
-            let clock = TestClock(start - MediaTime(seconds: 27))
-            try await Harness.withServer(configuration, clock: clock) { client in
+            let clock = ManualServerClock.starting(at: start - MediaTime(seconds: 33))
+            try await Harness.withServer(configuration, serverClock: clock) { client in
                 let created = try await client.admin(
                     .post, "channels/demo-scte35/upcoming",
                     #"{"at":"\#(start.iso8601)","duration":10,"id":"notice-q2"}"#)
                 #expect(created.status == .created, "\(created.text)")
                 let viewers = ["v1", "v2", "v3"]
-                for viewer in viewers {
-                    let playlist = try await client.get(
-                        "/demo/live-scte35/video/main.m3u8", headers: [Routes.sessionField: viewer])
-                    #expect(playlist.status == .ok)
-                    #expect(!playlist.text.contains("notice-q2"), "a notice is no date range")
+                for reload in 0..<2 {
+                    if reload > 0 { clock.advance(by: ServerLimits().prefetchPlayingSpan) }
+                    for viewer in viewers {
+                        let playlist = try await client.get(
+                            "/demo/live-scte35/video/main.m3u8", headers: [Routes.sessionField: viewer])
+                        #expect(playlist.status == .ok)
+                        #expect(!playlist.text.contains("notice-q2"), "a notice is no date range")
+                    }
                 }
                 // The clock runs on in the retrieval window ([start - 28 s, start - 18 s)), and stops
                 // in it: the prefetcher looks for upcoming breaks once its clock has moved a second.
-                let ticker = Task {
-                    while !Task.isCancelled, clock.now < start - MediaTime(seconds: 19) {
-                        try? await Task.sleep(for: .milliseconds(250))
-                        clock.advance(0.25)
-                    }
-                }
+                let ticker = tick(clock, to: clock.now + (start - MediaTime(seconds: 19) - clock.wall))
                 defer { ticker.cancel() }
                 func asked(_ session: String) -> Int {
                     adServer.requests("/vast").filter { $0.contains("sid=\(session)&") }.count
@@ -442,7 +441,7 @@ struct BreakNoticeTests {
                 ticker.cancel()
                 _ = await ticker.value
                 // The cue: its first segment is in the window 4 s after the break's start.
-                clock.set(start + MediaTime(seconds: 4))
+                clock.advance(by: start + MediaTime(seconds: 4) - clock.wall)
                 let playlist = try await client.get(
                     "/demo/live-scte35/video/main.m3u8", headers: [Routes.sessionField: "v1"])
                 #expect(playlist.text.contains("#EXT-X-CUE-OUT"), "\(playlist.text)")

@@ -75,7 +75,7 @@ struct GrafanaDashboardTests {
         metrics.vastDecision(target: "vod/demo", seconds: 0.2, requests: 2, errorCodes: [303], timedOut: true)
         metrics.adDecision(target: "vod/demo", path: "live")
         metrics.recordHeap()
-        metrics.viewerSessions(count: 1, bytes: 100)
+        metrics.viewerSessions(count: 1, bytes: 100, playing: 1)
         metrics.prefetchCache(entries: 1, bytes: 100)
         metrics.standing(target: "live/demo", decisions: 1, expectedBreak: MediaTime(seconds: 30))
         metrics.prefetch(result: "unused")

@@ -104,9 +104,10 @@ struct NewUserTests {
 
     @Test("A file with every listed key decodes: the decoder reads each key the list names")
     func everyListedKeyIsRead() throws {
-        // Every limit at a value each accepts (upstreamPlaylistReuse: at most 60 s; noticeTolerance: 300 s).
+        // Every limit at a value each accepts (upstreamPlaylistReuse: at most 60 s; noticeTolerance: 300 s;
+        // prefetchPlayingSpan: 600 s).
         let limits = ConfigurationKeys.byName["limits"]?.keys.map {
-            "\"\($0)\": \(["upstreamPlaylistReuse", "noticeTolerance"].contains($0) ? 30 : 100000)"
+            "\"\($0)\": \(["upstreamPlaylistReuse", "noticeTolerance", "prefetchPlayingSpan"].contains($0) ? 30 : 100000)"
         }
         .joined(separator: ", ")
         let text = Self.everyKey.replacingOccurrences(of: "{LIMITS}", with: "{\(limits ?? "")}")

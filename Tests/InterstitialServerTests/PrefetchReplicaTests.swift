@@ -37,12 +37,13 @@ struct PrefetchReplicaTests {
             configuration.seed.schedules = []
             configuration.live[0].adServer = try AdServerSettings.decode(
                 .object(["vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&cb=[CACHEBUSTING]")]))
-            // Both replicas on one server clock: the break 28 s on, its retrieval window [0, 10 s) from
-            // now. The clock ticks 3 s into the window once the viewers are seen and stops there:
+            // Both replicas on one server clock: the break 34 s on. The viewers reload 6 s on (a playing
+            // span), when its retrieval window is [0, 10 s) from then. The clock ticks 3 s into the
+            // window once the viewers are playing and stops there:
             // however late the machine runs the decisions, they are made before the break, and none
             // of their deadlines (5 s on) passes.
             let clock = ManualServerClock.starting()
-            let start = clock.wall + MediaTime(seconds: 28)
+            let start = clock.wall + MediaTime(seconds: 34)
             let breakJSON = #"{"id":"herd","target":"live/demo","date":"\#(start.iso8601)","duration":10}"#
             let replica = configuration
             try await PrefetchTests.withReplica(replica, ledger: ledgers.0, clock: clock) { first in
@@ -51,11 +52,17 @@ struct PrefetchReplicaTests {
                         #expect(try await client.admin(.post, "breaks", breakJSON).status == .created)
                     }
                     try await prepare()
-                    for (client, sessions) in [(first, viewers.0), (second, viewers.1)] {
-                        for session in sessions {
-                            let playlist = try await client.get(
-                                "/demo/live/video/main.m3u8", headers: [Routes.sessionField: session])
-                            #expect(playlist.status == .ok)
+                    // Each viewer plays: it reloads its playlist a playing span later, on the manual clock
+                    // (still in the window).
+                    let span = replica.limits.prefetchPlayingSpan
+                    for reload in 0..<2 {
+                        if reload > 0 { clock.advance(by: span) }
+                        for (client, sessions) in [(first, viewers.0), (second, viewers.1)] {
+                            for session in sessions {
+                                let playlist = try await client.get(
+                                    "/demo/live/video/main.m3u8", headers: [Routes.sessionField: session])
+                                #expect(playlist.status == .ok)
+                            }
                         }
                     }
                     let ticker = tick(clock, to: clock.now + MediaTime(seconds: 3))

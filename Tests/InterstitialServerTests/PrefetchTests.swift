@@ -216,26 +216,27 @@ struct PrefetchTests {
                     "vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&cb=[CACHEBUSTING]"),
                     "tracking": .string("server"),
                 ]))
-            // On the server's clock: the break 25 s on, its retrieval window [-3 s, 7 s) from now. The
-            // clock ticks 3 s into the window once the viewers are seen, and stops there: however
-            // late the machine runs the decisions, they are made before the break, and no deadline
-            // of theirs (5 s on) passes.
+            // On the server's clock: the viewers play (they reload their playlists a playing span
+            // apart), then the break is made 25 s on, its retrieval window [-3 s, 7 s) from then. The
+            // clock ticks 3 s into the window, and stops there: however late the machine runs the
+            // decisions, they are made before the break, and no deadline of theirs (5 s on) passes.
             let clock = ManualServerClock.starting()
             try await Harness.withServer(configuration, serverClock: clock) { client in
-                let start = clock.wall + MediaTime(seconds: 25)
-                let created = try await client.admin(
-                    .post, "breaks", #"{"id":"herd","target":"live/demo","date":"\#(start.iso8601)","duration":10}"#)
-                #expect(created.status == .created, "\(created.text)")
                 let viewers = ["v1", "v2", "v3"]
-                for _ in 0..<2 {
+                for reload in 0..<2 {
+                    if reload > 0 { clock.advance(by: ServerLimits().prefetchPlayingSpan) }
                     for viewer in viewers {
                         let playlist = try await client.get(
                             "/demo/live/video/main.m3u8", headers: [Routes.sessionField: viewer])
                         #expect(playlist.status == .ok)
                     }
+                    // A session given as _HLS_primary_id only.
+                    #expect(try await client.get("/demo/live/audio-en/main.m3u8?_HLS_primary_id=v4").status == .ok)
                 }
-                // A session given as _HLS_primary_id only.
-                #expect(try await client.get("/demo/live/audio-en/main.m3u8?_HLS_primary_id=v4").status == .ok)
+                let start = clock.wall + MediaTime(seconds: 25)
+                let created = try await client.admin(
+                    .post, "breaks", #"{"id":"herd","target":"live/demo","date":"\#(start.iso8601)","duration":10}"#)
+                #expect(created.status == .created, "\(created.text)")
                 let sessions = ["v1", "v2", "v3", "v4"]
                 let ticker = tick(clock, to: clock.now + MediaTime(seconds: 3))
                 defer { ticker.cancel() }
@@ -287,6 +288,8 @@ struct PrefetchTests {
                     try await Self.until {
                         try await AdServerProtectionTests.metric(client, "hlsi_viewer_sessions") == "6.0"
                     })
+                // Playing: the four that reloaded, not the two seen on one asset list each.
+                #expect(try await AdServerProtectionTests.metric(client, "hlsi_viewer_sessions_playing") == "4.0")
                 #expect(adServer.requests("/vast").count == 6)
             }
         }

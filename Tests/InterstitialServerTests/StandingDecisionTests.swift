@@ -2,6 +2,8 @@ import AdDecisioning
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
 import NIOConcurrencyHelpers
 import Testing
 
@@ -77,15 +79,11 @@ struct StandingDecisionTests {
                     "prefetch": .object(["expectedBreak": .number(30)]),
                 ]))
             // On the server's clock, which ticks 3 s for the prefetcher to decide once the viewers are
-            // seen (and again once one is consumed), then stands still: no decision's deadline (5 s)
-            // passes, however late a loaded machine makes it.
+            // playing (they reload a playing span apart) (and again once one is consumed), then stands
+            // still: no decision's deadline (5 s) passes, however late a loaded machine makes it.
             let clock = ManualServerClock.starting()
             try await Harness.withServer(configuration, serverClock: clock) { client in
-                for viewer in ["v1", "v2"] {
-                    let playlist = try await client.get(
-                        "/demo/live/video/main.m3u8", headers: [Routes.sessionField: viewer])
-                    #expect(playlist.status == .ok)
-                }
+                try await StandingDecisionTests.play(["v1", "v2"], client, clock)
                 func standing(_ session: String) -> [String] {
                     adServer.requests("/vast").filter { $0.contains("sid=\(session)&brk=standing-") }
                 }
@@ -160,26 +158,32 @@ struct StandingDecisionTests {
             // still take its standing decision).
             let ledger = CountingLedger(LocalDecisionLedger(isShared: true))
             let store = try SharedCountingStore(ledger: ledger, earlierRequests: earlierRequests)
-            try await Harness.withServer(configuration, store: store) { client in
-                let playlist = try await client.get("/demo/live/video/main.m3u8", headers: [Routes.sessionField: "v1"])
-                #expect(playlist.status == .ok)
+            // On the server's clock, which ticks 3 s for the prefetcher once the viewer plays, then
+            // stands still.
+            let clock = ManualServerClock.starting()
+            try await Harness.withServer(configuration, store: store, serverClock: clock) { client in
+                try await StandingDecisionTests.play(["v1"], client, clock)
+                let deciding = tick(clock, to: clock.now + MediaTime(seconds: 3))
+                defer { deciding.cancel() }
                 #expect(
                     await PrefetchTests.until {
                         adServer.requests("/vast").contains { $0.contains("sid=v1&brk=standing-") }
                             && ledger.calls.published >= 1
                     }, "\(adServer.requests("/vast"))")
+                // The gauges are set on the prefetcher's ticks: 2 s more, the decision kept.
+                await deciding.value
+                let counting = tick(clock, to: clock.now + MediaTime(seconds: 2))
+                defer { counting.cancel() }
                 #expect(
                     try await PrefetchTests.until {
                         try await AdServerProtectionTests.metric(
                             client, "hlsi_standing_decisions{target=\"live/demo\"}") == "1.0"
                     })
-                // A break that shows as it starts: begun 2 s ago (on this server's real clock), and
-                // ten minutes long, so that it is still on when asked, however slow the machine.
-                let formatter = ISO8601DateFormatter()
-                let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 2)
+                // A break that shows as it starts: begun 2 s ago, 5 s long.
+                await counting.value
+                let start = clock.wall - MediaTime(seconds: 2)
                 let created = try await client.admin(
-                    .post, "breaks",
-                    #"{"id":"cue","target":"live/demo","date":"\#(formatter.string(from: start))","duration":600}"#)
+                    .post, "breaks", #"{"id":"cue","target":"live/demo","date":"\#(start.iso8601)","duration":5}"#)
                 #expect(created.status == .created, "\(created.text)")
                 let before = ledger.calls
                 let list = try await client.get(
@@ -194,6 +198,22 @@ struct StandingDecisionTests {
                 #expect(ledger.calls.decisions == before.decisions, "\(ledger.calls) after \(before)")
                 // The store still hears of the request, after the answer.
                 #expect(await PrefetchTests.until { store.viewerCounts >= 1 })
+            }
+        }
+    }
+}
+
+extension StandingDecisionTests {
+    /// `viewers` play on `client`'s live channel as players do: each requests its media playlist,
+    /// and again once the server's `clock` has moved on a playing span (`prefetchPlayingSpan`, as
+    /// by default).
+    static func play(_ viewers: [String], _ client: any TestClientProtocol, _ clock: ManualServerClock) async throws {
+        for reload in 0..<2 {
+            if reload > 0 { clock.advance(by: ServerLimits().prefetchPlayingSpan) }
+            for viewer in viewers {
+                let playlist = try await client.get(
+                    "/demo/live/video/main.m3u8", headers: [Routes.sessionField: viewer])
+                #expect(playlist.status == .ok)
             }
         }
     }

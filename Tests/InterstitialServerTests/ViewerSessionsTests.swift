@@ -32,13 +32,13 @@ struct ViewerSessionsTests {
 
     @Test("a session seen again is counted once; sessions are kept per channel")
     func perChannel() {
-        let sessions = ViewerSessions(clock: ManualServerClock.starting())
+        let sessions = ViewerSessions(limits: .init(playing: .zero), clock: ManualServerClock.starting())
         for _ in 0..<3 { sessions.seen("s1", on: Self.channel) }
         sessions.seen("s2", on: Self.channel)
         sessions.seen("s1", on: Target(.live, "other"))
         #expect(sessions.count(Self.channel) == 2)
-        #expect(Set(sessions.sessions(Self.channel)) == ["s1", "s2"])
-        #expect(sessions.sessions(Target(.live, "other")) == ["s1"])
+        #expect(Set(sessions.playing(Self.channel)) == ["s1", "s2"])
+        #expect(sessions.playing(Target(.live, "other")) == ["s1"])
         #expect(sessions.totals.count == 3)
     }
 
@@ -66,39 +66,39 @@ struct ViewerSessionsTests {
     @Test("a session not seen for the idle time is forgotten; one seen again is kept")
     func idleExpiry() {
         let clock = ManualServerClock.starting()
-        let sessions = ViewerSessions(limits: .init(idle: MediaTime(seconds: 30)), clock: clock)
+        let sessions = ViewerSessions(limits: .init(idle: MediaTime(seconds: 30), playing: .zero), clock: clock)
         sessions.seen("old", on: Self.channel)
         sessions.seen("kept", on: Self.channel)
         clock.advance(20)
         sessions.seen("kept", on: Self.channel)
         clock.advance(15)
         // "old" was last seen 35 s ago: not a session of the audience any more.
-        #expect(sessions.sessions(Self.channel) == ["kept"])
+        #expect(sessions.playing(Self.channel) == ["kept"])
         clock.advance(31)
         sessions.seen("new", on: Self.channel)
         clock.advance(31)
         sessions.seen("newer", on: Self.channel)
         // Two generations later, the idle ones are gone from memory too.
         #expect(sessions.count(Self.channel) == 2)
-        #expect(Set(sessions.sessions(Self.channel)) == ["newer"])
+        #expect(Set(sessions.playing(Self.channel)) == ["newer"])
     }
 
     @Test("issue 42: the audience forgets a flood's sessions with time, though no new session arrives")
     func floodExpiresByTime() {
         let clock = ManualServerClock.starting()
-        let sessions = ViewerSessions(limits: .init(idle: MediaTime(seconds: 30)), clock: clock)
+        let sessions = ViewerSessions(limits: .init(idle: MediaTime(seconds: 30), playing: .zero), clock: clock)
         for index in 0..<1000 { sessions.seen("flood-\(index)", on: Self.channel) }
         #expect(sessions.count(Self.channel) == 1000)
         clock.advance(31)
-        #expect(sessions.sessions(Self.channel).isEmpty)
+        #expect(sessions.playing(Self.channel).isEmpty)
         clock.advance(30)
         #expect(sessions.count(Self.channel) == 0, "gone within twice the idle time")
-        #expect(sessions.totals.count == 0 && sessions.totals.bytes == 0)
+        #expect(sessions.totals.count == 0 && sessions.totals.bytes == 0 && sessions.totals.playing == 0)
     }
 
     @Test("a flood of 1,000,000 new IDs stays within the count and byte bounds; a session seen meanwhile stays")
     func flood() {
-        let limits = ViewerSessions.Limits(count: 10_000, bytes: 600_000, idBytes: 128)
+        let limits = ViewerSessions.Limits(playing: .zero, count: 10_000, bytes: 600_000, idBytes: 128)
         let sessions = ViewerSessions(limits: limits, clock: ManualServerClock.starting())
         var largest = (count: 0, bytes: 0)
         for index in 0..<1_000_000 {
@@ -114,10 +114,10 @@ struct ViewerSessionsTests {
         #expect(totals.count <= limits.count && totals.bytes <= limits.bytes)
         #expect(largest.count <= limits.count && largest.bytes <= limits.bytes, "\(largest)")
         #expect(sessions.count(Self.channel) == totals.count)
-        #expect(sessions.sessions(Self.channel).contains("viewer"))
+        #expect(sessions.playing(Self.channel).contains("viewer"))
         // The oldest flood IDs went first.
-        #expect(!sessions.sessions(Self.channel).contains("flood-0"))
-        #expect(sessions.sessions(Self.channel).contains("flood-999999"))
+        #expect(!sessions.playing(Self.channel).contains("flood-0"))
+        #expect(sessions.playing(Self.channel).contains("flood-999999"))
     }
 
     @Test("each session costs well under 1 KiB as counted")

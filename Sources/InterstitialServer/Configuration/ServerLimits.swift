@@ -113,6 +113,10 @@ public struct ServerLimits: Hashable, Sendable {
     /// How long a live viewer's session is kept for decisions made ahead after its last playlist
     /// request (`prefetchSessionIdle`, 30 s; forgotten between this and twice this).
     public var prefetchSessionIdle = MediaTime(seconds: 30)
+    /// How long a live viewer's requests (media playlists, asset lists) must span before decisions
+    /// are made ahead for it, as a player's reloads do (`prefetchPlayingSpan`, 6 s; 0 to 600 s, 0:
+    /// every session seen): ``ViewerActivity``.
+    public var prefetchPlayingSpan = MediaTime(seconds: 6)
     /// The most live viewer sessions kept for decisions made ahead, all channels together
     /// (`prefetchSessions`, 200,000); more evict the least recently seen.
     public var prefetchSessions = 200_000
@@ -212,6 +216,12 @@ extension ServerLimits {
         try bytes("adDecisionRequests", \.adDecisionRequests, minimum: 1)
         try bytes("adDecisionBytes", \.adDecisionBytes, minimum: 4096)
         try seconds("prefetchSessionIdle", \.prefetchSessionIdle)
+        if let span = try reader.seconds("prefetchPlayingSpan") {
+            guard span >= .zero, span <= MediaTime(seconds: 600) else {
+                throw reader.error("prefetchPlayingSpan", "must be 0 to 600 seconds")
+            }
+            limits.prefetchPlayingSpan = span
+        }
         try bytes("prefetchSessions", \.prefetchSessions, minimum: 16)
         try bytes("prefetchSessionBytes", \.prefetchSessionBytes, minimum: 4096)
         try bytes("prefetchDecisions", \.prefetchDecisions, minimum: 16)

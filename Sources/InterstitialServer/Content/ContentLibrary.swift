@@ -91,8 +91,8 @@ final class ContentLibrary: Sendable {
         let limits = configuration.limits
         let sessions = ViewerSessions(
             limits: ViewerSessions.Limits(
-                idle: limits.prefetchSessionIdle, count: limits.prefetchSessions, bytes: limits.prefetchSessionBytes,
-                idBytes: limits.viewerIDBytes), clock: clock)
+                idle: limits.prefetchSessionIdle, playing: limits.prefetchPlayingSpan, count: limits.prefetchSessions,
+                bytes: limits.prefetchSessionBytes, idBytes: limits.viewerIDBytes), clock: clock)
         self.sessions = sessions
         replica = Self.replicaName(port: configuration.port)
         self.activeSessions = activeSessions ?? { sessions.count($0) }

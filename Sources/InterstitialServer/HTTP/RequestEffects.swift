@@ -2,8 +2,8 @@
 /// and the `/**` route, ``Routes``), each calling it once it has the answer:
 ///
 /// - a live channel's media playlist request marks its viewer seen (``ViewerSessions``: the
-///   audience of preload hints and the viewers the decisions made ahead are for), by its session:
-///   `X-PLAYBACK-SESSION-ID`, else `_HLS_primary_id`;
+///   audience of preload hints, and its activity, by which the decisions made ahead are for it once
+///   it plays: ``ViewerActivity``), by its session: `X-PLAYBACK-SESSION-ID`, else `_HLS_primary_id`;
 /// - with the viewer's device fields (``DeviceFields``: its user agent and address, the address
 ///   from the connection's peer and, behind trusted proxies, `X-Forwarded-For`: ``ViewerAddress``),
 ///   which the decisions made ahead for that session send to the ad server.

@@ -74,7 +74,15 @@ final class ServerMetrics: Sendable {
             name("ad_server_shed", "total", "Requests to each ad server not made, by reason: deadline, queue, breaker.")
         }
         static var viewerSessions: MetricNameDescriptor {
-            name("viewer_sessions", "", "Live viewer sessions kept for decisions made ahead.")
+            name(
+                "viewer_sessions", "", "Live viewer sessions kept: the audience of preload hints and retrieval windows."
+            )
+        }
+        static var viewerSessionsPlaying: MetricNameDescriptor {
+            name(
+                "viewer_sessions_playing", "",
+                "Live viewer sessions kept that are playing (requests spanning prefetchPlayingSpan): the ones decided ahead."
+            )
         }
         static var heapBytes: MetricNameDescriptor {
             name("heap", "bytes", "Bytes the allocator holds in use (glibc mallinfo2), read at each scrape.")
@@ -212,9 +220,11 @@ final class ServerMetrics: Sendable {
         registry.makeGauge(descriptor: Name.heapBytes, labels: []).set(Int64(heap))
     }
 
-    /// Sets the gauges of the live viewer sessions kept: how many, and their bytes.
-    func viewerSessions(count: Int, bytes: Int) {
+    /// Sets the gauges of the live viewer sessions kept: how many, their bytes, and how many of them
+    /// are playing (``ViewerActivity``).
+    func viewerSessions(count: Int, bytes: Int, playing: Int) {
         registry.makeGauge(descriptor: Name.viewerSessions, labels: []).set(Int64(count))
+        registry.makeGauge(descriptor: Name.viewerSessionsPlaying, labels: []).set(Int64(playing))
         registry.makeGauge(descriptor: Name.viewerSessionBytes, labels: []).set(Int64(bytes))
     }
 

@@ -11,7 +11,8 @@ import ServiceLifecycle
 ///
 /// Every ``interval`` (250 ms) and whenever a decision or claim ends, it gives the planner the
 /// time; every second, the upcoming breaks (``PrefetchBreakFinder/upcoming(at:)``) and the sessions
-/// seen on their channels (``ViewerSessions``), less those already decided. It does what the
+/// playing on their channels (``ViewerSessions/playing(_:)``: seen reloading as a player does, not
+/// only named once), less those already decided. It does what the
 /// planner asks: a decision goes through ``VASTDecisionClient/decide(url:root:settings:headers:deadline:cacheBuster:)``
 /// and its ad server's gate like a live one, with the viewer's session and its device fields as
 /// last seen on its playlist and asset-list requests (``ViewerSessions/device(_:on:)``, recorded by
@@ -157,7 +158,8 @@ struct PrefetchService: Service {
             found.map(\.upcoming.key).filter { planner.wantsSessions($0) }
         }
         for key in deciding {
-            var sessions = self.sessions.sessions(key.target).filter { session in
+            // Only the sessions seen playing: a made-up ID named on one request spends no decision.
+            var sessions = self.sessions.playing(key.target).filter { session in
                 prefetched.wants(DecisionKey(target: key.target, breakID: key.breakID, session: session))
             }
             // A new period: whoever has no standing decision from the previous one first.
@@ -172,7 +174,7 @@ struct PrefetchService: Service {
         let totals = prefetched.totals
         metrics.prefetchCache(entries: totals.count, bytes: totals.bytes)
         let viewers = sessions.totals
-        metrics.viewerSessions(count: viewers.count, bytes: viewers.bytes)
+        metrics.viewerSessions(count: viewers.count, bytes: viewers.bytes, playing: viewers.playing)
         // Each channel with standing decisions on: how many are kept, for what break length.
         let standing = prefetched.standing
         let durations = shared.breaks.withLockedValue { breaks in
