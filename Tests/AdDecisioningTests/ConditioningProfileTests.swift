@@ -59,4 +59,96 @@ struct ConditioningProfileTests {
         #expect(profile.audioSampleRate == 48_000 && profile.audioChannels == 2)
         #expect(profile.description != ConditioningProfile(primary: primary, targetDuration: 2).description)
     }
+
+    // MARK: The stitched form (issue 45, item 5)
+
+    /// A two-rung primary with `codecs` on each variant and, with `audioGroup`, demuxed audio.
+    static func stitchedPrimary(codecs: String, audioGroup: Bool) throws -> MultivariantPlaylist {
+        let media =
+            audioGroup
+            ? "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",NAME=\"en\",DEFAULT=YES,URI=\"en.m3u8\",SAMPLE-RATE=44100,CHANNELS=\"2\"\n"
+            : ""
+        let group = audioGroup ? ",AUDIO=\"a\"" : ""
+        return try multivariant(
+            """
+            #EXTM3U
+            \(media)#EXT-X-STREAM-INF:BANDWIDTH=2128000,RESOLUTION=1280x720,FRAME-RATE=25,CODECS="\(codecs)"\(group)
+            hi.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=628000,RESOLUTION=640x360,FRAME-RATE=25,CODECS="\(codecs)"\(group)
+            lo.m3u8
+
+            """)
+    }
+
+    @Test("an MPEG-TS primary with muxed audio: TS segments, the audio in each video rendition, no audio playlist")
+    func mpegTSMuxed() throws {
+        let primary = try Self.stitchedPrimary(codecs: "avc1.64001f,mp4a.40.2", audioGroup: false)
+        let base = ConditioningProfile(primary: primary, targetDuration: 6)
+        let profile = try base.stitching(into: primary, fMP4: false)
+        #expect(profile.segmentFormat == .mpegts && profile.muxedAudio)
+        #expect(profile.rungs == base.rungs && profile.segmentSeconds == 6)
+        let arguments = profile.ffmpegArguments(input: "in.mp4", output: "out", hasAudio: true)
+        let value = { (name: String) in arguments.firstIndex(of: name).map { arguments[$0 + 1] } }
+        #expect(value("-hls_segment_type") == "mpegts")
+        #expect(value("-hls_segment_filename") == "out/%v/seg%03d.ts")
+        #expect(!arguments.contains("-hls_fmp4_init_filename"))
+        #expect(value("-var_stream_map") == "v:0,a:0,name:video_0 v:1,a:1,name:video_1")
+        #expect(arguments.filter { $0 == "0:a:0" }.count == 2, "the audio is mapped into each rendition")
+        #expect(arguments.last == "out/%v/main.m3u8")
+        // Silence, when the creative has no audio, is mapped the same way.
+        let silent = profile.ffmpegArguments(input: "in.mp4", output: "out", hasAudio: false)
+        #expect(silent.filter { $0 == "1:a:0" }.count == 2)
+        // Another asset than the interstitial form's: another cache key.
+        #expect(profile.description == base.description + ";mpegts;muxed")
+    }
+
+    @Test("an MPEG-TS primary with demuxed audio: TS segments and one audio rendition; fMP4 keeps the old key")
+    func mpegTSDemuxed() throws {
+        let primary = try Self.stitchedPrimary(codecs: "avc1.4d401f,mp4a.40.2", audioGroup: true)
+        let base = ConditioningProfile(primary: primary, targetDuration: 4)
+        #expect(base.audioSampleRate == 44_100)
+        let ts = try base.stitching(into: primary, fMP4: false)
+        #expect(ts.segmentFormat == .mpegts && !ts.muxedAudio)
+        let arguments = ts.ffmpegArguments(input: "in.mp4", output: "out", hasAudio: true)
+        let value = { (name: String) in arguments.firstIndex(of: name).map { arguments[$0 + 1] } }
+        #expect(value("-hls_segment_type") == "mpegts")
+        #expect(
+            value("-var_stream_map")
+                == "v:0,agroup:audio,name:video_0 v:1,agroup:audio,name:video_1 a:0,agroup:audio,name:audio,default:yes"
+        )
+        #expect(value("-ar") == "44100")
+        let fMP4 = try base.stitching(into: primary, fMP4: true)
+        #expect(fMP4 == base, "an fMP4 primary with demuxed audio: the interstitial form's profile")
+        #expect(fMP4.description == base.description)
+        #expect(
+            fMP4.ffmpegArguments(input: "in.mp4", output: "out", hasAudio: true)
+                == base.ffmpegArguments(input: "in.mp4", output: "out", hasAudio: true))
+        #expect(value("-hls_segment_filename") == "out/%v/seg%03d.ts")
+    }
+
+    @Test(
+        "a primary whose codecs the conditioner cannot make is refused, saying which",
+        arguments: [
+            ("hvc1.1.6.L93.B0,mp4a.40.2", "hvc1.1.6.L93.B0"), ("avc1.64001f,ec-3", "ec-3"),
+            ("avc3.64001f,mp4a.40.2", "avc3.64001f"), ("avc1.64001f,mp4a.69", "mp4a.69"),
+            ("avc1.64001f,mp4a.40.2,wvtt", "wvtt"),
+        ])
+    func refusedCodecs(codecs: String, named: String) throws {
+        let primary = try Self.stitchedPrimary(codecs: codecs, audioGroup: false)
+        do throws(ConditioningProfile.Refusal) {
+            _ = try ConditioningProfile(primary: primary, targetDuration: 6).stitching(into: primary, fMP4: false)
+            Issue.record("\(codecs) was accepted")
+        } catch {
+            #expect(error.description.contains("CODECS \(named)"), "\(error)")
+            #expect(error.description.contains("hi.m3u8") && error.description.contains("H.264"))
+        }
+    }
+
+    @Test("a primary variant without CODECS is refused")
+    func noCodecs() throws {
+        let primary = try Self.multivariant("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000,RESOLUTION=640x360\na.m3u8\n")
+        #expect(throws: ConditioningProfile.Refusal.self) {
+            try ConditioningProfile(primary: primary, targetDuration: 6).stitching(into: primary, fMP4: true)
+        }
+    }
 }

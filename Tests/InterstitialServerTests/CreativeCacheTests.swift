@@ -1,6 +1,8 @@
 import AdDecisioning
 import AsyncHTTPClient
 import Foundation
+import HLSInterstitials
+import HLSPlaylist
 import Logging
 import Testing
 
@@ -142,6 +144,50 @@ struct CreativeCacheTests {
                     key: Self.keys[1], url: origin.origin + "/creative.mp4", profile: Self.profile)
                 #expect(await conditioner.condition(job))
                 #expect(conditioner.isReady(Self.keys[1]))
+            }
+        }
+    }
+
+    @Test(
+        "for a stitched MPEG-TS primary, ffmpeg makes TS renditions that the stitcher's chooser takes for it (muxed or demuxed audio)",
+        arguments: [true, false])
+    func mpegTSForStitching(muxed: Bool) async throws {
+        guard Self.tool("ffmpeg") != nil, Self.tool("ffprobe") != nil else {
+            try Test.cancel("ffmpeg and ffprobe are needed (apt-get install ffmpeg)")
+        }
+        let group = muxed ? "" : ",AUDIO=\"a\""
+        let media = muxed ? "" : "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",NAME=\"en\",DEFAULT=YES,URI=\"en.m3u8\"\n"
+        let text =
+            "#EXTM3U\n\(media)#EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=64x48,FRAME-RATE=10.000,CODECS=\"avc1.42c01e,mp4a.40.2\"\(group)\nv.m3u8\n"
+        guard case .multivariant(let primary) = PlaylistParser.parse(text).playlist else {
+            Issue.record("the primary does not parse")
+            return
+        }
+        let profile = try ConditioningProfile(primary: primary, targetDuration: 2).stitching(into: primary, fMP4: false)
+        #expect(profile.muxedAudio == muxed && profile.segmentFormat == .mpegts)
+        try await Self.withAsyncDirectory { directory in
+            let video = directory.appendingPathComponent("creative.mp4").path
+            try await Self.makeVideo(video, format: "mp4")
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: video)))
+            try await TestOrigin.withOrigin(routes: { _ in .init(contentType: "video/mp4", body: bytes) }) { origin in
+                let cache = directory.appendingPathComponent("cache")
+                let conditioner = Self.conditioner(cache)
+                let job = CreativeConditioner.Job(
+                    key: Self.keys[2], url: origin.origin + "/creative.mp4", profile: profile)
+                #expect(await conditioner.condition(job))
+                let asset = cache.appendingPathComponent(Self.keys[2])
+                let master = try String(contentsOf: asset.appendingPathComponent("master.m3u8"), encoding: .utf8)
+                guard case .multivariant(let made) = PlaylistParser.parse(master).playlist else {
+                    Issue.record("not a multivariant playlist: \(master)")
+                    return
+                }
+                // One rule: the conditioned asset passes the chooser like any ad.
+                let chosen = try StitchVariantChooser.choose(for: primary.variants[0], in: made, at: "test")
+                #expect(chosen.codecFamilies == ["avc1", "mp4a"], "\(master)")
+                #expect(made.renditions.contains { $0.type == "AUDIO" } == !muxed, "\(master)")
+                let playlist = try String(
+                    contentsOf: asset.appendingPathComponent(chosen.uri), encoding: .utf8)
+                #expect(!playlist.contains("#EXT-X-MAP") && playlist.contains(".ts"), "\(playlist)")
             }
         }
     }

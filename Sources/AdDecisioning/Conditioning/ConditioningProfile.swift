@@ -6,6 +6,10 @@ import HLSPlaylist
 /// resolution of the primary's ladder, at its frame rate and bit rate, and one AAC audio rendition
 /// at the primary's sample rate and channel count, in segments of the primary's target duration.
 ///
+/// For the stitched form (``stitching(into:fMP4:)``) the asset also has the primary's segment
+/// format (fMP4 or MPEG-TS, ``SegmentFormat``) and, for a primary whose variants carry their audio
+/// in the video segments, the same layout (``muxedAudio``).
+///
 /// Pure: ``ffmpegArguments(input:output:hasAudio:)`` gives the command that `CreativeConditioner`
 /// (in the server) runs.
 public struct ConditioningProfile: Hashable, Sendable, CustomStringConvertible {
@@ -37,15 +41,47 @@ public struct ConditioningProfile: Hashable, Sendable, CustomStringConvertible {
     /// The segment duration in seconds.
     public var segmentSeconds: Int
 
+    /// The segment format of the asset made.
+    public var segmentFormat: SegmentFormat
+    /// Whether each video rendition carries the audio in its own segments (no audio rendition
+    /// playlist): the layout of a primary whose variants have no AUDIO group.
+    public var muxedAudio: Bool
+
+    /// The segment format of a conditioned asset.
+    public enum SegmentFormat: String, Hashable, Sendable {
+        /// Fragmented MP4 segments with an `EXT-X-MAP` (the interstitial form's, and the default).
+        case fmp4
+        /// MPEG-TS segments, for a stitched primary whose segments are MPEG-TS.
+        case mpegts
+    }
+
+    /// Why a primary's stitched form cannot have a conditioned asset: what it declares and what the
+    /// conditioner makes instead.
+    public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
+        /// Where and why.
+        public var description: String
+
+        /// A refusal that says `description`.
+        public init(_ description: String) { self.description = description }
+    }
+
     /// The most renditions a profile keeps.
     public static let maximumRungs = 6
 
+    /// The codec families the conditioner makes (libx264 as `avc1`, AAC as `mp4a`).
+    public static let conditionedCodecFamilies: Set<String> = ["avc1", "mp4a"]
+
     /// Creates a profile.
-    public init(rungs: [Rung], audioSampleRate: Int = 48_000, audioChannels: Int = 2, segmentSeconds: Int = 6) {
+    public init(
+        rungs: [Rung], audioSampleRate: Int = 48_000, audioChannels: Int = 2, segmentSeconds: Int = 6,
+        segmentFormat: SegmentFormat = .fmp4, muxedAudio: Bool = false
+    ) {
         self.rungs = Array(rungs.prefix(Self.maximumRungs))
         self.audioSampleRate = audioSampleRate
         self.audioChannels = audioChannels
         self.segmentSeconds = segmentSeconds
+        self.segmentFormat = segmentFormat
+        self.muxedAudio = muxedAudio
     }
 
     /// The profile that matches a primary: a rung per distinct RESOLUTION of its variants (their
@@ -77,16 +113,55 @@ public struct ConditioningProfile: Hashable, Sendable, CustomStringConvertible {
             segmentSeconds: min(max(targetDuration ?? 6, 2), 10))
     }
 
-    /// A stable text of the whole profile (part of a conditioned creative's cache key).
+    /// This profile for stitching into the media playlists of `primary` whose segments are fMP4
+    /// (`fMP4`) or MPEG-TS: the same renditions, in that segment format, with the audio muxed into
+    /// the video segments when the primary's variants have no AUDIO group but declare an audio
+    /// codec.
+    ///
+    /// - Throws: ``Refusal`` when a variant of `primary` declares no CODECS, or a codec other than
+    ///   H.264 (`avc1`) and AAC (`mp4a.40`): the conditioner makes only those, so its asset could
+    ///   not match (``conditionedCodecFamilies``). The message names the variant and the codec.
+    public func stitching(into primary: MultivariantPlaylist, fMP4: Bool) throws(Refusal) -> ConditioningProfile {
+        guard !primary.variants.isEmpty else { throw Refusal("the primary has no variants") }
+        var muxed = false
+        for variant in primary.variants {
+            guard let codecs = variant.codecs, !codecs.isEmpty else {
+                throw Refusal(
+                    "the primary variant \(variant.uri) declares no CODECS, so a conditioned asset cannot be shown to match it"
+                )
+            }
+            for codec in codecs {
+                let family = String(codec.prefix { $0 != "." })
+                guard Self.conditionedCodecFamilies.contains(family), family != "mp4a" || codec.hasPrefix("mp4a.40.")
+                else {
+                    throw Refusal(
+                        "the primary variant \(variant.uri) declares CODECS \(codec); the conditioner makes H.264 (avc1) video and AAC (mp4a.40) audio only"
+                    )
+                }
+            }
+            if variant.audio == nil, codecs.contains(where: { $0.hasPrefix("mp4a") }) { muxed = true }
+        }
+        var profile = self
+        profile.segmentFormat = fMP4 ? .fmp4 : .mpegts
+        profile.muxedAudio = muxed
+        return profile
+    }
+
+    /// A stable text of the whole profile (part of a conditioned creative's cache key). The
+    /// interstitial form's profiles (fMP4, audio apart) write nothing for those, so their keys are
+    /// those of assets made before the stitched form's formats existed.
     public var description: String {
         rungs.map { "\($0.width)x\($0.height)@\($0.frameRate)/\($0.bitRate)" }.joined(separator: ",")
             + ";a\(audioSampleRate)x\(audioChannels);s\(segmentSeconds)"
+            + (segmentFormat == .fmp4 ? "" : ";\(segmentFormat.rawValue)") + (muxedAudio ? ";muxed" : "")
     }
 
     /// The ffmpeg arguments that turn the file at `input` into the HLS asset in the directory
     /// `output`: `master.m3u8`, `video_N/main.m3u8` (N from 0, highest first) and `audio/main.m3u8`
-    /// with their fMP4 segments. Without an audio track (`hasAudio` false), silence is encoded, so
-    /// the asset has the primary's track layout.
+    /// with their segments: fMP4 (`segNNN.m4s` after `init.mp4`) or MPEG-TS (`segNNN.ts`), as
+    /// ``segmentFormat`` says. With ``muxedAudio`` each video rendition carries the audio and there
+    /// is no audio playlist. Without an audio track (`hasAudio` false), silence is encoded, so the
+    /// asset has the primary's track layout.
     public func ffmpegArguments(input: String, output: String, hasAudio: Bool) -> [String] {
         var arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i", input]
         if !hasAudio {
@@ -111,19 +186,31 @@ public struct ConditioningProfile: Hashable, Sendable, CustomStringConvertible {
                 "-keyint_min:v:\(index)", "\(gop)",
             ]
         }
+        let audio = hasAudio ? "0:a:0" : "1:a:0"
+        arguments += ["-sc_threshold", "0", "-pix_fmt", "yuv420p"]
+        // Muxed: one audio stream per video rendition, each in its segments; else one audio rendition.
+        for _ in 0..<(muxedAudio ? rungs.count : 1) { arguments += ["-map", audio] }
         arguments += [
-            "-sc_threshold", "0", "-pix_fmt", "yuv420p",
-            "-map", hasAudio ? "0:a:0" : "1:a:0", "-c:a", "aac", "-b:a", "128k",
+            "-c:a", "aac", "-b:a", "128k",
             "-ar", "\(audioSampleRate)", "-ac", "\(audioChannels)", "-shortest",
             "-f", "hls", "-hls_time", "\(segmentSeconds)", "-hls_playlist_type", "vod",
-            "-hls_segment_type", "fmp4", "-hls_flags", "independent_segments",
+            "-hls_segment_type", segmentFormat == .fmp4 ? "fmp4" : "mpegts", "-hls_flags", "independent_segments",
             "-master_pl_name", "master.m3u8",
             "-var_stream_map",
-            (rungs.indices.map { "v:\($0),agroup:audio,name:video_\($0)" } + ["a:0,agroup:audio,name:audio,default:yes"])
-                .joined(separator: " "),
-            "-hls_segment_filename", output + "/%v/seg%03d.m4s", "-hls_fmp4_init_filename", "init.mp4",
-            output + "/%v/main.m3u8",
+            muxedAudio
+                ? rungs.indices.map { "v:\($0),a:\($0),name:video_\($0)" }.joined(separator: " ")
+                : (rungs.indices.map { "v:\($0),agroup:audio,name:video_\($0)" }
+                    + ["a:0,agroup:audio,name:audio,default:yes"]).joined(separator: " "),
         ]
+        switch segmentFormat {
+        case .fmp4:
+            arguments += [
+                "-hls_segment_filename", output + "/%v/seg%03d.m4s", "-hls_fmp4_init_filename", "init.mp4",
+            ]
+        case .mpegts:
+            arguments += ["-hls_segment_filename", output + "/%v/seg%03d.ts"]
+        }
+        arguments.append(output + "/%v/main.m3u8")
         return arguments
     }
 

@@ -57,6 +57,14 @@ public struct CreativeSelection: Hashable, Sendable {
         }
     }
 
+    /// What the conditioner makes renditions from (one rule for both forms): the creative's first
+    /// `<Mezzanine>` that is an MP4 (VAST 4.0: the high quality source "for ad stitching"), else its
+    /// best progressive MP4 (``progressiveFiles``); nil when it has neither.
+    public var conditioningSource: VASTMediaFile? {
+        let mezzanines = creative?.linear?.mezzanines ?? []
+        return mezzanines.first { Self.usability(of: $0) == .needsConditioning } ?? progressiveFiles.first
+    }
+
     /// The linear duration of the chosen creative.
     public var duration: MediaTime? { creative?.linear?.duration }
 

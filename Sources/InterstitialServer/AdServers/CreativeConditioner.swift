@@ -8,10 +8,10 @@ import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
 
-/// Turns progressive MP4 creatives into HLS fMP4 assets that match a primary
-/// (``ConditioningProfile``) with ffmpeg, once per creative and profile, in the background; the
-/// results live in a directory on disk (``ServerConfiguration/creativeCache``) with a size limit,
-/// and survive restarts.
+/// Turns progressive MP4 creatives into HLS assets that match a primary (``ConditioningProfile``:
+/// fMP4, or MPEG-TS for a stitched MPEG-TS primary) with ffmpeg, once per creative and profile, in
+/// the background; the results live in a directory on disk (``ServerConfiguration/creativeCache``)
+/// with a size limit, and survive restarts.
 ///
 /// A creative that is not ready is left out of the fill (the VAST says which ads exist; this cache
 /// answers which can play now) and queued: the viewer is never kept waiting for ffmpeg. Jobs run one
@@ -117,6 +117,13 @@ final class CreativeConditioner: Service, Sendable {
         }
         if touch { try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: master) }
         return true
+    }
+
+    /// Whether the creative of `key` failed to condition less than ``retryDelay`` ago (it is not
+    /// tried again before).
+    func failedRecently(_ key: String) -> Bool {
+        let now = clock.now
+        return state.withLockedValue { state in state.failed[key].map { now - $0 < Self.retryDelay } ?? false }
     }
 
     /// Queues `job` unless it is ready, queued, failed recently or the queue is full.

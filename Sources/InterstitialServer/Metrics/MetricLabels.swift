@@ -31,11 +31,12 @@ final class MetricLabels: Sendable {
     /// (`fetch`), not a complete VOD playlist (`playlist`), had no rendition matching the variant
     /// (`media`: codecs, resolution, frame rate, audio channels or sample rate, one reason for all
     /// since an ad can miss in several at once; the log says which), or was in the other segment
-    /// format (`format`); or the break's asset list is not
-    /// this server's (`asset-list`); or a live break needed more fill segments than
-    /// ``LiveStitcher/maximumFillSegments`` (`segment-cap`: the rest of it is left empty).
+    /// format (`format`); or its HLS did not fit and the conditioner is making renditions that do
+    /// from its VAST source (`conditioning`: it is stitched once they are ready); or the break's
+    /// asset list is not this server's (`asset-list`); or a live break needed more fill segments
+    /// than ``LiveStitcher/maximumFillSegments`` (`segment-cap`: the rest of it is left empty).
     static let stitchFallbackReasons: Set<String> = [
-        "fetch", "playlist", "media", "format", "asset-list", "segment-cap",
+        "fetch", "playlist", "media", "format", "conditioning", "asset-list", "segment-cap",
     ]
     /// Why the relay did not pass a beacon on.
     static let beaconDropReasons: Set<String> = ["expired", "repeated", "budget"]

@@ -38,7 +38,7 @@ enum VASTFill {
 
     /// The asset list for `ads` in a break of `duration` joined `startOffset` into; `conditioned`
     /// answers for creatives that have progressive media files only: ``prepare(ads:conditioned:)``
-    /// then ``assetList(_:duration:startOffset:tracking:skipControl:podTracking:relay:)``.
+    /// then ``assetList(_:duration:startOffset:tracking:skipControl:podTracking:relay:stitched:)``.
     static func assetList(
         ads: [ResolvedAd], duration: MediaTime, startOffset: MediaTime, tracking: AdServerSettings.Tracking,
         skipControl: SkipControl?, podTracking: [AdCreativeSignaling.Tracking] = [],
@@ -86,7 +86,10 @@ enum VASTFill {
                         message: "ad \"\(resolved.ad.id ?? "-")\" has no usable media file with a duration"))
                 continue
             }
-            prepared.entries.append(PreparedDecision.Entry(uri: uri, duration: length, slot: slot))
+            let stitching = StitchedAdInfo(selection, base: base)
+            prepared.entries.append(
+                PreparedDecision.Entry(
+                    uri: uri, duration: length, slot: slot, stitching: stitching.isEmpty ? nil : stitching))
         }
         return prepared
     }
@@ -95,10 +98,13 @@ enum VASTFill {
     /// `startOffset`, made when the viewer asks: the ads that fit what is left of the break, with
     /// `tracking: server` impressions taken out to be fired now, and `tracking: relay` URLs made by
     /// `relay` for this viewer. The ``Result/rejected`` reports stay with the prepared decision.
+    /// `stitched`: the list is the stitched form's (``StitchedService``), each asset with its
+    /// ``StitchedAdInfo`` (conditioning source, `<Error>` URLs) under ``StitchedAdInfo/key``.
     static func assetList(
         _ prepared: PreparedDecision, duration: MediaTime, startOffset: MediaTime,
         tracking: AdServerSettings.Tracking, skipControl: SkipControl?,
-        podTracking: [AdCreativeSignaling.Tracking] = [], relay: ((_ url: String, _ type: String) -> String)? = nil
+        podTracking: [AdCreativeSignaling.Tracking] = [], relay: ((_ url: String, _ type: String) -> String)? = nil,
+        stitched: Bool = false
     ) -> Result {
         // `tracking: relay`: every URL the player is given goes through the server's relay.
         func relayed(_ entries: [AdCreativeSignaling.Tracking]) -> [AdCreativeSignaling.Tracking] {
@@ -125,10 +131,9 @@ enum VASTFill {
             remaining = remaining - length
             slot.tracking = relayed(slot.tracking)
             slots.append(slot)
-            assets.append(
-                AssetList.Asset(
-                    uri: entry.uri, duration: length,
-                    otherKeys: [AdCreativeSignaling.key: AdCreativeSignaling.slot(slot).json]))
+            var keys = [AdCreativeSignaling.key: AdCreativeSignaling.slot(slot).json]
+            if stitched, let info = entry.stitching { keys[StitchedAdInfo.key] = info.json }
+            assets.append(AssetList.Asset(uri: entry.uri, duration: length, otherKeys: keys))
         }
         var otherKeys: [String: JSONValue] = [:]
         if !slots.isEmpty {

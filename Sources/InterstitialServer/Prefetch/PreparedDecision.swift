@@ -6,7 +6,7 @@ import HLSPlaylist
 /// An ad decision as kept between the ad server's answer and the viewer's asset list
 /// (``VASTFill/prepare(ads:conditioned:)``): the playable ads in the ad server's order, each with
 /// its URI, duration and SVTA2053-2 slot. The asset list is fitted from it when the viewer asks
-/// (``VASTFill/assetList(_:duration:startOffset:tracking:skipControl:podTracking:relay:)``), so
+/// (``VASTFill/assetList(_:duration:startOffset:tracking:skipControl:podTracking:relay:stitched:)``), so
 /// that an answer from a decision made ahead is the one a live decision would have given.
 ///
 /// Encoded compactly (``encoded()``, ``init(encoded:)``) to be kept once per distinct decision
@@ -20,6 +20,9 @@ struct PreparedDecision: Hashable, Sendable {
         var duration: MediaTime
         /// Its signaling, impressions included.
         var slot: AdCreativeSignaling.Slot
+        /// What the stitched form needs of it besides (its conditioning source, its `<Error>`
+        /// URLs); nil when it has none.
+        var stitching: StitchedAdInfo? = nil
     }
 
     /// The playable ads, in the ad server's order.
@@ -71,6 +74,10 @@ struct PreparedDecision: Hashable, Sendable {
             var v: [Verification]?
             var c: String?
             var s: Int64?
+            /// ``StitchedAdInfo``: source, creative key, error URLs.
+            var m: String?
+            var k: String?
+            var x: [String]?
 
             init(_ entry: PreparedDecision.Entry) {
                 u = entry.uri
@@ -83,6 +90,9 @@ struct PreparedDecision: Hashable, Sendable {
                 v = verifications.isEmpty ? nil : verifications
                 c = entry.slot.clickThrough
                 s = entry.slot.skipOffset?.nanoseconds
+                m = entry.stitching?.source
+                k = entry.stitching?.creativeKey
+                x = entry.stitching.flatMap { $0.errorURLs.isEmpty ? nil : $0.errorURLs }
             }
 
             var entry: PreparedDecision.Entry {
@@ -102,7 +112,10 @@ struct PreparedDecision: Hashable, Sendable {
                         return verification
                     },
                     clickThrough: c, skipOffset: s.map(MediaTime.init(nanoseconds:)))
-                return PreparedDecision.Entry(uri: u, duration: MediaTime(nanoseconds: d), slot: slot)
+                let stitching = StitchedAdInfo(source: m, creativeKey: k, errorURLs: x ?? [])
+                return PreparedDecision.Entry(
+                    uri: u, duration: MediaTime(nanoseconds: d), slot: slot,
+                    stitching: stitching.isEmpty ? nil : stitching)
             }
         }
         var e: [Entry]

@@ -211,7 +211,7 @@ struct AssetListService: Sendable {
             VASTFill.assetList(
                 prepared, duration: duration, startOffset: offset, tracking: settings.tracking,
                 skipControl: planned.source?.assetListSkipControl, podTracking: vmapPlan?.tracking[id] ?? [],
-                relay: relayURL)
+                relay: relayURL, stitched: stitched)
         }
         var attempt = 0
         var deciding: DecisionKey?
@@ -343,13 +343,14 @@ struct AssetListService: Sendable {
     }
 
     /// The ad server's ads, prepared for the viewer's renditions (`profile`): a progressive-only
-    /// creative is conditioned into HLS, and left out until it is ready.
+    /// creative is conditioned into HLS from its ``CreativeSelection/conditioningSource`` (a
+    /// `<Mezzanine>`, else its best progressive MP4), and left out until it is ready.
     private func prepare(_ ads: [ResolvedAd], profile: ConditioningProfile?, publicBase: String) -> PreparedDecision {
         let conditioner = conditioner
         return VASTFill.prepare(
             ads: ads,
             conditioned: { selection in
-                guard let conditioner, let profile, let file = selection.progressiveFiles.first else {
+                guard let conditioner, let profile, let file = selection.conditioningSource else {
                     return .unavailable
                 }
                 let url = URIReference.resolve(file.url, against: selection.ad.requestURLs.last ?? "")

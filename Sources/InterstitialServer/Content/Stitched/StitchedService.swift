@@ -20,7 +20,10 @@ import NIOCore
 /// - Each ad's rendition for the variant (or audio rendition) is loaded bounded
 ///   (``AdRenditionLoader``) and chosen by the pure choosers. An ad that cannot be stitched is
 ///   left out, logged and counted (`hlsi_stitch_fallbacks_total`), and the target's slate, when it
-///   has one, plays in its place.
+///   has one, plays in its place. An ad left out for its media whose VAST offered a conditioning
+///   source is conditioned for the primary and stitched once ready
+///   (``conditioned(_:leftOut:role:key:tracking:_:eventID:position:fMP4:deadline:)``); one that
+///   stays out is reported to its `<Error>` URLs (``reportLeftOut(_:key:_:)``).
 /// - Ad segments are listed through this server's URLs (``StitchedBeacons``), which fire the
 ///   ad's beacons as the viewer requests them.
 /// - A live viewer's windows go through that viewer's ``LiveStitcher``, kept per viewer and media
@@ -58,6 +61,13 @@ final class StitchedService: Sendable {
     let renderings: StitchedRenderings
     /// The `User-Agent` patterns that select the stitched form.
     let userAgents: StitchedUserAgents
+    /// The ads reported to their `<Error>` URLs (``reportLeftOut(_:key:_:)``), by beacon key: once
+    /// per viewer and ad.
+    let reported: StitchedMemo<Bool>
+    /// The ads left out while their conditioning ran, by beacon key: they stay out of that viewer's
+    /// break in every playlist and reload (its renditions agree, a VOD playlist does not change, a
+    /// live break does not switch from the fallback to the ad's middle).
+    let awaiting: StitchedMemo<Bool>
     private let deciding = NIOLockedValueBox<[String: Task<AssetList, Never>]>([:])
 
     init(library: ContentLibrary, fetcher: AdServerFetcher) {
@@ -83,6 +93,9 @@ final class StitchedService: Sendable {
         renderings = StitchedRenderings(
             limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now)
         userAgents = configuration.stitchedUserAgents
+        let reportLimits = StitchedMemo<Bool>.Limits(count: memo.count, bytes: memo.bytes, idle: memo.idle)
+        reported = StitchedMemo(limits: reportLimits, now: library.now) { key, _ in key.utf8.count + 48 }
+        awaiting = StitchedMemo(limits: reportLimits, now: library.now) { key, _ in key.utf8.count + 48 }
     }
 
     /// Whether a request for `mounted` with `query` from `userAgent` gets the stitched form: a
@@ -273,7 +286,25 @@ final class StitchedService: Sendable {
                 pod.ads.append(ad)
                 if fires, own[StitchBeaconPlan.podEnd] != nil { pod.endKey = key }
             } catch {
-                fallback(error.reason, event: event.identifier, position: position, context, error.message)
+                var failure = error
+                let info = StitchedAdInfo.of(asset)
+                if let info {
+                    // HLS that does not fit: the conditioner's renditions, once ready.
+                    switch await conditioned(
+                        info, leftOut: error, role: role, key: key,
+                        tracking: Self.tracking(of: asset).merging(own) { $1 }, context, eventID: event.identifier,
+                        position: position, fMP4: fMP4, deadline: deadline)
+                    {
+                    case .success(let ad):
+                        pod.ads.append(ad)
+                        if fires, own[StitchBeaconPlan.podEnd] != nil { pod.endKey = key }
+                        continue
+                    case .failure(let other):
+                        failure = other
+                    }
+                }
+                fallback(failure.reason, event: event.identifier, position: position, context, failure.message)
+                if let info { reportLeftOut(info, key: key, failure) }
                 if let slate = await slate(role: role, context, fMP4: fMP4, deadline: deadline, key: key, tracking: own)
                 {
                     pod.ads.append(slate)
