@@ -386,13 +386,8 @@ struct BreakNoticeTests {
         "A notice is decided ahead for each viewer; the CUE-OUT that follows is served under its ID and its asset lists come from those decisions"
     )
     func decidedAheadAnsweredOnCue() async throws {
-        let body = NIOLockedBody()
-        try await TestOrigin.withOrigin(routes: { path in
-            path == "/vast" ? .init(contentType: "application/xml", body: body.bytes) : .init()
-        }) { adServer in
-            body.set(Array(PrefetchTests.vast(adServer.origin).utf8))
-            var configuration = try Harness.demo()
-            configuration.seed.schedules = []
+        try await PrefetchTests.withVASTServer { adServer, demo in
+            var configuration = demo
             configuration.seed.breaks = []
             let index = try #require(configuration.live.firstIndex { $0.id == "demo-scte35" })
             // A 10 s break every minute, 30 s into it, marked at its first segment (EXT-X-CUE-OUT).

@@ -104,13 +104,8 @@ struct PlayingSessionTests {
         "end to end: a flood of one-request sessions takes no decision ahead, for a known break or a standing one; sessions that reload as players do are decided for both"
     )
     func floodTakesNoDecisionAhead() async throws {
-        let body = NIOLockedBody()
-        try await TestOrigin.withOrigin(routes: { path in
-            path == "/vast" ? .init(contentType: "application/xml", body: body.bytes) : .init()
-        }) { adServer in
-            body.set(Array(PrefetchTests.vast(adServer.origin).utf8))
-            var configuration = try Harness.demo()
-            configuration.seed.schedules = []
+        try await PrefetchTests.withVASTServer { adServer, demo in
+            var configuration = demo
             configuration.live[0].adServer = try AdServerSettings.decode(
                 .object([
                     "vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&cb=[CACHEBUSTING]"),

@@ -172,6 +172,21 @@ struct PrefetchTests {
         #expect(limits.prefetchSessions == 1000 && limits.prefetchBytes == 1 << 20)
     }
 
+    /// Runs `body` with a test ad server answering `/vast` with ``vast(_:)`` (which names the ad
+    /// server's own origin, so it is set once its port is known) and the demo configuration without
+    /// its schedules.
+    static func withVASTServer(_ body: (TestOrigin, ServerConfiguration) async throws -> Void) async throws {
+        let answer = NIOLockedBody()
+        try await TestOrigin.withOrigin(routes: { path in
+            path == "/vast" ? .init(contentType: "application/xml", body: answer.bytes) : .init()
+        }) { adServer in
+            answer.set(Array(vast(adServer.origin).utf8))
+            var configuration = try Harness.demo()
+            configuration.seed.schedules = []
+            try await body(adServer, configuration)
+        }
+    }
+
     /// A pod of two ads of 4 and 6 s with HLS files, impressions and tracking.
     static func vast(_ origin: String) -> String {
         func ad(_ id: String, _ seconds: Int) -> String {
@@ -203,14 +218,8 @@ struct PrefetchTests {
         "end to end: polling sessions are decided before the break, once each; their asset lists come from those decisions, as a live decision's"
     )
     func endToEnd() async throws {
-        // The ad server's answer names its own origin: set once its port is known.
-        let body = NIOLockedBody()
-        try await TestOrigin.withOrigin(routes: { path in
-            path == "/vast" ? .init(contentType: "application/xml", body: body.bytes) : .init()
-        }) { adServer in
-            body.set(Array(Self.vast(adServer.origin).utf8))
-            var configuration = try Harness.demo()
-            configuration.seed.schedules = []
+        try await PrefetchTests.withVASTServer { adServer, demo in
+            var configuration = demo
             configuration.live[0].adServer = try AdServerSettings.decode(
                 .object([
                     "vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&cb=[CACHEBUSTING]"),

@@ -64,13 +64,8 @@ struct StandingDecisionTests {
         "end to end: viewers seen are decided for the next break; a break that shows as it starts takes each one's, fitted, and consumes it"
     )
     func endToEnd() async throws {
-        let body = NIOLockedBody()
-        try await TestOrigin.withOrigin(routes: { path in
-            path == "/vast" ? .init(contentType: "application/xml", body: body.bytes) : .init()
-        }) { adServer in
-            body.set(Array(PrefetchTests.vast(adServer.origin).utf8))
-            var configuration = try Harness.demo()
-            configuration.seed.schedules = []
+        try await PrefetchTests.withVASTServer { adServer, demo in
+            var configuration = demo
             configuration.live[0].adServer = try AdServerSettings.decode(
                 .object([
                     "vast": .string(
@@ -140,13 +135,8 @@ struct StandingDecisionTests {
         "replicas: a cue's viewer whose standing decision is in memory is answered from it, with no ledger read and no store round trip on the request path",
         arguments: [0, 5])
     func answeredFromMemoryOnReplicas(earlierRequests: Int) async throws {
-        let body = NIOLockedBody()
-        try await TestOrigin.withOrigin(routes: { path in
-            path == "/vast" ? .init(contentType: "application/xml", body: body.bytes) : .init()
-        }) { adServer in
-            body.set(Array(PrefetchTests.vast(adServer.origin).utf8))
-            var configuration = try Harness.demo()
-            configuration.seed.schedules = []
+        try await PrefetchTests.withVASTServer { adServer, demo in
+            var configuration = demo
             configuration.live[0].adServer = try AdServerSettings.decode(
                 .object([
                     "vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&cb=[CACHEBUSTING]"),
