@@ -78,30 +78,29 @@ struct AdServerProtectionTests {
         "an ad server that is down: its requests fail at once (none waits for the deadline), the breaker opens and viewers get the configured slate"
     )
     func downAdServerSlate() async throws {
-        // A port nothing listens on: an origin bound, then closed.
-        var port = 0
-        try await TestOrigin.withOrigin(routes: { _ in .init() }) { origin in port = origin.port }
-        let closed = port
-        let configuration = try Self.configuration(
-            vast: "http://127.0.0.1:\(closed)/vast?brk=[BREAKID]", deadline: 20,
-            ["breaker": .object(["failures": .integer(2), "coolDown": .integer(600)]), "slate": .string("ad2")])
-        // On a clock that stands still: no deadline passes, so a timeout cannot be counted by a slow machine.
-        try await Harness.withServer(configuration, serverClock: ManualServerClock.starting()) { client in
-            for _ in 0..<6 {
-                let response = try await client.get(Self.list)
-                #expect(response.status == .ok)
-                let ads = try Self.ads(response)
-                #expect(!ads.isEmpty && ads.allSatisfy { $0 == "ad2" }, "\(ads)")
+        // A port that refuses connections, held for the test: no other test's server can take it.
+        try await withRefusingPort { closed in
+            let configuration = try Self.configuration(
+                vast: "http://127.0.0.1:\(closed)/vast?brk=[BREAKID]", deadline: 20,
+                ["breaker": .object(["failures": .integer(2), "coolDown": .integer(600)]), "slate": .string("ad2")])
+            // On a clock that stands still: no deadline passes, so a timeout cannot be counted by a slow machine.
+            try await Harness.withServer(configuration, serverClock: ManualServerClock.starting()) { client in
+                for _ in 0..<6 {
+                    let response = try await client.get(Self.list)
+                    #expect(response.status == .ok)
+                    let ads = try Self.ads(response)
+                    #expect(!ads.isEmpty && ads.allSatisfy { $0 == "ad2" }, "\(ads)")
+                }
+                let key = "http://127.0.0.1:\(closed)"
+                // A refused connection is a failure, not a wait for the deadline (which cannot pass on the
+                // clock standing still); that the client does not retry the connection until its connect
+                // timeout is the next test's.
+                #expect(try await Self.metric(client, "hlsi_vast_timeouts_total{target=\"vod/demo\"}") == "0")
+                #expect(try await Self.metric(client, "hlsi_ad_server_breaker_state{ad_server=\"\(key)\"}") == "2.0")
+                #expect(
+                    try await Self.metric(client, "hlsi_ad_server_shed_total{ad_server=\"\(key)\",reason=\"breaker\"}")
+                        == "4")
             }
-            let key = "http://127.0.0.1:\(closed)"
-            // A refused connection is a failure, not a wait for the deadline (which cannot pass on the
-            // clock standing still); that the client does not retry the connection until its connect
-            // timeout is the next test's.
-            #expect(try await Self.metric(client, "hlsi_vast_timeouts_total{target=\"vod/demo\"}") == "0")
-            #expect(try await Self.metric(client, "hlsi_ad_server_breaker_state{ad_server=\"\(key)\"}") == "2.0")
-            #expect(
-                try await Self.metric(client, "hlsi_ad_server_shed_total{ad_server=\"\(key)\",reason=\"breaker\"}")
-                    == "4")
         }
     }
 

@@ -196,3 +196,32 @@ func eventually(_ limit: Duration = .seconds(300), _ condition: @Sendable () asy
     }
     return try await condition()
 }
+
+/// A loopback TCP port that refuses every connection at once and that no other test can take while
+/// `body` runs: a socket bound to it and not listening. (A port bound and closed again is free for
+/// the next server any test starts, which then answers in its place.)
+func withRefusingPort(_ body: (Int) async throws -> Void) async throws {
+    struct SocketFailure: Error, CustomStringConvertible {
+        var call: String
+        var description: String { "\(call) failed: errno \(errno)" }
+    }
+    #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+    guard descriptor >= 0 else { throw SocketFailure(call: "socket") }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+            bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+        }
+    }
+    guard bound else { throw SocketFailure(call: "bind") }
+    try await body(Int(UInt16(bigEndian: address.sin_port)))
+}
