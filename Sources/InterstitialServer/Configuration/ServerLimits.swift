@@ -115,7 +115,7 @@ public struct ServerLimits: Hashable, Sendable {
     public var prefetchSessionIdle = MediaTime(seconds: 30)
     /// How long a live viewer's requests (media playlists, asset lists) must span before decisions
     /// are made ahead for it, as a player's reloads do (`prefetchPlayingSpan`, 6 s; 0 to 600 s, 0:
-    /// every session seen): ``ViewerActivity``.
+    /// every session seen): `ViewerActivity`.
     public var prefetchPlayingSpan = MediaTime(seconds: 6)
     /// The most live viewer sessions kept for decisions made ahead, all channels together
     /// (`prefetchSessions`, 200,000); more evict the least recently seen.
