@@ -283,4 +283,38 @@ struct StitchedConditioningTests {
             }
         }
     }
+
+    @Test(
+        "live: a viewer whose first reload comes before any break has its breaks padded with the slate (b1 left out for its media, no source)"
+    )
+    func liveSlateFromFirstReload() async throws {
+        try await Self.withAdServer(.none, mp4: []) { adServer in
+            var configuration = try Harness.demo()
+            configuration.live[0].adServer = try AdServerSettings.decode(
+                .object([
+                    "vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&cb=[CACHEBUSTING]"),
+                    "slate": .string("ad2"),
+                ]))
+            configuration.assetListDeadline = MediaTime(seconds: 30)
+            let clock = TestClock(DateTime(iso8601: "2026-03-01T12:00:00Z")!)
+            try await Harness.withServer(configuration, clock: clock) { client in
+                var reloads = StitchedFormTests.LiveReloads()
+                var filled: [UInt64: MediaTime] = [:]
+                var first = true
+                for reload in 0..<60 {
+                    let text = try await client.text("/demo/live/video/main.m3u8?ads=stitched&session=early-viewer")
+                    let media = try reloads.check(text, reload: reload)
+                    let fill = media.segments.filter { $0.uri.contains(StitchedBeacons.prefix) }
+                    if first { #expect(fill.isEmpty, "the first reload comes before the break") }
+                    first = false
+                    if fill.isEmpty && !filled.isEmpty { break }
+                    for segment in fill { filled[segment.mediaSequence] = segment.duration }
+                    clock.advance(2)
+                }
+                // The 10 s break: the slate in place of b1 (4 s), then the slate again (6 s).
+                #expect(filled.values.reduce(MediaTime.zero, +) == MediaTime(seconds: 10))
+                #expect(try await Self.fallbacks(client, "media") >= 1)
+            }
+        }
+    }
 }
