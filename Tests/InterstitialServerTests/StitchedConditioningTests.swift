@@ -87,6 +87,29 @@ struct StitchedConditioningTests {
         return locations
     }
 
+    /// A 6 s progressive MP4 (160x90, H.264 and AAC) made with ffmpeg in `work`: the ad's source.
+    static func creative(in work: URL) async throws -> [UInt8] {
+        let mp4 = work.appendingPathComponent("creative.mp4")
+        let made = try await CreativeConditioner.run(
+            "ffmpeg",
+            [
+                "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x90:rate=30", "-f",
+                "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "6", "-c:v", "libx264", "-c:a", "aac",
+                "-shortest", mp4.path,
+            ], timeout: .seconds(120))
+        try #require(made.status == 0, "ffmpeg: \(made.output)")
+        return try [UInt8](Data(contentsOf: mp4))
+    }
+
+    /// The conditioner's state: whether an asset of it is on disk in `cache` (what `isReady` reads).
+    static func hasConditioned(_ cache: URL) -> Bool {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: cache.path)) ?? []
+        return names.contains { name in
+            CreativeConditioner.isKey(name)
+                && FileManager.default.fileExists(atPath: cache.appendingPathComponent(name).path + "/master.m3u8")
+        }
+    }
+
     static func fallbacks(_ client: any TestClientProtocol, _ reason: String) async throws -> Double {
         try await AdServerProtectionTests.metric(client, "hlsi_stitch_fallbacks_total{reason=\"\(reason)\"}")
             .flatMap(Double.init) ?? 0
@@ -102,16 +125,7 @@ struct StitchedConditioningTests {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-stitch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let mp4 = work.appendingPathComponent("creative.mp4")
-        let made = try await CreativeConditioner.run(
-            "ffmpeg",
-            [
-                "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x90:rate=30", "-f",
-                "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "6", "-c:v", "libx264", "-c:a", "aac",
-                "-shortest", mp4.path,
-            ], timeout: .seconds(120))
-        try #require(made.status == 0, "ffmpeg: \(made.output)")
-        let bytes = try [UInt8](Data(contentsOf: mp4))
+        let bytes = try await Self.creative(in: work)
         let cache = work.appendingPathComponent("cache")
         try await Self.withAdServer(source, mp4: bytes) { adServer in
             var configuration = try AdServerTests.configuration(adServer.origin)
@@ -142,15 +156,7 @@ struct StitchedConditioningTests {
                 #expect(try await Self.fallbacks(client, "conditioning") >= 2)
                 #expect(try await Self.fallbacks(client, "media") == 0)
                 // The conditioner's state: its asset is on disk once made (what `isReady` reads).
-                #expect(
-                    try await eventually(.seconds(300)) {
-                        let names = (try? FileManager.default.contentsOfDirectory(atPath: cache.path)) ?? []
-                        return names.contains { name in
-                            CreativeConditioner.isKey(name)
-                                && FileManager.default.fileExists(
-                                    atPath: cache.appendingPathComponent(name).path + "/master.m3u8")
-                        }
-                    })
+                #expect(try await eventually(.seconds(300)) { Self.hasConditioned(cache) })
                 // The first viewer's breaks keep the fallback, in a rendition it had not asked yet too.
                 let french = try await client.text("/demo/vod/audio-fr/main.m3u8" + first)
                 #expect(
@@ -172,6 +178,142 @@ struct StitchedConditioningTests {
                 #expect(downloaded == 1)
                 #expect(adServer.requests(source == .mezzanine ? "/mezzanine.mp4" : "/progressive.mp4").count == 1)
                 #expect(adServer.requests("/error-b1").isEmpty)
+            }
+        }
+    }
+
+    @Test(
+        "live: an ad whose HLS does not fit is left out of the viewer's whole break (the slate plays) while it is conditioned, the numbers holding from reload to reload; the next break and a new viewer get the conditioned renditions"
+    )
+    func conditionedLive() async throws {
+        guard Self.hasTools() else {
+            try Test.cancel("ffmpeg and ffprobe are needed to condition creatives (apt-get install ffmpeg)")
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-stitch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let bytes = try await Self.creative(in: work)
+        let cache = work.appendingPathComponent("cache")
+        try await Self.withAdServer(.mezzanine, mp4: bytes) { adServer in
+            var configuration = try Harness.demo()
+            configuration.live[0].adServer = try AdServerSettings.decode(
+                .object([
+                    "vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&cb=[CACHEBUSTING]"),
+                    "slate": .string("ad2"),
+                ]))
+            configuration.assetListDeadline = MediaTime(seconds: 30)
+            configuration.creativeCache = cache.path
+            // The live window moves only when the test advances the wall clock: 2 s a reload.
+            let clock = TestClock(DateTime(iso8601: "2026-03-01T12:00:00Z")!)
+            try await Harness.withServer(configuration, clock: clock) { client in
+                let live = "/demo/live/video/main.m3u8?ads=stitched&session="
+                var reloads = StitchedFormTests.LiveReloads()
+                var breaks = 0
+                var inBreak = false
+                var conditioningBeforeNext: Double?
+                // The fill segments of each break, by Media Sequence Number: what they last.
+                var filled: [[UInt64: MediaTime]] = []
+                var nextViewer: [String] = []
+                var conditionedInNext = false
+                var waited = false
+                for reload in 0..<120 {
+                    let text = try await client.text(live + "first-viewer")
+                    let media = try reloads.check(text, reload: reload)
+                    let fill = media.segments.filter { $0.uri.contains(StitchedBeacons.prefix) }
+                    guard !fill.isEmpty else {
+                        if inBreak {
+                            inBreak = false
+                            if breaks == 2 { break }
+                        }
+                        clock.advance(2)
+                        continue
+                    }
+                    if !inBreak {
+                        inBreak = true
+                        breaks += 1
+                        filled.append([:])
+                        // The next break was decided before its first ad segment: nothing left out
+                        // from here on.
+                        if breaks == 2 { conditioningBeforeNext = try await Self.fallbacks(client, "conditioning") }
+                    }
+                    for segment in fill { filled[breaks - 1][segment.mediaSequence] = segment.duration }
+                    let locations = try await Self.adLocations(text, client: client)
+                    if breaks == 1 {
+                        // b1 is left out on every reload of this viewer's break: the slate plays.
+                        #expect(
+                            locations.allSatisfy { $0.contains("/ads/ad2/") },
+                            "reload \(reload): the slate in place of b1: \(locations)")
+                        // The conditioner runs while the viewer is in the break: its renditions
+                        // are ready before the break's next reload, which still leaves b1 out.
+                        if !waited {
+                            waited = true
+                            #expect(try await eventually(.seconds(300)) { Self.hasConditioned(cache) })
+                        }
+                    } else {
+                        let conditioned = locations.filter { $0.contains("/creatives/") && $0.contains("/video_0/") }
+                        #expect(conditioned.allSatisfy { $0.hasSuffix(".m4s") }, "\(locations)")
+                        conditionedInNext = conditionedInNext || !conditioned.isEmpty
+                        if nextViewer.isEmpty {
+                            // A new viewer in this break: the conditioned renditions too.
+                            let other = try await client.text(live + "next-viewer")
+                            #expect(
+                                StitchedFormTests.problems(other).isEmpty, "\(StitchedFormTests.problems(other))")
+                            nextViewer = try await Self.adLocations(other, client: client)
+                        }
+                    }
+                    clock.advance(2)
+                }
+                #expect(breaks == 2, "the reloads go through two breaks")
+                #expect(try await Self.fallbacks(client, "media") == 0)
+                let conditioning = try await Self.fallbacks(client, "conditioning")
+                #expect(conditioning >= 1)
+                #expect(conditioning == conditioningBeforeNext, "nothing left out in the next break")
+                // Each 10 s break is filled: the slate in place of b1 (4 s), then b1 conditioned (6 s),
+                // each padded with the slate, which the viewer's stitcher has from its first reload.
+                #expect(
+                    filled.map { $0.values.reduce(MediaTime.zero, +) } == [
+                        MediaTime(seconds: 10), MediaTime(seconds: 10),
+                    ])
+                #expect(conditionedInNext, "the next break plays the conditioned renditions")
+                #expect(
+                    nextViewer.contains { $0.contains("/creatives/") && $0.contains("/video_0/") }, "\(nextViewer)")
+                #expect(adServer.requests("/mezzanine.mp4").count == 1)
+                #expect(adServer.requests("/progressive.mp4").isEmpty)
+                #expect(adServer.requests("/error-b1").isEmpty)
+            }
+        }
+    }
+
+    @Test(
+        "live: a viewer whose first reload comes before any break has its breaks padded with the slate (b1 left out for its media, no source)"
+    )
+    func liveSlateFromFirstReload() async throws {
+        try await Self.withAdServer(.none, mp4: []) { adServer in
+            var configuration = try Harness.demo()
+            configuration.live[0].adServer = try AdServerSettings.decode(
+                .object([
+                    "vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&cb=[CACHEBUSTING]"),
+                    "slate": .string("ad2"),
+                ]))
+            configuration.assetListDeadline = MediaTime(seconds: 30)
+            let clock = TestClock(DateTime(iso8601: "2026-03-01T12:00:00Z")!)
+            try await Harness.withServer(configuration, clock: clock) { client in
+                var reloads = StitchedFormTests.LiveReloads()
+                var filled: [UInt64: MediaTime] = [:]
+                var first = true
+                for reload in 0..<60 {
+                    let text = try await client.text("/demo/live/video/main.m3u8?ads=stitched&session=early-viewer")
+                    let media = try reloads.check(text, reload: reload)
+                    let fill = media.segments.filter { $0.uri.contains(StitchedBeacons.prefix) }
+                    if first { #expect(fill.isEmpty, "the first reload comes before the break") }
+                    first = false
+                    if fill.isEmpty && !filled.isEmpty { break }
+                    for segment in fill { filled[segment.mediaSequence] = segment.duration }
+                    clock.advance(2)
+                }
+                // The 10 s break: the slate in place of b1 (4 s), then the slate again (6 s).
+                #expect(filled.values.reduce(MediaTime.zero, +) == MediaTime(seconds: 10))
+                #expect(try await Self.fallbacks(client, "media") >= 1)
             }
         }
     }

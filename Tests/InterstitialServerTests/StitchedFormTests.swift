@@ -294,44 +294,57 @@ struct StitchedFormTests {
         }
     }
 
+    /// A live viewer's reloads as a player sees them: each playlist clean for the validator, the
+    /// reload rules `hlsi validate --watch` checks against the viewer's previous window, a window that
+    /// never moves back, and each Media Sequence Number naming the same segment with the same
+    /// discontinuity sequence number in every reload.
+    struct LiveReloads {
+        /// What each Media Sequence Number named, and its discontinuity sequence number.
+        private var seen: [UInt64: (uri: String, discontinuity: UInt64)] = [:]
+        private var previous: MediaPlaylist?
+
+        /// Checks `text`, the viewer's reload `reload`, against the reloads before it; returns its
+        /// media playlist.
+        mutating func check(_ text: String, reload: Int) throws -> MediaPlaylist {
+            #expect(problems(text).isEmpty, "reload \(reload): \(problems(text))\n\(text)")
+            let parsed = PlaylistParser.parse(text, options: ParseOptions(file: "stitched.m3u8"))
+            let media = try #require(parsed.playlist.media)
+            if let previous {
+                let reloadProblems = ReloadValidator.validate(
+                    previous: previous, current: media, document: parsed.document)
+                #expect(reloadProblems.isEmpty, "reload \(reload): \(reloadProblems)")
+                #expect(
+                    media.mediaSequence >= previous.mediaSequence, "reload \(reload): the window never moves back")
+            }
+            previous = media
+            #expect(!media.hasEndList)
+            for segment in media.segments {
+                if let before = seen[segment.mediaSequence] {
+                    #expect(before.uri == segment.uri, "reload \(reload): MSN \(segment.mediaSequence) changed")
+                    #expect(
+                        before.discontinuity == segment.discontinuitySequence,
+                        "reload \(reload): the discontinuity sequence of MSN \(segment.mediaSequence) changed")
+                }
+                seen[segment.mediaSequence] = (segment.uri, segment.discontinuitySequence)
+            }
+            return media
+        }
+    }
+
     @Test("a live viewer's media sequence and discontinuity sequence hold across reloads through a break")
     func liveSequences() async throws {
         let clock = TestClock(DateTime(iso8601: "2026-03-01T12:00:00Z")!)
         try await Harness.withServer(clock: clock) { client in
-            // What each Media Sequence Number named, and its discontinuity sequence number.
-            var seen: [UInt64: (uri: String, discontinuity: UInt64)] = [:]
+            var reloads = LiveReloads()
             var reloadsInBreak = 0
-            var previousFirst: UInt64 = 0
-            var previous: MediaPlaylist?
             for reload in 0..<45 {
                 let text = try await client.text("/demo/live/video/main.m3u8?ads=stitched&session=live-viewer")
                 // Asked again before the window moves: the same bytes (the viewer's kept rendering).
                 #expect(
                     try await client.text("/demo/live/video/main.m3u8?ads=stitched&session=live-viewer") == text,
                     "reload \(reload)")
-                #expect(Self.problems(text).isEmpty, "reload \(reload): \(Self.problems(text))\n\(text)")
-                let parsed = PlaylistParser.parse(text, options: ParseOptions(file: "stitched.m3u8"))
-                let media = try #require(parsed.playlist.media)
-                // The reload rules `hlsi validate --watch` checks, against the viewer's previous window.
-                if let previous {
-                    let reloadProblems = ReloadValidator.validate(
-                        previous: previous, current: media, document: parsed.document)
-                    #expect(reloadProblems.isEmpty, "reload \(reload): \(reloadProblems)")
-                }
-                previous = media
-                #expect(!media.hasEndList)
-                #expect(media.mediaSequence >= previousFirst, "reload \(reload): the window never moves back")
-                previousFirst = media.mediaSequence
+                let media = try reloads.check(text, reload: reload)
                 if media.segments.contains(where: { $0.uri.contains(StitchedBeacons.prefix) }) { reloadsInBreak += 1 }
-                for segment in media.segments {
-                    if let before = seen[segment.mediaSequence] {
-                        #expect(before.uri == segment.uri, "reload \(reload): MSN \(segment.mediaSequence) changed")
-                        #expect(
-                            before.discontinuity == segment.discontinuitySequence,
-                            "reload \(reload): the discontinuity sequence of MSN \(segment.mediaSequence) changed")
-                    }
-                    seen[segment.mediaSequence] = (segment.uri, segment.discontinuitySequence)
-                }
                 clock.advance(2)
             }
             #expect(reloadsInBreak >= 10, "the reloads go through a break")

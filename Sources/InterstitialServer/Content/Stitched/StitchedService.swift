@@ -141,7 +141,9 @@ final class StitchedService: Sendable {
                 mounted: mounted, session: request.session, userAgent: userAgent, viewerIP: viewerIP,
                 base: library.publicBase, url: library.publicBase + name)
             let events = ScheduleInput.events(of: media)
-            let role = events.isEmpty ? nil : await role(of: mounted)
+            // A live window needs the role without a break too: the viewer's stitcher is made with
+            // its slate at the first reload, which may come before any break.
+            let role = events.isEmpty && media.hasEndList ? nil : await role(of: mounted)
             let deadline = library.clock.deadline(after: library.configuration.assetListDeadline)
             var pods: [String: [StitchAd]] = [:]
             var endKeys: [String: String] = [:]
