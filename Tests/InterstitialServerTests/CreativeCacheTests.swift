@@ -81,6 +81,19 @@ struct CreativeCacheTests {
         return nil
     }
 
+    /// Runs `body` with the URL of a real MP4 creative (``makeVideo(_:format:)``) served over HTTP,
+    /// and a creative cache directory, both in a temporary directory removed afterwards.
+    static func withServedCreative(_ body: (_ url: String, _ cache: URL) async throws -> Void) async throws {
+        try await withAsyncDirectory { directory in
+            let video = directory.appendingPathComponent("creative.mp4").path
+            try await makeVideo(video, format: "mp4")
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: video)))
+            try await TestOrigin.withOrigin(routes: { _ in .init(contentType: "video/mp4", body: bytes) }) { origin in
+                try await body(origin.origin + "/creative.mp4", directory.appendingPathComponent("cache"))
+            }
+        }
+    }
+
     static func withAsyncDirectory(_ body: (URL) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-cache-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -133,18 +146,10 @@ struct CreativeCacheTests {
             print("skipped: ffmpeg and ffprobe are needed (apt-get install ffmpeg)")
             return
         }
-        try await Self.withAsyncDirectory { directory in
-            let video = directory.appendingPathComponent("creative.mp4").path
-            try await Self.makeVideo(video, format: "mp4")
-            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: video)))
-            try await TestOrigin.withOrigin(routes: { _ in .init(contentType: "video/mp4", body: bytes) }) { origin in
-                let cache = directory.appendingPathComponent("cache")
-                let conditioner = Self.conditioner(cache)
-                let job = CreativeConditioner.Job(
-                    key: Self.keys[1], url: origin.origin + "/creative.mp4", profile: Self.profile)
-                #expect(await conditioner.condition(job))
-                #expect(conditioner.isReady(Self.keys[1]))
-            }
+        try await Self.withServedCreative { url, cache in
+            let conditioner = Self.conditioner(cache)
+            #expect(await conditioner.condition(.init(key: Self.keys[1], url: url, profile: Self.profile)))
+            #expect(conditioner.isReady(Self.keys[1]))
         }
     }
 
@@ -165,30 +170,22 @@ struct CreativeCacheTests {
         }
         let profile = try ConditioningProfile(primary: primary, targetDuration: 2).stitching(into: primary, fMP4: false)
         #expect(profile.muxedAudio == muxed && profile.segmentFormat == .mpegts)
-        try await Self.withAsyncDirectory { directory in
-            let video = directory.appendingPathComponent("creative.mp4").path
-            try await Self.makeVideo(video, format: "mp4")
-            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: video)))
-            try await TestOrigin.withOrigin(routes: { _ in .init(contentType: "video/mp4", body: bytes) }) { origin in
-                let cache = directory.appendingPathComponent("cache")
-                let conditioner = Self.conditioner(cache)
-                let job = CreativeConditioner.Job(
-                    key: Self.keys[2], url: origin.origin + "/creative.mp4", profile: profile)
-                #expect(await conditioner.condition(job))
-                let asset = cache.appendingPathComponent(Self.keys[2])
-                let master = try String(contentsOf: asset.appendingPathComponent("master.m3u8"), encoding: .utf8)
-                guard case .multivariant(let made) = PlaylistParser.parse(master).playlist else {
-                    Issue.record("not a multivariant playlist: \(master)")
-                    return
-                }
-                // One rule: the conditioned asset passes the chooser like any ad.
-                let chosen = try StitchVariantChooser.choose(for: primary.variants[0], in: made, at: "test")
-                #expect(chosen.codecFamilies == ["avc1", "mp4a"], "\(master)")
-                #expect(made.renditions.contains { $0.type == "AUDIO" } == !muxed, "\(master)")
-                let playlist = try String(
-                    contentsOf: asset.appendingPathComponent(chosen.uri), encoding: .utf8)
-                #expect(!playlist.contains("#EXT-X-MAP") && playlist.contains(".ts"), "\(playlist)")
+        try await Self.withServedCreative { url, cache in
+            let conditioner = Self.conditioner(cache)
+            #expect(await conditioner.condition(.init(key: Self.keys[2], url: url, profile: profile)))
+            let asset = cache.appendingPathComponent(Self.keys[2])
+            let master = try String(contentsOf: asset.appendingPathComponent("master.m3u8"), encoding: .utf8)
+            guard case .multivariant(let made) = PlaylistParser.parse(master).playlist else {
+                Issue.record("not a multivariant playlist: \(master)")
+                return
             }
+            // One rule: the conditioned asset passes the chooser like any ad.
+            let chosen = try StitchVariantChooser.choose(for: primary.variants[0], in: made, at: "test")
+            #expect(chosen.codecFamilies == ["avc1", "mp4a"], "\(master)")
+            #expect(made.renditions.contains { $0.type == "AUDIO" } == !muxed, "\(master)")
+            let playlist = try String(
+                contentsOf: asset.appendingPathComponent(chosen.uri), encoding: .utf8)
+            #expect(!playlist.contains("#EXT-X-MAP") && playlist.contains(".ts"), "\(playlist)")
         }
     }
 

@@ -87,6 +87,15 @@ struct StitchedConditioningTests {
         return locations
     }
 
+    /// Runs `body` with the ad's source (``creative(in:)``) and a creative cache directory, both in
+    /// a temporary directory removed afterwards.
+    static func withCreative(_ body: (_ bytes: [UInt8], _ cache: URL) async throws -> Void) async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-stitch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        try await body(try await creative(in: work), work.appendingPathComponent("cache"))
+    }
+
     /// A 6 s progressive MP4 (160x90, H.264 and AAC) made with ffmpeg in `work`: the ad's source.
     static func creative(in work: URL) async throws -> [UInt8] {
         let mp4 = work.appendingPathComponent("creative.mp4")
@@ -122,62 +131,61 @@ struct StitchedConditioningTests {
         guard Self.hasTools() else {
             try Test.cancel("ffmpeg and ffprobe are needed to condition creatives (apt-get install ffmpeg)")
         }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-stitch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
-        let bytes = try await Self.creative(in: work)
-        let cache = work.appendingPathComponent("cache")
-        try await Self.withAdServer(source, mp4: bytes) { adServer in
-            var configuration = try AdServerTests.configuration(adServer.origin)
-            configuration.creativeCache = cache.path
-            try await Harness.withServer(configuration) { client in
-                let first = "?ads=stitched&session=first-viewer"
-                let video = try await client.text("/demo/vod/video/main.m3u8" + first)
-                _ = try await client.text("/demo/vod/audio-en/main.m3u8" + first)
-                // The pre-roll and midroll-2 ask the ad server; b1 fits neither: left out of both.
-                #expect(try await Self.adLocations(video, client: client).allSatisfy { !$0.contains(adServer.origin) })
-                if source == .none {
-                    #expect(try await Self.fallbacks(client, "media") >= 2)
-                    #expect(try await Self.fallbacks(client, "conditioning") == 0)
-                    // Reported once per ad (two breaks), whatever the renditions and reloads asked.
-                    _ = try await client.text("/demo/vod/video/main.m3u8" + first)
-                    _ = try await client.text("/demo/vod/audio-fr/main.m3u8" + first)
-                    #expect(try await eventually { adServer.requests("/error-b1").count >= 2 })
-                    // Another viewer: its own reports.
-                    _ = try await client.text("/demo/vod/video/main.m3u8?ads=stitched&session=second-viewer")
-                    #expect(try await eventually { adServer.requests("/error-b1").count >= 4 })
-                    let reports = adServer.requests("/error-b1")
-                    #expect(reports.count == 4, "\(reports)")
-                    #expect(reports.allSatisfy { $0.hasSuffix("?code=403") }, "\(reports)")
-                    let left = (try? FileManager.default.contentsOfDirectory(atPath: cache.path)) ?? []
-                    #expect(left.isEmpty, "nothing is conditioned without a source: \(left)")
-                    return
+        try await Self.withCreative { bytes, cache in
+            try await Self.withAdServer(source, mp4: bytes) { adServer in
+                var configuration = try AdServerTests.configuration(adServer.origin)
+                configuration.creativeCache = cache.path
+                try await Harness.withServer(configuration) { client in
+                    let first = "?ads=stitched&session=first-viewer"
+                    let video = try await client.text("/demo/vod/video/main.m3u8" + first)
+                    _ = try await client.text("/demo/vod/audio-en/main.m3u8" + first)
+                    // The pre-roll and midroll-2 ask the ad server; b1 fits neither: left out of both.
+                    #expect(
+                        try await Self.adLocations(video, client: client).allSatisfy { !$0.contains(adServer.origin) })
+                    if source == .none {
+                        #expect(try await Self.fallbacks(client, "media") >= 2)
+                        #expect(try await Self.fallbacks(client, "conditioning") == 0)
+                        // Reported once per ad (two breaks), whatever the renditions and reloads asked.
+                        _ = try await client.text("/demo/vod/video/main.m3u8" + first)
+                        _ = try await client.text("/demo/vod/audio-fr/main.m3u8" + first)
+                        #expect(try await eventually { adServer.requests("/error-b1").count >= 2 })
+                        // Another viewer: its own reports.
+                        _ = try await client.text("/demo/vod/video/main.m3u8?ads=stitched&session=second-viewer")
+                        #expect(try await eventually { adServer.requests("/error-b1").count >= 4 })
+                        let reports = adServer.requests("/error-b1")
+                        #expect(reports.count == 4, "\(reports)")
+                        #expect(reports.allSatisfy { $0.hasSuffix("?code=403") }, "\(reports)")
+                        let left = (try? FileManager.default.contentsOfDirectory(atPath: cache.path)) ?? []
+                        #expect(left.isEmpty, "nothing is conditioned without a source: \(left)")
+                        return
+                    }
+                    #expect(try await Self.fallbacks(client, "conditioning") >= 2)
+                    #expect(try await Self.fallbacks(client, "media") == 0)
+                    // The conditioner's state: its asset is on disk once made (what `isReady` reads).
+                    #expect(try await eventually(.seconds(300)) { Self.hasConditioned(cache) })
+                    // The first viewer's breaks keep the fallback, in a rendition it had not asked yet too.
+                    let french = try await client.text("/demo/vod/audio-fr/main.m3u8" + first)
+                    #expect(
+                        try await Self.adLocations(french, client: client).allSatisfy { !$0.contains("/creatives/") },
+                        "\(french)")
+                    let conditioning = try await Self.fallbacks(client, "conditioning")
+                    // The next viewer gets the conditioned renditions, in the video and the audio.
+                    let next = "?ads=stitched&session=next-viewer"
+                    let stitched = try await client.text("/demo/vod/video/main.m3u8" + next)
+                    #expect(StitchedFormTests.problems(stitched).isEmpty, "\(StitchedFormTests.problems(stitched))")
+                    let locations = try await Self.adLocations(stitched, client: client)
+                    let conditioned = locations.filter { $0.contains("/creatives/") && $0.contains("/video_0/") }
+                    #expect(!conditioned.isEmpty && conditioned.allSatisfy { $0.hasSuffix(".m4s") }, "\(locations)")
+                    let audio = try await client.text("/demo/vod/audio-en/main.m3u8" + next)
+                    #expect(try await Self.adLocations(audio, client: client).contains { $0.contains("/audio/") })
+                    #expect(try await Self.fallbacks(client, "conditioning") == conditioning, "nothing left out now")
+                    // Conditioned once, from the mezzanine when there is one; no error reported.
+                    let downloaded =
+                        adServer.requests("/mezzanine.mp4").count + adServer.requests("/progressive.mp4").count
+                    #expect(downloaded == 1)
+                    #expect(adServer.requests(source == .mezzanine ? "/mezzanine.mp4" : "/progressive.mp4").count == 1)
+                    #expect(adServer.requests("/error-b1").isEmpty)
                 }
-                #expect(try await Self.fallbacks(client, "conditioning") >= 2)
-                #expect(try await Self.fallbacks(client, "media") == 0)
-                // The conditioner's state: its asset is on disk once made (what `isReady` reads).
-                #expect(try await eventually(.seconds(300)) { Self.hasConditioned(cache) })
-                // The first viewer's breaks keep the fallback, in a rendition it had not asked yet too.
-                let french = try await client.text("/demo/vod/audio-fr/main.m3u8" + first)
-                #expect(
-                    try await Self.adLocations(french, client: client).allSatisfy { !$0.contains("/creatives/") },
-                    "\(french)")
-                let conditioning = try await Self.fallbacks(client, "conditioning")
-                // The next viewer gets the conditioned renditions, in the video and the audio.
-                let next = "?ads=stitched&session=next-viewer"
-                let stitched = try await client.text("/demo/vod/video/main.m3u8" + next)
-                #expect(StitchedFormTests.problems(stitched).isEmpty, "\(StitchedFormTests.problems(stitched))")
-                let locations = try await Self.adLocations(stitched, client: client)
-                let conditioned = locations.filter { $0.contains("/creatives/") && $0.contains("/video_0/") }
-                #expect(!conditioned.isEmpty && conditioned.allSatisfy { $0.hasSuffix(".m4s") }, "\(locations)")
-                let audio = try await client.text("/demo/vod/audio-en/main.m3u8" + next)
-                #expect(try await Self.adLocations(audio, client: client).contains { $0.contains("/audio/") })
-                #expect(try await Self.fallbacks(client, "conditioning") == conditioning, "nothing left out now")
-                // Conditioned once, from the mezzanine when there is one; no error reported.
-                let downloaded = adServer.requests("/mezzanine.mp4").count + adServer.requests("/progressive.mp4").count
-                #expect(downloaded == 1)
-                #expect(adServer.requests(source == .mezzanine ? "/mezzanine.mp4" : "/progressive.mp4").count == 1)
-                #expect(adServer.requests("/error-b1").isEmpty)
             }
         }
     }
@@ -189,97 +197,96 @@ struct StitchedConditioningTests {
         guard Self.hasTools() else {
             try Test.cancel("ffmpeg and ffprobe are needed to condition creatives (apt-get install ffmpeg)")
         }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-stitch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
-        let bytes = try await Self.creative(in: work)
-        let cache = work.appendingPathComponent("cache")
-        try await Self.withAdServer(.mezzanine, mp4: bytes) { adServer in
-            var configuration = try Harness.demo()
-            configuration.live[0].adServer = try AdServerSettings.decode(
-                .object([
-                    "vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&cb=[CACHEBUSTING]"),
-                    "slate": .string("ad2"),
-                ]))
-            configuration.assetListDeadline = MediaTime(seconds: 30)
-            configuration.creativeCache = cache.path
-            // The live window moves only when the test advances the wall clock: 2 s a reload.
-            let clock = TestClock(DateTime(iso8601: "2026-03-01T12:00:00Z")!)
-            try await Harness.withServer(configuration, clock: clock) { client in
-                let live = "/demo/live/video/main.m3u8?ads=stitched&session="
-                var reloads = StitchedFormTests.LiveReloads()
-                var breaks = 0
-                var inBreak = false
-                var conditioningBeforeNext: Double?
-                // The fill segments of each break, by Media Sequence Number: what they last.
-                var filled: [[UInt64: MediaTime]] = []
-                var nextViewer: [String] = []
-                var conditionedInNext = false
-                var waited = false
-                for reload in 0..<120 {
-                    let text = try await client.text(live + "first-viewer")
-                    let media = try reloads.check(text, reload: reload)
-                    let fill = media.segments.filter { $0.uri.contains(StitchedBeacons.prefix) }
-                    guard !fill.isEmpty else {
-                        if inBreak {
-                            inBreak = false
-                            if breaks == 2 { break }
+        try await Self.withCreative { bytes, cache in
+            try await Self.withAdServer(.mezzanine, mp4: bytes) { adServer in
+                var configuration = try Harness.demo()
+                configuration.live[0].adServer = try AdServerSettings.decode(
+                    .object([
+                        "vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&brk=[BREAKID]&cb=[CACHEBUSTING]"),
+                        "slate": .string("ad2"),
+                    ]))
+                configuration.assetListDeadline = MediaTime(seconds: 30)
+                configuration.creativeCache = cache.path
+                // The live window moves only when the test advances the wall clock: 2 s a reload.
+                let clock = TestClock(DateTime(iso8601: "2026-03-01T12:00:00Z")!)
+                try await Harness.withServer(configuration, clock: clock) { client in
+                    let live = "/demo/live/video/main.m3u8?ads=stitched&session="
+                    var reloads = StitchedFormTests.LiveReloads()
+                    var breaks = 0
+                    var inBreak = false
+                    var conditioningBeforeNext: Double?
+                    // The fill segments of each break, by Media Sequence Number: what they last.
+                    var filled: [[UInt64: MediaTime]] = []
+                    var nextViewer: [String] = []
+                    var conditionedInNext = false
+                    var waited = false
+                    for reload in 0..<120 {
+                        let text = try await client.text(live + "first-viewer")
+                        let media = try reloads.check(text, reload: reload)
+                        let fill = media.segments.filter { $0.uri.contains(StitchedBeacons.prefix) }
+                        guard !fill.isEmpty else {
+                            if inBreak {
+                                inBreak = false
+                                if breaks == 2 { break }
+                            }
+                            clock.advance(2)
+                            continue
+                        }
+                        if !inBreak {
+                            inBreak = true
+                            breaks += 1
+                            filled.append([:])
+                            // The next break was decided before its first ad segment: nothing left out
+                            // from here on.
+                            if breaks == 2 { conditioningBeforeNext = try await Self.fallbacks(client, "conditioning") }
+                        }
+                        for segment in fill { filled[breaks - 1][segment.mediaSequence] = segment.duration }
+                        let locations = try await Self.adLocations(text, client: client)
+                        if breaks == 1 {
+                            // b1 is left out on every reload of this viewer's break: the slate plays.
+                            #expect(
+                                locations.allSatisfy { $0.contains("/ads/ad2/") },
+                                "reload \(reload): the slate in place of b1: \(locations)")
+                            // The conditioner runs while the viewer is in the break: its renditions
+                            // are ready before the break's next reload, which still leaves b1 out.
+                            if !waited {
+                                waited = true
+                                #expect(try await eventually(.seconds(300)) { Self.hasConditioned(cache) })
+                            }
+                        } else {
+                            let conditioned = locations.filter {
+                                $0.contains("/creatives/") && $0.contains("/video_0/")
+                            }
+                            #expect(conditioned.allSatisfy { $0.hasSuffix(".m4s") }, "\(locations)")
+                            conditionedInNext = conditionedInNext || !conditioned.isEmpty
+                            if nextViewer.isEmpty {
+                                // A new viewer in this break: the conditioned renditions too.
+                                let other = try await client.text(live + "next-viewer")
+                                #expect(
+                                    StitchedFormTests.problems(other).isEmpty, "\(StitchedFormTests.problems(other))")
+                                nextViewer = try await Self.adLocations(other, client: client)
+                            }
                         }
                         clock.advance(2)
-                        continue
                     }
-                    if !inBreak {
-                        inBreak = true
-                        breaks += 1
-                        filled.append([:])
-                        // The next break was decided before its first ad segment: nothing left out
-                        // from here on.
-                        if breaks == 2 { conditioningBeforeNext = try await Self.fallbacks(client, "conditioning") }
-                    }
-                    for segment in fill { filled[breaks - 1][segment.mediaSequence] = segment.duration }
-                    let locations = try await Self.adLocations(text, client: client)
-                    if breaks == 1 {
-                        // b1 is left out on every reload of this viewer's break: the slate plays.
-                        #expect(
-                            locations.allSatisfy { $0.contains("/ads/ad2/") },
-                            "reload \(reload): the slate in place of b1: \(locations)")
-                        // The conditioner runs while the viewer is in the break: its renditions
-                        // are ready before the break's next reload, which still leaves b1 out.
-                        if !waited {
-                            waited = true
-                            #expect(try await eventually(.seconds(300)) { Self.hasConditioned(cache) })
-                        }
-                    } else {
-                        let conditioned = locations.filter { $0.contains("/creatives/") && $0.contains("/video_0/") }
-                        #expect(conditioned.allSatisfy { $0.hasSuffix(".m4s") }, "\(locations)")
-                        conditionedInNext = conditionedInNext || !conditioned.isEmpty
-                        if nextViewer.isEmpty {
-                            // A new viewer in this break: the conditioned renditions too.
-                            let other = try await client.text(live + "next-viewer")
-                            #expect(
-                                StitchedFormTests.problems(other).isEmpty, "\(StitchedFormTests.problems(other))")
-                            nextViewer = try await Self.adLocations(other, client: client)
-                        }
-                    }
-                    clock.advance(2)
+                    #expect(breaks == 2, "the reloads go through two breaks")
+                    #expect(try await Self.fallbacks(client, "media") == 0)
+                    let conditioning = try await Self.fallbacks(client, "conditioning")
+                    #expect(conditioning >= 1)
+                    #expect(conditioning == conditioningBeforeNext, "nothing left out in the next break")
+                    // Each 10 s break is filled: the slate in place of b1 (4 s), then b1 conditioned (6 s),
+                    // each padded with the slate, which the viewer's stitcher has from its first reload.
+                    #expect(
+                        filled.map { $0.values.reduce(MediaTime.zero, +) } == [
+                            MediaTime(seconds: 10), MediaTime(seconds: 10),
+                        ])
+                    #expect(conditionedInNext, "the next break plays the conditioned renditions")
+                    #expect(
+                        nextViewer.contains { $0.contains("/creatives/") && $0.contains("/video_0/") }, "\(nextViewer)")
+                    #expect(adServer.requests("/mezzanine.mp4").count == 1)
+                    #expect(adServer.requests("/progressive.mp4").isEmpty)
+                    #expect(adServer.requests("/error-b1").isEmpty)
                 }
-                #expect(breaks == 2, "the reloads go through two breaks")
-                #expect(try await Self.fallbacks(client, "media") == 0)
-                let conditioning = try await Self.fallbacks(client, "conditioning")
-                #expect(conditioning >= 1)
-                #expect(conditioning == conditioningBeforeNext, "nothing left out in the next break")
-                // Each 10 s break is filled: the slate in place of b1 (4 s), then b1 conditioned (6 s),
-                // each padded with the slate, which the viewer's stitcher has from its first reload.
-                #expect(
-                    filled.map { $0.values.reduce(MediaTime.zero, +) } == [
-                        MediaTime(seconds: 10), MediaTime(seconds: 10),
-                    ])
-                #expect(conditionedInNext, "the next break plays the conditioned renditions")
-                #expect(
-                    nextViewer.contains { $0.contains("/creatives/") && $0.contains("/video_0/") }, "\(nextViewer)")
-                #expect(adServer.requests("/mezzanine.mp4").count == 1)
-                #expect(adServer.requests("/progressive.mp4").isEmpty)
-                #expect(adServer.requests("/error-b1").isEmpty)
             }
         }
     }
