@@ -77,9 +77,12 @@ func readAll(_ bytes: ArraySlice<UInt8>, seed: UInt8) -> Outcome {
 /// A head as passed on, rewritten from `head`, read again: one whole head, framed alike, with the close
 /// option when `head` had it, and nothing left over.
 func checkRewritten(_ passed: [UInt8], _ head: RequestHeadReader.Head) {
-    // `Connection: close` may be a byte longer than the line it replaces (`Connection:close`).
+    // `Connection: close` may be a byte longer than the line it replaces (`Connection:close`), or a
+    // line of its own added to a head without one (an HTTP/1.0 request without `keep-alive`): one more
+    // field and 19 more bytes than the limits allowed the head read.
     var limits = fuzzLimits
-    limits.headerBytes += 1
+    limits.headerBytes += "Connection: close\r\n".utf8.count
+    limits.headerCount += 1
     var again = RequestHeadReader(limits: limits)
     var offset = 0
     while offset < passed.count {
