@@ -294,19 +294,26 @@ final class Viewer: @unchecked Sendable {
         inFlight += 1
         let started = NIODeadline.now()
         let results = context.results
-        return client.execute(
-            request: request, eventLoop: .delegate(on: loop),
-            deadline: .now() + .milliseconds(Int64(context.timeout * 1000))
-        ).map { response in
-            Outcome.of(status: Int(response.status.code), body: response.body.map { Array($0.readableBytesView) })
-        }.recover { _ in
-            .failed
-        }.always { _ in
+        // The latency ends when the whole answer is in, before the herd reads it (its own decoding,
+        // on a machine the viewers share with the servers, is not the server's time).
+        let answered: @Sendable () -> Void = {
             let milliseconds = Double((NIODeadline.now() - started).nanoseconds) / 1e6
             results.update { counts in
                 counts.latencies.append(milliseconds)
                 if preload { counts.preloads += 1 }
             }
+        }
+        return client.execute(
+            request: request, eventLoop: .delegate(on: loop),
+            deadline: .now() + .milliseconds(Int64(context.timeout * 1000))
+        ).map { response in
+            answered()
+            return Outcome.of(
+                status: Int(response.status.code), body: response.body.map { Array($0.readableBytesView) })
+        }.recover { _ in
+            answered()
+            return .failed
+        }.always { _ in
             self.settled()
         }
     }
