@@ -114,18 +114,70 @@ struct PrefetchTests {
         let key = Self.key("b", "s1")
         #expect(cache.begin(key))
         #expect(!cache.begin(key), "being decided: nothing else asks the ad server for it")
-        let waiting = Task { await cache.decision(key, waitingUpTo: MediaTime(seconds: 60)) }
-        cache.store(key, [1, 2, 3], expires: Self.end)
+        let decision = Self.prepared("https://ads.example/a/master.m3u8")
+        let waiting = Task { await cache.prepared(key, waitingUpTo: MediaTime(seconds: 60)) }
+        cache.store(key, decision.encoded(), expires: Self.end)
         cache.finished(key)
-        #expect(await waiting.value == [1, 2, 3])
+        #expect(await waiting.value == decision)
         #expect(!cache.begin(key), "decided (ahead, or live when the viewer asked first): not decided again")
         let other = Self.key("b", "s2")
         #expect(cache.begin(other))
         cache.finished(other)
         #expect(
-            await cache.decision(other, waitingUpTo: MediaTime(seconds: 60)) == nil,
+            await cache.prepared(other, waitingUpTo: MediaTime(seconds: 60)) == nil,
             "a failed decision is not waited for")
         #expect(cache.begin(other), "and may be tried again")
+    }
+
+    /// A decision of one ad at `uri`, 4 s long.
+    static func prepared(_ uri: String) -> PreparedDecision {
+        var prepared = PreparedDecision()
+        prepared.entries = [
+            .init(
+                uri: uri, duration: MediaTime(seconds: 4),
+                slot: AdCreativeSignaling.Slot(
+                    duration: MediaTime(seconds: 4),
+                    tracking: [.init(type: "impression", urls: ["https://t.example/i"])]))
+        ]
+        return prepared
+    }
+
+    @Test(
+        "a decision is kept decoded: as stored, or decoded on first use and kept; the decoded form counts its encoded size again, within the bound"
+    )
+    func keptDecoded() throws {
+        let one = Self.prepared("https://ads.example/a/master.m3u8")
+        let two = Self.prepared("https://ads.example/b/master.m3u8")
+        let (bytes1, bytes2) = (one.encoded(), two.encoded())
+        let cache = PrefetchCache()
+        let (k1, k2, k3) = (Self.key("b", "s1"), Self.key("b", "s2"), Self.key("b", "s3"))
+        #expect(cache.store(k1, bytes1, expires: Self.end, decoded: one))
+        let keys = PrefetchCache.keyOverhead + 1 + 2
+        #expect(cache.totals.bytes == keys + 2 * bytes1.count, "stored decoded: the bytes counted twice")
+        #expect(cache.prepared(k1) == one)
+        #expect(cache.store(k2, bytes2, expires: Self.end))
+        #expect(cache.totals.bytes == 2 * keys + 2 * bytes1.count + bytes2.count, "not decoded yet")
+        #expect(cache.prepared(k2) == two, "decoded on first use")
+        #expect(cache.totals.bytes == 2 * keys + 2 * bytes1.count + 2 * bytes2.count, "and kept decoded")
+        // The same decision for another viewer shares the decoded form.
+        #expect(cache.store(k3, bytes2, expires: Self.end))
+        #expect(cache.prepared(k3) == two)
+        #expect(cache.totals.bytes == 3 * keys + 2 * bytes1.count + 2 * bytes2.count)
+        // Taken and dropped: nothing is left counted.
+        #expect(cache.take(k1) == bytes1)
+        cache.drop(target: Self.channel, breakID: "b")
+        #expect(cache.totals.count == 0 && cache.totals.bytes == 0)
+        #expect(cache.prepared(k2) == nil)
+        // Bytes that are not a decision decode to nothing (and are not kept decoded).
+        #expect(cache.store(k1, [1, 2, 3], expires: Self.end))
+        #expect(cache.prepared(k1) == nil)
+        #expect(cache.totals.bytes == keys + 3)
+        // No room for the decoded form: it is decoded on each use, never kept past the bound.
+        let tight = PrefetchCache(limits: .init(count: 10, bytes: keys + bytes1.count + 10))
+        #expect(tight.store(k1, bytes1, expires: Self.end, decoded: one))
+        #expect(tight.totals.bytes == keys + bytes1.count)
+        #expect(tight.prepared(k1) == one)
+        #expect(tight.totals.bytes == keys + bytes1.count)
     }
 
     @Test("a prepared decision is kept whole through its encoding")

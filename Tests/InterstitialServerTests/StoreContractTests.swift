@@ -163,6 +163,15 @@ struct StoreContractTests {
         #expect(try await two.pruneViewerRequests(limit: 1) == 1)
         #expect(try await count(one, "v2") == 1, "the most recent count stays")
         #expect(try await count(one, "v1") == 0, "v1 was dropped")
+        // Counted in one statement (the requests a replica counted itself): each key by its count.
+        let key = { (viewer: String) in ViewerRequestKey(viewer: viewer, target: target, id: "break-1") }
+        try await one.countViewerRequests([key("v1"): 2, key("v5"): 3], expiry: .seconds(3600))
+        #expect(try await count(two, "v1") == 3, "one counted before, two in the batch")
+        #expect(try await count(two, "v5") == 3)
+        try await two.countViewerRequests([key("v6"): 1], expiry: .zero)
+        try await two.countViewerRequests([key("v6"): 4], expiry: .seconds(3600))
+        #expect(try await count(one, "v6") == 4, "an expired count starts again from the batch's")
+        try await one.countViewerRequests([:], expiry: .seconds(3600))
         try one.close()
         try two.close()
     }

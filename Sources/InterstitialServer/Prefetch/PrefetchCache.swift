@@ -7,7 +7,11 @@ import NIOConcurrencyHelpers
 ///
 /// Bounded in count (``Limits/count``) and bytes (``Limits/bytes``): identical decisions (most of a
 /// break's, from an ad server that gives many viewers the same ads) are kept once and counted once,
-/// with a reference count; each key costs its strings and ``keyOverhead``. When full, the
+/// with a reference count; each key costs its strings and ``keyOverhead``.
+///
+/// A decision is kept decoded too (``prepared(_:)``), so that the viewer's request that takes it does
+/// not decode it: decoded when stored by the prefetcher and the ledger's reader (in the background,
+/// before the break), else on its first use. The decoded form is counted at its encoded size again. When full, the
 /// decisions of the break that starts last make room for those of a break that starts earlier
 /// (the latest-starting break's newest first); a decision for a break no earlier than every break
 /// kept is not kept (its viewer is decided when asking). So the breaks about to play keep their
@@ -40,6 +44,8 @@ final class PrefetchCache: Sendable {
     private struct Blob {
         var bytes: [UInt8]
         var references: Int
+        /// The decision decoded from ``bytes`` (counted as ``bytes`` again), once decoded.
+        var decoded: PreparedDecision?
     }
 
     private struct State {
@@ -114,10 +120,12 @@ final class PrefetchCache: Sendable {
     /// last when it starts later than `key`'s; false when the bounds leave no room (or the key has
     /// one already: the first decision stays, unless it is being made again, ``refreshDue(now:)``).
     /// A standing decision with its own expiry gives its `freshness`: it is made again and dropped
-    /// by ``refreshDue(now:)``.
+    /// by ``refreshDue(now:)``. `decoded`: the decision `bytes` decode to
+    /// (``PreparedDecision/init(encoded:)``), kept with them when the bounds leave room.
     @discardableResult
     func store(
-        _ key: DecisionKey, _ bytes: [UInt8], expires: DateTime, freshness: StandingBreak.Freshness? = nil
+        _ key: DecisionKey, _ bytes: [UInt8], expires: DateTime, freshness: StandingBreak.Freshness? = nil,
+        decoded: PreparedDecision? = nil
     ) -> Bool {
         state.withLockedValue { state in
             // A decision made again replaces the one it refreshes.
@@ -125,6 +133,9 @@ final class PrefetchCache: Sendable {
             if replacing { Self.remove(key, in: &state) }
             guard Self.store(key, bytes, expires: expires, limits: limits, in: &state, listed: replacing) else {
                 return false
+            }
+            if let decoded, let index = state.decisions[key] {
+                Self.memo(decoded, at: index, limits: limits, in: &state)
             }
             if let freshness, Self.cost(key) + Self.freshnessOverhead + state.bytes <= limits.bytes {
                 state.freshness[key] = freshness
@@ -194,6 +205,15 @@ final class PrefetchCache: Sendable {
         return true
     }
 
+    /// Keeps `decoded` as the decoded form of blob `index` when it has none and the bytes bound
+    /// leaves room for it.
+    private static func memo(_ decoded: PreparedDecision, at index: Int, limits: Limits, in state: inout State) {
+        guard let blob = state.blobs[index], blob.decoded == nil, state.bytes + blob.bytes.count <= limits.bytes
+        else { return }
+        state.blobs[index]?.decoded = decoded
+        state.bytes += blob.bytes.count
+    }
+
     /// Drops the newest decision of the break that starts last, when it starts after `start`;
     /// false when no break kept starts after it.
     private static func evictLatest(before start: DateTime, in state: inout State) -> Bool {
@@ -223,7 +243,7 @@ final class PrefetchCache: Sendable {
         if blob.references == 0 {
             state.blobs[index] = nil
             state.blobIndex[blob.bytes] = nil
-            state.bytes -= blob.bytes.count
+            state.bytes -= blob.bytes.count * (blob.decoded == nil ? 1 : 2)
         } else {
             state.blobs[index] = blob
         }
@@ -232,6 +252,24 @@ final class PrefetchCache: Sendable {
     /// The decision kept for `key`.
     func decision(_ key: DecisionKey) -> [UInt8]? {
         state.withLockedValue { state in state.decisions[key].flatMap { state.blobs[$0]?.bytes } }
+    }
+
+    /// The decision kept for `key`, decoded: as stored, else decoded now (outside the lock) and kept
+    /// decoded for the next use; nil when there is none or its bytes are not a decision.
+    func prepared(_ key: DecisionKey) -> PreparedDecision? {
+        let found = state.withLockedValue { state -> (index: Int, blob: Blob)? in
+            guard let index = state.decisions[key], let blob = state.blobs[index] else { return nil }
+            return (index, blob)
+        }
+        guard let found else { return nil }
+        if let decoded = found.blob.decoded { return decoded }
+        guard let decoded = PreparedDecision(encoded: found.blob.bytes) else { return nil }
+        state.withLockedValue { state in
+            // Still the same decision (a blob's position is never reused).
+            guard state.blobs[found.index] != nil else { return }
+            Self.memo(decoded, at: found.index, limits: limits, in: &state)
+        }
+        return decoded
     }
 
     /// Takes `key`'s decision out of the cache: a standing decision consumed by the break that uses it.
@@ -283,19 +321,19 @@ final class PrefetchCache: Sendable {
         _ = state.withLockedValue { $0.deciding.remove(key) }
     }
 
-    /// `key`'s decision, once it is no longer being decided, waiting at most `limit` (checked every
-    /// 10 ms: a viewer who asks while its decision is on the way takes it rather than asking the ad
-    /// server a second time), on `clock`.
-    func decision(
+    /// `key`'s decision (decoded, ``prepared(_:)``), once it is no longer being decided, waiting at
+    /// most `limit` (checked every 10 ms: a viewer who asks while its decision is on the way takes it
+    /// rather than asking the ad server a second time), on `clock`.
+    func prepared(
         _ key: DecisionKey, waitingUpTo limit: MediaTime, clock: any ServerClock = SystemServerClock()
-    ) async -> [UInt8]? {
+    ) async -> PreparedDecision? {
         let until = clock.now + limit
         while state.withLockedValue({ $0.deciding.contains(key) }), clock.now < until {
             do { try await clock.sleep(for: min(MediaTime(nanoseconds: 10_000_000), until - clock.now)) } catch {
                 break
             }
         }
-        return decision(key)
+        return prepared(key)
     }
 
     /// Drops the decisions of `target`'s break `breakID` (it ended, was deleted or withdrawn).

@@ -284,7 +284,13 @@ struct PrefetchService: Service {
                     let freshness =
                         StandingBreak.isStanding(key.breakID) && expires != nil
                         ? StandingBreak.freshness(decided: clock.wall, expires: expires, end: item.upcoming.end) : nil
-                    guard prefetched.store(key, bytes, expires: item.upcoming.end, freshness: freshness) else {
+                    // Kept decoded as the viewer's request will read it (what the bytes decode to), so
+                    // that the request does not decode it.
+                    guard
+                        prefetched.store(
+                            key, bytes, expires: item.upcoming.end, freshness: freshness,
+                            decoded: PreparedDecision(encoded: bytes))
+                    else {
                         metrics.prefetch(result: "full")
                         return
                     }
@@ -323,7 +329,10 @@ struct PrefetchService: Service {
                 for _ in 0..<16 {
                     let page = try await ledger.published(target: target, breaks: ids, after: cursor, limit: 1000)
                     for (key, bytes) in page.decisions {
-                        if let end = ends[key.breakID] { prefetched.store(key, bytes, expires: end) }
+                        // Decoded only when kept (this replica's own decisions come back too).
+                        if let end = ends[key.breakID], prefetched.wants(key) {
+                            prefetched.store(key, bytes, expires: end, decoded: PreparedDecision(encoded: bytes))
+                        }
                     }
                     cursor = page.cursor
                     if page.decisions.count < 1000 { break }

@@ -35,7 +35,8 @@ final class ServerState: Sendable {
     /// The store's change count the state in memory reflects (nil until ``open()``).
     private let followed = NIOLockedValueBox<Int64?>(nil)
     /// The requests being counted in a shared store in the background (``attemptHere(viewer:target:id:logger:)``).
-    private let backgroundCounts = NIOLockedValueBox(0)
+    /// The requests counted here on their way to a shared store (``attemptHere(viewer:target:id:logger:)``).
+    private let backgroundCounts: BackgroundViewerCounts
 
     /// Whether the state opened its store (and closes it when the server stops).
     let ownsStore: Bool
@@ -58,6 +59,8 @@ final class ServerState: Sendable {
         box = NIOLockedValueBox((StoredState(), 0))
         ledger = NIOLockedValueBox(ViewerLedger(limits: limits))
         signal = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        backgroundCounts = BackgroundViewerCounts(
+            store: store, expiry: limits.viewerExpiry.duration, timeout: limits.viewerStoreTimeout, clock: clock)
     }
 
     /// Reads the state from the store (before the server serves).
@@ -354,43 +357,28 @@ final class ServerState: Sendable {
         }
     }
 
-    /// The most requests being counted in a shared store in the background at once
-    /// (``attemptHere(viewer:target:id:logger:)``); past it a request is counted by this replica alone.
-    static let maximumBackgroundCounts = 32
-
     /// The number of earlier requests of this viewer for this break as this replica counted them,
     /// at once (this one is counted for the next): for a request whose answer must not wait for the
     /// database (``DecisionMachine/Live/countsHere``). A viewer ID longer than
     /// ``ServerLimits/viewerIDBytes`` is not counted.
     ///
     /// With a shared store the request is also counted there, in the background and its answer not
-    /// waited for, so that the other replicas see it: at most ``maximumBackgroundCounts`` at once,
-    /// each within ``ServerLimits/viewerStoreTimeout``; past that bound, or when the store fails, it
-    /// is counted here alone.
+    /// waited for, so that the other replicas see it: batched with the others counted meanwhile
+    /// (``BackgroundViewerCounts``, at most ``BackgroundViewerCounts/maximumPending`` waiting, each
+    /// batch within ``ServerLimits/viewerStoreTimeout``); past that bound, or when the store fails,
+    /// it is counted here alone.
     func attemptHere(viewer: String?, target: Target, id: String, logger: Logger? = nil) -> Int {
         guard let viewer, viewer.utf8.count <= limits.viewerIDBytes else { return 0 }
         let counted = count(viewer: viewer, target: target, id: id)
         guard store.isShared else { return counted }
-        let started = backgroundCounts.withLockedValue { running in
-            guard running < Self.maximumBackgroundCounts else { return false }
-            running += 1
-            return true
-        }
-        guard started else { return counted }
-        let (store, backgroundCounts, clock) = (store, backgroundCounts, clock)
-        let expiry = limits.viewerExpiry.duration
-        let timeout = limits.viewerStoreTimeout
-        Task {
-            defer { backgroundCounts.withLockedValue { $0 -= 1 } }
-            let counted = await clock.within(timeout) {
-                try await store.countViewerRequest(viewer: viewer, target: target, id: id, expiry: expiry)
-            }
-            if counted == nil {
-                logger?.debug("the store did not count the viewer's request in time (counted here)")
-            }
+        if !backgroundCounts.add(ViewerRequestKey(viewer: viewer, target: target, id: id)) {
+            logger?.debug("too many viewer requests waiting for the store (counted here)")
         }
         return counted
     }
+
+    /// How many distinct requests wait to be counted in a shared store (for tests).
+    var backgroundCountsPending: Int { backgroundCounts.pending }
 
     /// Counts the request in the server's own ledger.
     private func count(viewer: String, target: Target, id: String) -> Int {

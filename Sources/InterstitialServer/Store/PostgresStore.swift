@@ -204,6 +204,30 @@ public final class PostgresStore: ServerStore {
         }
     }
 
+    /// One statement for every request: the keys and counts as arrays, unnested into rows.
+    public func countViewerRequests(_ counts: [ViewerRequestKey: Int], expiry: Duration) async throws {
+        guard !counts.isEmpty else { return }
+        let seconds = expiry.secondsValue
+        let entries = Array(counts)
+        let viewers = entries.map(\.key.viewer)
+        let targets = entries.map(\.key.target.description)
+        let ids = entries.map(\.key.id)
+        let numbers = entries.map { Int32(clamping: $0.value) }
+        try await guarded("count \(entries.count) viewer requests") {
+            try await self.migrated()
+            _ = try await self.client.query(
+                """
+                INSERT INTO viewer_requests AS v (viewer, target, id, count, expires_at)
+                SELECT r.viewer, r.target, r.id, r.n, now() + make_interval(secs => \(seconds))
+                FROM unnest(\(viewers)::text[], \(targets)::text[], \(ids)::text[], \(numbers)::integer[])
+                AS r(viewer, target, id, n)
+                ON CONFLICT (viewer, target, id) DO UPDATE SET
+                count = CASE WHEN v.expires_at <= now() THEN EXCLUDED.count ELSE v.count + EXCLUDED.count END,
+                expires_at = EXCLUDED.expires_at
+                """, logger: self.logger)
+        }
+    }
+
     public func pruneViewerRequests(limit: Int) async throws -> Int {
         let limit = Int64(max(0, limit))
         return try await guarded("drop expired viewer counts") {

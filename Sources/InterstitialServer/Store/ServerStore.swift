@@ -114,6 +114,10 @@ public protocol ServerStore: Sendable {
     /// returns how many requests came before it; a count whose last request is older than `expiry`
     /// starts again. Nil when the store keeps no viewers: the server counts them itself, in memory.
     func countViewerRequest(viewer: String, target: Target, id: String, expiry: Duration) async throws -> Int?
+    /// Counts requests as ``countViewerRequest(viewer:target:id:expiry:)`` does, `counts[key]` of
+    /// each, without returning the counts: the requests a replica counted itself and sends after
+    /// (``BackgroundViewerCounts``), in one statement where the store can.
+    func countViewerRequests(_ counts: [ViewerRequestKey: Int], expiry: Duration) async throws
     /// Drops viewer counts past their expiry, and beyond the `limit` most recent ones those that
     /// expire first; returns how many were dropped.
     func pruneViewerRequests(limit: Int) async throws -> Int
@@ -141,6 +145,14 @@ extension ServerStore {
     /// Nil: a store only this server uses leaves viewer counts to the server's memory.
     public func countViewerRequest(viewer: String, target: Target, id: String, expiry: Duration) async throws -> Int? {
         nil
+    }
+    /// Each request counted by ``countViewerRequest(viewer:target:id:expiry:)``, one at a time.
+    public func countViewerRequests(_ counts: [ViewerRequestKey: Int], expiry: Duration) async throws {
+        for (key, count) in counts {
+            for _ in 0..<max(0, count) {
+                _ = try await countViewerRequest(viewer: key.viewer, target: key.target, id: key.id, expiry: expiry)
+            }
+        }
     }
     /// Nothing kept, nothing dropped.
     public func pruneViewerRequests(limit: Int) async throws -> Int { 0 }

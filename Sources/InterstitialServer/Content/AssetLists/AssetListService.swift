@@ -232,17 +232,19 @@ struct AssetListService: Sendable {
                     attempt = state.attemptHere(viewer: viewer, target: target, id: id, logger: logger)
                     next += machine.counted(attempt, now: clock.now)
                 case .lookUpKept(let key, let limit):
-                    let bytes = await prefetched?.decision(key, waitingUpTo: limit, clock: clock)
-                    next += machine.kept(bytes.flatMap(PreparedDecision.init(encoded:)), now: clock.now)
+                    let found = await prefetched?.prepared(key, waitingUpTo: limit, clock: clock)
+                    next += machine.kept(found, now: clock.now)
                 case .lookUpStanding(let keys):
-                    // R30: the first standing decision with an ad that fits the break is taken.
-                    let found = keys.lazy.compactMap { key -> (key: DecisionKey, decision: PreparedDecision)? in
-                        guard let decision = self.prefetched?.decision(key).flatMap(PreparedDecision.init(encoded:)),
-                            fitted(decision).adCount > 0
-                        else { return nil }
-                        return (key, decision)
+                    // R30: the first standing decision with an ad that fits the break is taken (and
+                    // its fitted list answered: it is fitted once).
+                    let found = keys.lazy.compactMap {
+                        key -> (key: DecisionKey, decision: PreparedDecision, fitted: VASTFill.Result)? in
+                        guard let decision = self.prefetched?.prepared(key) else { return nil }
+                        let result = fitted(decision)
+                        return result.adCount > 0 ? (key, decision, result) : nil
                     }.first
-                    next += machine.standing(found, now: clock.now)
+                    if let found { fill = found.fitted }
+                    next += machine.standing(found.map { ($0.key, $0.decision) }, now: clock.now)
                 case .consume(let key):
                     _ = prefetched?.take(key)
                 case .lookUpLedger(let key, let limit), .poll(let key, let limit):
