@@ -94,7 +94,9 @@ final class ServerMetrics: Sendable {
             name("prefetch_decisions", "", "Decisions made ahead of live breaks, kept.")
         }
         static var prefetchBytes: MetricNameDescriptor {
-            name("prefetch_decision", "bytes", "Bytes of the decisions made ahead kept (identical ones once).")
+            name(
+                "prefetch_decision", "bytes",
+                "Bytes of the decisions made ahead kept (identical ones once; a decision also kept decoded twice).")
         }
         static var standingDecisions: MetricNameDescriptor {
             name("standing_decisions", "", "Standing decisions kept for each channel's next break, before any cue.")
