@@ -54,17 +54,10 @@ struct PrefetchReplicaTests {
                     try await prepare()
                     // Each viewer plays: it reloads its playlist a playing span later, on the manual clock
                     // (still in the window).
-                    let span = replica.limits.prefetchPlayingSpan
-                    for reload in 0..<2 {
-                        if reload > 0 { clock.advance(by: span) }
-                        for (client, sessions) in [(first, viewers.0), (second, viewers.1)] {
-                            for session in sessions {
-                                let playlist = try await client.get(
-                                    "/demo/live/video/main.m3u8", headers: [Routes.sessionField: session])
-                                #expect(playlist.status == .ok)
-                            }
-                        }
-                    }
+                    try await PlayingViewers.play(
+                        viewers.0.map { (first, PlayingViewers.videoPath, $0) }
+                            + viewers.1.map { (second, PlayingViewers.videoPath, $0) },
+                        clock: clock, span: replica.limits.prefetchPlayingSpan)
                     let ticker = tick(clock, to: clock.now + MediaTime(seconds: 3))
                     defer { ticker.cancel() }
                     try await body(
