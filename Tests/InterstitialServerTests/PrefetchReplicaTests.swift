@@ -28,13 +28,8 @@ struct PrefetchReplicaTests {
                 _ asked: @Sendable (String) -> Int, _ total: @Sendable () -> Int, _ clock: ManualServerClock
             ) async throws -> Void
     ) async throws {
-        let answer = NIOLockedBody()
-        try await TestOrigin.withOrigin(routes: { path in
-            path == "/vast" ? .init(contentType: "application/xml", body: answer.bytes) : .init()
-        }) { adServer in
-            answer.set(Array(PrefetchTests.vast(adServer.origin).utf8))
-            var configuration = try Harness.demo()
-            configuration.seed.schedules = []
+        try await PrefetchTests.withVASTServer { adServer, demo in
+            var configuration = demo
             configuration.live[0].adServer = try AdServerSettings.decode(
                 .object(["vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&cb=[CACHEBUSTING]")]))
             // Both replicas on one server clock: the break 34 s on. The viewers reload 6 s on (a playing
