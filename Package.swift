@@ -219,6 +219,7 @@ let package = Package(
             name: "InterstitialPlaybackTests",
             dependencies: [
                 "InterstitialPlayback",
+                "HLSLoading",
                 "PlaybackEngine",
                 "MediaTiming",
                 "PlaybackCoordination",

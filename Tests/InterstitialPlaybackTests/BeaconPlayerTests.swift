@@ -1,4 +1,5 @@
 import Foundation
+import HLSLoading
 import HLSPlaylist
 import InterstitialPlayback
 import NIOConcurrencyHelpers
@@ -40,15 +41,15 @@ struct BeaconPlayerTests {
         ]
     }
 
-    /// Serves `files`, and `/t/…` as a beacon endpoint: `/t/fail` answers 500, `/t/slow` answers
-    /// after 30 s, the others 204.
+    /// Serves `files`, and `/t/…` as a beacon endpoint: `/t/fail` answers 500, `/t/slow` only when
+    /// the origin stops (``TestOrigin/Reply/held``), the others 204.
     static func routes(_ files: [String: String]) -> TestOrigin.Routes {
         { path, _ in
             if path == "/t/fail" {
                 return TestOrigin.Reply(status: .internalServerError, contentType: "text/plain", body: "no")
             }
             if path == "/t/slow" {
-                return TestOrigin.Reply(status: .noContent, contentType: "text/plain", body: "", delay: .seconds(30))
+                return TestOrigin.Reply(status: .noContent, contentType: "text/plain", body: "", held: true)
             }
             if path.hasPrefix("/t/") {
                 return TestOrigin.Reply(status: .noContent, contentType: "text/plain", body: "")
@@ -81,15 +82,41 @@ struct BeaconPlayerTests {
         }
     }
 
-    @Test("Failing beacons are reported and do not hold playback up")
+    /// The beacon timeout is on a ``ManualTimer``: once every other beacon has answered (awaited in
+    /// the trace), the slow one is the only beacon waiting for its deadline, and the test moves the
+    /// timer past it. The slow endpoint never answers on its own, so only the timeout can end it.
+    @Test("Failing beacons are reported and do not hold playback up", .timeLimit(.minutes(10)))
     func failingBeacons() async throws {
         let files = Self.files([
             ("impression", "{ORIGIN}/t/fail"), ("start", "{ORIGIN}/t/slow"),
             ("firstQuartile", "http://127.0.0.1:1/refused"), ("midpoint", "file:///etc/passwd"),
             ("complete", "{ORIGIN}/t/ok"),
         ])
+        let others: Set = ["breakStart", "impression", "firstQuartile", "midpoint", "complete", "breakEnd"]
+        let timer = ManualTimer()
         try await TestOrigin.with(Self.routes(files)) { origin in
-            let player = await play(origin, "/main.m3u8") { $0.beaconTimeout = .seconds(3) }
+            let player = try await play(
+                origin, "/main.m3u8",
+                configure: {
+                    $0.beaconTimeout = .seconds(5)
+                    $0.timeout = .seconds(3600)
+                    $0.timeLimitSleep = timer.sleep
+                },
+                during: { playing, trace in
+                    var answered: Set<String> = []
+                    var events = trace.makeAsyncIterator()
+                    while answered != others, let event = await events.next() {
+                        if event.kind == .beaconSent, let type = event["type"]?.description, others.contains(type) {
+                            answered.insert(type)
+                        }
+                    }
+                    // The slow one waits for its deadline (unless a broken timeout has already
+                    // ended it: the test then fails on what the trace says rather than hang).
+                    if !playing.trace.contains(where: { $0.kind == .beaconSent && $0["type"] == .string("start") }) {
+                        try await timer.untilWaiting(for: .seconds(5))
+                    }
+                    timer.advance(by: .seconds(5))
+                })
             // The break and primary play exactly as they would without tracking.
             #expect(
                 player.trace.lines([.interstitialStarted, .interstitialEnded, .ended]) == [

@@ -24,12 +24,32 @@ extension Array where Element == PlaybackEvent {
     }
 }
 
+/// The settings the tests' players start from: playlists only, and time limits that are hang
+/// guards (10 minutes of real time for a response or a beacon), far above what the test origin
+/// takes on a loaded machine. The tests of a timeout move a ``ManualTimer`` instead.
+func testConfiguration(primaryID: String) -> Player.Configuration {
+    var configuration = Player.Configuration(primaryID: primaryID, loadsSegments: false)
+    configuration.timeout = .seconds(600)
+    configuration.beaconTimeout = .seconds(600)
+    return configuration
+}
+
 /// A player of `path` on `origin`, on a manual clock, loading playlists only.
 func makePlayer(_ origin: TestOrigin, _ path: String = "/main.m3u8", clock: ManualClock = ManualClock()) -> Player {
-    Player(
-        item: PlayerItem(url: origin.url(path)), configuration: .init(primaryID: "p", loadsSegments: false),
-        clock: clock)
+    Player(item: PlayerItem(url: origin.url(path)), configuration: testConfiguration(primaryID: "p"), clock: clock)
 }
+
+/// A player of `path` on `origin` on a manual clock, for ``play(_:_:until:configure:before:script:)``.
+private func sessionPlayer(
+    _ origin: TestOrigin, _ path: String, configure: (inout Player.Configuration) -> Void
+) -> Player {
+    var configuration = testConfiguration(primaryID: "session-1")
+    configure(&configuration)
+    return Player(item: PlayerItem(url: origin.url(path)), configuration: configuration, clock: ManualClock())
+}
+
+/// A run's limit of `seconds` on the player's clock.
+private func limit(_ seconds: Double?) -> Duration? { seconds.map { .nanoseconds(s($0).nanoseconds) } }
 
 /// Plays `path` of `origin` on a manual clock for `duration` seconds (or to the end) and returns the player.
 func play(
@@ -37,13 +57,36 @@ func play(
     configure: (inout Player.Configuration) -> Void = { _ in },
     before: (Player) -> Void = { _ in }, script: [(Double, PlaybackCommand)] = []
 ) async -> Player {
-    var configuration = Player.Configuration(primaryID: "session-1", loadsSegments: false)
-    configure(&configuration)
-    let player = Player(item: PlayerItem(url: origin.url(path)), configuration: configuration, clock: ManualClock())
+    let player = sessionPlayer(origin, path, configure: configure)
     before(player)
     for (time, command) in script { player.schedule(command, at: .nanoseconds(s(time).nanoseconds)) }
     player.play()
-    await player.run(until: seconds.map { .nanoseconds(s($0).nanoseconds) })
+    await player.run(until: limit(seconds))
+    await player.shutdown()
+    return player
+}
+
+/// Plays like ``play(_:_:until:configure:before:script:)`` while `during` runs beside playback with
+/// the trace as it happens (subscribed before playback starts): the test awaits what the player
+/// does and moves a ``ManualTimer`` past a deadline. Returns the player once both are done.
+func play(
+    _ origin: TestOrigin, _ path: String, until seconds: Double? = nil,
+    configure: (inout Player.Configuration) -> Void = { _ in },
+    during: (Player, AsyncStream<PlaybackEvent>) async throws -> Void
+) async throws -> Player {
+    let player = sessionPlayer(origin, path, configure: configure)
+    let trace = player.traceEvents()
+    player.play()
+    do {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await player.run(until: limit(seconds)) }
+            try await during(player, trace)
+            try await group.waitForAll()
+        }
+    } catch {
+        await player.shutdown()
+        throw error
+    }
     await player.shutdown()
     return player
 }

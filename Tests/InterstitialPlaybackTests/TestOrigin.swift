@@ -14,7 +14,10 @@ final class TestOrigin: Sendable {
         var contentType = "application/vnd.apple.mpegurl"
         var body: String
         var location: String? = nil
-        var delay: Duration? = nil
+        /// Whether the answer waits until the test calls ``TestOrigin/release()`` (or the origin
+        /// stops): a response slower than any deadline the test moves a clock past, however slow
+        /// the machine.
+        var held = false
     }
 
     struct Request: Sendable, Hashable {
@@ -28,6 +31,8 @@ final class TestOrigin: Sendable {
 
     private let routes: NIOLockedValueBox<Routes>
     private let log = NIOLockedValueBox<[Request]>([])
+    /// The held answers waiting (``Reply/held``), or nil once released.
+    private let held = NIOLockedValueBox<[CheckedContinuation<Void, Never>]?>([])
     let port: Int
 
     private init(routes: @escaping Routes, port: Int) {
@@ -40,6 +45,26 @@ final class TestOrigin: Sendable {
     var requests: [Request] { log.withLockedValue { $0 } }
 
     func setRoutes(_ routes: @escaping Routes) { self.routes.withLockedValue { $0 = routes } }
+
+    /// Lets the held answers go, and those held later at once.
+    func release() {
+        let waiting = held.withLockedValue { held in
+            defer { held = nil }
+            return held ?? []
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// Waits until ``release()``.
+    private func hold() async {
+        await withCheckedContinuation { continuation in
+            let released = held.withLockedValue { held in
+                held?.append(continuation)
+                return held == nil
+            }
+            if released { continuation.resume() }
+        }
+    }
 
     /// Runs `body` with an origin serving `routes`, and stops it afterwards.
     static func with<Result: Sendable>(
@@ -63,7 +88,7 @@ final class TestOrigin: Sendable {
             guard let reply = origin.routes.withLockedValue({ $0 })(path, query) else {
                 return Response(status: .notFound, body: .init(byteBuffer: ByteBuffer(string: "not found")))
             }
-            if let delay = reply.delay { try await Task.sleep(for: delay) }
+            if reply.held { await origin.hold() }
             var headers: HTTPFields = [.contentType: reply.contentType]
             if let location = reply.location { headers[.location] = location }
             let body = reply.body.replacingOccurrences(of: "{ORIGIN}", with: "http://127.0.0.1:\(origin.port)")
@@ -88,9 +113,11 @@ final class TestOrigin: Sendable {
             box.withLockedValue { $0 = origin }
             do {
                 let result = try await body(origin)
+                origin.release()
                 group.cancelAll()
                 return result
             } catch {
+                origin.release()
                 group.cancelAll()
                 throw error
             }

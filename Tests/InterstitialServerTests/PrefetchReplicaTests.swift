@@ -28,13 +28,8 @@ struct PrefetchReplicaTests {
                 _ asked: @Sendable (String) -> Int, _ total: @Sendable () -> Int, _ clock: ManualServerClock
             ) async throws -> Void
     ) async throws {
-        let answer = NIOLockedBody()
-        try await TestOrigin.withOrigin(routes: { path in
-            path == "/vast" ? .init(contentType: "application/xml", body: answer.bytes) : .init()
-        }) { adServer in
-            answer.set(Array(PrefetchTests.vast(adServer.origin).utf8))
-            var configuration = try Harness.demo()
-            configuration.seed.schedules = []
+        try await PrefetchTests.withVASTServer { adServer, demo in
+            var configuration = demo
             configuration.live[0].adServer = try AdServerSettings.decode(
                 .object(["vast": .string(adServer.origin + "/vast?sid=[SESSIONID]&cb=[CACHEBUSTING]")]))
             // Both replicas on one server clock: the break 34 s on. The viewers reload 6 s on (a playing
@@ -54,17 +49,10 @@ struct PrefetchReplicaTests {
                     try await prepare()
                     // Each viewer plays: it reloads its playlist a playing span later, on the manual clock
                     // (still in the window).
-                    let span = replica.limits.prefetchPlayingSpan
-                    for reload in 0..<2 {
-                        if reload > 0 { clock.advance(by: span) }
-                        for (client, sessions) in [(first, viewers.0), (second, viewers.1)] {
-                            for session in sessions {
-                                let playlist = try await client.get(
-                                    "/demo/live/video/main.m3u8", headers: [Routes.sessionField: session])
-                                #expect(playlist.status == .ok)
-                            }
-                        }
-                    }
+                    try await PlayingViewers.play(
+                        viewers.0.map { (first, PlayingViewers.videoPath, $0) }
+                            + viewers.1.map { (second, PlayingViewers.videoPath, $0) },
+                        clock: clock, span: replica.limits.prefetchPlayingSpan)
                     let ticker = tick(clock, to: clock.now + MediaTime(seconds: 3))
                     defer { ticker.cancel() }
                     try await body(

@@ -283,17 +283,10 @@ struct PrefetchTests {
             // decisions, they are made before the break, and no deadline of theirs (5 s on) passes.
             let clock = ManualServerClock.starting()
             try await Harness.withServer(configuration, serverClock: clock) { client in
-                let viewers = ["v1", "v2", "v3"]
-                for reload in 0..<2 {
-                    if reload > 0 { clock.advance(by: ServerLimits().prefetchPlayingSpan) }
-                    for viewer in viewers {
-                        let playlist = try await client.get(
-                            "/demo/live/video/main.m3u8", headers: [Routes.sessionField: viewer])
-                        #expect(playlist.status == .ok)
-                    }
-                    // A session given as _HLS_primary_id only.
-                    #expect(try await client.get("/demo/live/audio-en/main.m3u8?_HLS_primary_id=v4").status == .ok)
-                }
+                // v4: a session given as _HLS_primary_id only.
+                try await PlayingViewers.play(
+                    ["v1", "v2", "v3"].map { (client, PlayingViewers.videoPath, $0) }
+                        + [(client, "/demo/live/audio-en/main.m3u8?_HLS_primary_id=v4", nil)], clock: clock)
                 let start = clock.wall + MediaTime(seconds: 25)
                 let created = try await client.admin(
                     .post, "breaks", #"{"id":"herd","target":"live/demo","date":"\#(start.iso8601)","duration":10}"#)

@@ -78,7 +78,7 @@ struct StandingDecisionTests {
             // still: no decision's deadline (5 s) passes, however late a loaded machine makes it.
             let clock = ManualServerClock.starting()
             try await Harness.withServer(configuration, serverClock: clock) { client in
-                try await StandingDecisionTests.play(["v1", "v2"], client, clock)
+                try await PlayingViewers.play(["v1", "v2"], on: client, clock: clock)
                 func standing(_ session: String) -> [String] {
                     adServer.requests("/vast").filter { $0.contains("sid=\(session)&brk=standing-") }
                 }
@@ -152,7 +152,7 @@ struct StandingDecisionTests {
             // stands still.
             let clock = ManualServerClock.starting()
             try await Harness.withServer(configuration, store: store, serverClock: clock) { client in
-                try await StandingDecisionTests.play(["v1"], client, clock)
+                try await PlayingViewers.play(["v1"], on: client, clock: clock)
                 let deciding = tick(clock, to: clock.now + MediaTime(seconds: 3))
                 defer { deciding.cancel() }
                 #expect(
@@ -188,22 +188,6 @@ struct StandingDecisionTests {
                 #expect(ledger.calls.decisions == before.decisions, "\(ledger.calls) after \(before)")
                 // The store still hears of the request, after the answer.
                 #expect(await PrefetchTests.until { store.viewerCounts >= 1 })
-            }
-        }
-    }
-}
-
-extension StandingDecisionTests {
-    /// `viewers` play on `client`'s live channel as players do: each requests its media playlist,
-    /// and again once the server's `clock` has moved on a playing span (`prefetchPlayingSpan`, as
-    /// by default).
-    static func play(_ viewers: [String], _ client: any TestClientProtocol, _ clock: ManualServerClock) async throws {
-        for reload in 0..<2 {
-            if reload > 0 { clock.advance(by: ServerLimits().prefetchPlayingSpan) }
-            for viewer in viewers {
-                let playlist = try await client.get(
-                    "/demo/live/video/main.m3u8", headers: [Routes.sessionField: viewer])
-                #expect(playlist.status == .ok)
             }
         }
     }

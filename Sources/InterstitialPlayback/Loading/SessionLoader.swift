@@ -11,18 +11,20 @@ import PlaybackEngine
 ///
 /// Every request carries the session's `_HLS_primary_id` (the state machine adds it to URLs) and the
 /// same value as `X-PLAYBACK-SESSION-ID` (R19). Redirects and timeouts follow ``PlaylistLoader``'s
-/// configuration: 5 redirects and 60 s by default (R20).
+/// configuration: 5 redirects and 60 s by default (R20), the deadline waited for with the player's
+/// ``Player/Configuration/timeLimitSleep``.
 struct SessionLoader: Sendable {
     let loader: PlaylistLoader
     /// Media Initialization Sections loaded, by URL: each is loaded once per rendition.
     private let initializationSections = NIOLockedValueBox([String: [UInt8]]())
 
-    init(primaryID: String, timeout: Duration, maximumRedirects: Int, logger: Logger?) {
+    /// A loader with the player's session ID, redirects, timeout and time-limit sleep.
+    init(configuration: Player.Configuration, logger: Logger?) {
         loader = PlaylistLoader(
             configuration: .init(
-                timeout: timeout, maximumRedirects: maximumRedirects,
-                headers: [("X-PLAYBACK-SESSION-ID", primaryID)]),
-            logger: logger)
+                timeout: configuration.timeout, maximumRedirects: configuration.maximumRedirects,
+                headers: [("X-PLAYBACK-SESSION-ID", configuration.primaryID)]),
+            logger: logger, sleep: configuration.timeLimitSleep)
     }
 
     func shutdown() async { try? await loader.shutdown() }

@@ -29,14 +29,16 @@ extension Player {
     /// The number of beacons sent and not yet answered.
     var beaconsInFlight: Int { state.withLockedValue { $0.beaconsInFlight } }
 
-    /// Sends one beacon (its macros filled), within ``Configuration/beaconTimeout``, and reports the
-    /// answer in the trace as `beaconSent`.
+    /// Sends one beacon (its macros filled), within ``Configuration/beaconTimeout`` (waited for with
+    /// ``Configuration/timeLimitSleep``), and reports the answer in the trace as `beaconSent`.
     func send(_ beacon: TrackingBeacon) async {
         let url = Self.filled(beacon)
         let sender: any BeaconSender = configuration.beaconSender ?? HTTPBeaconSender(loader: loader.loader)
         let outcome: [(name: String, value: PlaybackEvent.Value)]
         do {
-            let status = try await withTimeLimit(configuration.beaconTimeout) { try await sender.sendBeacon(to: url) }
+            let status = try await withTimeLimit(configuration.beaconTimeout, sleep: configuration.timeLimitSleep) {
+                try await sender.sendBeacon(to: url)
+            }
             outcome = [("status", status.map { .integer($0) } ?? .string("2xx"))]
         } catch let error as LoadError {
             outcome = [

@@ -1,5 +1,6 @@
 import Foundation
 import HLSInterstitials
+import HLSLoading
 import HLSPlaylist
 import Logging
 import NIOConcurrencyHelpers
@@ -54,6 +55,14 @@ public final class Player: Sendable {
         public var maximumBeaconsInFlight = 16
         /// What sends the beacons; nil (the default): an HTTP GET through the player's own loading.
         public var beaconSender: (any BeaconSender)?
+        /// How the time limits of network operations wait (``timeout`` for each response,
+        /// ``beaconTimeout`` for each beacon): real time by default, whatever the player's clock.
+        ///
+        /// Not the player's clock: on a ``ManualClock`` the player moves time only once no load is in
+        /// flight (loads take no clock time), so a deadline on it could never pass, and a server that
+        /// never answers would hold a virtual player for ever. A test injects a manual timer here and
+        /// moves it past a deadline once the player waits for it.
+        package var timeLimitSleep: TimeLimitSleep = { try await Task.sleep(for: $0) }
 
         /// Creates a configuration.
         public init(
@@ -147,9 +156,7 @@ public final class Player: Sendable {
         self.clock = PlaybackClock(clock)
         self.renderer = renderer
         self.logger = logger
-        self.loader = SessionLoader(
-            primaryID: configuration.primaryID, timeout: configuration.timeout,
-            maximumRedirects: configuration.maximumRedirects, logger: logger)
+        self.loader = SessionLoader(configuration: configuration, logger: logger)
         var machine = PlaybackStateMachine(
             url: item.url,
             configuration: PlaybackStateMachine.Configuration(
@@ -308,9 +315,7 @@ public final class Player: Sendable {
     /// Loads only the primary presentation at `url` and tells whether it is live (no EXT-X-ENDLIST),
     /// to pick a clock before playing. Throws the load error.
     public static func isLive(url: String, configuration: Configuration = Configuration()) async throws -> Bool {
-        let loader = SessionLoader(
-            primaryID: configuration.primaryID, timeout: configuration.timeout,
-            maximumRedirects: configuration.maximumRedirects, logger: nil)
+        let loader = SessionLoader(configuration: configuration, logger: nil)
         do {
             let presentation = try await loader.loadPrimary(
                 PlaybackStateMachine.tagged(url, primaryID: configuration.primaryID), mediaOnly: false,
