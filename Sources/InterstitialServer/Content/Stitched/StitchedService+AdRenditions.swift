@@ -1,3 +1,4 @@
+import Foundation
 import HLSInterstitials
 import HLSPlaylist
 import NIOCore
@@ -62,12 +63,53 @@ extension StitchedService {
         }
         if case .subtitles? = role {
             // No beacon fires from a subtitle segment: the video and audio ones fire them.
-            return StitchSubtitles.blank(
-                mirroring: StitchAd(playlist: media, url: mediaURL),
-                documentURL: context.base + Self.emptySubtitlesPath)
+            let mirrored = StitchAd(playlist: media, url: mediaURL)
+            switch context.fMP4Subtitles {
+            case nil:
+                return StitchSubtitles.blank(mirroring: mirrored, documentURL: context.base + Self.emptySubtitlesPath)
+            case .success(let rendition)?:
+                return StitchSubtitles.blank(
+                    mirroring: mirrored, map: rendition.map, timescale: rendition.track.timescale
+                ) { span in
+                    StitchedEmptySegment.url(base: context.base, track: rendition.track, span: span)
+                }
+            case .failure(let failure)?:
+                throw failure
+            }
         }
         let routed = beacons.routed(media, url: mediaURL, key: key, tracking: tracking, publicBase: context.base)
         return StitchAd(playlist: routed, url: mediaURL)
+    }
+
+    /// The subtitle track and map a subtitle playlist with EXT-X-MAP `map` (as the playlist stitched
+    /// lists it) blanks its ads with (``StitchSubtitles/blank(mirroring:map:timescale:segmentURL:)``):
+    /// the map's URI made absolute, and the track of the initialization segment it names, read
+    /// through the content's source (``StitchedSubtitleTracks``); a failure (`subtitles`) when it
+    /// cannot be read or has no WebVTT or TTML track.
+    func fMP4Subtitles(
+        map: MediaInitializationSection, _ context: Context
+    ) async -> Result<StitchedSubtitleTracks.Rendition, AdRenditionLoader.Failure> {
+        let absolute = URIReference.resolve(map.uri, against: context.url)
+        let source = library.source(context.mounted.content)
+        let own = context.base + context.mounted.content.path + "/"
+        var location = absolute
+        if absolute.hasPrefix(own) {
+            var rest = absolute.dropFirst(own.count)
+            if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<query] }
+            location = Self.location(
+                String(rest).removingPercentEncoding ?? String(rest), entry: source.entryLocation,
+                content: context.mounted.content)
+        }
+        do throws(AdRenditionLoader.Failure) {
+            let track = try await subtitleTracks.track(location: location, name: absolute, byteRange: map.byteRange) {
+                try await source.fetchBytes($0)
+            }
+            var section = map
+            section.uri = absolute
+            return .success(StitchedSubtitleTracks.Rendition(map: section, track: track))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// ``VODStitcher/check(_:eventID:position:fMP4:)``, as a loader failure with its metric reason.
