@@ -36,9 +36,10 @@ final class MetricLabels: Sendable {
     /// asset list is not this server's (`asset-list`); or a live break needed more fill segments
     /// than ``LiveStitcher/maximumFillSegments`` (`segment-cap`: the rest of it is left empty); or
     /// an fMP4 subtitle playlist's initialization segment could not be read or has no WebVTT or
-    /// TTML track, so no empty subtitle segment can follow it (`subtitles`).
+    /// TTML track, so no empty subtitle segment can follow it (`subtitles`); or the sample rate and
+    /// channel count of the ad's audio renditions are being read from their media (`measuring`).
     static let stitchFallbackReasons: Set<String> = [
-        "fetch", "playlist", "media", "format", "conditioning", "asset-list", "segment-cap", "subtitles",
+        "fetch", "playlist", "media", "format", "conditioning", "asset-list", "segment-cap", "subtitles", "measuring",
     ]
     /// Why the relay did not pass a beacon on.
     static let beaconDropReasons: Set<String> = ["expired", "repeated", "budget"]

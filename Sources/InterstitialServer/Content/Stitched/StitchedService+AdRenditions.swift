@@ -33,23 +33,47 @@ extension StitchedService {
                 )
             }
             let location = "ad \(url)"
-            let chosen: String
+            var chosen = ""
+            var reading: [String] = []
             do throws(StitchingError) {
                 switch role {
                 case .variant(let variant):
                     chosen = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location).uri
                 case .audio(let rendition, let variant):
                     let adVariant = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location)
-                    chosen =
-                        try StitchRenditionChooser.choose(
-                            for: rendition, adVariant: adVariant, in: multivariant, at: location
-                        ).uri ?? ""
+                    // What the media of each of the group's renditions says (read in the background),
+                    // when it can matter; not for this server's conditioned creatives, made to fit.
+                    var measured: [String: StitchMeasuredAudio] = [:]
+                    let conditioned = url.hasPrefix(context.base + "/creatives/")
+                    for candidate in multivariant.renditions
+                    where candidate.type == "AUDIO" && candidate.groupID == adVariant.audio && !conditioned
+                        && StitchRenditionChooser.needsMeasurement(of: candidate, for: rendition)
+                    {
+                        guard let uri = candidate.uri else { continue }
+                        switch audioProbe.lookup(URIReference.resolve(uri, against: url), publicBase: context.base) {
+                        case .reading: reading.append(URIReference.resolve(uri, against: url))
+                        case .known(let figures): if let figures { measured[uri] = figures }
+                        }
+                    }
+                    if reading.isEmpty {
+                        chosen =
+                            try StitchRenditionChooser.choose(
+                                for: rendition, adVariant: adVariant, in: multivariant, at: location, measured: measured
+                            ).uri ?? ""
+                    }
                 case .subtitles(_, let variant):
                     // The ad variant its video plays: the subtitles mirror its segments.
                     chosen = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location).uri
                 }
             } catch {
                 throw AdRenditionLoader.Failure(reason: "media", message: "\(error)")
+            }
+            guard reading.isEmpty else {
+                throw AdRenditionLoader.Failure(
+                    reason: "measuring",
+                    message:
+                        "the sample rate and channel count of the ad's audio renditions (\(reading.joined(separator: ", "))) are being read from their media; until then the fallback plays"
+                )
             }
             mediaURL = URIReference.resolve(chosen, against: url)
             guard

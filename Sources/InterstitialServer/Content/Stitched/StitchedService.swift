@@ -72,6 +72,8 @@ final class StitchedService: Sendable {
     let awaiting: StitchedMemo<Bool>
     /// The subtitle track of each fMP4 subtitle rendition's initialization segment.
     let subtitleTracks = StitchedSubtitleTracks()
+    /// The sample rate and channel count of ads' audio renditions, read from their media.
+    let audioProbe: StitchedAudioProbe
     private let deciding = NIOLockedValueBox<[String: Task<AssetList, Never>]>([:])
 
     init(library: ContentLibrary, fetcher: AdServerFetcher) {
@@ -81,6 +83,8 @@ final class StitchedService: Sendable {
         loader = AdRenditionLoader(
             fetcher: fetcher, adDirectory: configuration.adDirectory, creativeDirectory: configuration.creativeCache,
             maximumBytes: limits.upstreamPlaylistBytes, clock: library.clock)
+        audioProbe = StitchedAudioProbe(
+            loader: loader, logger: library.logger, clock: library.clock, timeout: configuration.assetListDeadline)
         let memo = StitchedMemo<AssetList>.Limits(
             count: limits.stitchedViewers, bytes: limits.stitchedViewerBytes, idle: limits.stitchedViewerIdle)
         beacons = StitchedBeacons(
