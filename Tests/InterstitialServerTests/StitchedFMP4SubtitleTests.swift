@@ -16,9 +16,9 @@ import Testing
 ///
 /// ffmpeg 5.1 cannot write WebVTT or TTML into fMP4 ("codec not currently supported in
 /// container", and "Fragmentation is not currently supported for TTML in MP4"), so the fixture
-/// is made here: the initialization segment built box by box (``initSegment(trackID:timescale:)``)
-/// and 20 media segments of 2 s, each a cue and an empty sample, written with
-/// ``SubtitleSegmentWriter``.
+/// (Tests/Fixtures/subtitles-fmp4) is what this suite makes (``renditionFiles()``, checked byte for
+/// byte): the initialization segment built box by box (``initSegment(trackID:timescale:)``) and 20
+/// media segments of 2 s, each a cue and an empty sample, written with ``SubtitleSegmentWriter``.
 @Suite("The stitched form's fMP4 subtitles")
 struct StitchedFMP4SubtitleTests {
     typealias T = StitchedFormTests
@@ -77,32 +77,51 @@ struct StitchedFMP4SubtitleTests {
         return box("ftyp", ftyp) + box("moov", moov)
     }
 
-    /// The demo configuration with its primary (VOD and live) given an English `wvtt` rendition in
-    /// `subs-en/` (the WebVTT fixture's multivariant playlist; these segments).
-    static func configuration() throws -> (ServerConfiguration, directory: URL) {
-        let (configuration, directory) = try S.configuration()
-        let subtitles = directory.appendingPathComponent("subs-en")
-        let files = FileManager.default
-        try files.removeItem(at: subtitles)
-        try files.createDirectory(at: subtitles, withIntermediateDirectories: true)
-        try Data(initSegment(trackID: trackID, timescale: timescale)).write(
-            to: subtitles.appendingPathComponent("init.mp4"))
+    /// The files of the `wvtt` rendition, by name: ``initSegment(trackID:timescale:)``, 20 media
+    /// segments of 2 s (each a cue and an empty sample) written by ``SubtitleSegmentWriter``, and
+    /// their playlist. Tests/Fixtures/subtitles-fmp4/subs-en holds exactly these.
+    static func renditionFiles() -> [String: [UInt8]] {
+        var files = ["init.mp4": initSegment(trackID: trackID, timescale: timescale)]
         var playlist = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n"
         playlist += "#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-MAP:URI=\"init.mp4\"\n"
         for index in 0..<20 {
             let name = "seg" + String(repeating: "0", count: 3 - String(index).count) + "\(index).m4s"
             let cue = box("vttc", box("payl", Array("Subtitle \(index)".utf8)))
-            let segment = SubtitleSegmentWriter.segment(
+            files[name] = SubtitleSegmentWriter.segment(
                 trackID: trackID, sequenceNumber: UInt32(index + 1), start: UInt64(index) * 2000,
                 samples: [
                     .init(duration: 1000, bytes: cue),
                     .init(duration: 1000, bytes: SubtitleSegmentWriter.emptyWebVTTSample),
                 ])
-            try Data(segment).write(to: subtitles.appendingPathComponent(name))
             playlist += "#EXTINF:2.000000,\n\(name)\n"
         }
-        try Data((playlist + "#EXT-X-ENDLIST\n").utf8).write(to: subtitles.appendingPathComponent("main.m3u8"))
+        files["main.m3u8"] = Array((playlist + "#EXT-X-ENDLIST\n").utf8)
+        return files
+    }
+
+    /// Tests/Fixtures/subtitles-fmp4/subs-en.
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/subtitles-fmp4/subs-en")
+
+    /// The demo configuration with its primary (VOD and live) given the English `wvtt` rendition of
+    /// Tests/Fixtures/subtitles-fmp4 in `subs-en/` (the WebVTT fixture's multivariant playlist).
+    static func configuration() throws -> (ServerConfiguration, directory: URL) {
+        let (configuration, directory) = try S.configuration()
+        let subtitles = directory.appendingPathComponent("subs-en")
+        try FileManager.default.removeItem(at: subtitles)
+        try FileManager.default.copyItem(at: fixture, to: subtitles)
         return (configuration, directory)
+    }
+
+    @Test("the fixture is what the init segment builder and SubtitleSegmentWriter write")
+    func fixtureIsWritten() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.fixture.path).sorted()
+        let files = Self.renditionFiles()
+        #expect(names == files.keys.sorted())
+        for (name, bytes) in files {
+            let stored = [UInt8](try Data(contentsOf: Self.fixture.appendingPathComponent(name)))
+            #expect(stored == bytes, "\(name)")
+        }
     }
 
     /// The bytes at `uri` (a path, or an absolute URL on the server).
