@@ -62,8 +62,8 @@ let package = Package(
         .target(name: "CHeapUsage"),
         // Pure core: VAST/VMAP reading, wrapper resolution, creative selection, macros, SVTA signaling. No I/O.
         .target(name: "AdDecisioning", dependencies: ["HLSPlaylist", "HLSInterstitials"]),
-        // Pure core: segment timing from fMP4, MPEG-TS and packed audio (boxes, packets, frame headers). No I/O,
-        // no dependencies.
+        // Pure core: segment timing from fMP4, MPEG-TS and packed audio (boxes, packets, frame headers), and the
+        // fMP4 it writes (decode time shifts, empty subtitle segments). No I/O, no dependencies.
         .target(name: "MediaTiming"),
         // Pure core: the media rules, comparing what MediaTiming measured in segments with what the
         // playlists say (media-extinf, media-av-offset...). No I/O: HLSLoading downloads.
@@ -194,6 +194,7 @@ let package = Package(
                 "HLSInterstitials",
                 "HLSPlaylist",
                 "HLSLoading",
+                "MediaTiming",
                 "SCTE35",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -112,4 +112,52 @@ struct StitchedCLITests {
         #expect(summary["errors"] as? Int == 0, "\(summary)")
         #expect((summary["segments"] as? Int ?? 0) > 0, "\(summary)")
     }
+
+    @Test("stitched VOD with a wvtt subtitle rendition in fMP4: validate --media is clean")
+    func fMP4Subtitles() async throws {
+        // The demo's primary with the fMP4 subtitle rendition of Tests/Fixtures/subtitles-fmp4, its
+        // ads, a pre-roll and a mid-roll.
+        let files = FileManager.default
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let demo = tests.deletingLastPathComponent().appendingPathComponent("Sources/InterstitialServer/Resources/demo")
+        let work = files.temporaryDirectory.appendingPathComponent("hlsi-fmp4-subtitles-\(UUID().uuidString)")
+        defer { try? files.removeItem(at: work) }
+        let primary = work.appendingPathComponent("primary")
+        try files.createDirectory(at: work, withIntermediateDirectories: true)
+        try files.copyItem(at: demo.appendingPathComponent("primary"), to: primary)
+        try files.removeItem(at: primary.appendingPathComponent("master.m3u8"))
+        try files.copyItem(
+            at: tests.appendingPathComponent("Fixtures/subtitles/master.m3u8"),
+            to: primary.appendingPathComponent("master.m3u8"))
+        try files.copyItem(
+            at: tests.appendingPathComponent("Fixtures/subtitles-fmp4/subs-en"),
+            to: primary.appendingPathComponent("subs-en"))
+        let config = work.appendingPathComponent("config.json")
+        let json = """
+            {"adminToken": "cli-token-for-the-fmp4-subtitles-check-0123",
+             "database": "\(work.appendingPathComponent("state.sqlite").path)", "creativeCache": null,
+             "vod": [{"id": "subs", "directory": "primary"}], "ads": "\(demo.appendingPathComponent("ads").path)",
+             "seed": {"inventory": [{"id": "ad1", "uri": "/ads/ad1/master.m3u8", "duration": 6},
+                                    {"id": "ad2", "uri": "/ads/ad2/master.m3u8", "duration": 4}],
+                      "breaks": [{"id": "pre", "target": "vod/subs", "cue": ["PRE"], "duration": 6,
+                                  "resumeOffset": 0, "ad": "ad1"},
+                                 {"id": "mid", "target": "vod/subs", "at": 12, "duration": 4,
+                                  "resumeOffset": 0, "ad": "ad2"}]}}
+            """
+        try Data(json.utf8).write(to: config)
+        let (server, base, log) = try await ServeCLITests.startServer([
+            "serve", "--config", config.path, "--port", "0",
+        ])
+        defer {
+            if server.isRunning { server.terminate() }
+            try? files.removeItem(at: log)
+        }
+        let query = "?ads=stitched&session=cli-fmp4-subtitles"
+        let subtitles = try await Self.text(base + "/vod/subs/subs-en/main.m3u8" + query)
+        #expect(subtitles.contains("/stitched/empty.m4s?format=wvtt"), "\(subtitles)")
+        let validate = try await CLITests.run(["validate", "--media", base + "/vod/subs/master.m3u8" + query])
+        #expect(validate.status == 0, "\(validate.standardOutput)\n\(validate.standardError)")
+        #expect(validate.standardError.contains("0 errors, 0 warnings"), "\(validate.standardError)")
+        #expect(validate.standardError.contains("4 media playlists"), "\(validate.standardError)")
+    }
 }

@@ -12,6 +12,11 @@ import HLSPlaylist
 /// the same gap": it marks media that is missing, it needs protocol version 8, and the players the
 /// stitched form is for (older hls.js, TV and set-top players) are the least likely to implement it.
 ///
+/// A subtitle playlist whose segments are fMP4 (EXT-X-MAP: WebVTT as `wvtt`, IMSC as `stpp`) gets
+/// empty fMP4 subtitle segments instead, after its own initialization segment
+/// (``blank(mirroring:map:timescale:segmentURL:)``): an EXT-X-MAP stays in force until the next
+/// one, so a WebVTT text document cannot follow it.
+///
 /// The segments go through ``VODStitcher`` and ``LiveStitcher`` as any ad, so a subtitle playlist
 /// is stitched by the same rule (R28, `LiveSplice`) as its video and audio: the same discontinuities,
 /// the same splice points when its segments are as long as the video's.
@@ -45,5 +50,66 @@ public enum StitchSubtitles {
         }
         playlist.segments.replaceSubrange(0..<playlist.segments.count, with: segments)
         return StitchAd(playlist: playlist, url: documentURL)
+    }
+
+    /// Where one segment of an fMP4 subtitle "ad" (``blank(mirroring:map:timescale:segmentURL:)``)
+    /// plays, in ticks of the subtitle track's timescale.
+    public struct FragmentSpan: Hashable, Sendable {
+        /// The segment's place in the ad, from 0.
+        public var index: Int
+        /// Where it starts, from the ad's start: its `tfdt` `baseMediaDecodeTime`.
+        public var start: UInt64
+        /// How long it plays: its one sample's duration.
+        public var duration: UInt64
+    }
+
+    /// `ad` as an fMP4 subtitle playlist (one with EXT-X-MAP: WebVTT in fMP4, `wvtt`, or IMSC,
+    /// `stpp`) stitches it: a copy of its media playlist whose every segment is an empty fMP4
+    /// subtitle segment at `segmentURL(span)` (an absolute URL) with the ad segment's duration and
+    /// discontinuity, after `map` (the primary subtitle rendition's own EXT-X-MAP, its URI
+    /// absolute), without key or byte range.
+    ///
+    /// The primary rendition's initialization segment is the one a player can use: the same sample
+    /// entry (codec), track ID and timescale as the subtitles before and after the break, so a
+    /// player that has set up its subtitle track keeps it. Each segment's span is its place in the
+    /// ad in `timescale` ticks, from 0 at the ad's start (where a conditioned or packaged ad's
+    /// timestamps start): a segment starts where the one before it ends (both rounded from the
+    /// playlist's times, so the sum does not drift), so `hlsi validate --media` finds its
+    /// timestamps continuous within the ad's discontinuity.
+    public static func blank(
+        mirroring ad: StitchAd, map: MediaInitializationSection, timescale: UInt32,
+        segmentURL: (FragmentSpan) -> String
+    ) -> StitchAd {
+        var playlist = ad.playlist
+        var segments: [MediaSegment] = []
+        segments.reserveCapacity(ad.playlist.segments.count)
+        var elapsed = MediaTime.zero
+        for (index, segment) in ad.playlist.segments.enumerated() {
+            let start = ticks(elapsed, timescale: timescale)
+            elapsed = elapsed + segment.duration
+            let end = ticks(elapsed, timescale: timescale)
+            var copy = segment
+            copy.uri = segmentURL(FragmentSpan(index: index, start: start, duration: end &- start))
+            copy.byteRange = nil
+            copy.keys = []
+            copy.map = map
+            copy.gap = false
+            copy.bitrate = nil
+            copy.parts = []
+            copy.title = nil
+            segments.append(copy)
+        }
+        playlist.segments.replaceSubrange(0..<playlist.segments.count, with: segments)
+        return StitchAd(playlist: playlist, url: segments.first?.uri ?? map.uri)
+    }
+
+    /// `time` (not negative) in ticks of `timescale`, rounded to the nearest tick.
+    static func ticks(_ time: MediaTime, timescale: UInt32) -> UInt64 {
+        let nanoseconds = UInt64(max(time.nanoseconds, 0))
+        let product = nanoseconds.multipliedFullWidth(by: UInt64(timescale))
+        let sum = product.low.addingReportingOverflow(500_000_000)
+        let high = product.high &+ (sum.overflow ? 1 : 0)
+        guard high < 1_000_000_000 else { return .max }
+        return UInt64(1_000_000_000).dividingFullWidth((high, sum.partialValue)).quotient
     }
 }

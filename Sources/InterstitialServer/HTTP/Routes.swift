@@ -266,6 +266,16 @@ struct Routes {
                     status: .ok, headers: headers,
                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: StitchSubtitles.emptyDocument)))
             }
+            // What a stitched fMP4 subtitle playlist lists while an ad plays: an empty segment.
+            if request.uri.path == StitchedEmptySegment.path {
+                let segment = try StitchedEmptySegment.segment(
+                    query: request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) })
+                var headers = HTTPFields()
+                headers[.contentType] = StitchedEmptySegment.mediaType
+                headers[.cacheControl] = CachePolicy.media
+                return Response(
+                    status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: segment)))
+            }
             guard let found = stitched.beacons.request(request.uri.path.dropFirst(StitchedBeacons.prefix.count)) else {
                 throw APIError.notFound(request.uri.path)
             }

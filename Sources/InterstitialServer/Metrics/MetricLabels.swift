@@ -34,9 +34,12 @@ final class MetricLabels: Sendable {
     /// format (`format`); or its HLS did not fit and the conditioner is making renditions that do
     /// from its VAST source (`conditioning`: it is stitched once they are ready); or the break's
     /// asset list is not this server's (`asset-list`); or a live break needed more fill segments
-    /// than ``LiveStitcher/maximumFillSegments`` (`segment-cap`: the rest of it is left empty).
+    /// than ``LiveStitcher/maximumFillSegments`` (`segment-cap`: the rest of it is left empty); or
+    /// an fMP4 subtitle playlist's initialization segment could not be read or has no WebVTT or
+    /// TTML track, so no empty subtitle segment can follow it (`subtitles`); or the sample rate and
+    /// channel count of the ad's audio renditions are being read from their media (`measuring`).
     static let stitchFallbackReasons: Set<String> = [
-        "fetch", "playlist", "media", "format", "conditioning", "asset-list", "segment-cap",
+        "fetch", "playlist", "media", "format", "conditioning", "asset-list", "segment-cap", "subtitles", "measuring",
     ]
     /// Why the relay did not pass a beacon on.
     static let beaconDropReasons: Set<String> = ["expired", "repeated", "budget"]

@@ -131,7 +131,7 @@ final class ServerMetrics: Sendable {
         static var stitchFallbacks: MetricNameDescriptor {
             name(
                 "stitch_fallbacks", "total",
-                "Ads the stitched form left out (the slate, when configured, plays instead), by reason: fetch, playlist, media, format, conditioning, asset-list, segment-cap."
+                "Ads the stitched form left out (the slate, when configured, plays instead), by reason: fetch, playlist, media, format, conditioning, asset-list, segment-cap, subtitles, measuring."
             )
         }
         static var fastAnswers: MetricNameDescriptor {

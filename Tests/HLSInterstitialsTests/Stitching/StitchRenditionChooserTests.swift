@@ -114,4 +114,79 @@ struct StitchRenditionChooserTests {
             #expect(error.message.contains("\"Spanish 44.1\" has CHANNELS 2, SAMPLE-RATE 44100"))
         }
     }
+
+    // MARK: What the media says (init segments)
+
+    static func measured(_ rate: Int?, _ channels: Int?, codec: String = "mp4a.40.2") -> StitchMeasuredAudio {
+        StitchMeasuredAudio(sampleRate: rate, channelCount: channels, codec: codec)
+    }
+
+    @Test(
+        "a figure the ad's playlist does not declare comes from its media; media that contradicts it does not fit",
+        arguments: [
+            // Undeclared: the media's rate decides. English is 44.1 kHz, Spanish 48 kHz.
+            (
+                "LANGUAGE=\"en\",SAMPLE-RATE=48000", "undeclared", ["en.m3u8": (44100, 2), "es.m3u8": (48000, 2)],
+                "es.m3u8"
+            ),
+            (
+                "LANGUAGE=\"en\",SAMPLE-RATE=44100", "undeclared", ["en.m3u8": (44100, 2), "es.m3u8": (48000, 2)],
+                "en.m3u8"
+            ),
+            (
+                "LANGUAGE=\"en\",CHANNELS=\"6\"", "undeclared", ["en.m3u8": (48000, 2), "es.m3u8": (48000, 6)],
+                "es.m3u8"
+            ),
+            // Not measured: the attributes alone, as before.
+            ("LANGUAGE=\"en\",SAMPLE-RATE=48000", "undeclared", [:], "en.m3u8"),
+            // Declared 48 kHz stereo English, but its media is 44.1 kHz: the next that fits.
+            ("LANGUAGE=\"en\",CHANNELS=\"2\",SAMPLE-RATE=48000", "ad", ["en2.m3u8": (44100, 2)], "es2.m3u8"),
+            // Declared stereo, its media mono.
+            ("LANGUAGE=\"en\",CHANNELS=\"2\"", "ad", ["en2.m3u8": (48000, 1), "es2.m3u8": (48000, 2)], "es2.m3u8"),
+        ] as [(String, String, [String: (Int, Int)], String)])
+    func measuredFigures(attributes: String, ad: String, media: [String: (Int, Int)], expected: String) throws {
+        let text = ad == "ad" ? Self.ad : Self.undeclared
+        let multivariant = try #require(PlaylistParser.parse(text).playlist.multivariant)
+        let primary = try #require(Self.rendition(attributes))
+        let chosen = try StitchRenditionChooser.choose(
+            for: primary, adVariant: try #require(multivariant.variants.first), in: multivariant, at: "event \"m\"",
+            measured: media.mapValues { Self.measured($0.0, $0.1) })
+        #expect(chosen.uri == expected)
+    }
+
+    @Test("none fits for its media: stitch-media, saying both the attribute and the media's figure")
+    func measuredRefusal() throws {
+        let multivariant = try #require(PlaylistParser.parse(Self.undeclared).playlist.multivariant)
+        let primary = try #require(Self.rendition("LANGUAGE=\"en\",SAMPLE-RATE=48000"))
+        #expect {
+            try StitchRenditionChooser.choose(
+                for: primary, adVariant: try #require(multivariant.variants.first), in: multivariant,
+                at: "event \"m\"",
+                measured: ["en.m3u8": Self.measured(44100, 2), "es.m3u8": Self.measured(44100, 2)])
+        } throws: { error in
+            guard let error = error as? StitchingError else { return false }
+            return error.code == .media && error.message.contains("SAMPLE-RATE 48000")
+                && error.message.contains("its media: 44100 Hz, 2 channels")
+        }
+        // Declared 44.1 kHz, media 48 kHz, for a primary that declares nothing: the playlist is wrong.
+        let declared = try #require(PlaylistParser.parse(Self.ad).playlist.multivariant)
+        let any = try #require(Self.rendition("LANGUAGE=\"es\",CHANNELS=\"2\",SAMPLE-RATE=44100"))
+        #expect {
+            try StitchRenditionChooser.choose(
+                for: any, adVariant: try #require(declared.variants.first), in: declared, at: "event \"m\"",
+                measured: ["es441.m3u8": Self.measured(48000, 2)])
+        } throws: { error in
+            (error as? StitchingError)?.message.contains("SAMPLE-RATE 44100 (its media: 48000 Hz, 2 channels)") == true
+        }
+    }
+
+    @Test("HE-AAC gives no figure: its AudioSpecificConfig states the core's rate and, for v2, one channel")
+    func heAAC() {
+        #expect(
+            Self.measured(24000, 1, codec: "mp4a.40.29")
+                == StitchMeasuredAudio(sampleRate: nil, channelCount: nil, codec: nil))
+        #expect(Self.measured(24000, 2, codec: "mp4a.40.5").sampleRate == nil)
+        #expect(Self.measured(44100, 2).sampleRate == 44100)
+        #expect(Self.measured(0, 0).channelCount == nil)
+    }
 }

@@ -133,4 +133,127 @@ struct StitchSubtitlesTests {
         }
         #expect(adSegments > 0, "the reloads go through the break")
     }
+
+    // MARK: fMP4 subtitles (EXT-X-MAP)
+
+    /// The primary subtitle rendition's map, its URI absolute (as the server gives it).
+    static let subtitleMap: MediaInitializationSection = {
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-MAP:URI=\"https://origin.example.com/v/subs/init.mp4\"\n"
+        guard case .media(let playlist) = PlaylistParser.parse(text + "#EXTINF:6,\nsub0.m4s\n").playlist,
+            let map = playlist.segments.first?.map
+        else { fatalError("no map") }
+        return map
+    }()
+
+    /// `ad` as an fMP4 subtitle playlist stitches it, at `timescale`: each segment's URL names its span.
+    static func blankFMP4(_ ad: StitchAd, timescale: UInt32 = 1000) -> StitchAd {
+        StitchSubtitles.blank(mirroring: ad, map: subtitleMap, timescale: timescale) { span in
+            "https://origin.example.com/stitched/empty.m4s?start=\(span.start)&duration=\(span.duration)&n=\(span.index)"
+        }
+    }
+
+    /// A subtitle playlist of the VOD samples' shape in fMP4: five 6 s segments after an EXT-X-MAP.
+    static func fMP4Subtitles(_ dateRanges: [String]) -> String {
+        var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        text += "#EXT-X-MAP:URI=\"init.mp4\"\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
+        for line in dateRanges { text += line + "\n" }
+        for index in 0..<5 { text += "#EXTINF:6.000,\nsub\(index).m4s\n" }
+        return text + "#EXT-X-ENDLIST\n"
+    }
+
+    /// Ads' segment durations, a timescale, and the spans (start, duration) their blanks get.
+    static let spanCases: [(durations: [String], timescale: UInt32, spans: [[UInt64]])] = [
+        (["5.000", "5.000", "5.000"], 1000, [[0, 5000], [5000, 5000], [10000, 5000]]),
+        (["2.005333", "2.005333", "2.005334"], 1000, [[0, 2005], [2005, 2006], [4011, 2005]]),
+        (["2.005333", "2.005333"], 90000, [[0, 180480], [180480, 180480]]),
+        (["4.000"], 48000, [[0, 192000]]),
+    ]
+
+    @Test(
+        "an ad mirrored for fMP4 subtitles: the map, and spans that follow one another in the timescale's ticks",
+        arguments: spanCases)
+    func mirrorFMP4(durations: [String], timescale: UInt32, spans: [[UInt64]]) throws {
+        var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:5\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        text += "#EXT-X-MAP:URI=\"init.mp4\"\n"
+        for (index, duration) in durations.enumerated() { text += "#EXTINF:\(duration),\nad\(index).m4s\n" }
+        let ad = StitchAd(
+            playlist: try Self.media(Array((text + "#EXT-X-ENDLIST\n").utf8)),
+            url: "https://ads.example.com/x/main.m3u8")
+        var seen: [StitchSubtitles.FragmentSpan] = []
+        let blank = StitchSubtitles.blank(mirroring: ad, map: Self.subtitleMap, timescale: timescale) { span in
+            seen.append(span)
+            return "https://origin.example.com/stitched/empty.m4s?n=\(span.index)"
+        }
+        #expect(seen.map { [$0.start, $0.duration] } == spans)
+        #expect(seen.map(\.index) == Array(0..<durations.count))
+        #expect(blank.playlist.segments.map(\.duration) == ad.playlist.segments.map(\.duration))
+        #expect(blank.playlist.segments.allSatisfy { $0.map == Self.subtitleMap && $0.keys.isEmpty })
+        #expect(blank.url == "https://origin.example.com/stitched/empty.m4s?n=0")
+        try VODStitcher.check(blank, eventID: "e", position: 0, fMP4: true)
+    }
+
+    @Test(
+        "VOD, fMP4 subtitles: the video's segments, durations and discontinuities; the map before the ads and again after",
+        arguments: [
+            [S.event("m", at: 12, ",X-RESUME-OFFSET=0")], [S.event("m", at: 6)],
+            [S.event("pre", at: 0, ",CUE=\"PRE\",X-RESUME-OFFSET=0"), S.event("post", at: 0, ",CUE=\"POST\"")],
+        ])
+    func vodFMP4(dateRanges: [String]) throws {
+        let ids = dateRanges.map { line in
+            String(line[line.range(of: "ID=\"")!.upperBound...].prefix { $0 != "\"" })
+        }
+        let video = try VODStitcher.stitch(
+            PlaylistParser.parse(S.primary(dateRanges)),
+            pods: Dictionary(uniqueKeysWithValues: ids.map { ($0, [S.a, S.b]) }))
+        let subtitles = try VODStitcher.stitch(
+            PlaylistParser.parse(Self.fMP4Subtitles(dateRanges)),
+            pods: Dictionary(uniqueKeysWithValues: ids.map { ($0, [Self.blankFMP4(S.a), Self.blankFMP4(S.b)]) }))
+        let bytes = subtitles.write()
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(S.problems(text).isEmpty, "\(S.problems(text))\n\(text)")
+        // Round trip: what is written parses back and writes the same bytes.
+        #expect(PlaylistParser.parse(bytes).document.write() == bytes)
+        let videoPlaylist = try Self.media(video.write())
+        let subtitlePlaylist = try Self.media(bytes)
+        #expect(Self.shape(subtitlePlaylist) == Self.shape(videoPlaylist), "\(text)")
+        let ads = subtitlePlaylist.segments.filter { $0.uri.contains("/stitched/empty.m4s") }
+        #expect(ads.count == ids.count * 5)
+        #expect(ads.allSatisfy { $0.map?.uri == Self.subtitleMap.uri }, "\(text)")
+        // The primary's own segments after the ads restate its map.
+        #expect(
+            subtitlePlaylist.segments.filter { !$0.uri.contains("/stitched/") }.allSatisfy { $0.map?.uri == "init.mp4" }
+        )
+        #expect(text.contains("#EXT-X-MAP:URI=\"https://origin.example.com/v/subs/init.mp4\""))
+    }
+
+    @Test("live, fMP4 subtitles: ten reloads keep the video's sequence numbers, durations and discontinuities")
+    func liveFMP4() throws {
+        var video = LiveStitcher(slate: L.slate)
+        var subtitles = LiveStitcher(slate: Self.blankFMP4(L.slate))
+        let item = { (pod: [StitchAd]) in
+            LiveBreak(id: "b", start: L.date(103), duration: MediaTime(seconds: 18), pod: pod)
+        }
+        var adSegments = 0
+        for reload in 0..<10 {
+            let videoWindow = try Self.media(
+                try video.stitch(L.window(first: 100 + reload), breaks: [item([S.a])]).write())
+            var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXT-X-MEDIA-SEQUENCE:\(100 + reload)\n"
+            text += "#EXT-X-MAP:URI=\"init.mp4\"\n"
+            for sequence in (100 + reload)..<(104 + reload) {
+                text += "#EXT-X-PROGRAM-DATE-TIME:\(L.date(sequence).iso8601)\n#EXTINF:6.000,\nsub\(sequence).m4s\n"
+            }
+            let stitched = try subtitles.stitch(
+                PlaylistParser.parse(text, options: ParseOptions(file: "subtitles.m3u8")),
+                breaks: [item([Self.blankFMP4(S.a)])])
+            let written = String(decoding: stitched.write(), as: UTF8.self)
+            #expect(S.problems(written).isEmpty, "reload \(reload): \(S.problems(written))\n\(written)")
+            let window = try Self.media(stitched.write())
+            #expect(window.mediaSequence == videoWindow.mediaSequence, "reload \(reload)")
+            #expect(window.discontinuitySequence == videoWindow.discontinuitySequence, "reload \(reload)")
+            #expect(Self.shape(window) == Self.shape(videoWindow), "reload \(reload)\n\(written)")
+            #expect(window.segments.allSatisfy { $0.map != nil }, "reload \(reload)\n\(written)")
+            adSegments = max(adSegments, window.segments.count { $0.uri.contains("/stitched/empty.m4s") })
+        }
+        #expect(adSegments > 0, "the reloads go through the break")
+    }
 }

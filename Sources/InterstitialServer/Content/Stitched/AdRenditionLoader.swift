@@ -51,7 +51,7 @@ struct AdRenditionLoader: Sendable {
     func playlist(_ url: String, publicBase: String, deadline: NIODeadline) async throws(Failure) -> ParseResult {
         let at = clock.now
         if let entry = kept.withLockedValue({ $0[url] }), at - entry.at < Self.lifetime { return entry.result }
-        let bytes = try await load(url, publicBase: publicBase, deadline: deadline)
+        let bytes = try await load(url, publicBase: publicBase, deadline: deadline, maximumBytes: maximumBytes)
         let result = PlaylistParser.parse(bytes, options: ParseOptions(file: url))
         kept.withLockedValue { kept in
             if kept.count >= Self.maximumKept {
@@ -63,7 +63,18 @@ struct AdRenditionLoader: Sendable {
         return result
     }
 
-    private func load(_ url: String, publicBase: String, deadline: NIODeadline) async throws(Failure) -> [UInt8] {
+    /// The bytes at the absolute `url` (an ad's initialization or media segment), at most
+    /// `maximumBytes`, by `deadline`, found as ``playlist(_:publicBase:deadline:)`` finds a
+    /// playlist; not kept.
+    func bytes(
+        _ url: String, publicBase: String, deadline: NIODeadline, maximumBytes: Int
+    ) async throws(Failure) -> [UInt8] {
+        try await load(url, publicBase: publicBase, deadline: deadline, maximumBytes: maximumBytes)
+    }
+
+    private func load(
+        _ url: String, publicBase: String, deadline: NIODeadline, maximumBytes: Int
+    ) async throws(Failure) -> [UInt8] {
         for (prefix, directory) in [("/ads/", adDirectory), ("/creatives/", creativeDirectory)] {
             guard let directory, url.hasPrefix(publicBase + prefix) else { continue }
             var rest = url.dropFirst(publicBase.count + prefix.count)

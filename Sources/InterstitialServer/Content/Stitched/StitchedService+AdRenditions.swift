@@ -1,3 +1,4 @@
+import Foundation
 import HLSInterstitials
 import HLSPlaylist
 import NIOCore
@@ -32,23 +33,47 @@ extension StitchedService {
                 )
             }
             let location = "ad \(url)"
-            let chosen: String
+            var chosen = ""
+            var reading: [String] = []
             do throws(StitchingError) {
                 switch role {
                 case .variant(let variant):
                     chosen = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location).uri
                 case .audio(let rendition, let variant):
                     let adVariant = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location)
-                    chosen =
-                        try StitchRenditionChooser.choose(
-                            for: rendition, adVariant: adVariant, in: multivariant, at: location
-                        ).uri ?? ""
+                    // What the media of each of the group's renditions says (read in the background),
+                    // when it can matter; not for this server's conditioned creatives, made to fit.
+                    var measured: [String: StitchMeasuredAudio] = [:]
+                    let conditioned = url.hasPrefix(context.base + "/creatives/")
+                    for candidate in multivariant.renditions
+                    where candidate.type == "AUDIO" && candidate.groupID == adVariant.audio && !conditioned
+                        && StitchRenditionChooser.needsMeasurement(of: candidate, for: rendition)
+                    {
+                        guard let uri = candidate.uri else { continue }
+                        switch audioProbe.lookup(URIReference.resolve(uri, against: url), publicBase: context.base) {
+                        case .reading: reading.append(URIReference.resolve(uri, against: url))
+                        case .known(let figures): if let figures { measured[uri] = figures }
+                        }
+                    }
+                    if reading.isEmpty {
+                        chosen =
+                            try StitchRenditionChooser.choose(
+                                for: rendition, adVariant: adVariant, in: multivariant, at: location, measured: measured
+                            ).uri ?? ""
+                    }
                 case .subtitles(_, let variant):
                     // The ad variant its video plays: the subtitles mirror its segments.
                     chosen = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location).uri
                 }
             } catch {
                 throw AdRenditionLoader.Failure(reason: "media", message: "\(error)")
+            }
+            guard reading.isEmpty else {
+                throw AdRenditionLoader.Failure(
+                    reason: "measuring",
+                    message:
+                        "the sample rate and channel count of the ad's audio renditions (\(reading.joined(separator: ", "))) are being read from their media; until then the fallback plays"
+                )
             }
             mediaURL = URIReference.resolve(chosen, against: url)
             guard
@@ -62,12 +87,53 @@ extension StitchedService {
         }
         if case .subtitles? = role {
             // No beacon fires from a subtitle segment: the video and audio ones fire them.
-            return StitchSubtitles.blank(
-                mirroring: StitchAd(playlist: media, url: mediaURL),
-                documentURL: context.base + Self.emptySubtitlesPath)
+            let mirrored = StitchAd(playlist: media, url: mediaURL)
+            switch context.fMP4Subtitles {
+            case nil:
+                return StitchSubtitles.blank(mirroring: mirrored, documentURL: context.base + Self.emptySubtitlesPath)
+            case .success(let rendition)?:
+                return StitchSubtitles.blank(
+                    mirroring: mirrored, map: rendition.map, timescale: rendition.track.timescale
+                ) { span in
+                    StitchedEmptySegment.url(base: context.base, track: rendition.track, span: span)
+                }
+            case .failure(let failure)?:
+                throw failure
+            }
         }
         let routed = beacons.routed(media, url: mediaURL, key: key, tracking: tracking, publicBase: context.base)
         return StitchAd(playlist: routed, url: mediaURL)
+    }
+
+    /// The subtitle track and map a subtitle playlist with EXT-X-MAP `map` (as the playlist stitched
+    /// lists it) blanks its ads with (``StitchSubtitles/blank(mirroring:map:timescale:segmentURL:)``):
+    /// the map's URI made absolute, and the track of the initialization segment it names, read
+    /// through the content's source (``StitchedSubtitleTracks``); a failure (`subtitles`) when it
+    /// cannot be read or has no WebVTT or TTML track.
+    func fMP4Subtitles(
+        map: MediaInitializationSection, _ context: Context
+    ) async -> Result<StitchedSubtitleTracks.Rendition, AdRenditionLoader.Failure> {
+        let absolute = URIReference.resolve(map.uri, against: context.url)
+        let source = library.source(context.mounted.content)
+        let own = context.base + context.mounted.content.path + "/"
+        var location = absolute
+        if absolute.hasPrefix(own) {
+            var rest = absolute.dropFirst(own.count)
+            if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<query] }
+            location = Self.location(
+                String(rest).removingPercentEncoding ?? String(rest), entry: source.entryLocation,
+                content: context.mounted.content)
+        }
+        do throws(AdRenditionLoader.Failure) {
+            let track = try await subtitleTracks.track(location: location, name: absolute, byteRange: map.byteRange) {
+                try await source.fetchBytes($0)
+            }
+            var section = map
+            section.uri = absolute
+            return .success(StitchedSubtitleTracks.Rendition(map: section, track: track))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// ``VODStitcher/check(_:eventID:position:fMP4:)``, as a loader failure with its metric reason.

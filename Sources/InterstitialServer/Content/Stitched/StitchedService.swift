@@ -39,7 +39,9 @@ final class StitchedService: Sendable {
         /// An audio rendition, played with `variant`.
         case audio(Rendition, variant: VariantStream)
         /// A subtitle rendition, played with `variant`: during an ad it plays no subtitles, one empty
-        /// WebVTT segment for each segment of the ad's rendition in `variant` (``StitchSubtitles``).
+        /// WebVTT segment (or, after EXT-X-MAP, one empty fMP4 subtitle segment,
+        /// ``StitchedEmptySegment``) for each segment of the ad's rendition in `variant`
+        /// (``StitchSubtitles``).
         case subtitles(Rendition, variant: VariantStream)
     }
 
@@ -68,6 +70,10 @@ final class StitchedService: Sendable {
     /// break in every playlist and reload (its renditions agree, a VOD playlist does not change, a
     /// live break does not switch from the fallback to the ad's middle).
     let awaiting: StitchedMemo<Bool>
+    /// The subtitle track of each fMP4 subtitle rendition's initialization segment.
+    let subtitleTracks = StitchedSubtitleTracks()
+    /// The sample rate and channel count of ads' audio renditions, read from their media.
+    let audioProbe: StitchedAudioProbe
     private let deciding = NIOLockedValueBox<[String: Task<AssetList, Never>]>([:])
 
     init(library: ContentLibrary, fetcher: AdServerFetcher) {
@@ -77,6 +83,8 @@ final class StitchedService: Sendable {
         loader = AdRenditionLoader(
             fetcher: fetcher, adDirectory: configuration.adDirectory, creativeDirectory: configuration.creativeCache,
             maximumBytes: limits.upstreamPlaylistBytes, clock: library.clock)
+        audioProbe = StitchedAudioProbe(
+            loader: loader, logger: library.logger, clock: library.clock, timeout: configuration.assetListDeadline)
         let memo = StitchedMemo<AssetList>.Limits(
             count: limits.stitchedViewers, bytes: limits.stitchedViewerBytes, idle: limits.stitchedViewerIdle)
         beacons = StitchedBeacons(
@@ -137,13 +145,16 @@ final class StitchedService: Sendable {
             return ContentResponse(
                 body: .bytes(Array(text.utf8)), contentType: primary.contentType, cacheControl: CachePolicy.noStore)
         case .media(let media):
-            let context = Context(
+            var context = Context(
                 mounted: mounted, session: request.session, userAgent: userAgent, viewerIP: viewerIP,
                 base: library.publicBase, url: library.publicBase + name)
             let events = ScheduleInput.events(of: media)
             // A live window needs the role without a break too: the viewer's stitcher is made with
             // its slate at the first reload, which may come before any break.
             let role = events.isEmpty && media.hasEndList ? nil : await role(of: mounted)
+            if case .subtitles? = role, let map = media.segments.first?.map {
+                context.fMP4Subtitles = await fMP4Subtitles(map: map, context)
+            }
             let deadline = library.clock.deadline(after: library.configuration.assetListDeadline)
             var pods: [String: [StitchAd]] = [:]
             var endKeys: [String: String] = [:]
@@ -212,6 +223,9 @@ final class StitchedService: Sendable {
         var base: String
         /// The absolute URL of the playlist stitched.
         var url: String
+        /// For a subtitle playlist with EXT-X-MAP, its subtitle track and map, or why they cannot be
+        /// read (``fMP4Subtitles(map:_:)``); nil for any other playlist.
+        var fMP4Subtitles: Result<StitchedSubtitleTracks.Rendition, AdRenditionLoader.Failure>? = nil
     }
 
     // MARK: Decisions
@@ -413,7 +427,7 @@ final class StitchedService: Sendable {
     }
 
     /// The location of `rest` (a path under the content) as the entry's URIs resolve to.
-    private static func location(_ rest: String, entry: String, content: ServerConfiguration.Content) -> String {
+    static func location(_ rest: String, entry: String, content: ServerConfiguration.Content) -> String {
         switch content.origin {
         case .directory: return URIReference.resolve(rest, against: entry)
         case .upstream(let upstream):
