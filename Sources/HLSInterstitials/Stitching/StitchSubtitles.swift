@@ -37,16 +37,7 @@ public enum StitchSubtitles {
         var segments: [MediaSegment] = []
         segments.reserveCapacity(ad.playlist.segments.count)
         for segment in ad.playlist.segments {
-            var copy = segment
-            copy.uri = documentURL
-            copy.byteRange = nil
-            copy.keys = []
-            copy.map = nil
-            copy.gap = false
-            copy.bitrate = nil
-            copy.parts = []
-            copy.title = nil
-            segments.append(copy)
+            segments.append(blanked(segment, uri: documentURL, map: nil))
         }
         playlist.segments.replaceSubrange(0..<playlist.segments.count, with: segments)
         return StitchAd(playlist: playlist, url: documentURL)
@@ -88,19 +79,30 @@ public enum StitchSubtitles {
             let start = ticks(elapsed, timescale: timescale)
             elapsed = elapsed + segment.duration
             let end = ticks(elapsed, timescale: timescale)
-            var copy = segment
-            copy.uri = segmentURL(FragmentSpan(index: index, start: start, duration: end &- start))
-            copy.byteRange = nil
-            copy.keys = []
-            copy.map = map
-            copy.gap = false
-            copy.bitrate = nil
-            copy.parts = []
-            copy.title = nil
-            segments.append(copy)
+            segments.append(
+                blanked(
+                    segment, uri: segmentURL(FragmentSpan(index: index, start: start, duration: end &- start)), map: map
+                ))
         }
         playlist.segments.replaceSubrange(0..<playlist.segments.count, with: segments)
         return StitchAd(playlist: playlist, url: segments.first?.uri ?? map.uri)
+    }
+
+    /// `segment` (an ad segment) as the blank subtitle segment at `uri` standing for it: its duration
+    /// and discontinuity kept, after `map` (none for a WebVTT document), without byte range, key,
+    /// gap, bit rate, parts or title.
+    private static func blanked(_ segment: MediaSegment, uri: String, map: MediaInitializationSection?) -> MediaSegment
+    {
+        var copy = segment
+        copy.uri = uri
+        copy.byteRange = nil
+        copy.keys = []
+        copy.map = map
+        copy.gap = false
+        copy.bitrate = nil
+        copy.parts = []
+        copy.title = nil
+        return copy
     }
 
     /// `time` (not negative) in ticks of `timescale`, rounded to the nearest tick.
