@@ -3,7 +3,7 @@ import HLSPlaylist
 /// Which audio rendition of an ad is stitched into an audio rendition of the primary (profile R28):
 /// in the audio group of the ad variant chosen for the primary's variant
 /// (``StitchVariantChooser``), among the renditions with the primary rendition's channel count and
-/// sample rate (``channelCountsMatch(_:_:)``, ``sampleRatesMatch(_:_:)``), the one with its
+/// sample rate (``channelCountsMatch(_:_:measured:)``, ``sampleRatesMatch(_:_:measured:)``), the one with its
 /// LANGUAGE, else the DEFAULT=YES one, else the first.
 ///
 /// What a rendition's media says (``StitchMeasuredAudio``, read from its initialization segment)
@@ -13,9 +13,13 @@ public enum StitchRenditionChooser {
     /// The ad's audio rendition for `primary` when `adVariant` is the ad variant stitched into the
     /// primary variant that plays it.
     ///
-    /// - Parameter measured: what the media of each ad rendition says, by its URI as the ad's
-    ///   multivariant playlist writes it (renditions without an entry are judged by their
-    ///   attributes alone).
+    /// - Parameters:
+    ///   - primary: the primary's audio rendition the ad is stitched into.
+    ///   - adVariant: the ad variant stitched into the primary variant that plays `primary`.
+    ///   - ad: the ad's multivariant playlist.
+    ///   - location: where the ad is, for the error's message.
+    ///   - measured: what the media of each ad rendition says, by its URI as the ad's multivariant
+    ///     playlist writes it (renditions without an entry are judged by their attributes alone).
     ///
     /// - Throws: ``StitchingError`` `stitch-media` when `adVariant` names no audio group with a
     ///   rendition that has a URI (its audio is muxed into the video, which a demuxed primary's

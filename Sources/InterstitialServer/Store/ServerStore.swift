@@ -116,7 +116,7 @@ public protocol ServerStore: Sendable {
     func countViewerRequest(viewer: String, target: Target, id: String, expiry: Duration) async throws -> Int?
     /// Counts requests as ``countViewerRequest(viewer:target:id:expiry:)`` does, `counts[key]` of
     /// each, without returning the counts: the requests a replica counted itself and sends after
-    /// (``BackgroundViewerCounts``), in one statement where the store can.
+    /// (`BackgroundViewerCounts`), in one statement where the store can.
     func countViewerRequests(_ counts: [ViewerRequestKey: Int], expiry: Duration) async throws
     /// Drops viewer counts past their expiry, and beyond the `limit` most recent ones those that
     /// expire first; returns how many were dropped.

@@ -104,8 +104,13 @@ public enum SubtitleSegmentWriter {
     /// A media segment of track `trackID` whose samples play one after the other from `start`
     /// (`tfdt` `baseMediaDecodeTime`, in ticks of the track's timescale).
     ///
-    /// - Parameter sequenceNumber: the `mfhd` `sequence_number` (ISO/IEC 14496-12 §8.8.5: the
-    ///   fragment's ordinal number, increasing from fragment to fragment).
+    /// - Parameters:
+    ///   - trackID: the track's `track_ID`, as its initialization segment's `tkhd` and `trex` give it.
+    ///   - sequenceNumber: the `mfhd` `sequence_number` (ISO/IEC 14496-12 §8.8.5: the fragment's
+    ///     ordinal number, increasing from fragment to fragment).
+    ///   - start: the `tfdt` `baseMediaDecodeTime` of the first sample, in ticks of the track's
+    ///     timescale.
+    ///   - samples: the samples, in decoding order, each with its duration in those ticks.
     public static func segment(trackID: UInt32, sequenceNumber: UInt32, start: UInt64, samples: [Sample]) -> [UInt8] {
         let mfhd = fullBox("mfhd", version: 0, flags: 0, be32(sequenceNumber))
         // tfhd flags 0x020000: default-base-is-moof, so the data offset counts from the moof.
