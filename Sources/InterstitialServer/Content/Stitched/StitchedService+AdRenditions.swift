@@ -17,12 +17,9 @@ extension StitchedService {
         var media: MediaPlaylist
         switch loaded.playlist {
         case .media(let playlist):
-            // One media playlist: its segments are the ad's, whatever subtitles mirror.
-            if case .audio? = role {
-                throw AdRenditionLoader.Failure(
-                    reason: "media",
-                    message: "\(url) is one media playlist: it has no audio rendition to stitch into an audio playlist")
-            }
+            // One media playlist: its segments are the ad's, whatever subtitles mirror; it has no
+            // audio rendition for a demuxed primary (``audioFit(of:at:adVariant:_:)``).
+            _ = try audioFit(of: loaded.playlist, at: url, adVariant: nil, context)
             media = playlist
         case .multivariant(let multivariant):
             guard let role else {
@@ -32,48 +29,24 @@ extension StitchedService {
                         "the primary playlist is not a variant of a multivariant playlist with CODECS, so no ad variant can be shown to match it"
                 )
             }
-            let location = "ad \(url)"
-            var chosen = ""
-            var reading: [String] = []
+            let adVariant: VariantStream
             do throws(StitchingError) {
-                switch role {
-                case .variant(let variant):
-                    chosen = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location).uri
-                case .audio(let rendition, let variant):
-                    let adVariant = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location)
-                    // What the media of each of the group's renditions says (read in the background),
-                    // when it can matter; not for this server's conditioned creatives, made to fit.
-                    var measured: [String: StitchMeasuredAudio] = [:]
-                    let conditioned = url.hasPrefix(context.base + "/creatives/")
-                    for candidate in multivariant.renditions
-                    where candidate.type == "AUDIO" && candidate.groupID == adVariant.audio && !conditioned
-                        && StitchRenditionChooser.needsMeasurement(of: candidate, for: rendition)
-                    {
-                        guard let uri = candidate.uri else { continue }
-                        switch audioProbe.lookup(URIReference.resolve(uri, against: url), publicBase: context.base) {
-                        case .reading: reading.append(URIReference.resolve(uri, against: url))
-                        case .known(let figures): if let figures { measured[uri] = figures }
-                        }
-                    }
-                    if reading.isEmpty {
-                        chosen =
-                            try StitchRenditionChooser.choose(
-                                for: rendition, adVariant: adVariant, in: multivariant, at: location, measured: measured
-                            ).uri ?? ""
-                    }
-                case .subtitles(_, let variant):
-                    // The ad variant its video plays: the subtitles mirror its segments.
-                    chosen = try StitchVariantChooser.choose(for: variant, in: multivariant, at: location).uri
-                }
+                adVariant = try StitchVariantChooser.choose(for: role.variant, in: multivariant, at: "ad \(url)")
             } catch {
                 throw AdRenditionLoader.Failure(reason: "media", message: "\(error)")
             }
-            guard reading.isEmpty else {
-                throw AdRenditionLoader.Failure(
-                    reason: "measuring",
-                    message:
-                        "the sample rate and channel count of the ad's audio renditions (\(reading.joined(separator: ", "))) are being read from their media; until then the fallback plays"
-                )
+            // Whether the ad's audio fits is one answer for every rendition of the viewer's break.
+            let audio = try audioFit(of: loaded.playlist, at: url, adVariant: adVariant, context)
+            var chosen = adVariant.uri
+            if case .audio(let rendition, _) = role {
+                guard let ad = audio.first(where: { $0.primary == rendition })?.ad.uri else {
+                    throw AdRenditionLoader.Failure(
+                        reason: "media",
+                        message:
+                            "the primary's audio rendition \"\(rendition.name)\" is not in the AUDIO group of the variant \(role.variant.uri)"
+                    )
+                }
+                chosen = ad
             }
             mediaURL = URIReference.resolve(chosen, against: url)
             guard

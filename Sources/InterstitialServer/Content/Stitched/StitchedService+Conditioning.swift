@@ -16,8 +16,8 @@ extension StitchedService {
     /// primary (``stitchingProfile(_:fMP4:)``), stitched when they are ready and pass the same
     /// choosers and checks as any ad (``stitchAd(_:role:key:tracking:_:deadline:)``,
     /// ``check(_:eventID:position:fMP4:)``); until then the job is queued (once: the conditioner's
-    /// key dedupes it) and the failure's reason is `conditioning`, for this viewer's break (`key`)
-    /// until it ends (``awaiting``): the next viewers and breaks get the renditions. Any other
+    /// key dedupes it) and the failure's reason is `conditioning`, which the caller keeps for this
+    /// viewer's break (`key`, ``leftOut``): the next viewers and breaks get the renditions. Any other
     /// failure is returned as it is, its message saying why nothing was conditioned.
     func conditioned(
         _ info: StitchedAdInfo, leftOut failure: AdRenditionLoader.Failure, role: Role?, key: String,
@@ -30,7 +30,6 @@ extension StitchedService {
             message:
                 "\(failure.message); \(source) is being conditioned for this primary: until it is ready the fallback plays, and this viewer's break keeps it"
         )
-        if awaiting.value(key) != nil { return .failure(waiting) }
         let notConditioned = { (why: String) in
             AdRenditionLoader.Failure(reason: failure.reason, message: "\(failure.message); not conditioned: \(why)")
         }
@@ -56,7 +55,6 @@ extension StitchedService {
                     ))
             }
             conditioner.request(.init(key: cacheKey, url: source, profile: profile))
-            awaiting.update(key, make: { true }) { _ in }
             return .failure(waiting)
         }
         do throws(AdRenditionLoader.Failure) {

@@ -43,6 +43,13 @@ final class StitchedService: Sendable {
         /// ``StitchedEmptySegment``) for each segment of the ad's rendition in `variant`
         /// (``StitchSubtitles``).
         case subtitles(Rendition, variant: VariantStream)
+
+        /// The primary variant the playlist plays in or with.
+        var variant: VariantStream {
+            switch self {
+            case .variant(let variant), .audio(_, let variant), .subtitles(_, let variant): variant
+            }
+        }
     }
 
     /// The path of the empty WebVTT document (``StitchSubtitles/emptyDocument``) a stitched subtitle
@@ -66,10 +73,12 @@ final class StitchedService: Sendable {
     /// The ads reported to their `<Error>` URLs (``reportLeftOut(_:key:_:)``), by beacon key: once
     /// per viewer and ad.
     let reported: StitchedMemo<Bool>
-    /// The ads left out while their conditioning ran, by beacon key: they stay out of that viewer's
-    /// break in every playlist and reload (its renditions agree, a VOD playlist does not change, a
-    /// live break does not switch from the fallback to the ad's middle).
-    let awaiting: StitchedMemo<Bool>
+    /// The ads left out of a viewer's break, by beacon key (viewer, break and position), with the
+    /// first failure: whatever the reason (`measuring` and `conditioning` included, which pass),
+    /// they stay out of that viewer's break in every playlist and reload, with that reason and
+    /// message (its renditions agree, a VOD playlist does not change, a live break does not switch
+    /// from the fallback to the ad's middle). The viewer's next breaks are decided afresh.
+    let leftOut: StitchedMemo<AdRenditionLoader.Failure>
     /// The subtitle track of each fMP4 subtitle rendition's initialization segment.
     let subtitleTracks = StitchedSubtitleTracks()
     /// The sample rate and channel count of ads' audio renditions, read from their media.
@@ -103,7 +112,11 @@ final class StitchedService: Sendable {
         userAgents = configuration.stitchedUserAgents
         let reportLimits = StitchedMemo<Bool>.Limits(count: memo.count, bytes: memo.bytes, idle: memo.idle)
         reported = StitchedMemo(limits: reportLimits, now: library.now) { key, _ in key.utf8.count + 48 }
-        awaiting = StitchedMemo(limits: reportLimits, now: library.now) { key, _ in key.utf8.count + 48 }
+        leftOut = StitchedMemo(
+            limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now
+        ) { key, failure in
+            key.utf8.count + failure.reason.utf8.count + failure.message.utf8.count + 64
+        }
     }
 
     /// Whether a request for `mounted` with `query` from `userAgent` gets the stitched form: a
@@ -151,7 +164,9 @@ final class StitchedService: Sendable {
             let events = ScheduleInput.events(of: media)
             // A live window needs the role without a break too: the viewer's stitcher is made with
             // its slate at the first reload, which may come before any break.
-            let role = events.isEmpty && media.hasEndList ? nil : await role(of: mounted)
+            let found = events.isEmpty && media.hasEndList ? nil : await role(of: mounted)
+            let role = found?.role
+            context.primaryAudio = found?.audio ?? []
             if case .subtitles? = role, let map = media.segments.first?.map {
                 context.fMP4Subtitles = await fMP4Subtitles(map: map, context)
             }
@@ -226,6 +241,9 @@ final class StitchedService: Sendable {
         /// For a subtitle playlist with EXT-X-MAP, its subtitle track and map, or why they cannot be
         /// read (``fMP4Subtitles(map:_:)``); nil for any other playlist.
         var fMP4Subtitles: Result<StitchedSubtitleTracks.Rendition, AdRenditionLoader.Failure>? = nil
+        /// The primary's audio renditions with a URI in the AUDIO group of the variant the playlist
+        /// plays in or with (``audioFit(of:at:adVariant:_:)``); empty when its audio is muxed.
+        var primaryAudio: [Rendition] = []
     }
 
     // MARK: Decisions
@@ -295,6 +313,8 @@ final class StitchedService: Sendable {
                 own[StitchBeaconPlan.podEnd] = urls
             }
             do throws(AdRenditionLoader.Failure) {
+                // Left out of this viewer's break once: out of every playlist and reload of it.
+                if let kept = leftOut.value(key) { throw kept }
                 let ad = try await stitchAd(
                     asset.uri, role: role, key: key, tracking: Self.tracking(of: asset).merging(own) { $1 }, context,
                     deadline: deadline)
@@ -304,7 +324,7 @@ final class StitchedService: Sendable {
             } catch {
                 var failure = error
                 let info = StitchedAdInfo.of(asset)
-                if let info {
+                if let info, leftOut.value(key) == nil {
                     // HLS that does not fit: the conditioner's renditions, once ready.
                     switch await conditioned(
                         info, leftOut: error, role: role, key: key,
@@ -319,6 +339,9 @@ final class StitchedService: Sendable {
                         failure = other
                     }
                 }
+                // The first failure kept answers every later playlist of the viewer's break.
+                let decided = failure
+                failure = leftOut.update(key, make: { decided }) { $0 }
                 fallback(failure.reason, event: event.identifier, position: position, context, failure.message)
                 if let info { reportLeftOut(info, key: key, failure) }
                 if let slate = await slate(role: role, context, fMP4: fMP4, deadline: deadline, key: key, tracking: own)
@@ -399,12 +422,27 @@ final class StitchedService: Sendable {
 
     // MARK: The primary
 
-    /// What the media playlist `mounted` names is in its content's multivariant playlist; nil when
-    /// the entry is not one or does not list it.
-    private func role(of mounted: ContentLibrary.Mounted) async -> Role? {
+    /// What the media playlist `mounted` names is in its content's multivariant playlist, and the
+    /// audio renditions with a URI of its variant's AUDIO group (empty when that variant's audio is
+    /// muxed); nil when the entry is not one or does not list it.
+    private func role(of mounted: ContentLibrary.Mounted) async -> (role: Role, audio: [Rendition])? {
         let source = library.source(mounted.content)
         let entry = source.entryLocation
         guard case .multivariant(let multivariant)? = try? await source.playlist(entry).playlist else { return nil }
+        let found = Self.role(of: mounted, in: multivariant, entry: entry)
+        return found.map { role in
+            let group = role.variant.audio
+            return (
+                role,
+                multivariant.renditions.filter { $0.type == "AUDIO" && $0.groupID == group && $0.uri != nil }
+            )
+        }
+    }
+
+    /// What the media playlist `mounted` names is in `multivariant` (the content's entry, at `entry`).
+    private static func role(
+        of mounted: ContentLibrary.Mounted, in multivariant: MultivariantPlaylist, entry: String
+    ) -> Role? {
         let wanted = Self.location(mounted.rest, entry: entry, content: mounted.content)
         if let variant = multivariant.variants.first(where: { URIReference.resolve($0.uri, against: entry) == wanted })
         {
