@@ -17,7 +17,7 @@ extension StitchedService {
     /// choosers and checks as any ad (``stitchAd(_:role:key:tracking:_:deadline:)``,
     /// ``check(_:eventID:position:fMP4:)``); until then the job is queued (once: the conditioner's
     /// key dedupes it) and the failure's reason is `conditioning`, which the caller keeps for this
-    /// viewer's break (`key`, ``leftOut``): the next viewers and breaks get the renditions. Any other
+    /// viewer's break (`key`, ``answers``): the next viewers and breaks get the renditions. Any other
     /// failure is returned as it is, its message saying why nothing was conditioned.
     func conditioned(
         _ info: StitchedAdInfo, leftOut failure: AdRenditionLoader.Failure, role: Role?, key: String,

@@ -73,12 +73,14 @@ final class StitchedService: Sendable {
     /// The ads reported to their `<Error>` URLs (``reportLeftOut(_:key:_:)``), by beacon key: once
     /// per viewer and ad.
     let reported: StitchedMemo<Bool>
-    /// The ads left out of a viewer's break, by beacon key (viewer, break and position), with the
-    /// first failure: whatever the reason (`measuring` and `conditioning` included, which pass),
-    /// they stay out of that viewer's break in every playlist and reload, with that reason and
-    /// message (its renditions agree, a VOD playlist does not change, a live break does not switch
-    /// from the fallback to the ad's middle). The viewer's next breaks are decided afresh.
-    let leftOut: StitchedMemo<AdRenditionLoader.Failure>
+    /// The first answer of a viewer's break for each ad, by beacon key (viewer, break and position):
+    /// stitched, or left out with the first failure. Whatever the reason (`measuring` and
+    /// `conditioning` included, which pass), an ad left out stays out of that viewer's break in
+    /// every playlist and reload, with that reason and message, and an ad stitched stays in (its
+    /// renditions agree even when one asked as the ad's audio was being measured and another
+    /// after; a VOD playlist does not change; a live break does not switch from the fallback to the
+    /// ad's middle). The viewer's next breaks are decided afresh.
+    let answers: StitchedMemo<StitchedAnswer>
     /// The subtitle track of each fMP4 subtitle rendition's initialization segment.
     let subtitleTracks = StitchedSubtitleTracks()
     /// The sample rate and channel count of ads' audio renditions, read from their media.
@@ -112,10 +114,13 @@ final class StitchedService: Sendable {
         userAgents = configuration.stitchedUserAgents
         let reportLimits = StitchedMemo<Bool>.Limits(count: memo.count, bytes: memo.bytes, idle: memo.idle)
         reported = StitchedMemo(limits: reportLimits, now: library.now) { key, _ in key.utf8.count + 48 }
-        leftOut = StitchedMemo(
+        answers = StitchedMemo(
             limits: .init(count: memo.count, bytes: memo.bytes, idle: memo.idle), now: library.now
-        ) { key, failure in
-            key.utf8.count + failure.reason.utf8.count + failure.message.utf8.count + 64
+        ) { key, answer in
+            switch answer {
+            case .stitched: key.utf8.count + 64
+            case .leftOut(let failure): key.utf8.count + failure.reason.utf8.count + failure.message.utf8.count + 64
+            }
         }
     }
 
@@ -312,36 +317,43 @@ final class StitchedService: Sendable {
             if position == stitched.count - 1, let urls = podTracking[StitchBeaconPlan.podEnd] {
                 own[StitchBeaconPlan.podEnd] = urls
             }
-            do throws(AdRenditionLoader.Failure) {
-                // Left out of this viewer's break once: out of every playlist and reload of it.
-                if let kept = leftOut.value(key) { throw kept }
-                let ad = try await stitchAd(
-                    asset.uri, role: role, key: key, tracking: Self.tracking(of: asset).merging(own) { $1 }, context,
-                    deadline: deadline)
-                try Self.check(ad, eventID: event.identifier, position: position, fMP4: fMP4)
+            let tracking = Self.tracking(of: asset).merging(own) { $1 }
+            let attempt = { [self] () async -> Result<StitchAd, AdRenditionLoader.Failure> in
+                let result = await stitchChecked(
+                    asset, role: role, key: key, tracking: tracking, context, eventID: event.identifier,
+                    position: position, fMP4: fMP4, deadline: deadline)
+                // HLS that does not fit: the conditioner's renditions, once ready.
+                guard case .failure(let error) = result, let info = StitchedAdInfo.of(asset) else { return result }
+                return await conditioned(
+                    info, leftOut: error, role: role, key: key, tracking: tracking, context,
+                    eventID: event.identifier, position: position, fMP4: fMP4, deadline: deadline)
+            }
+            // Left out of this viewer's break once: out of every playlist and reload of it.
+            var result: Result<StitchAd, AdRenditionLoader.Failure>
+            if case .leftOut(let failure)? = answers.value(key) {
+                result = .failure(failure)
+            } else {
+                result = await attempt()
+                // The first answer kept answers every later playlist of the viewer's break. A request
+                // that raced another (one asked while the ad's audio was measured, the other after)
+                // takes the answer kept: left out, or stitched (tried once more now).
+                let decided: StitchedAnswer
+                switch result {
+                case .success: decided = .stitched
+                case .failure(let failure): decided = .leftOut(failure)
+                }
+                switch (answers.update(key, make: { decided }) { $0 }, result) {
+                case (.leftOut(let failure), .success): result = .failure(failure)
+                case (.stitched, .failure): result = await attempt()
+                default: break
+                }
+            }
+            switch result {
+            case .success(let ad):
                 pod.ads.append(ad)
                 if fires, own[StitchBeaconPlan.podEnd] != nil { pod.endKey = key }
-            } catch {
-                var failure = error
+            case .failure(let failure):
                 let info = StitchedAdInfo.of(asset)
-                if let info, leftOut.value(key) == nil {
-                    // HLS that does not fit: the conditioner's renditions, once ready.
-                    switch await conditioned(
-                        info, leftOut: error, role: role, key: key,
-                        tracking: Self.tracking(of: asset).merging(own) { $1 }, context, eventID: event.identifier,
-                        position: position, fMP4: fMP4, deadline: deadline)
-                    {
-                    case .success(let ad):
-                        pod.ads.append(ad)
-                        if fires, own[StitchBeaconPlan.podEnd] != nil { pod.endKey = key }
-                        continue
-                    case .failure(let other):
-                        failure = other
-                    }
-                }
-                // The first failure kept answers every later playlist of the viewer's break.
-                let decided = failure
-                failure = leftOut.update(key, make: { decided }) { $0 }
                 fallback(failure.reason, event: event.identifier, position: position, context, failure.message)
                 if let info { reportLeftOut(info, key: key, failure) }
                 if let slate = await slate(role: role, context, fMP4: fMP4, deadline: deadline, key: key, tracking: own)
@@ -352,6 +364,22 @@ final class StitchedService: Sendable {
             }
         }
         return pod
+    }
+
+    /// `asset` stitched into a playlist of `role` (``stitchAd(_:role:key:tracking:_:deadline:)``) and
+    /// checked (``check(_:eventID:position:fMP4:)``), or why it cannot be.
+    private func stitchChecked(
+        _ asset: AssetList.Asset, role: Role?, key: String, tracking: [String: [String]], _ context: Context,
+        eventID: String, position: Int, fMP4: Bool, deadline: NIODeadline
+    ) async -> Result<StitchAd, AdRenditionLoader.Failure> {
+        do throws(AdRenditionLoader.Failure) {
+            let ad = try await stitchAd(
+                asset.uri, role: role, key: key, tracking: tracking, context, deadline: deadline)
+            try Self.check(ad, eventID: eventID, position: position, fMP4: fMP4)
+            return .success(ad)
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The beacon entry key of the slate standing in for the ad at `key`.
