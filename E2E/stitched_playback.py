@@ -9,21 +9,27 @@ hls.js 1.6.15 in headless Chromium with `enableInterstitialPlayback: false`.
    and plays on for 50 s: the ad segments are fetched, fragments keep coming (the video
    and audio playlists number their discontinuities alike, or hls.js holds the audio for ever
    without an error, as it did on CI when it joined inside a break), and there is no stall error.
+4. Beacons: a second server (`--config`) serves the demo's primary as VOD /vod/movie with one
+   10 s mid-roll at 12 s filled by E2E/ad_server.py (VAST: ad2 4 s then ad3 6 s, each with an
+   impression and quartile tracking at /t/BREAK/AD/EVENT). hls.js plays its stitched form past the
+   break: the server fires each ad's impression once as hls.js fetches the ad's first segment (the
+   player knows nothing of the ads), and `complete` as it fetches the last; the ad server's log shows
+   each once.
 Screenshots go to $ARTIFACTS_DIR (default .build/artifacts/stitched/).
-The demo's ads carry no tracking URLs; the beacons fired as ad segments are fetched are checked by
-the server tests (`StitchedFormTests`).
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
 from playwright.sync_api import sync_playwright
 
-from support import check, failures, free_port, stop, wait_until_serving
+from support import check, failures, free_port, start_ad_server, stop, wait_until_serving
 
 PAGE = """async () => {
     document.body.innerHTML = '<video id="v" muted autoplay playsinline width="640" height="360"></video>';
@@ -55,11 +61,12 @@ def play(browser, base, source, seconds, name, artifacts):
         trace = page.evaluate("window.trace")
         print(f"  {len(trace['fragments'])} fragments, errors {trace['errors'][-3:]}", flush=True)
         # A screenshot as the first ad segments arrive, and one later on.
-        if shots == 0 and any("/stitched/" in url for url in trace["fragments"]):
+        if artifacts and shots == 0 and any("/stitched/" in url for url in trace["fragments"]):
             page.wait_for_timeout(1500)
             page.screenshot(path=os.path.join(artifacts, f"{name}-ad.png"))
             shots = 1
-    page.screenshot(path=os.path.join(artifacts, f"{name}-end.png"))
+    if artifacts:
+        page.screenshot(path=os.path.join(artifacts, f"{name}-end.png"))
     trace = page.evaluate("window.trace")
     time_played = page.evaluate("document.getElementById('v').currentTime")
     page.close()
@@ -78,6 +85,67 @@ def wait_for_break(base):
         time.sleep(0.5)
     check(False, "live: the stitched window showed no break within 70 s")
     return time.time() - began
+
+
+def beacons(args):
+    """Step 4: the server fires the ad server's beacons as hls.js fetches a stitched VOD's ad segments."""
+    print("== beacons: /vod/movie/master.m3u8?ads=stitched, its break filled by a VAST ad server", flush=True)
+    demo = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources",
+                                        "InterstitialServer", "Resources", "demo"))
+    work = tempfile.mkdtemp(prefix="hlsi-stitched-beacons-")
+    log = os.path.join(work, "ad-server.log")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    ads, origin = start_ad_server(base, log)
+    check(origin is not None, "the ad server starts")
+    if origin is None:
+        stop(ads)
+        return
+    config = {
+        "vod": [{"id": "movie", "path": "/vod/movie", "directory": os.path.join(demo, "primary"),
+                 "adServer": {"vast": origin + "/vast?brk=[BREAKID]&dur=[BREAKDURATION]&sid=[SESSIONID]",
+                              "tracking": "client"}}],
+        "ads": os.path.join(demo, "ads"), "database": os.path.join(work, "db.sqlite"), "creativeCache": None,
+        "adServerFetch": {"allowPrivate": True},
+        "seed": {"breaks": [{"id": "mid", "target": "vod/movie", "at": 12, "duration": 10, "resumeOffset": 0}]},
+    }
+    path = os.path.join(work, "config.json")
+    with open(path, "w") as out:
+        json.dump(config, out)
+    server = subprocess.Popen([args.hlsi, "serve", "--config", path, "--port", str(port), "--admin-token", "e2e",
+                               "--hlsjs", os.path.abspath(args.hls)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        check(wait_until_serving(base + "/"), "the beacons' server answers")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                        args=["--autoplay-policy=no-user-gesture-required"])
+            try:
+                trace, played = play(browser, base, "/vod/movie/master.m3u8?ads=stitched", 30, "beacons", None)
+            finally:
+                browser.close()
+        ads_fetched = [url for url in trace["fragments"] if "/stitched/" in url]
+        check(len(ads_fetched) >= 4, f"beacons: ad segments fetched through /stitched/ ({len(ads_fetched)})")
+        check(played > 20, f"beacons: playback runs on past the break ({played:.1f} s)")
+        check(not [e for e in trace["errors"] if "Stall" in e or "fatal" in e],
+              f"beacons: no stall or fatal error ({trace['errors']})")
+        # The server fires beacons in the background: give them a moment to arrive.
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            with open(log) as lines:
+                requests = [line.strip() for line in lines]
+            fired = [r for r in requests if r.startswith("/t/mid/")]
+            if all(any(r.startswith(f"/t/mid/{ad}/{event}") for r in fired)
+                   for ad in ("ad2", "ad3") for event in ("impression", "complete")):
+                break
+            time.sleep(0.5)
+        for ad in ("ad2", "ad3"):
+            for event in ("impression", "start", "complete"):
+                count = sum(1 for r in fired if r.startswith(f"/t/mid/{ad}/{event}"))
+                check(count == 1, f"beacons: {ad}'s {event} reached the ad server once ({count}; log {fired})")
+    finally:
+        stop(server, "the beacons' server (SIGTERM)")
+        stop(ads)
 
 
 def main():
@@ -131,6 +199,7 @@ def main():
     finally:
         output = stop(server, "the server (SIGTERM)")
         print("server log (last 10 lines):\n  " + "\n  ".join(output.splitlines()[-10:]))
+    beacons(args)
     if failures:
         print(f"\n{len(failures)} check(s) failed:\n- " + "\n- ".join(failures))
         sys.exit(1)
