@@ -10,7 +10,7 @@ hls.js 1.6.15 in headless Chromium with `enableInterstitialPlayback: false`.
    and audio playlists number their discontinuities alike, or hls.js holds the audio for ever
    without an error, as it did on CI when it joined inside a break), and there is no stall error.
 4. Beacons: a second server (`--config`) serves the demo's primary as VOD /vod/movie with one
-   10 s mid-roll at 12 s filled by E2E/ad_server.py (VAST: ad2 4 s then ad3 6 s, each with an
+   10 s mid-roll at 8 s filled by E2E/ad_server.py (VAST: ad2 4 s then ad3 6 s, each with an
    impression and quartile tracking at /t/BREAK/AD/EVENT). hls.js plays its stitched form past the
    break: the server fires each ad's impression once as hls.js fetches the ad's first segment (the
    player knows nothing of the ads), and `complete` as it fetches the last; the ad server's log shows
@@ -107,7 +107,7 @@ def beacons(args):
                               "tracking": "client"}}],
         "ads": os.path.join(demo, "ads"), "database": os.path.join(work, "db.sqlite"), "creativeCache": None,
         "adServerFetch": {"allowPrivate": True},
-        "seed": {"breaks": [{"id": "mid", "target": "vod/movie", "at": 12, "duration": 10, "resumeOffset": 0}]},
+        "seed": {"breaks": [{"id": "mid", "target": "vod/movie", "at": 8, "duration": 10, "resumeOffset": 0}]},
     }
     path = os.path.join(work, "config.json")
     with open(path, "w") as out:

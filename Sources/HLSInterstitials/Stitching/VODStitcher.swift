@@ -7,7 +7,8 @@ import HLSPlaylist
 /// (``InterstitialSchedule/resolve(_:)``): this type only writes it out.
 ///
 /// - A break's ads go before the first primary segment that starts at or after the break's start
-///   (a break inside a segment plays after that segment), with EXT-X-DISCONTINUITY before each ad
+///   (a break inside a segment plays after that segment; a segment starting less than
+///   `startAllowance`, 1 ms, before it counts as starting at it), with EXT-X-DISCONTINUITY before each ad
 ///   and before the primary segment that follows.
 /// - Primary resumes with the first segment that starts at or after the schedule's resumption point:
 ///   X-RESUME-OFFSET=0 inserts, the default (the break's duration) replaces, a negative offset
@@ -99,7 +100,7 @@ public enum VODStitcher {
             switch item.kind {
             case .primary:
                 var index = firstSegment(startingAtOrAfter: item.primary.start, in: segments)
-                while index < segments.count, segments[index].startTime < item.primary.end {
+                while index < segments.count, startsBefore(segments[index], item.primary.end) {
                     try writer.writePrimary(index)
                     index += 1
                 }
@@ -128,13 +129,29 @@ public enum VODStitcher {
             document: try writer.document(file: document.file), ads: writer.ads, resumptions: writer.resumptions)
     }
 
-    /// The first segment that starts at or after `time` (the count when none does).
+    /// How far before a time a segment may start and still count as starting at it: EXTINF writes
+    /// durations to the microsecond at best (six decimals), so a segment's start, their sum, drifts
+    /// from the media's by up to half a microsecond a segment. Audio segments of 2.005333 s, three
+    /// of them then one of 1.984 s, end at 7.999999 s by their EXTINF values where the media's
+    /// fourth frame boundary is 8 s: without the allowance a break at 8 s would splice the audio
+    /// a whole segment late (after the one that "starts" at 7.999999), 2 s out of step with the
+    /// video. 1 ms covers 2,000 segments of that rounding and is far below an audio frame (21 ms
+    /// for AAC at 48 kHz).
+    static let startAllowance = MediaTime(nanoseconds: 1_000_000)
+
+    /// Whether `segment` starts before `time` by more than ``startAllowance``.
+    static func startsBefore(_ segment: MediaSegment, _ time: MediaTime) -> Bool {
+        segment.startTime + startAllowance <= time
+    }
+
+    /// The first segment that starts at or after `time`, within ``startAllowance`` (the count when
+    /// none does).
     static func firstSegment(startingAtOrAfter time: MediaTime, in segments: MediaSegments) -> Int {
         var low = 0
         var high = segments.count
         while low < high {
             let middle = (low + high) / 2
-            if segments[middle].startTime < time { low = middle + 1 } else { high = middle }
+            if startsBefore(segments[middle], time) { low = middle + 1 } else { high = middle }
         }
         return low
     }

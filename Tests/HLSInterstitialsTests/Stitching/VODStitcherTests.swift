@@ -83,6 +83,21 @@ struct VODStitcherTests {
         }
     }
 
+    @Test(
+        "AAC segments whose EXTINF values sum to a microsecond short of the break (2.005333 s three times, then 1.984 s): the ads go at that boundary, not a segment later",
+        arguments: [(8, "s0 s1 s2 s3 | b0 b1 | s4 s5 s6 s7"), (4, "s0 s1 | b0 b1 | s2 s3 s4 s5 s6 s7")])
+    func audioBoundaryWithinRounding(at second: Int, outline: String) throws {
+        var text =
+            "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        text += "#EXT-X-MAP:URI=\"init.mp4\"\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n"
+        text += S.event("m", at: second, ",X-RESUME-OFFSET=0") + "\n"
+        for index in 0..<8 { text += "#EXTINF:\(index % 4 == 3 ? "1.984000" : "2.005333"),\nseg\(index).m4s\n" }
+        text += "#EXT-X-ENDLIST\n"
+        let stitched = try VODStitcher.stitch(PlaylistParser.parse(text), pods: ["m": [S.b]])
+        let written = String(decoding: stitched.write(), as: UTF8.self)
+        #expect(S.outline(written) == outline, "\(written)")
+    }
+
     @Test("no events: the stitched playlist is the primary byte for byte")
     func unchangedWithoutEvents() throws {
         let text = S.primary([])
