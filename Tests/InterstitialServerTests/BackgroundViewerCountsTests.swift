@@ -45,13 +45,20 @@ struct BackgroundViewerCountsTests {
         ViewerRequestKey(viewer: viewer, target: target, id: "break-1")
     }
 
+    /// Counts on a ``GatedStore``, each batch within a deadline nobody reaches (a manual clock that
+    /// stands still): only the store ends a batch.
+    static func gated() throws -> (GatedStore, BackgroundViewerCounts) {
+        let store = try GatedStore()
+        let clock = ManualServerClock(wall: DateTime(nanosecondsSinceEpoch: 0))
+        return (
+            store,
+            BackgroundViewerCounts(store: store, expiry: .seconds(60), timeout: MediaTime(seconds: 3600), clock: clock)
+        )
+    }
+
     @Test("the requests counted while a batch is written go together in the next; none is lost or sent twice")
     func batches() async throws {
-        let store = try GatedStore()
-        // A deadline nobody reaches: only the store ends a batch.
-        let clock = ManualServerClock(wall: DateTime(nanosecondsSinceEpoch: 0))
-        let counts = BackgroundViewerCounts(
-            store: store, expiry: .seconds(60), timeout: MediaTime(seconds: 3600), clock: clock)
+        let (store, counts) = try Self.gated()
         #expect(counts.add(Self.key("v1")))
         #expect(try await eventually { store.batches.count == 1 })
         for viewer in ["v2", "v2", "v3", "v2", "v1"] { #expect(counts.add(Self.key(viewer))) }
@@ -71,10 +78,7 @@ struct BackgroundViewerCountsTests {
 
     @Test("bounded: past the most requests waiting one is not sent; a batch carries at most the most a batch takes")
     func bounded() async throws {
-        let store = try GatedStore()
-        let clock = ManualServerClock(wall: DateTime(nanosecondsSinceEpoch: 0))
-        let counts = BackgroundViewerCounts(
-            store: store, expiry: .seconds(60), timeout: MediaTime(seconds: 3600), clock: clock)
+        let (store, counts) = try Self.gated()
         #expect(counts.add(Self.key("first")))
         #expect(try await eventually { store.batches.count == 1 })
         for index in 0..<BackgroundViewerCounts.maximumPending { #expect(counts.add(Self.key("v\(index)"))) }

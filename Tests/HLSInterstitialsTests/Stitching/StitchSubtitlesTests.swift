@@ -68,6 +68,18 @@ struct StitchSubtitlesTests {
         #expect(blank.playlist.hasEndList)
     }
 
+    /// The event IDs of `dateRanges`, and the primary with them stitched with ads `a` and `b` each:
+    /// the video the subtitle playlists are compared with.
+    static func video(_ dateRanges: [String]) throws -> (ids: [String], video: StitchedPlaylist) {
+        let ids = dateRanges.map { line in
+            String(line[line.range(of: "ID=\"")!.upperBound...].prefix { $0 != "\"" })
+        }
+        let video = try VODStitcher.stitch(
+            PlaylistParser.parse(S.primary(dateRanges)),
+            pods: Dictionary(uniqueKeysWithValues: ids.map { ($0, [S.a, S.b]) }))
+        return (ids, video)
+    }
+
     @Test(
         "VOD: the subtitle playlist gets the video's segments, durations and discontinuities",
         arguments: [
@@ -76,12 +88,7 @@ struct StitchSubtitlesTests {
             [S.event("m", at: 12, ",X-RESUME-OFFSET=0,X-PLAYOUT-LIMIT=12")],
         ])
     func vod(dateRanges: [String]) throws {
-        let ids = dateRanges.map { line in
-            String(line[line.range(of: "ID=\"")!.upperBound...].prefix { $0 != "\"" })
-        }
-        let video = try VODStitcher.stitch(
-            PlaylistParser.parse(S.primary(dateRanges)),
-            pods: Dictionary(uniqueKeysWithValues: ids.map { ($0, [S.a, S.b]) }))
+        let (ids, video) = try Self.video(dateRanges)
         let subtitles = try VODStitcher.stitch(
             PlaylistParser.parse(Self.subtitles(dateRanges)),
             pods: Dictionary(uniqueKeysWithValues: ids.map { ($0, [Self.blank(S.a), Self.blank(S.b)]) }))
@@ -199,12 +206,7 @@ struct StitchSubtitlesTests {
             [S.event("pre", at: 0, ",CUE=\"PRE\",X-RESUME-OFFSET=0"), S.event("post", at: 0, ",CUE=\"POST\"")],
         ])
     func vodFMP4(dateRanges: [String]) throws {
-        let ids = dateRanges.map { line in
-            String(line[line.range(of: "ID=\"")!.upperBound...].prefix { $0 != "\"" })
-        }
-        let video = try VODStitcher.stitch(
-            PlaylistParser.parse(S.primary(dateRanges)),
-            pods: Dictionary(uniqueKeysWithValues: ids.map { ($0, [S.a, S.b]) }))
+        let (ids, video) = try Self.video(dateRanges)
         let subtitles = try VODStitcher.stitch(
             PlaylistParser.parse(Self.fMP4Subtitles(dateRanges)),
             pods: Dictionary(uniqueKeysWithValues: ids.map { ($0, [Self.blankFMP4(S.a), Self.blankFMP4(S.b)]) }))
