@@ -151,14 +151,16 @@ struct FastLane: Sendable {
     /// `x-playback-session-id`, `user-agent` and `x-forwarded-for`, lowercased.
     private static let viewerFields = ["x-playback-session-id", "user-agent", "x-forwarded-for"].map { Array($0.utf8) }
 
-    /// The response head of `answer`, with `date` (an IMF-fixdate, ``httpDate(_:)``).
-    func head(_ answer: Answer, date: String, allocator: ByteBufferAllocator) -> ByteBuffer {
+    /// The response head of `answer`, with `date` (an IMF-fixdate, ``httpDate(_:)``), in a buffer
+    /// with room for `reserving` more bytes (a body written after it).
+    func head(_ answer: Answer, date: String, allocator: ByteBufferAllocator, reserving: Int = 0) -> ByteBuffer {
         var buffer: ByteBuffer
         if let written = answer.written {
-            buffer = allocator.buffer(capacity: written.readableBytes + 80)
+            buffer = allocator.buffer(capacity: written.readableBytes + 80 + reserving)
             buffer.writeImmutableBuffer(written)
         } else {
             buffer = answer.written(allocator: allocator)
+            buffer.reserveCapacity(minimumWritableBytes: 80 + reserving)
         }
         buffer.writeStaticString("Date: ")
         buffer.writeString(date)
