@@ -334,18 +334,12 @@ final class StitchedService: Sendable {
                 result = .failure(failure)
             } else {
                 result = await attempt()
-                // The first answer kept answers every later playlist of the viewer's break. A request
-                // that raced another (one asked while the ad's audio was measured, the other after)
-                // takes the answer kept: left out, or stitched (tried once more now).
-                let decided: StitchedAnswer
-                switch result {
-                case .success: decided = .stitched
-                case .failure(let failure): decided = .leftOut(failure)
-                }
-                switch (answers.update(key, make: { decided }) { $0 }, result) {
-                case (.leftOut(let failure), .success): result = .failure(failure)
-                case (.stitched, .failure): result = await attempt()
-                default: break
+                // The first answer kept answers every later playlist of the viewer's break, and a
+                // request that raced another takes it (``StitchedAnswer/settle(_:)``).
+                let made = result
+                switch answers.update(key, make: { StitchedAnswer(made) }, { $0 }).settle(made) {
+                case .answer(let settled): result = settled
+                case .again: result = await attempt()
                 }
             }
             switch result {
