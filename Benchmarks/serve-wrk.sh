@@ -141,12 +141,28 @@ LUA
 viewer_script "$WORK/viewers.lua" _HLS_primary_id v
 # A new stitched viewer for every request: its own session.
 viewer_script "$WORK/stitched-viewers.lua" session s
+# ticks PID...: the CPU time (user and system, every thread) the processes used so far, in clock ticks.
+ticks() { for pid in "$@"; do awk '{ print $14 + $15 }' "/proc/$pid/stat"; done | awk '{ t += $1 } END { print t + 0 }'; }
+# server_pids URL: the processes answering URL: the hlsi server on its port, or nginx's workers.
+server_pids() {
+    case "$1" in
+    "$NGINX_URL"*) pgrep -P "$(cat "$WORK/nginx.pid")" ;;
+    "$BIG_URL"*) echo "$BIG_SERVER" ;;
+    *) echo "$SERVER" ;;
+    esac
+}
 run() { # URL OUTPUT [LUA]
+    local pids before
+    pids=$(server_pids "$1")
+    # shellcheck disable=SC2086 # one PID per word
+    before=$(ticks $pids)
     if [ -n "${3:-}" ]; then
         wrk -t2 -c100 -d"${SECONDS_PER_RUN}s" --timeout 10s --latency -s "$3" "$1" >"$2"
     else
         wrk -t2 -c100 -d"${SECONDS_PER_RUN}s" --timeout 10s --latency "$1" >"$2"
     fi
+    # shellcheck disable=SC2086
+    echo "cpu-ticks $(($(ticks $pids) - before))" >>"$2"
     if grep -q "Non-2xx\|Socket errors" "$2"; then
         echo "errors measuring $1:"
         cat "$2"
@@ -155,14 +171,22 @@ run() { # URL OUTPUT [LUA]
 }
 rps() { awk '/Requests\/sec/ {print $2}' "$1"; }
 p99() { awk '$1 == "99%" {print $2}' "$1"; }
-printf '%-34s %12s %10s %12s %10s %7s\n' case "hlsi req/s" "hlsi p99" "nginx req/s" "nginx p99" ratio
+# cpu OUTPUT: the server's CPU time per request answered in that run, in microseconds.
+cpu() {
+    awk -v hz="$(getconf CLK_TCK)" '/requests in/ { n = $1 } $1 == "cpu-ticks" { t = $2 }
+        END { printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0) }' "$1"
+}
+printf '%-34s %12s %10s %12s %10s %7s %8s %8s %7s\n' case "hlsi req/s" "hlsi p99" "nginx req/s" "nginx p99" ratio \
+    "hlsi µs" "nginx µs" "CPU"
 measure() { # NAME HLSI-URL NGINX-URL GOAL [LUA]
     run "$2" "$WORK/hlsi.txt" "${5:-}"
     run "$3" "$WORK/nginx.txt" "${5:-}"
-    printf '%-34s %12s %10s %12s %10s %7s\n' "$1" "$(rps "$WORK/hlsi.txt")" "$(p99 "$WORK/hlsi.txt")" \
+    printf '%-34s %12s %10s %12s %10s %7s %8s %8s %7s\n' "$1" "$(rps "$WORK/hlsi.txt")" "$(p99 "$WORK/hlsi.txt")" \
         "$(rps "$WORK/nginx.txt")" "$(p99 "$WORK/nginx.txt")" \
         "$(awk -v a="$(rps "$WORK/hlsi.txt")" -v b="$(rps "$WORK/nginx.txt")" -v g="$4" \
-            'BEGIN { printf "%.2f%s", a / b, (a / b >= g ? "" : "*") }')"
+            'BEGIN { printf "%.2f%s", a / b, (a / b >= g ? "" : "*") }')" \
+        "$(cpu "$WORK/hlsi.txt")" "$(cpu "$WORK/nginx.txt")" \
+        "$(awk -v a="$(cpu "$WORK/hlsi.txt")" -v b="$(cpu "$WORK/nginx.txt")" 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')"
 }
 if [ "${STITCHED:-1}" != only ]; then
     measure "live playlist (goal 0.8)" "$HLSI_URL$LIVE" "$NGINX_URL$LIVE" 0.8
@@ -180,6 +204,9 @@ if [ "${STITCHED:-1}" != 0 ]; then
         "$NGINX_URL/stitched-copy/live.m3u8?x=1" 0.8 "$WORK/stitched-viewers.lua"
 fi
 echo "ratio: hlsi's requests per second over nginx's in the same run; * below the goal"
+echo "µs: each server's CPU time (user and system) per request answered; CPU: nginx's over hlsi's"
+echo "(above 1: hlsi spent less per request). On a machine wrk shares, the rates follow how the"
+echo "cores are shared; the CPU per request does not."
 if [ "${STITCHED:-1}" != 0 ]; then
     # The resident set per stitched viewer, on a server of its own: a warm-up, then VIEWERS new
     # sessions each asking for the live (a break in the window) or the VOD video playlist once.
