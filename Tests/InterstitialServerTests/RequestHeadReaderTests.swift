@@ -67,6 +67,10 @@ struct RequestHeadReaderTests {
         .refuse("GET / HTTP/1.1\r\n: x\r\n\r\n", .badHeader),
         .refuse("GET / HTTP/9\r\n\r\n", .badRequestLine),
         .refuse("GET /a\u{1}b HTTP/1.1\r\n\r\n", .badRequestLine),
+        // A request line without its target or version, or with more after it.
+        .refuse("GET /\r\n\r\n", .badRequestLine, nio: nil),
+        .refuse("GET\r\n\r\n", .badRequestLine, nio: nil),
+        .refuse("GET / HTTP/1.1 x\r\n\r\n", .badRequestLine, nio: nil),
         // Stricter than the decoder: forms and codings the server does not serve.
         .refuse("GET  / HTTP/1.1\r\n\r\n", .badRequestLine, nio: nil),
         .refuse("GET * HTTP/1.1\r\n\r\n", .badRequestLine, nio: nil),

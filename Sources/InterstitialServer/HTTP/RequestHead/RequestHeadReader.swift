@@ -314,19 +314,17 @@ struct RequestHeadReader {
     private func checkRequestLine(_ line: ArraySlice<UInt8>) -> Refusal? {
         // METHOD SP target SP version, found in place (splitting into an array was 2 % of a kept
         // playlist's fast answer).
-        let firstSpace = line.firstIndex(of: 0x20)
-        let secondSpace = firstSpace.flatMap { line[($0 + 1)...].firstIndex(of: 0x20) }
-        guard let firstSpace, let secondSpace,
-            Self.methods.contains(where: { line[..<firstSpace].elementsEqual($0) })
-        else {
+        let firstSpace = line.firstIndex(of: 0x20) ?? line.endIndex
+        guard Self.methods.contains(where: { line[..<firstSpace].elementsEqual($0) }) else {
             let method = String(decoding: line.prefix(while: { $0 != 0x20 }).prefix(32), as: UTF8.self)
             return .badRequest(
                 .badRequestLine,
                 "the method \"\(method.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? String($0) : "?" }.joined())\" is not one the server knows (upper case)"
             )
         }
-        let version = line[(secondSpace + 1)...]
-        guard Self.isTarget(line[(firstSpace + 1)..<secondSpace], method: line[..<firstSpace]),
+        let secondSpace = firstSpace < line.endIndex ? line[(firstSpace + 1)...].firstIndex(of: 0x20) : nil
+        guard let secondSpace, case let version = line[(secondSpace + 1)...],
+            Self.isTarget(line[(firstSpace + 1)..<secondSpace], method: line[..<firstSpace]),
             version.elementsEqual("HTTP/1.1".utf8) || version.elementsEqual("HTTP/1.0".utf8)
         else {
             return .badRequest(
