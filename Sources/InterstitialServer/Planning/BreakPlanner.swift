@@ -91,6 +91,9 @@ public struct BreakPlanner: Sendable {
     /// (``hints(_:occupied:)``); nil writes none.
     public var preload: Preload?
 
+    /// Where the events of served date ranges are kept once read (the server's planners share one);
+    /// nil: each is read when used.
+    var servedEvents: ServedEvents?
     /// Creates a planner.
     public init(target: Target, state: StoredState, assetListURI: String, adURI: @escaping @Sendable (Ad) -> String) {
         self.target = target
@@ -119,7 +122,7 @@ public struct BreakPlanner: Sendable {
             where key.target == target && planned[key.id] == nil && !state.withdrawn.contains(key)
                 && !withdrawing.contains(key.id)
             {
-                guard var event = InterstitialEvent(attributes: attributes) else { continue }
+                guard var event = servedEvent(attributes) else { continue }
                 applyEarlyReturn(to: &event)
                 if overlaps(event, window) { planned[key.id] = Planned(event: event, source: nil) }
             }
@@ -162,7 +165,7 @@ public struct BreakPlanner: Sendable {
                 let key = ServedKey(target, notice.id)
                 guard !state.withdrawn.contains(key), state.breaks[notice.id] == nil else { return nil }
                 if let attributes = state.served[key] {
-                    guard var served = InterstitialEvent(attributes: attributes), let start = served.date, start < edge
+                    guard var served = servedEvent(attributes), let start = served.date, start < edge
                     else { return nil }
                     applyEarlyReturn(to: &served)
                     return Planned(event: served, source: nil)
@@ -245,7 +248,7 @@ public struct BreakPlanner: Sendable {
         return matchedSignals.compactMap { item in
             let key = ServedKey(target, item.id)
             guard item.isCancelled, !state.withdrawn.contains(key), let attributes = state.served[key],
-                let start = InterstitialEvent(attributes: attributes)?.date, start > window.upperBound
+                let start = servedEvent(attributes)?.date, start > window.upperBound
             else { return nil }
             return item.id
         }
@@ -268,11 +271,18 @@ public struct BreakPlanner: Sendable {
         {
             return planned(item, timeline, filter: false)
         }
-        if let attributes = state.served[ServedKey(target, id)], var event = InterstitialEvent(attributes: attributes) {
+        if let attributes = state.served[ServedKey(target, id)], var event = servedEvent(attributes) {
             applyEarlyReturn(to: &event)
             return Planned(event: event, source: nil)
         }
         return nil
+    }
+
+    /// The event of a served date range's `attributes` (nil: not an interstitial), from
+    /// ``servedEvents`` when there is one.
+    private func servedEvent(_ attributes: AttributeList) -> InterstitialEvent? {
+        if let servedEvents { return servedEvents.event(attributes) }
+        return InterstitialEvent(attributes: attributes)
     }
 
     /// Whether a break starting at `start` (from the timeline's epoch) starts less than `reach`
@@ -330,12 +340,12 @@ public struct BreakPlanner: Sendable {
         let key = ServedKey(target, item.id)
         var event: InterstitialEvent
         var firstServing: AttributeList?
-        if let attributes = state.served[key], let served = InterstitialEvent(attributes: attributes) {
+        if let attributes = state.served[key], let served = servedEvent(attributes) {
             event = served
         } else {
             guard let built = build(item, timeline), let attributes = try? built.dateRangeAttributes else { return nil }
             // Written as every later serving writes it: from the attributes recorded.
-            event = InterstitialEvent(attributes: attributes) ?? built
+            event = servedEvent(attributes) ?? built
             firstServing = attributes
         }
         applyEarlyReturn(to: &event)
@@ -382,7 +392,7 @@ public struct BreakPlanner: Sendable {
         var event: InterstitialEvent
         var firstServing: AttributeList?
         var earlyReturn: MediaTime?
-        if let attributes = state.served[key], let served = InterstitialEvent(attributes: attributes) {
+        if let attributes = state.served[key], let served = servedEvent(attributes) {
             event = served
             if let actual = item.actualDuration, state.earlyReturns[key] == nil, served.duration == nil,
                 served.endDate == nil, served.playoutLimit == nil
@@ -405,7 +415,7 @@ public struct BreakPlanner: Sendable {
             guard var built = try? request.event(mapping: { _ in nil }), let attributes = try? built.dateRangeAttributes
             else { return nil }
             built.sourceAttributes = nil
-            event = InterstitialEvent(attributes: attributes) ?? built
+            event = servedEvent(attributes) ?? built
             firstServing = attributes
         }
         applyEarlyReturn(to: &event)
@@ -433,7 +443,7 @@ public struct BreakPlanner: Sendable {
         state.served.contains { key, attributes in
             guard key.target == target, key.id != id,
                 key.id.hasPrefix("scte35-") || key.id.hasPrefix(BreakNotice.idPrefix), !state.withdrawn.contains(key),
-                let date = InterstitialEvent(attributes: attributes)?.date
+                let date = servedEvent(attributes)?.date
             else { return false }
             return abs((date - start).nanoseconds) <= SignalRecognizer.tolerance.nanoseconds
         }

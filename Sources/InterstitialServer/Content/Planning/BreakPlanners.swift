@@ -24,6 +24,8 @@ final class BreakPlanners: Sendable {
     /// The VOD timelines of directory contents (their files do not change while the server runs),
     /// by content ID: an asset-list request does not load the presentation again.
     private let vodTimelines = NIOLockedValueBox<[String: BreakPlanner.Timeline]>([:])
+    /// The events of served date ranges, read once for every planner (``ServedEvents``).
+    let servedEvents = ServedEvents()
     /// The conditioning profile of each content, by ID.
     private let profiles = NIOLockedValueBox<[String: ConditioningProfile]>([:])
     /// The ad servers' gates, whose learned rates size the preload hints
@@ -92,6 +94,7 @@ final class BreakPlanners: Sendable {
             target: target, state: input.state, assetListURI: content.path + "/asset-list.json",
             adURI: { ad in ad.absoluteURI(publicBase: publicBase) })
         planner.noticeTolerance = configuration.limits.noticeTolerance
+        planner.servedEvents = servedEvents
         if target.kind == .vod, let settings = input.settings,
             let plan = vmapPlans.plan(content: content.id, settings: settings)
         {
