@@ -60,9 +60,10 @@ public final class Player: Sendable {
         ///
         /// Not the player's clock: on a ``ManualClock`` the player moves time only once no load is in
         /// flight (loads take no clock time), so a deadline on it could never pass, and a server that
-        /// never answers would hold a virtual player for ever. A test injects a manual timer here and
-        /// moves it past a deadline once the player waits for it.
-        package var timeLimitSleep: TimeLimitSleep = { try await Task.sleep(for: $0) }
+        /// never answers would hold a virtual player for ever. A test injects a sleep of its own here
+        /// (one that returns when the test moves its timer past the duration asked), so that a
+        /// deadline passes when the test says, whatever the machine's load.
+        public var timeLimitSleep: TimeLimitSleep = { try await Task.sleep(for: $0) }
 
         /// Creates a configuration.
         public init(
