@@ -196,6 +196,51 @@ struct FastLaneTests {
         }
     }
 
+    @Test(
+        "A file's answer is kept without its body: given again while the file is the one found, never once it changes")
+    func keptFileAnswers() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-fast-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = Array("first segment".utf8)
+        #expect(FileManager.default.createFile(atPath: directory + "/a.m4s", contents: Data(first)))
+        try "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\na.m4s\n#EXT-X-ENDLIST\n".write(
+            toFile: directory + "/main.m3u8", atomically: true, encoding: .utf8)
+        var configuration = try ServerConfiguration.decode(
+            Array(#"{"vod":[{"id":"a","path":"/a","directory":"\#(directory)","entry":"main.m3u8"}]}"#.utf8),
+            base: "/")
+        configuration.adminToken = Harness.token
+        configuration.port = 0
+        try await Harness.withServer(configuration, store: try SQLiteStore(path: nil)) { client in
+            let port = try #require(client.port)
+            try await Connection.with(port: port) { connection in
+                // The first reads the file on the full path; the next two are the fast lane's, the
+                // second of them from the kept head.
+                let full = try await connection.exchange(Self.get("/a/a.m4s"))[0]
+                let before = try await Self.fastAnswers(port: port)
+                let made = try await connection.exchange(Self.get("/a/a.m4s"))[0]
+                let kept = try await connection.exchange(Self.get("/a/a.m4s"))[0]
+                #expect(try await Self.fastAnswers(port: port) == before + 2)
+                for answer in [made, kept] {
+                    var fields = (full: full.fields, fast: answer.fields)
+                    #expect(fields.full.removeValue(forKey: "date") != nil)
+                    #expect(fields.fast.removeValue(forKey: "date") != nil)
+                    #expect(answer.status == full.status && fields.fast == fields.full && answer.body == first)
+                }
+                // Replaced by a file of the same length: its own bytes, never the old.
+                let second = Array("other segment".utf8)
+                #expect(FileManager.default.createFile(atPath: directory + "/a.m4s", contents: Data(second)))
+                for _ in 0..<3 {
+                    let replaced = try await connection.exchange(Self.get("/a/a.m4s"))[0]
+                    #expect(replaced.status == "HTTP/1.1 200 OK" && replaced.body == second)
+                }
+                // Gone: not found, however it was kept.
+                try FileManager.default.removeItem(atPath: directory + "/a.m4s")
+                #expect(try await connection.exchange(Self.get("/a/a.m4s"))[0].status.hasPrefix("HTTP/1.1 404"))
+            }
+        }
+    }
+
     @Test("Asset lists from the inventory: the fast lane gives each viewer what the full path gives, counting attempts")
     func assetLists() async throws {
         let list = "/demo/vod/asset-list.json?_HLS_interstitial_id=midroll-2"

@@ -25,10 +25,11 @@ final class AnswerCache: Sendable {
         self.limit = limit
     }
 
-    /// The answer kept for `target` if it still holds at `now` for the state's `version`.
-    func entry(_ target: String, version: Int, now: DateTime) -> Entry? {
+    /// The answer kept for `target` if it still holds at `now` for the state's `version` (`now` is
+    /// read only for an answer kept until a time).
+    func entry(_ target: String, version: Int, now: @autoclosure () -> DateTime) -> Entry? {
         guard let entry = entries.withLockedValue({ $0[target] }), entry.reuse.version == version else { return nil }
-        if let until = entry.reuse.until, now >= until { return nil }
+        if let until = entry.reuse.until, now() >= until { return nil }
         return entry
     }
 

@@ -59,6 +59,13 @@ struct FileResponder: Sendable {
         }
     }
 
+    /// The body of the whole file at `path`, found as `identity`, when known at once: its bytes if
+    /// kept, the file itself if too large to keep; nil when it must be read (``whole(path:identity:name:contentType:cacheControl:)``).
+    func body(path: String, identity: FileBodyCache.Identity) -> Whole.Body? {
+        if let body = cache.kept(path, identity: identity) { return .bytes(body) }
+        return identity.size > cache.fileLimit ? .file(identity) : nil
+    }
+
     /// A file's entity tag: its size and modification time, in whole seconds (as the file system's
     /// modification dates were taken before).
     private static func entityTag(_ identity: FileBodyCache.Identity) -> EntityTag {

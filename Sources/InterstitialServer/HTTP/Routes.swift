@@ -28,6 +28,11 @@ struct Routes {
     let files: FileResponder
     /// The fast lane's playlist answers kept by request target while they hold.
     let answers = AnswerCache()
+    /// The fast lane's answers for files, kept by request target without their bodies: the head
+    /// written once, given again while the state has its version and the file is the one found
+    /// (`stat`), the body from the ``FileResponder`` (apart from the playlists', so that a channel's
+    /// rolling segments do not drop those).
+    let fileAnswers = AnswerCache(limit: 4096)
     /// The stitched form of the targets' playlists, and its ad segments' beacons.
     let stitched: StitchedService
     /// What a content request does besides its answer, for both lanes.
@@ -65,6 +70,7 @@ struct Routes {
         let files = files
         let metrics = metrics
         let kept = answers
+        let keptFiles = fileAnswers
         let effects = effects
         // With `stitchedUserAgents`, a playlist's form depends on the User-Agent, which the fast
         // lane does not see: the route answers playlists.
@@ -78,6 +84,18 @@ struct Routes {
                 effects.record(entry.mounted, query: [:], viewer: viewer)
                 return entry.answer
             }
+            // A file answered before, the same file now: its kept head, its body as kept.
+            let version = state.version
+            if !target.utf8.contains(UInt8(ascii: "?")),
+                let entry = keptFiles.entry(target, version: version, now: now()),
+                case .file(let path, let identity) = entry.answer.body, FileBodyCache.identity(of: path) == identity,
+                let body = files.body(path: path, identity: identity)
+            {
+                effects.record(entry.mounted, query: [:], viewer: viewer)
+                var answer = entry.answer
+                if case .bytes(let bytes) = body { answer.body = .bytes(bytes) }
+                return answer
+            }
             let uri = URI(target)
             let query = uri.queryDictionary
             guard let mounted = content.mounted(uri.path), query.isEmpty || mounted.rest == "asset-list.json",
@@ -88,7 +106,9 @@ struct Routes {
             else { return nil }
             effects.record(mounted, query: query, viewer: viewer)
             var answer: FastLane.Answer
-            switch Self.http(response) {
+            var fileIdentity: FileBodyCache.Identity?
+            let http = Self.http(response)
+            switch http {
             case .memory(let fields, let body):
                 answer = FastLane.Answer(fields: fields, body: .bytes(body))
                 answer.fields[.contentLength] = String(body.readableBytes)
@@ -99,6 +119,7 @@ struct Routes {
                         cacheControl: response.cacheControl
                     ).known
                 else { return nil }
+                fileIdentity = identity
                 switch whole.body {
                 case .bytes(let body): answer = FastLane.Answer(fields: whole.fields, body: .bytes(body))
                 case .file(let identity):
@@ -112,6 +133,13 @@ struct Routes {
                 var made = answer
                 made.written = answer.written(allocator: ByteBufferAllocator())
                 kept.keep(AnswerCache.Entry(answer: made, mounted: mounted, reuse: reuse), for: target)
+            } else if case .file(let path) = http, query.isEmpty, let identity = fileIdentity {
+                var made = answer
+                made.written = answer.written(allocator: ByteBufferAllocator())
+                made.body = .file(path: path, identity: identity)
+                keptFiles.keep(
+                    AnswerCache.Entry(answer: made, mounted: mounted, reuse: .init(version: version, until: nil)),
+                    for: target)
             }
             return answer
         }
