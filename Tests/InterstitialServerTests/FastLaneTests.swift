@@ -156,88 +156,84 @@ struct FastLaneTests {
 
     @Test("A file too large to keep in memory is sent from the file system, as the full path sends it")
     func largeFiles() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-fast-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let size = FileBodyCache().fileLimit + 12345
         let bytes = {
             var bytes = [UInt8](repeating: 0x2A, count: size)
             for index in stride(from: 0, to: size, by: 4096) { bytes[index] = UInt8(truncatingIfNeeded: index / 4096) }
             return bytes
         }()
-        #expect(FileManager.default.createFile(atPath: directory + "/big.m4s", contents: Data(bytes)))
-        try "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\nbig.m4s\n#EXT-X-ENDLIST\n".write(
-            toFile: directory + "/main.m3u8", atomically: true, encoding: .utf8)
-        var configuration = try ServerConfiguration.decode(
-            Array(#"{"vod":[{"id":"big","path":"/big","directory":"\#(directory)","entry":"main.m3u8"}]}"#.utf8),
-            base: "/")
-        configuration.adminToken = Harness.token
-        configuration.port = 0
-        try await Harness.withServer(configuration, store: try SQLiteStore(path: nil)) { client in
-            let port = try #require(client.port)
-            try await Connection.with(port: port) { connection in
-                // The first takes the full path, which streams the file; the second is sent by the guard.
-                let full = try await connection.exchange(Self.get("/big/big.m4s"))[0]
-                let before = try await Self.fastAnswers(port: port)
-                let fast = try await connection.exchange(Self.get("/big/big.m4s"))[0]
-                #expect(try await Self.fastAnswers(port: port) == before + 1)
-                #expect(full.body == bytes && fast.body == bytes)
-                var fields = (full: full.fields, fast: fast.fields)
-                #expect(fields.full.removeValue(forKey: "date") != nil)
-                #expect(fields.fast.removeValue(forKey: "date") != nil)
-                #expect(fast.status == full.status && fields.fast == fields.full)
-                #expect(fast.fields["content-length"] == String(size))
-                // Replaced by a smaller file: kept in memory from then on, never the old length.
-                let small = Array("small".utf8)
-                #expect(FileManager.default.createFile(atPath: directory + "/big.m4s", contents: Data(small)))
-                let replaced = try await connection.exchange(Self.get("/big/big.m4s"))[0]
-                #expect(replaced.body == small)
-            }
+        try await Self.withSegment("big", bytes) { directory, port, connection in
+            // The first takes the full path, which streams the file; the second is sent by the guard.
+            let full = try await connection.exchange(Self.get("/big/big.m4s"))[0]
+            let before = try await Self.fastAnswers(port: port)
+            let fast = try await connection.exchange(Self.get("/big/big.m4s"))[0]
+            #expect(try await Self.fastAnswers(port: port) == before + 1)
+            #expect(full.body == bytes && fast.body == bytes)
+            var fields = (full: full.fields, fast: fast.fields)
+            #expect(fields.full.removeValue(forKey: "date") != nil)
+            #expect(fields.fast.removeValue(forKey: "date") != nil)
+            #expect(fast.status == full.status && fields.fast == fields.full)
+            #expect(fast.fields["content-length"] == String(size))
+            // Replaced by a smaller file: kept in memory from then on, never the old length.
+            let small = Array("small".utf8)
+            #expect(FileManager.default.createFile(atPath: directory + "/big.m4s", contents: Data(small)))
+            let replaced = try await connection.exchange(Self.get("/big/big.m4s"))[0]
+            #expect(replaced.body == small)
         }
     }
 
     @Test(
         "A file's answer is kept without its body: given again while the file is the one found, never once it changes")
     func keptFileAnswers() async throws {
+        let first = Array("first segment".utf8)
+        try await Self.withSegment("a", first) { directory, port, connection in
+            // The first reads the file on the full path; the next two are the fast lane's, the
+            // second of them from the kept head.
+            let full = try await connection.exchange(Self.get("/a/a.m4s"))[0]
+            let before = try await Self.fastAnswers(port: port)
+            let made = try await connection.exchange(Self.get("/a/a.m4s"))[0]
+            let kept = try await connection.exchange(Self.get("/a/a.m4s"))[0]
+            #expect(try await Self.fastAnswers(port: port) == before + 2)
+            for answer in [made, kept] {
+                var fields = (full: full.fields, fast: answer.fields)
+                #expect(fields.full.removeValue(forKey: "date") != nil)
+                #expect(fields.fast.removeValue(forKey: "date") != nil)
+                #expect(answer.status == full.status && fields.fast == fields.full && answer.body == first)
+            }
+            // Replaced by a file of the same length: its own bytes, never the old.
+            let second = Array("other segment".utf8)
+            #expect(FileManager.default.createFile(atPath: directory + "/a.m4s", contents: Data(second)))
+            for _ in 0..<3 {
+                let replaced = try await connection.exchange(Self.get("/a/a.m4s"))[0]
+                #expect(replaced.status == "HTTP/1.1 200 OK" && replaced.body == second)
+            }
+            // Gone: not found, however it was kept.
+            try FileManager.default.removeItem(atPath: directory + "/a.m4s")
+            #expect(try await connection.exchange(Self.get("/a/a.m4s"))[0].status.hasPrefix("HTTP/1.1 404"))
+        }
+    }
+
+    /// A server whose one content, VOD `id` at `/id`, is a temporary directory holding the segment
+    /// `id.m4s` (`bytes`) and a playlist naming it; `body` gets the directory, the server's port
+    /// and a connection to it.
+    static func withSegment(
+        _ id: String, _ bytes: [UInt8],
+        _ body: @escaping @Sendable (_ directory: String, _ port: Int, _ connection: Connection) async throws -> Void
+    ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hlsi-fast-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let first = Array("first segment".utf8)
-        #expect(FileManager.default.createFile(atPath: directory + "/a.m4s", contents: Data(first)))
-        try "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\na.m4s\n#EXT-X-ENDLIST\n".write(
+        #expect(FileManager.default.createFile(atPath: directory + "/\(id).m4s", contents: Data(bytes)))
+        try "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\n\(id).m4s\n#EXT-X-ENDLIST\n".write(
             toFile: directory + "/main.m3u8", atomically: true, encoding: .utf8)
         var configuration = try ServerConfiguration.decode(
-            Array(#"{"vod":[{"id":"a","path":"/a","directory":"\#(directory)","entry":"main.m3u8"}]}"#.utf8),
+            Array(#"{"vod":[{"id":"\#(id)","path":"/\#(id)","directory":"\#(directory)","entry":"main.m3u8"}]}"#.utf8),
             base: "/")
         configuration.adminToken = Harness.token
         configuration.port = 0
         try await Harness.withServer(configuration, store: try SQLiteStore(path: nil)) { client in
             let port = try #require(client.port)
-            try await Connection.with(port: port) { connection in
-                // The first reads the file on the full path; the next two are the fast lane's, the
-                // second of them from the kept head.
-                let full = try await connection.exchange(Self.get("/a/a.m4s"))[0]
-                let before = try await Self.fastAnswers(port: port)
-                let made = try await connection.exchange(Self.get("/a/a.m4s"))[0]
-                let kept = try await connection.exchange(Self.get("/a/a.m4s"))[0]
-                #expect(try await Self.fastAnswers(port: port) == before + 2)
-                for answer in [made, kept] {
-                    var fields = (full: full.fields, fast: answer.fields)
-                    #expect(fields.full.removeValue(forKey: "date") != nil)
-                    #expect(fields.fast.removeValue(forKey: "date") != nil)
-                    #expect(answer.status == full.status && fields.fast == fields.full && answer.body == first)
-                }
-                // Replaced by a file of the same length: its own bytes, never the old.
-                let second = Array("other segment".utf8)
-                #expect(FileManager.default.createFile(atPath: directory + "/a.m4s", contents: Data(second)))
-                for _ in 0..<3 {
-                    let replaced = try await connection.exchange(Self.get("/a/a.m4s"))[0]
-                    #expect(replaced.status == "HTTP/1.1 200 OK" && replaced.body == second)
-                }
-                // Gone: not found, however it was kept.
-                try FileManager.default.removeItem(atPath: directory + "/a.m4s")
-                #expect(try await connection.exchange(Self.get("/a/a.m4s"))[0].status.hasPrefix("HTTP/1.1 404"))
-            }
+            try await Connection.with(port: port) { connection in try await body(directory, port, connection) }
         }
     }
 
