@@ -7,6 +7,10 @@ import NIOConcurrencyHelpers
 /// next segment) is given again without asking it, while that holds. What it keeps is that
 /// function's answer as the fast lane writes it, so a kept answer is the one it would give.
 ///
+/// The routes keep files' answers in one of their own too (`Routes.fileAnswers`): without their
+/// bodies, kept for the state's version, and given again only once the caller found the file to be
+/// the one it was (`stat`).
+///
 /// Bounded: at most ``limit`` targets (several spellings of one path are several targets); when
 /// full, everything kept is dropped and kept again as asked.
 final class AnswerCache: Sendable {

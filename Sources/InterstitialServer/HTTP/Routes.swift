@@ -84,10 +84,11 @@ struct Routes {
                 effects.record(entry.mounted, query: [:], viewer: viewer)
                 return entry.answer
             }
-            // A file answered before, the same file now: its kept head, its body as kept.
-            let version = state.version
-            if !target.utf8.contains(UInt8(ascii: "?")),
-                let entry = keptFiles.entry(target, version: version, now: now()),
+            // A file answered before, the same file now: its kept head, its body as kept. Only
+            // targets without a query are kept (asset lists skip the lookup and the state's lock);
+            // the version is read before the answer is made, so one kept is never newer than it.
+            let version = target.utf8.contains(UInt8(ascii: "?")) ? nil : state.version
+            if let version, let entry = keptFiles.entry(target, version: version, now: now()),
                 case .file(let path, let identity) = entry.answer.body, FileBodyCache.identity(of: path) == identity,
                 let body = files.body(path: path, identity: identity)
             {
@@ -133,7 +134,7 @@ struct Routes {
                 var made = answer
                 made.written = answer.written(allocator: ByteBufferAllocator())
                 kept.keep(AnswerCache.Entry(answer: made, mounted: mounted, reuse: reuse), for: target)
-            } else if case .file(let path) = http, query.isEmpty, let identity = fileIdentity {
+            } else if case .file(let path) = http, let version, let identity = fileIdentity {
                 var made = answer
                 made.written = answer.written(allocator: ByteBufferAllocator())
                 made.body = .file(path: path, identity: identity)
